@@ -1,0 +1,79 @@
+"""The public entry: point at a kernel (a file or CUDA C++ text), get Programs back.
+
+Everything above the frontends — the CLI, the TUI, the pytest plugin, the exporters — calls
+these functions and reads the Programs they return; none has its own way in.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from sassview.build import build_program
+from sassview.errors import InputError
+from sassview.frontends.arch import parse_arch_list
+from sassview.frontends.cuda import compile_cuda
+from sassview.frontends.files import assemble_ptx, load_file
+from sassview.ir import Artifacts, Program
+
+CUDA_SUFFIXES = (".cu", ".cuh", ".cpp", ".cc", ".cxx")
+DEFAULT_ARCH = "sm_90a"
+
+
+def compile(  # noqa: A001 - the natural name; sassview.compile reads well
+    source: str | bytes | None = None,
+    *,
+    path: str | Path | None = None,
+    arch: str = DEFAULT_ARCH,
+    defines: Sequence[str] = (),
+    include_dirs: Sequence[str | Path] = (),
+    options: Sequence[str] = (),
+) -> Program:
+    """Compile CUDA C++ (text or a file) for one architecture and return its model."""
+    artifacts = compile_cuda(
+        source, path=path, arch=arch, defines=defines, include_dirs=include_dirs, options=options
+    )
+    return build_program(artifacts, where=str(path or "<source>"))
+
+
+def from_ptx(ptx: str, *, arch: str | None = None, options: Sequence[str] = ()) -> Program:
+    return build_program(assemble_ptx(ptx, arch=arch, options=tuple(options)), where="<ptx>")
+
+
+def from_artifacts(artifacts: Artifacts) -> Program:
+    return build_program(artifacts, where=artifacts.source_path or "<cubin>")
+
+
+def inspect(
+    path: str | Path,
+    *,
+    arch: str | Sequence[str] | None = None,
+    defines: Sequence[str] = (),
+    include_dirs: Sequence[str | Path] = (),
+    options: Sequence[str] = (),
+) -> list[Program]:
+    """Any file sassview reads -> one Program per (cubin, architecture).
+
+    CUDA C++ is compiled for each architecture in `arch` (default sm_90a); PTX is assembled for
+    `arch` or its own .target; cubins and containers are read as they are (`arch` is ignored).
+    """
+    p = Path(path)
+    if p.suffix in CUDA_SUFFIXES:
+        archs = parse_arch_list(arch if arch is not None else DEFAULT_ARCH)
+        return [
+            compile(path=p, arch=str(a), defines=defines, include_dirs=include_dirs, options=options)
+            for a in archs
+        ]
+    if p.suffix == ".py":
+        raise InputError(
+            f"{p}: Python kernel files are not supported yet",
+            "compile the CUDA C++ directly (.cu), or pass the PTX / cubin your framework wrote",
+        )
+    archs_for_ptx = parse_arch_list(arch) if arch is not None else [None]
+    programs = []
+    for a in archs_for_ptx:
+        for artifacts in load_file(p, arch=str(a) if a else None):
+            programs.append(build_program(artifacts, where=artifacts.source_path or str(p)))
+        if p.suffix != ".ptx":
+            break
+    return programs

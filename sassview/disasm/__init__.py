@@ -1,0 +1,5 @@
+"""Disassemble a cubin with nvdisasm, once per cubin, cached by content."""
+
+from sassview.disasm.nvdisasm import Disassembly, disassemble
+
+__all__ = ["Disassembly", "disassemble"]

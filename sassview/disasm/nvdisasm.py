@@ -1,0 +1,50 @@
+"""Run nvdisasm on a whole cubin: the JSON form and the text form, side by side.
+
+Each nvdisasm start costs ~0.3 s, so it is never run per kernel. Two runs are needed because
+the JSON lacks the inline chain (`-gi`) and the PTX line (`-gp`) of each instruction; they run in
+parallel, so the second costs little wall time (benchmarks/ measures it). Results are cached by
+the cubin's bytes and nvdisasm's version.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import dataclass
+
+from sassview import cache
+from sassview.toolchain.locate import _executable, nvdisasm
+from sassview.toolchain.run import finish_tool, start_tool
+
+JSON_ARGS = ("-c", "-json", "-g", "-annotate")
+TEXT_ARGS = ("-c", "-gi", "-gp")
+
+
+@dataclass(frozen=True, slots=True)
+class Disassembly:
+    json: str
+    text: str
+    nvdisasm_version: str
+
+
+def disassemble(cubin: bytes) -> Disassembly:
+    tool = nvdisasm()
+    version = _executable("nvdisasm").version or "unknown"
+    key = cache.make_key({"tool": "nvdisasm", "version": version, "cubin": cache.digest(cubin)})
+    store = cache.Store("nvdisasm")
+    entry = store.get(key)
+    if entry is not None:
+        return Disassembly(entry.read_text("sass.json"), entry.read_text("sass.txt"), version)
+    hint = "the cubin may come from a newer CUDA than this nvdisasm: upgrade nvidia-cuda-nvdisasm"
+    fd, path = tempfile.mkstemp(suffix=".cubin", prefix="sassview-")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(cubin)
+        json_proc = start_tool([tool, *JSON_ARGS, path])
+        text_proc = start_tool([tool, *TEXT_ARGS, path])
+        text = finish_tool(text_proc, what="nvdisasm", hint=hint)
+        json_text = finish_tool(json_proc, what="nvdisasm -json", hint=hint)
+    finally:
+        os.unlink(path)
+    store.put(key, {"sass.json": json_text, "sass.txt": text}, {"nvdisasm": version})
+    return Disassembly(json_text, text, version)

@@ -1,0 +1,98 @@
+"""What both SASS readers produce: per function, its instructions and named code addresses."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from sassview.ir import OperandKind, SassInstruction, SourceLoc
+from sassview.parse.sass_operands import (
+    CONTROL_FLOW,
+    branch_target,
+    parse_operand,
+    split_mnemonic,
+    split_operands,
+)
+
+INSTRUCTION_BYTES = 16  # every architecture from sm_70 on
+
+
+@dataclass(frozen=True, slots=True)
+class SassFunction:
+    name: str
+    instructions: tuple[SassInstruction, ...]
+    labels: dict[str, int] = field(default_factory=dict)  # .L_x_3 / $k$helper -> address
+
+
+@dataclass(frozen=True, slots=True)
+class SassListing:
+    """One disassembled cubin: the functions, and what nvdisasm said about the cubin."""
+
+    functions: tuple[SassFunction, ...]
+    arch: str = ""  # sm_90a as the listing names it ("" when it does not)
+    producer: str = ""  # the nvdisasm that wrote it
+    schema: tuple[int, int] | None = None  # nvdisasm JSON SchemaVersion (major, minor)
+
+    def function(self, name: str) -> SassFunction | None:
+        return next((f for f in self.functions if f.name == name), None)
+
+
+def build_instruction(
+    address: int,
+    predicate: str,
+    mnemonic: str,
+    operand_text: str,
+    *,
+    source: SourceLoc | None = None,
+    ptx_line: int | None = None,
+    marks: tuple[str, ...] = (),
+    control_flow: bool | None = None,
+) -> SassInstruction:
+    opcode, modifiers = split_mnemonic(mnemonic)
+    operands = [parse_operand(t) for t in split_operands(operand_text)] if operand_text else []
+    guard = None
+    negated = False
+    if predicate:
+        pred = predicate.lstrip("@")
+        negated = pred.startswith("!")
+        guard_op = parse_operand(pred.lstrip("!"))
+        guard = guard_op.registers[0] if guard_op.registers else None
+    target = branch_target(opcode, operands)
+    return SassInstruction(
+        address=address,
+        opcode=opcode,
+        modifiers=modifiers,
+        operands=tuple(operands),
+        guard=guard,
+        guard_negated=negated,
+        source=source,
+        ptx_line=ptx_line,
+        marks=marks,
+        control_flow=(opcode in CONTROL_FLOW) if control_flow is None else control_flow,
+        target=target,
+    )
+
+
+def resolve_label_targets(function: SassFunction) -> SassFunction:
+    """Give CALL $k$helper / BRA `(.L_x_0) their address once the label table is known."""
+    if not function.labels:
+        return function
+    fixed = []
+    changed = False
+    for ins in function.instructions:
+        if ins.target is None and ins.control_flow:
+            for op in ins.operands:
+                name = op.text.strip("`()") if op.kind is OperandKind.LABEL else op.text
+                if name in function.labels:
+                    ins = _with_target(ins, function.labels[name])
+                    changed = True
+                    break
+        fixed.append(ins)
+    if not changed:
+        return function
+    return SassFunction(function.name, tuple(fixed), function.labels)
+
+
+def _with_target(ins: SassInstruction, target: int) -> SassInstruction:
+    from dataclasses import replace
+
+    return replace(ins, target=target)

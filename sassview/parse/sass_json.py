@@ -1,0 +1,145 @@
+"""Read `nvdisasm -c -json -g -annotate` output into SassFunctions.
+
+The JSON (schema 13.x) is a list: [header, [function...], {directories, files}]. Instructions
+carry no address; each is 16 bytes from the function's `start`. A source line is given only where
+a line-table row begins, and holds until the next one, as in DWARF: it is carried forward here.
+nvdisasm's own annotations (SpillRefill) arrive as `annotations`; `other-attributes` says which
+instructions are control flow.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from sassview.errors import ParseError
+from sassview.ir import SourceLoc
+from sassview.parse.sass import INSTRUCTION_BYTES, SassFunction, SassListing, build_instruction
+
+SUPPORTED_SCHEMA_MAJOR = (12, 13)
+
+
+def parse_sass_json(text: str | bytes, where: str = "<nvdisasm json>") -> SassListing:
+    try:
+        doc = json.loads(text)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise ParseError(f"not valid JSON ({exc})", where=where, hint="was it written by `nvdisasm -json`?") from None
+    if not isinstance(doc, list) or len(doc) < 2 or not isinstance(doc[0], dict) or not isinstance(doc[1], list):
+        raise ParseError(
+            "not the layout nvdisasm -json writes ([header, functions, files])",
+            where=where,
+            hint="was it written by `nvdisasm -c -json`?",
+        )
+    header: dict[str, Any] = doc[0]
+    schema = _schema(header, where)
+    files = _files(doc[2] if len(doc) > 2 and isinstance(doc[2], dict) else {}, where)
+    functions = _merge_subroutines([_function(f, files, f"{where}: function #{i}") for i, f in enumerate(doc[1])])
+    sm = header.get("SM", {}).get("version", {}) if isinstance(header.get("SM"), dict) else {}
+    arch = f"sm_{sm['major']}{sm['minor']}" if isinstance(sm, dict) and "major" in sm and "minor" in sm else ""
+    return SassListing(functions, arch, str(header.get("Producer", "")), schema)
+
+
+def _merge_subroutines(functions: list[SassFunction]) -> tuple[SassFunction, ...]:
+    """Fold `$kernel$helper` entries into `kernel`, as one .text section holds both.
+
+    nvdisasm 13.1 lists a non-inlined callee that ptxas placed inside a kernel's section as a
+    function of its own (with a non-zero start); 13.5 lists it inside the kernel. Folding gives
+    both the 13.5 shape, and keeps the callee's start as a label for CALL targets.
+    """
+    out: list[SassFunction] = []
+    for func in functions:
+        parent = out[-1] if out else None
+        if parent is not None and func.name.startswith(f"${parent.name}$"):
+            start = func.instructions[0].address if func.instructions else 0
+            labels = {**parent.labels, func.name: start}
+            out[-1] = SassFunction(parent.name, parent.instructions + func.instructions, labels)
+        else:
+            out.append(func)
+    return tuple(out)
+
+
+def _schema(header: dict[str, Any], where: str) -> tuple[int, int] | None:
+    version = header.get("SchemaVersion")
+    if not isinstance(version, dict):
+        return None
+    try:
+        major, minor = int(version["major"]), int(version["minor"])
+    except (KeyError, TypeError, ValueError):
+        return None
+    if major not in SUPPORTED_SCHEMA_MAJOR and major > max(SUPPORTED_SCHEMA_MAJOR):
+        raise ParseError(
+            f"nvdisasm JSON schema {major}.{minor} is newer than this sassview understands "
+            f"(up to {max(SUPPORTED_SCHEMA_MAJOR)}.x)",
+            where=where,
+            hint="upgrade sassview, or point SASSVIEW_NVDISASM at an nvdisasm from CUDA 13",
+        )
+    return major, minor
+
+
+def _files(table: dict[str, Any], where: str) -> dict[int, str]:
+    dirs = table.get("directories", [])
+    out: dict[int, str] = {}
+    for i, entry in enumerate(table.get("files", [])):
+        if not isinstance(entry, dict) or "file" not in entry:
+            raise ParseError(f"file entry #{i} has no name", where=where)
+        name = str(entry["file"])
+        idx = entry.get("dir-idx")
+        if isinstance(idx, int) and 0 <= idx < len(dirs) and not name.startswith("/"):
+            name = f"{dirs[idx]}/{name}"
+        out[i] = name
+    return out
+
+
+def _function(func: Any, files: dict[int, str], where: str) -> SassFunction:
+    if not isinstance(func, dict) or "function-name" not in func or "sass-instructions" not in func:
+        raise ParseError("a function entry lacks its name or instructions", where=where)
+    name = str(func["function-name"])
+    start = func.get("start", 0)
+    raw = func["sass-instructions"]
+    if not isinstance(start, int) or not isinstance(raw, list):
+        raise ParseError(f"function {name}: bad start or instruction list", where=where)
+    instructions = []
+    locs: dict[tuple[int, int], SourceLoc] = {}
+    loc: SourceLoc | None = None
+    for i, ins in enumerate(raw):
+        if not isinstance(ins, dict) or not isinstance(ins.get("opcode"), str):
+            raise ParseError(f"function {name}: instruction #{i} has no opcode", where=where)
+        file_id, line = ins.get("source-file-id"), ins.get("source-line")
+        if isinstance(file_id, int) and isinstance(line, int):
+            loc = locs.get((file_id, line))
+            if loc is None:
+                if file_id not in files:
+                    raise ParseError(f"function {name}: instruction #{i} names unknown file #{file_id}", where=where)
+                loc = locs[(file_id, line)] = SourceLoc(files[file_id], line)
+        operands = str(ins.get("operands", ""))
+        if ins["opcode"].startswith("LDGSTS") and operands.startswith("desc[") and operands.endswith("]"):
+            operands = _ldgsts_in_order(operands)
+        attrs = ins.get("other-attributes") or {}
+        notes = ins.get("annotations") or ()
+        marks = tuple(str(a.get("info", "")) for a in notes if isinstance(a, dict))
+        try:
+            instructions.append(
+                build_instruction(
+                    start + i * INSTRUCTION_BYTES,
+                    str(ins.get("predicate", "")),
+                    ins["opcode"],
+                    operands,
+                    source=loc,
+                    marks=marks,
+                    control_flow=(attrs.get("control-flow") == "True") if isinstance(attrs, dict) else None,
+                )
+            )
+        except (ValueError, IndexError, AttributeError) as exc:
+            raise ParseError(f"function {name}: instruction #{i}: {exc}", where=where) from None
+    return SassFunction(name, tuple(instructions))
+
+
+def _ldgsts_in_order(operands: str) -> str:
+    """nvdisasm 13.1's JSON prints LDGSTS as "desc[UR6][R4.64][R3]": source before destination,
+    with no comma. Its text form, and 13.5's JSON, print "[R3],desc[UR6][R4.64]"; use that order."""
+    from sassview.parse.sass_operands import split_operands
+
+    parts = split_operands(operands)
+    if len(parts) == 2 and parts[1].startswith("[") and not parts[0].startswith("["):
+        return f"{parts[1]},{parts[0]}"
+    return operands

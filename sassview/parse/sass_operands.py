@@ -1,0 +1,194 @@
+"""Turn nvdisasm's opcode and operand text into typed Operands.
+
+Both SASS readers (JSON and text) end here, so they agree by construction on everything but
+addresses and line info. Operand texts repeat a great deal (R1, RZ, c[0x0][0x28], ...), and
+Operands are immutable, so parsed operands are memoised: the cache is what keeps parsing a
+65k-instruction kernel cheap.
+"""
+
+from __future__ import annotations
+
+import re
+
+from sassview.ir import Operand, OperandKind, Register
+
+# R12, UR4, P0, UP1, B0 (convergence barrier), with optional .64/.128 width, .reuse, .H1/.B2 etc.
+_REG = re.compile(r"^(UR|UP|R|P|B)(\d+|Z|T)((?:\.[A-Za-z0-9_]+)*)$")
+_ZERO_NAMES = {"RZ": "R", "URZ": "UR", "PT": "P", "UPT": "UP"}
+_WIDTH_SUFFIX = {"64": 2, "128": 4, "U32": 1}
+_INT = re.compile(r"^[+-]?(?:0x[0-9a-fA-F]+|\d+)$")
+_FLOAT = re.compile(r"^[+-]?(?:\d+\.\d*(?:e[+-]?\d+)?|\d+e[+-]?\d+|INF|QNAN|NAN)$", re.I)
+_CONST = re.compile(r"^(c|cx)\[([^\]]*)\]\[([^\]]*)\]$")
+_MEM = re.compile(r"^([a-z]*)\[([^\]]*)\](?:\[([^\]]*)\])?$")
+_HEX = re.compile(r"^0x[0-9a-fA-F]+$")
+_LABEL_TEXT = re.compile(r"^`\((.*)\)$")
+
+# An operand prefix that takes subscripts: c / cx / desc / gdesc / tmem, maybe with one already.
+_SUBSCRIPTED = re.compile(r"^[-!|]*[a-z]+(?:\[[^\]]*\])?$")
+
+_cache: dict[str, Operand] = {}
+_CACHE_LIMIT = 200_000
+
+
+def split_operands(text: str) -> list[str]:
+    """Split at commas outside brackets: 'R1, c[0x0][0x28]' -> ['R1', 'c[0x0][0x28]']."""
+    if "[" not in text and "(" not in text and "{" not in text:
+        return [p.strip() for p in text.split(",") if p.strip()]
+    parts: list[str] = []
+    depth = 0
+    start = 0
+    for i, ch in enumerate(text):
+        if ch == "[" and depth == 0 and text[start:i].strip() and not _SUBSCRIPTED.match(text[start:i].strip()):
+            # nvdisasm's JSON may run operands together before a bare address: "R12[R5+UR5]"
+            # (13.1), "[R5][R6.64]" (LDGSTS, 13.5). Only c[..][..], desc[..][..] and the like
+            # open a bracket right after a name, so any other bracket starts a new operand.
+            parts.append(text[start:i].strip())
+            start = i
+        if ch in "[({":
+            depth += 1
+        elif ch in "])}":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            parts.append(text[start:i].strip())
+            start = i + 1
+    parts.append(text[start:].strip())
+    return [p for p in parts if p]
+
+
+def _register(token: str) -> Register | None:
+    if token in _ZERO_NAMES:
+        return Register(_ZERO_NAMES[token], None)
+    match = _REG.match(token)
+    if not match:
+        return None
+    file, num, suffix = match.groups()
+    if num in ("Z", "T"):
+        if (file + num) not in _ZERO_NAMES:
+            return None
+        return Register(file, None)
+    count = 1
+    for part in suffix.split(".")[1:]:
+        count = max(count, _WIDTH_SUFFIX.get(part, 1))
+    return Register(file, int(num), count)
+
+
+def _int(token: str) -> int | None:
+    return int(token, 0) if _INT.match(token) else None
+
+
+def _address_parts(inner: str) -> tuple[tuple[Register, ...], int | None]:
+    """'R2.64+UR4+0x10' -> (R2 (2 regs), UR4), 0x10."""
+    regs: list[Register] = []
+    offset: int | None = None
+    for raw in re.split(r"(?=[+-])", inner.replace(" ", "")):
+        term = raw.lstrip("+")
+        if not term:
+            continue
+        value = _int(term)
+        if value is not None:
+            offset = (offset or 0) + value
+            continue
+        reg = _register(term.lstrip("-"))
+        if reg is not None:
+            regs.append(reg)
+    return tuple(regs), offset
+
+
+def parse_operand(text: str) -> Operand:
+    cached = _cache.get(text)
+    if cached is not None:
+        return cached
+    op = _parse_operand(text)
+    if len(_cache) < _CACHE_LIMIT:
+        _cache[text] = op
+    return op
+
+
+def _parse_operand(text: str) -> Operand:
+    body = text
+    negated = absolute = False
+    if body[:1] in "-!~" and len(body) > 1 and not _INT.match(body) and not _FLOAT.match(body):
+        negated, body = True, body[1:]
+    if len(body) > 2 and body[0] == "|" and body[-1] == "|":
+        absolute, body = True, body[1:-1]
+    reuse = body.endswith(".reuse")
+    if reuse:
+        body = body[: -len(".reuse")]
+
+    reg = _register(body)
+    if reg is not None:
+        return Operand(text, OperandKind.REGISTER, (reg,), negated, absolute, reuse)
+    value = _int(body)
+    if value is not None:
+        return Operand(text, OperandKind.IMMEDIATE, negated=False, value=-value if negated else value)
+    if _FLOAT.match(body):
+        try:
+            fvalue = float(body.replace("QNAN", "nan").replace("INF", "inf"))
+        except ValueError:
+            fvalue = None
+        if fvalue is not None and negated:
+            fvalue = -fvalue
+        return Operand(text, OperandKind.IMMEDIATE, value=fvalue)
+    const = _CONST.match(body)
+    if const:
+        bank_text, addr = const.group(2), const.group(3)
+        bank = _int(bank_text)
+        regs, offset = _address_parts(addr)
+        bank_reg = _register(bank_text)
+        if bank_reg is not None:
+            regs = (bank_reg, *regs)
+        return Operand(
+            text, OperandKind.CONSTANT, regs, negated, absolute, reuse, bank=bank, offset=offset
+        )
+    mem = _MEM.match(body)
+    if mem:
+        prefix, first, second = mem.groups()
+        # desc[UR4][R2.64+0x10]: the first bracket is the descriptor, the second the address.
+        inner = second if second is not None else first
+        regs, offset = _address_parts(inner)
+        if second is not None:
+            desc_regs, _ = _address_parts(first)
+            regs = desc_regs + regs
+        del prefix
+        return Operand(text, OperandKind.MEMORY, regs, negated, absolute, reuse, offset=offset)
+    label = _LABEL_TEXT.match(body)
+    if label:
+        return Operand(text, OperandKind.LABEL)
+    if body.startswith("SR_") or body == "SRZ":
+        return Operand(text, OperandKind.SPECIAL, negated=negated)
+    return Operand(text, OperandKind.OTHER, negated=negated)
+
+
+def split_mnemonic(mnemonic: str) -> tuple[str, tuple[str, ...]]:
+    opcode, *mods = mnemonic.split(".")
+    return opcode, tuple(mods)
+
+
+# Opcodes whose first operand is a code address (a label or a 0x... address).
+BRANCHES = frozenset({"BRA", "BRX", "JMP", "JMX", "CALL", "SSY", "PBK", "PCNT", "BSSY"})
+CONTROL_FLOW = frozenset(
+    {"BRA", "BRX", "JMP", "JMX", "CALL", "RET", "EXIT", "KILL", "BPT", "BRK", "CONT", "RTT", "SYNC"}
+)
+
+
+def branch_target(opcode: str, operands: list[Operand]) -> int | None:
+    """The constant code address a branch names, if any (JSON prints it as 0x3a0).
+
+    That operand is turned into a LABEL in place, so both readers type it the same way.
+    """
+    if opcode not in BRANCHES:
+        return None
+    for i in range(len(operands) - 1, -1, -1):
+        op = operands[i]
+        if op.kind is OperandKind.IMMEDIATE and isinstance(op.value, int) and _HEX.match(op.text):
+            operands[i] = label_operand(op.value)
+            return op.value
+    return None
+
+
+def label_operand(address: int) -> Operand:
+    text = hex(address)
+    cached = _cache.get("label:" + text)
+    if cached is None:
+        cached = _cache["label:" + text] = Operand(text, OperandKind.LABEL, value=address)
+    return cached

@@ -1,0 +1,168 @@
+"""Find nvdisasm, cuobjdump, NVRTC and nvJitLink, and read their versions.
+
+Order of search for each tool: its environment override, then `cuda.pathfinder` (which looks in
+the NVIDIA pip wheels first). The results are cached for the process: finding a tool spawns it
+once to read its version.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from sassview.errors import ToolchainError
+
+# Environment variables that point sassview at a specific tool or library.
+OVERRIDES = {
+    "nvdisasm": "SASSVIEW_NVDISASM",
+    "cuobjdump": "SASSVIEW_CUOBJDUMP",
+    "nvrtc": "SASSVIEW_NVRTC_LIB",
+    "nvJitLink": "SASSVIEW_NVJITLINK_LIB",
+}
+
+# The pip package that brings each tool, for "missing" messages.
+PACKAGES = {
+    "nvdisasm": "nvidia-cuda-nvdisasm",
+    "cuobjdump": "nvidia-cuda-cuobjdump",
+    "nvrtc": "nvidia-cuda-nvrtc",
+    "nvJitLink": "nvidia-nvjitlink",
+}
+
+_RELEASE = re.compile(r"release (\d+)\.(\d+), V([\d.]+)")
+
+
+@dataclass(frozen=True, slots=True)
+class ToolInfo:
+    name: str
+    path: str | None
+    version: str | None  # "13.5.37" for executables, "13.5" for libraries
+    found_via: str  # "env", "site-packages", "system", "missing"
+    problem: str = ""
+
+    @property
+    def release(self) -> tuple[int, int] | None:
+        if not self.version:
+            return None
+        major, minor = self.version.split(".")[:2]
+        return int(major), int(minor)
+
+    @property
+    def package(self) -> str:
+        return PACKAGES[self.name]
+
+
+def _missing(name: str, why: str = "") -> ToolchainError:
+    return ToolchainError(
+        f"{name} was not found" + (f" ({why})" if why else ""),
+        f"install it with `pip install {PACKAGES[name]}` "
+        f"or point {OVERRIDES[name]} at an existing one",
+    )
+
+
+@functools.cache
+def _executable(name: str) -> ToolInfo:
+    override = os.environ.get(OVERRIDES[name])
+    if override:
+        if not os.access(override, os.X_OK):
+            return ToolInfo(name, override, None, "env", f"{OVERRIDES[name]}={override} is not executable")
+        path, via = override, "env"
+    else:
+        from cuda import pathfinder
+
+        found = pathfinder.find_nvidia_binary_utility(name)
+        if found is None:
+            return ToolInfo(name, None, None, "missing", f"pip install {PACKAGES[name]}")
+        path = found
+        via = "site-packages" if "site-packages" in found else "system"
+    from sassview.toolchain.run import run_tool
+
+    try:
+        text = run_tool([path, "--version"], what=f"{name} --version")
+    except ToolchainError as exc:
+        return ToolInfo(name, path, None, via, f"does not run: {exc.message}")
+    match = _RELEASE.search(text)
+    return ToolInfo(name, path, match.group(3) if match else None, via)
+
+
+def _require(info: ToolInfo) -> str:
+    if info.path is None or info.problem:
+        raise _missing(info.name, info.problem)
+    return info.path
+
+
+def nvdisasm() -> str:
+    return _require(_executable("nvdisasm"))
+
+
+def cuobjdump() -> str:
+    return _require(_executable("cuobjdump"))
+
+
+@functools.cache
+def _library(name: str) -> ToolInfo:
+    """Load NVRTC or nvJitLink (honouring the override) and ask it for its version."""
+    override = os.environ.get(OVERRIDES[name])
+    path: str | None = None
+    via = "site-packages"
+    try:
+        if override:
+            import ctypes
+
+            # Loading it first, globally, makes cuda.bindings pick this copy up.
+            ctypes.CDLL(override, mode=ctypes.RTLD_GLOBAL)
+            path, via = override, "env"
+        else:
+            from cuda import pathfinder
+
+            loaded = pathfinder.load_nvidia_dynamic_lib(name)
+            path = loaded.abs_path
+            via = loaded.found_via
+        if name == "nvrtc":
+            from cuda.bindings import nvrtc
+
+            _, major, minor = nvrtc.nvrtcVersion()
+        else:
+            from cuda.bindings import nvjitlink
+
+            major, minor = nvjitlink.version()
+    except Exception as exc:  # any loader failure means the same thing to the user
+        return ToolInfo(name, path, None, "missing", str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+    return ToolInfo(name, path, f"{major}.{minor}", via)
+
+
+def nvrtc_info() -> ToolInfo:
+    info = _library("nvrtc")
+    _require(info)
+    return info
+
+
+def nvjitlink_info() -> ToolInfo:
+    info = _library("nvJitLink")
+    _require(info)
+    return info
+
+
+def survey() -> list[ToolInfo]:
+    """Every tool sassview uses, found or not; never raises (for `sassview doctor`)."""
+    return [_library("nvrtc"), _library("nvJitLink"), _executable("nvdisasm"), _executable("cuobjdump")]
+
+
+def release_mismatch(tools: list[ToolInfo]) -> str:
+    """Why these tools' CUDA releases cannot work together, or "" if they can.
+
+    PTX written by NVRTC 13.5 carries a `.version` an older nvJitLink cannot assemble, and an
+    older nvdisasm may not decode instructions a newer ptxas emits: keep them on one release.
+    """
+    releases = {t.name: t.release for t in tools if t.release}
+    if len(set(releases.values())) <= 1:
+        return ""
+    listed = ", ".join(f"{n} {r[0]}.{r[1]}" for n, r in releases.items() if r)
+    return f"tools from different CUDA releases: {listed}"
+
+
+def toolchain_versions() -> dict[str, str]:
+    """Versions that decide what the compiler and disassembler produce (part of cache keys)."""
+    return {t.name: t.version or "missing" for t in survey()}

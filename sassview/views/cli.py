@@ -1,0 +1,144 @@
+"""`sassview` on the command line: check, doctor, cache.
+
+Human output goes to stdout, progress and errors to stderr. Exit codes: 0 fine, 1 a check
+failed, 2 usage, input or toolchain error. Every SassviewError becomes one message with its
+hint; a traceback means a bug in sassview.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from sassview.errors import SassviewError
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _fail(exc: SassviewError) -> None:
+    click.echo(f"error: {exc.message}", err=True)
+    if exc.detail:
+        click.echo(exc.detail.rstrip(), err=True)
+    if exc.hint:
+        click.echo(f"hint: {exc.hint}", err=True)
+    sys.exit(exc.exit_code)
+
+
+def _progress(text: str) -> None:
+    if sys.stderr.isatty():
+        click.echo(text, err=True)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="sassview", prog_name="sassview")
+def cli() -> None:
+    """See what the CUDA compiler made of your kernels: PTX and SASS, without a GPU."""
+
+
+@cli.command()
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--arch", "-a", "archs", multiple=True, help="Target(s), e.g. sm_90a or sm_80,sm_90a (CUDA C++ default: sm_90a; PTX default: its .target).")
+@click.option("--kernel", "-k", help="Only this kernel (mangled or demangled name).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON document on stdout.")
+@click.option("-D", "defines", multiple=True, help="Macro for CUDA C++, e.g. -D BLOCK=128.")
+@click.option("-I", "include_dirs", multiple=True, type=click.Path(path_type=Path), help="Include directory for CUDA C++.")
+@click.option("-X", "--option", "options", multiple=True, help="Extra compiler option, e.g. -X=-maxrregcount=32.")
+def check(
+    paths: tuple[Path, ...],
+    archs: tuple[str, ...],
+    kernel: str | None,
+    as_json: bool,
+    defines: tuple[str, ...],
+    include_dirs: tuple[Path, ...],
+    options: tuple[str, ...],
+) -> None:
+    """Compile or read each PATH (.cu, .ptx, .cubin, fatbin) and report every kernel's resources."""
+    from sassview.api import inspect
+    from sassview.toolchain.locate import toolchain_versions
+    from sassview.views.render import render_program
+    from sassview.views.summary import check_document, program_summary
+
+    summaries = []
+    try:
+        for path in paths:
+            _progress(f"sassview: reading {path} …")
+            programs = inspect(
+                path,
+                arch=list(archs) or None,
+                defines=defines,
+                include_dirs=include_dirs,
+                options=[o.lstrip("=") for o in options],
+            )
+            for program in programs:
+                summary = program_summary(program, kernel=kernel)
+                summaries.append(summary)
+                if not as_json:
+                    click.echo(render_program(summary))
+        if as_json:
+            document = check_document(summaries, toolchain_versions())
+            click.echo(json.dumps(document, indent=2))
+    except SassviewError as exc:
+        _fail(exc)
+
+
+@cli.command()
+def doctor() -> None:
+    """List every tool sassview uses: version, where it was found, what is missing."""
+    from sassview import cache
+    from sassview.toolchain.locate import OVERRIDES, release_mismatch, survey
+
+    tools = survey()
+    problems = 0
+    for t in tools:
+        if t.path and not t.problem and t.version:
+            click.echo(f"ok       {t.name:<10} {t.version:<10} {t.path}  ({t.found_via})")
+        else:
+            problems += 1
+            click.echo(f"MISSING  {t.name:<10} {'-':<10} {t.problem or 'not found'}")
+            click.echo(f"         fix: pip install {t.package}   (or set {OVERRIDES[t.name]})")
+    mismatch = release_mismatch(tools)
+    if mismatch:
+        problems += 1
+        click.echo(f"MISMATCH {mismatch}")
+        click.echo("         fix: keep nvidia-cuda-nvrtc, nvidia-nvjitlink and nvidia-cuda-nvdisasm on one release")
+    click.echo(f"cache    {cache.cache_root()}" + ("" if cache.enabled() else "  (off: SASSVIEW_NO_CACHE)"))
+    for name in ("triton", "cutlass"):
+        import importlib.util
+
+        found = importlib.util.find_spec(name) is not None
+        click.echo(f"{'ok' if found else 'absent':<8} {name:<10} (frontend for kernel.py files)")
+    sys.exit(2 if problems else 0)
+
+
+@cli.group(name="cache")
+def cache_group() -> None:
+    """Inspect or empty the compile cache."""
+
+
+@cache_group.command("info")
+def cache_info() -> None:
+    from sassview import cache
+
+    found = cache.info()
+    click.echo(f"{found.root}: {found.entries} entries, {found.bytes / 1e6:.1f} MB")
+
+
+@cache_group.command("clear")
+def cache_clear() -> None:
+    from sassview import cache
+
+    try:
+        found = cache.clear()
+    except SassviewError as exc:
+        _fail(exc)
+        return
+    click.echo(f"removed {found.entries} entries ({found.bytes / 1e6:.1f} MB) from {found.root}")
+
+
+def main() -> None:
+    cli(prog_name="sassview")
