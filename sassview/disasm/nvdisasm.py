@@ -8,13 +8,17 @@ the cubin's bytes and nvdisasm's version.
 
 from __future__ import annotations
 
+import logging
 import os
 import tempfile
+import time
 from dataclasses import dataclass
 
 from sassview import cache
 from sassview.toolchain.locate import _executable, nvdisasm
 from sassview.toolchain.run import finish_tool, start_tool
+
+log = logging.getLogger("sassview")
 
 JSON_ARGS = ("-c", "-json", "-g", "-annotate")
 TEXT_ARGS = ("-c", "-gi", "-gp")
@@ -28,13 +32,15 @@ class Disassembly:
 
 
 def disassemble(cubin: bytes) -> Disassembly:
-    tool = nvdisasm()
     version = _executable("nvdisasm").version or "unknown"
     key = cache.make_key({"tool": "nvdisasm", "version": version, "cubin": cache.digest(cubin)})
     store = cache.Store("nvdisasm")
     entry = store.get(key)
     if entry is not None:
+        log.info("nvdisasm: cache hit (%d-byte cubin)", len(cubin))
         return Disassembly(entry.read_text("sass.json"), entry.read_text("sass.txt"), version)
+    tool = nvdisasm()
+    started = time.perf_counter()
     hint = "the cubin may come from a newer CUDA than this nvdisasm: upgrade nvidia-cuda-nvdisasm"
     fd, path = tempfile.mkstemp(suffix=".cubin", prefix="sassview-")
     try:
@@ -42,9 +48,16 @@ def disassemble(cubin: bytes) -> Disassembly:
             handle.write(cubin)
         json_proc = start_tool([tool, *JSON_ARGS, path])
         text_proc = start_tool([tool, *TEXT_ARGS, path])
-        text = finish_tool(text_proc, what="nvdisasm", hint=hint)
-        json_text = finish_tool(json_proc, what="nvdisasm -json", hint=hint)
+        try:
+            text = finish_tool(text_proc, what="nvdisasm", hint=hint)
+            json_text = finish_tool(json_proc, what="nvdisasm -json", hint=hint)
+        finally:
+            for proc in (json_proc, text_proc):
+                if proc.poll() is None:
+                    proc.kill()
+                    proc.wait()
     finally:
         os.unlink(path)
+    log.info("nvdisasm: disassembled a %d-byte cubin in %.2f s", len(cubin), time.perf_counter() - started)
     store.put(key, {"sass.json": json_text, "sass.txt": text}, {"nvdisasm": version})
     return Disassembly(json_text, text, version)

@@ -8,6 +8,8 @@ are unpacked once under the cache directory.
 
 from __future__ import annotations
 
+import logging
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from types import MappingProxyType
@@ -22,6 +24,7 @@ from sassview.ir import Artifacts
 from sassview.toolchain.locate import toolchain_versions
 
 STRING_SOURCE_NAME = "kernel.cu"
+log = logging.getLogger("sassview")
 
 
 def read_source(path: str | Path) -> bytes:
@@ -88,12 +91,16 @@ def compile_cuda(
     store = cache.Store("cuda")
     entry = store.get(key)
     if entry is None:
+        started = time.perf_counter()
         out = nvrtc_compile(data, name, opts)
+        log.info("nvrtc: compiled %s for %s in %.2f s", name, arch_name, time.perf_counter() - started)
         if not out.ok:
             raise _compile_error(out.log, arch_name)
         entry = store.put(key, {"kernel.ptx": out.ptx, "kernel.cubin": out.cubin, "compile.log": out.log})
         if entry is None:  # caching off or unwritable: use the fresh results directly
             return _artifacts(data, name, src_path, arch_name, opts, versions, out.ptx, out.cubin, out.log)
+    else:
+        log.info("nvrtc: cache hit for %s (%s)", name, arch_name)
     return _artifacts(
         data,
         name,

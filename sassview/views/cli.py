@@ -36,8 +36,17 @@ def _progress(text: str) -> None:
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="sassview", prog_name="sassview")
-def cli() -> None:
+@click.option("--verbose", "-v", is_flag=True, help="Say on stderr what was compiled, disassembled or found in the cache.")
+def cli(verbose: bool) -> None:
     """See what the CUDA compiler made of your kernels: PTX and SASS, without a GPU."""
+    if verbose:
+        import logging
+
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("sassview: %(message)s"))
+        logger = logging.getLogger("sassview")
+        logger.addHandler(handler)
+        logger.setLevel(logging.INFO)
 
 
 @cli.command()

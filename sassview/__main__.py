@@ -1,0 +1,3 @@
+from sassview.views.cli import main
+
+main()
