@@ -1,0 +1,98 @@
+"""How much sassview's reading costs next to nvdisasm's own time, on big generated kernels.
+
+    python benchmarks/bench_parse.py [--sizes 4096,16384,65536] [--repeat 3]
+
+For cubins of about 4k, 16k and 65k SASS instructions (one fully unrolled loop, sized to land
+near each target) it prints, best of --repeat runs:
+  nvdisasm    wall time of the two nvdisasm runs sassview makes (JSON and text, in parallel)
+  json-only   one `nvdisasm -c -json -g -annotate` run, for reference
+  parse       sassview's reading of both listings into the model (ELF, SASS, PTX, merge)
+  ratio       parse / nvdisasm — the goal is <= 0.25 at 65k
+  us/instr    parse time per instruction: flat across sizes means linear growth
+Compiles go through sassview's cache under benchmarks/.cache, so a rerun compiles nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+os.environ.setdefault("SASSVIEW_CACHE_DIR", str(HERE / ".cache"))
+
+SOURCE = """
+// Generated: ~{n} unrolled steps of two loads and a multiply-add each.
+__global__ void big(const float* __restrict__ p, const float* __restrict__ q, float* out) {{
+  float acc = 0.0f;
+  const int t = threadIdx.x;
+#pragma unroll
+  for (int i = 0; i < {n}; ++i) acc = fmaf(acc, p[t + i * 33], q[(t * 7 + i * 13) & 1048575]);
+  out[t] = acc;
+}}
+"""
+INSTRUCTIONS_PER_STEP = 4.0  # measured: IMAD/LDG/LDG/FFMA per step, give or take
+
+
+def best(fn, repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--sizes", default="4096,16384,65536")
+    ap.add_argument("--repeat", type=int, default=3)
+    args = ap.parse_args()
+
+    from sassview.build import build_program
+    from sassview.disasm import nvdisasm as nd
+    from sassview.frontends.cuda import compile_cuda
+    from sassview.toolchain.locate import nvdisasm
+
+    tool = nvdisasm()
+    rows = []
+    for target in (int(s) for s in args.sizes.split(",")):
+        steps = int(target / INSTRUCTIONS_PER_STEP)
+        start = time.perf_counter()
+        art = compile_cuda(SOURCE.format(n=steps), arch="sm_90a")
+        compile_s = time.perf_counter() - start
+        program = build_program(art)  # warms the disassembly cache
+        count = sum(len(k.instructions) for k in program.kernels)
+        with tempfile.NamedTemporaryFile(suffix=".cubin") as f:
+            f.write(art.cubin)
+            f.flush()
+
+            def both() -> None:
+                procs = [subprocess.Popen([tool, *a, f.name], stdout=subprocess.PIPE) for a in (nd.JSON_ARGS, nd.TEXT_ARGS)]
+                for p in procs:
+                    p.communicate()
+
+            def json_only() -> None:
+                subprocess.run([tool, *nd.JSON_ARGS, f.name], capture_output=True, check=True)
+
+            disasm_s = best(both, args.repeat)
+            json_s = best(json_only, args.repeat)
+        parse_s = best(lambda: build_program(art), args.repeat)
+        rows.append((count, compile_s, disasm_s, json_s, parse_s))
+
+    print(f"{'instructions':>12} {'compile s':>10} {'nvdisasm s':>10} {'json-only s':>11} {'parse s':>8} {'ratio':>6} {'us/instr':>9}")
+    for count, compile_s, disasm_s, json_s, parse_s in rows:
+        print(
+            f"{count:>12} {compile_s:>10.2f} {disasm_s:>10.3f} {json_s:>11.3f} {parse_s:>8.3f} "
+            f"{parse_s / disasm_s:>6.2f} {parse_s / count * 1e6:>9.1f}"
+        )
+    if len(rows) > 1:
+        (c0, *_, p0), (c1, *_, p1) = rows[0], rows[-1]
+        print(f"growth: {c1 / c0:.1f}x the instructions cost {p1 / p0:.1f}x the parse time")
+
+
+if __name__ == "__main__":
+    main()
