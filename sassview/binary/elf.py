@@ -76,6 +76,10 @@ class CubinInfo:
     module_constant: Mapping[int, int] = field(  # __constant__ banks of the module: Common CONSTANT
         default_factory=lambda: MappingProxyType({})
     )
+    # The PTX ptxas assembled, which -lineinfo embeds (.nv_debug_ptx_txt) one NUL-ended line at
+    # a time, with .loc lines and comments blanked: nvdisasm -gp line numbers count its lines.
+    # "" when the cubin was built without line info.
+    debug_ptx: str = ""
 
     def kernel(self, name: str) -> CubinKernel | None:
         return next((k for k in self.kernels if k.name == name), None)
@@ -187,6 +191,7 @@ class _Reader:
             global_bytes=sum(
                 s.size for s in self.sections if s.name in (".nv.global", ".nv.global.init")
             ),
+            debug_ptx=self.debug_ptx(),
             module_constant=MappingProxyType(
                 {
                     int(m.group(1)): s.size
@@ -235,6 +240,10 @@ class _Reader:
             index, sec.name, nobits, hdr["sh_offset"], hdr["sh_size"],
             hdr["sh_flags"], hdr["sh_link"], hdr["sh_info"],
         )  # fmt: skip
+
+    def debug_ptx(self) -> str:
+        sec = self.by_name.get(".nv_debug_ptx_txt")
+        return self.content(sec).rstrip(b"\0").replace(b"\0", b"\n").decode(errors="replace") if sec else ""
 
     def content(self, sec: _Section) -> bytes:
         return b"" if sec.nobits else self.data[sec.offset : sec.offset + sec.size]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from sassview.ir import OperandKind, SassInstruction, SourceLoc
+from sassview.ir import Operand, OperandKind, SassInstruction, SourceLoc
 from sassview.parse.sass_operands import (
     CONTROL_FLOW,
     branch_target,
@@ -48,7 +48,7 @@ def build_instruction(
     control_flow: bool | None = None,
 ) -> SassInstruction:
     opcode, modifiers = split_mnemonic(mnemonic)
-    operands = [parse_operand(t) for t in split_operands(operand_text)] if operand_text else []
+    operands = list(_operands(operand_text)) if operand_text else []
     guard = None
     negated = False
     if predicate:
@@ -72,6 +72,19 @@ def build_instruction(
     )
 
 
+_operand_lists: dict[str, tuple[Operand, ...]] = {}
+
+
+def _operands(text: str) -> tuple[Operand, ...]:
+    """Whole operand strings repeat ("R1,c[0x0][0x28]"): parse each distinct one once."""
+    found = _operand_lists.get(text)
+    if found is None:
+        found = tuple(parse_operand(t) for t in split_operands(text))
+        if len(_operand_lists) < 500_000:
+            _operand_lists[text] = found
+    return found
+
+
 def resolve_label_targets(function: SassFunction) -> SassFunction:
     """Give CALL $k$helper / BRA `(.L_x_0) their address once the label table is known."""
     if not function.labels:
@@ -79,7 +92,8 @@ def resolve_label_targets(function: SassFunction) -> SassFunction:
     fixed = []
     changed = False
     for ins in function.instructions:
-        if ins.target is None and ins.control_flow:
+        # RET names its function only as a base for the return address in a register.
+        if ins.target is None and ins.control_flow and ins.opcode != "RET":
             for op in ins.operands:
                 name = op.text.strip("`()") if op.kind is OperandKind.LABEL else op.text
                 if name in function.labels:

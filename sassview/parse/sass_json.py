@@ -10,16 +10,28 @@ instructions are control flow.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 from sassview.errors import ParseError
 from sassview.ir import SourceLoc
-from sassview.parse.sass import INSTRUCTION_BYTES, SassFunction, SassListing, build_instruction
+from sassview.parse.sass import (
+    INSTRUCTION_BYTES,
+    SassFunction,
+    SassListing,
+    build_instruction,
+    resolve_label_targets,
+)
+from sassview.parse.sass_text import LineInfo
 
 SUPPORTED_SCHEMA_MAJOR = (12, 13)
 
 
-def parse_sass_json(text: str | bytes, where: str = "<nvdisasm json>") -> SassListing:
+def parse_sass_json(
+    text: str | bytes, where: str = "<nvdisasm json>", line_info: Mapping[str, LineInfo] | None = None
+) -> SassListing:
+    """Read the JSON; with `line_info` from the text listing, each instruction also gets its
+    inline chain and PTX line, and CALL targets their addresses."""
     try:
         doc = json.loads(text)
     except (ValueError, UnicodeDecodeError) as exc:
@@ -33,7 +45,11 @@ def parse_sass_json(text: str | bytes, where: str = "<nvdisasm json>") -> SassLi
     header: dict[str, Any] = doc[0]
     schema = _schema(header, where)
     files = _files(doc[2] if len(doc) > 2 and isinstance(doc[2], dict) else {}, where)
-    functions = _merge_subroutines([_function(f, files, f"{where}: function #{i}") for i, f in enumerate(doc[1])])
+    functions = _merge_subroutines(
+        [_function(f, files, f"{where}: function #{i}", line_info or {}) for i, f in enumerate(doc[1])]
+    )
+    if line_info:
+        functions = tuple(_with_labels(f, line_info.get(f.name)) for f in functions)
     sm = header.get("SM", {}).get("version", {}) if isinstance(header.get("SM"), dict) else {}
     arch = f"sm_{sm['major']}{sm['minor']}" if isinstance(sm, dict) and "major" in sm and "minor" in sm else ""
     return SassListing(functions, arch, str(header.get("Producer", "")), schema)
@@ -90,7 +106,13 @@ def _files(table: dict[str, Any], where: str) -> dict[int, str]:
     return out
 
 
-def _function(func: Any, files: dict[int, str], where: str) -> SassFunction:
+def _with_labels(func: SassFunction, info: LineInfo | None) -> SassFunction:
+    if info is None or not info.labels:
+        return func
+    return resolve_label_targets(SassFunction(func.name, func.instructions, {**info.labels, **func.labels}))
+
+
+def _function(func: Any, files: dict[int, str], where: str, line_info: Mapping[str, LineInfo]) -> SassFunction:
     if not isinstance(func, dict) or "function-name" not in func or "sass-instructions" not in func:
         raise ParseError("a function entry lacks its name or instructions", where=where)
     name = str(func["function-name"])
@@ -98,6 +120,10 @@ def _function(func: Any, files: dict[int, str], where: str) -> SassFunction:
     raw = func["sass-instructions"]
     if not isinstance(start, int) or not isinstance(raw, list):
         raise ParseError(f"function {name}: bad start or instruction list", where=where)
+    # A `$kernel$helper` entry (nvdisasm 13.1) lives in its kernel's section and line info.
+    info = line_info.get(name) or line_info.get(name.split("$")[1] if name.startswith("$") and name.count("$") >= 2 else "")
+    text_sources = info.sources if info else {}
+    text_ptx = info.ptx_lines if info else {}
     instructions = []
     locs: dict[tuple[int, int], SourceLoc] = {}
     loc: SourceLoc | None = None
@@ -117,14 +143,22 @@ def _function(func: Any, files: dict[int, str], where: str) -> SassFunction:
         attrs = ins.get("other-attributes") or {}
         notes = ins.get("annotations") or ()
         marks = tuple(str(a.get("info", "")) for a in notes if isinstance(a, dict))
+        address = start + i * INSTRUCTION_BYTES
+        source = loc
+        chain = text_sources.get(address)
+        # The text's chain is richer (inline frames); take it when it names the same line as the
+        # JSON, or when the JSON has none (nvdisasm 13.1 ignores -g in JSON mode).
+        if chain is not None and (loc is None or (chain.file == loc.file and chain.line == loc.line)):
+            source = chain
         try:
             instructions.append(
                 build_instruction(
-                    start + i * INSTRUCTION_BYTES,
+                    address,
                     str(ins.get("predicate", "")),
                     ins["opcode"],
                     operands,
-                    source=loc,
+                    source=source,
+                    ptx_line=text_ptx.get(address),
                     marks=marks,
                     control_flow=(attrs.get("control-flow") == "True") if isinstance(attrs, dict) else None,
                 )

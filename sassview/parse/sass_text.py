@@ -1,9 +1,11 @@
-"""Read nvdisasm's text listing (`-c -gi -gp`) and cuobjdump -sass listings into SassFunctions.
+"""Read nvdisasm's text listing (`-c -gi -gp`) and cuobjdump -sass listings.
 
 The text form is needed even when JSON exists: only it carries the inline chain of each
-instruction (`-gi`: "line 1 inlined at ..., line 2") and the PTX line behind it (`-gp`,
-lines of the ".nv_debug_ptx_txt" file). It is also the only form older nvdisasm and cuobjdump
-give, so it must yield the same instructions as the JSON reader on the same cubin.
+instruction (`-gi`: "line 1 inlined at ..., line 2"), the PTX line behind it (`-gp`, lines of
+the ".nv_debug_ptx_txt" file) and the label table. It is also the only form older nvdisasm and
+cuobjdump give, so `parse_sass_text` must yield the same instructions as the JSON reader on the
+same cubin. `read_line_info` is the cheap pass the model builder uses next to the JSON: the same
+scan, without building instructions.
 
 Line annotations apply to every following instruction until the next one of the same kind;
 a run of consecutive `//## File` lines is one inline chain, innermost first.
@@ -12,6 +14,8 @@ a run of consecutive `//## File` lines is one inline chain, innermost first.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 
 from sassview.errors import ParseError
 from sassview.ir import SourceLoc
@@ -24,83 +28,143 @@ _INSTR = re.compile(
     r"^\s*/\*([0-9a-fA-F]{4,})\*/\s*(?:\{\s*)?(@!?U?P[0-7T]\s+)?([A-Z][A-Z0-9_]*(?:\.[A-Za-z0-9_]+)*)"
     r"\s*(.*?)\s*;?\s*\}?\s*(?:/\*[^*]*\*/\s*)*$"
 )
+_ADDRESS = re.compile(r"^\s*/\*([0-9a-fA-F]{4,})\*/")
 _MARK = re.compile(r'\s*\(\*"([^"]*)"\*\)')
-_FILE = re.compile(r'^\s*//## File "([^"]*)", line (\d+)(?:, column (\d+))?(.*)$')
-_INLINED = re.compile(r'\s*inlined at "([^"]*)", line (\d+)(?:, column (\d+))?')
+_FILE = re.compile(r'^\s*//## File "([^"]*)", line (\d+)(?:, column (\d+))?')
 _SECTION = re.compile(r"^\s*\.section\s+\.text\.([^,\s]+)")
 _CUOBJDUMP_FUNC = re.compile(r"^\s*Function : (\S+)")
 _LABEL = re.compile(r"^([.$A-Za-z_][\w.$@]*):\s*$")
 _TARGET = re.compile(r"^\s*\.target\s+(sm_\w+)")
 _LABEL_REF = re.compile(r"`\(([^)]*)\)")
 # RET.REL.NODEC R4 `(k): the text form drops the comma the JSON form has before a label.
-_BARE_LABEL_REF = re.compile(r"(?<=[^,\s])\s+`\(")
+# cuobjdump likewise prints RET.REL.NODEC R4 0x0.
+_BARE_LABEL_REF = re.compile(r"(?<=[^,\s])\s+(?=`\(|0x)")
+
+
+@dataclass(slots=True)
+class LineInfo:
+    """Per function: source chain and PTX line of each instruction address, and the labels."""
+
+    sources: dict[int, SourceLoc] = field(default_factory=dict)
+    ptx_lines: dict[int, int] = field(default_factory=dict)
+    labels: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class _Scan:
+    """What the scanner knows at an instruction line."""
+
+    function: str = ""
+    loc: SourceLoc | None = None
+    ptx_line: int | None = None
+    arch: str = ""
+
+
+def _scan(text: str, where: str) -> Iterator[tuple[str, int, str, _Scan]]:
+    """Yield ("function", ...) at each function start and ("instr", lineno, line, state) per
+    instruction, with the state's loc / ptx_line current for that instruction; label lines
+    yield ("label", lineno, name, state)."""
+    state = _Scan()
+    chain: list[tuple[str, int, int]] = []
+    in_function = False
+    for lineno, line in enumerate(text.splitlines(), 1):
+        head = line.lstrip()[:3]
+        if head.startswith("/*"):
+            if not head[2:3].isalnum():
+                continue  # cuobjdump's encoding-only line: /* 0x000fe20000000f00 */
+            if not in_function:
+                raise ParseError("an instruction before any function", where=f"{where}:{lineno}")
+            if chain:
+                state.loc = _chain_loc(chain)
+                chain = []
+            yield "instr", lineno, line, state
+            continue
+        if head.startswith("//#"):
+            match = _FILE.match(line)
+            if match:
+                path, num = match.group(1), int(match.group(2))
+                if path == PTX_FILE:
+                    state.ptx_line = num
+                else:
+                    chain.append((path, num, int(match.group(3) or 0)))
+            continue
+        section = _SECTION.match(line) or _CUOBJDUMP_FUNC.match(line)
+        if section:
+            state = _Scan(function=section.group(1), arch=state.arch)
+            chain, in_function = [], True
+            yield "function", lineno, section.group(1), state
+            continue
+        stripped = line.strip()
+        if in_function and stripped.endswith(":"):
+            label = _LABEL.match(stripped)
+            if label:
+                yield "label", lineno, label.group(1), state
+                continue
+        target = _TARGET.match(line)
+        if target:
+            state.arch = target.group(1)
+    yield "end", 0, "", state
+
+
+def _address(line: str, lineno: int, where: str) -> int:
+    match = _ADDRESS.match(line)
+    if not match:
+        raise ParseError("an instruction line without its /*address*/", where=f"{where}:{lineno}")
+    return int(match.group(1), 16)
+
+
+def read_line_info(text: str, where: str = "<nvdisasm text>") -> dict[str, LineInfo]:
+    """Function name -> its LineInfo, without parsing the instructions themselves."""
+    out: dict[str, LineInfo] = {}
+    info = LineInfo()
+    pending: list[str] = []
+    for kind, lineno, payload, state in _scan(text, where):
+        if kind == "function":
+            info = out[payload] = LineInfo()
+            pending = []
+        elif kind == "label":
+            pending.append(payload)
+        elif kind == "instr":
+            address = _address(payload, lineno, where)
+            for label in pending:
+                info.labels[label] = address
+            pending = []
+            if state.loc is not None:
+                info.sources[address] = state.loc
+            if state.ptx_line is not None:
+                info.ptx_lines[address] = state.ptx_line
+    return out
 
 
 def parse_sass_text(text: str, where: str = "<nvdisasm text>") -> SassListing:
     functions: list[SassFunction] = []
-    arch = ""
-    name: str | None = None
     rows: list[tuple[int, str, str, str, SourceLoc | None, int | None, tuple[str, ...]]] = []
     labels: dict[str, int] = {}
-    pending_labels: list[str] = []
-    chain: list[tuple[str, int, int]] = []  # the run of //## File lines being read
-    chain_open = False
-    loc: SourceLoc | None = None
-    ptx_line: int | None = None
-
-    def finish() -> None:
-        if name is not None:
-            functions.append(_make_function(name, rows, labels, where))
-
-    for lineno, line in enumerate(text.splitlines(), 1):
-        stripped = line.strip()
-        if not stripped:
-            continue
-        if stripped.startswith("/*") and stripped[2:3].isalnum() is False:
-            continue  # cuobjdump's encoding-only line: /* 0x000fe20000000f00 */
-        match = _INSTR.match(line)
-        if match:
-            if name is None:
-                raise ParseError("an instruction before any function", where=f"{where}:{lineno}")
-            if chain_open:
-                loc = _chain_loc(chain)
-                chain, chain_open = [], False
+    pending: list[str] = []
+    name: str | None = None
+    arch = ""
+    for kind, lineno, payload, state in _scan(text, where):
+        arch = state.arch or arch
+        if kind in ("function", "end"):
+            if name is not None:
+                functions.append(_make_function(name, rows, labels, where))
+            name, rows, labels, pending = payload, [], {}, []
+        elif kind == "label":
+            pending.append(payload)
+        elif kind == "instr":
+            match = _INSTR.match(payload)
+            if not match:
+                raise ParseError(f"cannot read this instruction: {payload.strip()!r}", where=f"{where}:{lineno}")
             address = int(match.group(1), 16)
-            for label in pending_labels:
+            for label in pending:
                 labels[label] = address
-            pending_labels = []
-            body = _BARE_LABEL_REF.sub(", `(", match.group(4))
+            pending = []
+            body = _BARE_LABEL_REF.sub(", ", match.group(4))
             marks = tuple(_MARK.findall(body))
             if marks:
                 body = _MARK.sub("", body).strip()
             predicate = (match.group(2) or "").strip()
-            rows.append((address, predicate, match.group(3), body, loc, ptx_line, marks))
-            continue
-        file_match = _FILE.match(line)
-        if file_match:
-            path, num = file_match.group(1), int(file_match.group(2))
-            if path == PTX_FILE:
-                ptx_line = num
-            else:
-                if not chain_open:
-                    chain, chain_open = [], True
-                chain.append((path, num, int(file_match.group(3) or 0)))
-            continue
-        section = _SECTION.match(line) or _CUOBJDUMP_FUNC.match(line)
-        if section:
-            finish()
-            name = section.group(1)
-            rows, labels, pending_labels = [], {}, []
-            loc, ptx_line, chain, chain_open = None, None, [], False
-            continue
-        label = _LABEL.match(stripped)
-        if label and name is not None:
-            pending_labels.append(label.group(1))
-            continue
-        target = _TARGET.match(line)
-        if target:
-            arch = target.group(1)
-    finish()
+            rows.append((address, predicate, match.group(3), body, state.loc, state.ptx_line, marks))
     return SassListing(tuple(functions), arch)
 
 

@@ -9,6 +9,7 @@ For every (case, arch) it writes tests/corpus/<case>/<arch>/:
   sass.json, sass.txt                     the current nvdisasm wheel: -c -json -g -annotate / -c -gi -gp
   sass-13.1.json, sass-13.1.txt           the same from the nvdisasm 13.1 inside Triton
   res-usage.txt                           cuobjdump -res-usage: what the ELF reader must agree with
+  cuobjdump-sass.txt                      cuobjdump -sass: the other text listing users bring
   meta.json                               tool versions and options
 Parser tests read these files and need no compiler.
 """
@@ -79,6 +80,7 @@ def record(case: str) -> None:
         (out / "compile.log").write_text(art.compile_log)
         disassemble(out, out / "kernel.cubin")
         (out / "res-usage.txt").write_text(run([cuobjdump(), "-res-usage", out / "kernel.cubin"]))
+        (out / "cuobjdump-sass.txt").write_text(run([cuobjdump(), "-sass", out / "kernel.cubin"]))
         meta = {"source": f"sources/{case}.cu", "arch": arch, "options": list(art.options), "tools": toolchain_versions()}
         (out / "meta.json").write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")
         print(f"recorded {case}/{arch}")

@@ -1,0 +1,313 @@
+"""Lexing for the PTX parser: lines into statement pieces, statements into their fields.
+
+Kept apart from `ptx.py` so the parser reads as a state machine over statements. The line
+helpers use plain `str` methods on the common path and walk characters only for lines holding
+a string literal or a block comment; the regexes here are anchored and cannot backtrack, so a
+file is read in one linear pass. The statement readers are pure: they raise `LexError` with a
+message, and the parser adds the line and turns it into a `ParseError`.
+"""
+
+from __future__ import annotations
+
+import re
+
+from sassview.ir import PtxRegisterDecl
+
+# The three characters that end or open a PTX statement outside a string literal.
+_PIECES = re.compile(r"([;{}])")
+_IDENT = re.compile(r"[A-Za-z_$%][A-Za-z0-9_$]*")
+HEADER = re.compile(r"\s*(?:\.(?:visible|extern|weak|common)\s+)*\.(entry|func)(?![\w$])")
+
+# (file id, line, column) of a `.loc` and of its `inlined_at` call site, if any.
+LocKey = tuple[int, int, int]
+# What an instruction statement holds: opcode, modifiers, operands, guard, guard negated.
+InsFields = tuple[str, tuple[str, ...], tuple[str, ...], "str | None", bool]
+
+
+class LexError(ValueError):
+    """A statement that cannot be read; the parser adds where it was."""
+
+
+def strip_comments(line: str, in_block: bool) -> tuple[str, bool]:
+    """The code of one line without `//` and `/* */` comments, and whether a block comment is
+    still open at its end. String literals are kept whole, so a `//` inside `.file "..."` stays.
+    """
+    if not in_block:
+        if "/" not in line:
+            return line, False
+        if '"' not in line and "/*" not in line:
+            return line[: line.find("//")] if "//" in line else line, False
+    out: list[str] = []
+    i, n = 0, len(line)
+    while i < n:
+        if in_block:
+            end = line.find("*/", i)
+            if end < 0:
+                return "".join(out), True
+            i, in_block = end + 2, False
+            out.append(" ")  # a block comment separates tokens, as in C
+            continue
+        slash, quote = line.find("/", i), line.find('"', i)
+        if quote >= 0 and (slash < 0 or quote < slash):
+            close = string_end(line, quote)
+            out.append(line[i:close])
+            i = close
+        elif slash >= 0:
+            out.append(line[i:slash])
+            nxt = line[slash + 1 : slash + 2]
+            if nxt == "/":
+                return "".join(out), False
+            if nxt == "*":
+                i, in_block = slash + 2, True
+            else:  # a lone slash is not PTX, but is not ours to reject here
+                out.append("/")
+                i = slash + 1
+        else:
+            out.append(line[i:])
+            break
+    return "".join(out), in_block
+
+
+def string_end(text: str, start: int) -> int:
+    """Index just past the string literal opening at `start` (or the end of an unclosed one)."""
+    i = start + 1
+    n = len(text)
+    while i < n:
+        c = text[i]
+        if c == "\\":
+            i += 2
+        elif c == '"':
+            return i + 1
+        else:
+            i += 1
+    return n
+
+
+def pieces(code: str) -> list[str]:
+    """Split code at `;`, `{` and `}` (kept as their own items), ignoring those inside strings."""
+    if '"' not in code:
+        return _PIECES.split(code)
+    out: list[str] = []
+    start = i = 0
+    n = len(code)
+    while i < n:
+        c = code[i]
+        if c == '"':
+            i = string_end(code, i)
+            continue
+        if c in ";{}":
+            out.append(code[start:i])
+            out.append(c)
+            start = i + 1
+        i += 1
+    out.append(code[start:])
+    return out
+
+
+def split_label(stmt: str) -> tuple[str | None, str]:
+    """`$L__BB0_2: ret` -> ("$L__BB0_2", "ret"); a statement with no leading label is returned
+    whole. `shared::cta` is not a label: a label's colon is single and follows an identifier.
+    """
+    colon = stmt.find(":")
+    if colon <= 0 or stmt[colon + 1 : colon + 2] == ":":
+        return None, stmt
+    name = stmt[:colon].rstrip()
+    if not _IDENT.fullmatch(name):
+        return None, stmt
+    return name, stmt[colon + 1 :].strip()
+
+
+def split_top(text: str) -> list[str]:
+    """Split at commas outside `{}`, `[]` and `()`; each part stripped, empty parts dropped.
+
+    `{%f1, %f2}, [%rd1+16]` is two operands; `call (r), f, (a, b)` keeps `(a, b)` whole.
+    Cut at every comma first, then glue back the pieces of a bracket that spans commas: most
+    operands hold no bracket, so this stays in `str` methods.
+    """
+    out: list[str] = []
+    held: list[str] = []
+    depth = 0
+    for chunk in text.split(","):
+        if held:
+            held.append(chunk)
+            depth += _balance(chunk)
+            if depth <= 0:
+                out.append(",".join(held).strip())
+                held = []
+        elif ("{" in chunk or "[" in chunk or "(" in chunk) and (opened := _balance(chunk)) > 0:
+            held, depth = [chunk], opened
+        else:
+            out.append(chunk.strip())
+    if held:
+        out.append(",".join(held).strip())
+    return [p for p in out if p] if "" in out else out
+
+
+def _balance(chunk: str) -> int:
+    """Brackets a chunk opens minus those it closes."""
+    opened = chunk.count("{") + chunk.count("[") + chunk.count("(")
+    return opened - chunk.count("}") - chunk.count("]") - chunk.count(")")
+
+
+def strings(text: str) -> list[str]:
+    """The contents of every string literal in `text`, with `\\"` and `\\\\` unescaped."""
+    out: list[str] = []
+    i = text.find('"')
+    while i >= 0:
+        end = string_end(text, i)
+        closed = end - 1 > i and text[end - 1] == '"'
+        body = text[i + 1 : end - 1] if closed else text[i + 1 :]
+        if "\\" in body:
+            body = re.sub(r"\\(.)", r"\1", body)
+        out.append(body)
+        i = text.find('"', end)
+    return out
+
+
+def matching_paren(text: str, open_at: int) -> int:
+    """Index of the `)` closing the `(` at `open_at`, or -1 when it never closes."""
+    depth = 0
+    for i in range(open_at, len(text)):
+        c = text[i]
+        if c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+            if depth == 0:
+                return i
+    return -1
+
+
+def number(text: str) -> int:
+    """A decimal count or index; anything else (signs, `1_0`, 5000 digits) is a LexError."""
+    text = text.strip()
+    if not (text.isdigit() and text.isascii() and len(text) <= 20):
+        raise LexError(f"expected a number, found {text[:40]!r}")
+    return int(text)
+
+
+def file_directive(rest: str) -> tuple[int, str]:
+    """What follows `.file`: `1 "/a/b.cu"` or LLVM's `1 "/a/b.cu", 1700000000, 1234` (time
+    stamp and size) -> (1, "/a/b.cu").
+    """
+    index, *tail = rest.split(None, 1) or [""]
+    path = tail[0] if tail else ""
+    found = strings(path)
+    name = found[0] if found else path.split(",", 1)[0].strip()
+    if not name:
+        raise LexError(".file without a path")
+    return number(index), name
+
+
+def function_header(stmt: str) -> tuple[str, bool, tuple[str, ...], dict[str, tuple[int, ...]]]:
+    """`.visible .func (.param .b32 r) f(.param .b32 a) .maxntid 128, 1, 1` ->
+    ("f", False, ("a",), {".maxntid": (128, 1, 1)}): name, is_entry, parameter names and the
+    performance directives between the parameters and the body.
+    """
+    match = HEADER.match(stmt)
+    if match is None:
+        raise LexError("not a function header")
+    rest = stmt[match.end() :].lstrip()
+    if match.group(1) == "func" and rest.startswith("("):
+        close = matching_paren(rest, 0)
+        if close < 0:
+            raise LexError("return parameters never close")
+        rest = rest[close + 1 :].lstrip()
+    name = _IDENT.match(rest)
+    if name is None:
+        raise LexError("function header without a name")
+    rest = rest[name.end() :].lstrip()
+    params: list[str] = []
+    if rest.startswith("("):
+        close = matching_paren(rest, 0)
+        if close < 0:
+            raise LexError(f"parameters of {name.group()} never close")
+        # `.param .u64 .ptr .global .align 1 k_param_0`, `.param .align 8 .b8 k_param_1[8]`
+        params = [p.split()[-1].split("[", 1)[0] for p in split_top(rest[1:close])]
+        rest = rest[close + 1 :]
+    return name.group(), match.group(1) == "entry", tuple(params), _directives(rest)
+
+
+def _directives(tail: str) -> dict[str, tuple[int, ...]]:
+    """`.maxntid 128, 1, 1 .minnctapersm 4 .explicitcluster` -> {directive: its numbers}."""
+    found: dict[str, tuple[int, ...]] = {}
+    name = ""
+    for token in tail.replace(",", " ").split():
+        if token[0] == ".":
+            name = token
+            found[name] = ()
+        elif not name:
+            raise LexError(f"unexpected {token[:40]!r} after the parameters")
+        else:
+            found[name] += (number(token),)
+    return found
+
+
+def register_decls(rest: str) -> list[PtxRegisterDecl]:
+    """`.f32 %f<12>` / `.v4 .b32 a, b` (what follows `.reg`) -> declarations; `%f<12>` is 12."""
+    tokens = rest.split()
+    kind, i = "", 0
+    while i < len(tokens) and tokens[i][0] == ".":
+        if tokens[i] == ".align":
+            i += 1  # and its number
+        else:
+            kind += tokens[i]
+        i += 1
+    if not kind or i >= len(tokens):
+        raise LexError(f"malformed .reg {rest[:40]!r}")
+    out = []
+    for name in split_top(" ".join(tokens[i:])):
+        count = 1
+        if name.endswith(">") and "<" in name:
+            name, _, n = name[:-1].partition("<")
+            count = number(n)
+        out.append(PtxRegisterDecl(kind, name.strip(), count))
+    return out
+
+
+def loc_fields(rest: str) -> tuple[LocKey, LocKey | None]:
+    """What follows `.loc`: `1 16 3` or `1 16 3, function_name $L__info_string0, inlined_at 1 22
+    5` -> ((1, 16, 3), (1, 22, 5)). The function name is not kept: SourceLoc has no place for it.
+    """
+    head, *extras = rest.split(",")
+    call_site = None
+    for extra in extras:
+        extra = extra.strip()
+        if extra.startswith("inlined_at"):
+            call_site = _loc_key(extra[10:].replace("=", " "))
+    return _loc_key(head), call_site
+
+
+def _loc_key(text: str) -> LocKey:
+    parts = text.split()
+    if len(parts) not in (2, 3):
+        raise LexError(f"malformed .loc {text.strip()[:40]!r}, expected FILE LINE COLUMN")
+    return number(parts[0]), number(parts[1]), number(parts[2]) if len(parts) == 3 else 0
+
+
+def instruction_fields(stmt: str) -> InsFields:
+    """`@!%p1 ld.global.nc.v2.f32 {%f1, %f2}, [%rd5+8]` -> ("ld", ("global", "nc", "v2",
+    "f32"), ("{%f1, %f2}", "[%rd5+8]"), "%p1", True). `shared::cta` stays one modifier.
+    """
+    guard, negated = None, False
+    if stmt[0] == "@":
+        parts = stmt.split(None, 1)
+        guard = parts[0][1:]
+        if guard[:1] == "!":
+            guard, negated = guard[1:], True
+        if not guard or len(parts) < 2:
+            raise LexError(f"a guard without an instruction: {stmt[:60]!r}")
+        stmt = parts[1]
+    parts = stmt.split(None, 1)
+    mnemonic, rest = parts[0], parts[1] if len(parts) > 1 else ""
+    if "{" in mnemonic or "[" in mnemonic or "(" in mnemonic:  # ld.v2.f32{...: no space
+        cut = min(i for i in (mnemonic.find(c) for c in "{[(") if i >= 0)
+        mnemonic, rest = mnemonic[:cut], mnemonic[cut:] + " " + rest
+    opcode, _, mods = mnemonic.partition(".")
+    if not (opcode.isidentifier() and opcode.isascii()):
+        raise LexError(f"not a PTX instruction: {stmt[:60]!r}")
+    operands = split_top(rest) if rest else []
+    if "\n" in rest:  # call.uni (retval0),\n f,\n (\n param0\n ) -> "(param0)"
+        joined = (" ".join(op.split()) for op in operands)
+        operands = [op.replace("( ", "(").replace(" )", ")") for op in joined]
+    return opcode, tuple(mods.split(".")) if mods else (), tuple(operands), guard, negated
