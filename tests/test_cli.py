@@ -105,6 +105,16 @@ def test_doctor_names_the_package_for_a_missing_tool(tmp_path: Path) -> None:
     assert "MISSING  nvdisasm" in done.stdout and "pip install nvidia-cuda-nvdisasm" in done.stdout
 
 
+def test_doctor_and_check_flag_tools_from_different_releases() -> None:
+    triton = pytest.importorskip("triton")
+    old = Path(triton.__file__).parent / "backends" / "nvidia" / "bin" / "nvdisasm"  # CUDA 13.1
+    env = {"SASSVIEW_NVDISASM": str(old)}
+    done = sassview("doctor", env=env)
+    assert done.returncode == 2 and "MISMATCH" in done.stdout and "nvdisasm 13.1" in done.stdout
+    checked = sassview("check", CORPUS / "vecadd" / "sm_80" / "kernel.cubin", env=env)
+    assert checked.returncode == 0 and "warning: tools from different CUDA releases" in checked.stderr
+
+
 def test_version() -> None:
     done = sassview("--version")
     assert done.returncode == 0 and "sassview" in done.stdout

@@ -16,7 +16,8 @@ from dataclasses import dataclass
 
 from sassview import cache
 from sassview.toolchain.locate import _executable, nvdisasm
-from sassview.toolchain.run import finish_tool, start_tool
+from sassview.errors import ToolFailed
+from sassview.toolchain.run import finish_tool, run_tool, start_tool
 
 log = logging.getLogger("sassview")
 
@@ -50,7 +51,14 @@ def disassemble(cubin: bytes) -> Disassembly:
         text_proc = start_tool([tool, *TEXT_ARGS, path])
         try:
             text = finish_tool(text_proc, what="nvdisasm", hint=hint)
-            json_text = finish_tool(json_proc, what="nvdisasm -json", hint=hint)
+            try:
+                json_text = finish_tool(json_proc, what="nvdisasm -json", hint=hint)
+            except ToolFailed as exc:
+                if "annotate" not in exc.output:
+                    raise
+                # nvdisasm before 13.5 has no -annotate: no SpillRefill marks, the rest is there.
+                plain = [a for a in JSON_ARGS if a != "-annotate"]
+                json_text = run_tool([tool, *plain, path], what="nvdisasm -json", hint=hint)
         finally:
             for proc in (json_proc, text_proc):
                 if proc.poll() is None:

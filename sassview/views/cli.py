@@ -73,6 +73,7 @@ def check(
     from sassview.views.summary import check_document, program_summary
 
     summaries = []
+    _warn_on_mixed_releases()
     try:
         for path in paths:
             _progress(f"sassview: reading {path} …")
@@ -93,6 +94,14 @@ def check(
             click.echo(json.dumps(document, indent=2))
     except SassviewError as exc:
         _fail(exc)
+
+
+def _warn_on_mixed_releases() -> None:
+    from sassview.toolchain.locate import release_mismatch, survey
+
+    mismatch = release_mismatch(survey())
+    if mismatch:
+        click.echo(f"warning: {mismatch}; results may be wrong (run `sassview doctor`)", err=True)
 
 
 @cli.command()

@@ -1,0 +1,62 @@
+"""What every analysis returns, and what it is given.
+
+An analysis is one function `run(ctx) -> Findings`, in one file, registered once in
+`sassview/analyses/__init__.py`. It reads the kernel's instructions and graph through `ctx`, and
+returns facts (plain, JSON-able values for reports and the pytest plugin) and annotations (each
+finding, pointing at addresses, blocks or loops, with a message and a hint naming the knob).
+Analyses never import a view, and never print.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
+
+from sassview.ir import SourceLoc
+
+if TYPE_CHECKING:
+    from sassview.graph.cfg import ControlFlowGraph
+    from sassview.graph.dataflow import Liveness
+    from sassview.graph.loops import Loop
+    from sassview.ir import Kernel, Program
+
+
+class Severity(enum.IntEnum):
+    """How much a finding matters to someone tuning the kernel."""
+
+    INFO = 0  # a fact worth seeing (a loop unrolled by 4, wgmma in use)
+    NOTE = 1  # a likely missed opportunity (scalar loads that could be merged)
+    WARNING = 2  # something that usually costs speed (spills, requested unroll not achieved)
+
+
+@dataclass(frozen=True, slots=True)
+class Annotation:
+    kind: str  # e.g. "spill", "narrow-load", "unroll", "tensor-core"
+    severity: Severity
+    message: str  # one line, the finding
+    hint: str = ""  # one line, the knob that changes it (`#pragma unroll`, `__restrict__`, ...)
+    addresses: tuple[int, ...] = ()  # SASS addresses it rests on
+    blocks: tuple[int, ...] = ()  # basic-block indices
+    loops: tuple[int, ...] = ()  # loop indices
+    source: tuple[SourceLoc, ...] = ()  # the source lines involved (outermost frames first)
+    data: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))  # JSON-able
+
+
+@dataclass(frozen=True, slots=True)
+class Findings:
+    facts: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    annotations: tuple[Annotation, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class AnalysisContext:
+    """Everything an analysis may read. Built once per kernel by `sassview.inspection`."""
+
+    program: Program
+    kernel: Kernel
+    cfg: ControlFlowGraph
+    loops: tuple[Loop, ...]
+    liveness: Liveness
