@@ -8,10 +8,8 @@ Directives that PTX ends at the line break (`.loc`, `.file`, `.version`, `.targe
 DWARF sections (`.section .debug_* { ... }`) are skipped a line at a time without being split.
 
 Source locations are resolved after the pass because NVRTC and LLVM write `.file` after the
-functions. An inlined `.loc` names its call site only as `inlined_at FILE LINE COL`; both
-NVVM and LLVM emit the call site's own `.loc` just before, so the call site's chain is the most
-recent `.loc` at that file/line/column in the same function. That is a heuristic: hand-written
-PTX that names a call site it never located gets a one-frame call site instead.
+functions. An inlined `.loc` names its call site only by file, line and column; which earlier
+`.loc` that is, and so the whole chain of frames, is worked out by `ptx_lex.InlineChains`.
 
 Anything malformed raises `ParseError` with `where` = "<where>:<line>"; no other exception
 escapes for any text.
@@ -27,6 +25,8 @@ from sassview.errors import ParseError
 from sassview.ir import PtxFunction, PtxInstruction, PtxModule, PtxRegisterDecl, SourceLoc
 from sassview.parse.ptx_lex import (
     HEADER,
+    Chain,
+    InlineChains,
     InsFields,
     LexError,
     file_directive,
@@ -36,6 +36,7 @@ from sassview.parse.ptx_lex import (
     number,
     pieces,
     register_decls,
+    source_locs,
     split_label,
     strings,
     strip_comments,
@@ -46,14 +47,9 @@ __all__ = ["parse_ptx"]
 # Directives PTX ends at the line break rather than with `;`.
 _LINE_DIRECTIVES = frozenset({".loc", ".file", ".version", ".target", ".address_size", ".section"})
 _LINKAGE = (".visible", ".extern", ".weak", ".common", ".entry", ".func")
-# Deeper inline chains than this are taken for a corrupt file (and would make recursion-based
-# consumers of SourceLoc fail); real compilers stay well under it.
-_MAX_INLINE_DEPTH = 256
 _PTX_HINT = "expected PTX as NVRTC, Triton or the CuTe DSL write it (.version, .target, functions)"
 _BAD_HINT = "the PTX looks damaged: truncated, hand-edited, or from a tool sassview does not know"
 
-# A source location before `.file` is known: (file id, line, column, call site chain, depth).
-_Chain = tuple[int, int, int, "_Chain | None", int]
 # An instruction before its source is resolved: its line, its fields, and the index of its
 # .loc in _Parser.locs (0: none), so the build step resolves each .loc once.
 _RawIns = tuple[int, InsFields, int]
@@ -92,9 +88,9 @@ class _Parser:
         self.scopes: list[tuple[str, int]] = []  # ("func" | "block", line it opened)
         self.section = 0  # brace depth inside a skipped .section
         self.expect_section = False
-        self.locs: list[_Chain | None] = [None]  # every .loc read, in order
+        self.locs: list[Chain | None] = [None]  # every .loc read, in order
         self.loc = 0  # index in locs of the .loc in force
-        self.recent: dict[tuple[int, int, int], _Chain] = {}
+        self.chains = InlineChains()
         # The statement read so far (lines end with "\n"); cleared, never rebound, as run()
         # holds it in a local.
         self.parts: list[str] = []
@@ -268,7 +264,10 @@ class _Parser:
         head, *tail = stmt.split(None, 1)
         rest = tail[0] if tail else ""
         if head == ".loc":
-            self.locs.append(self.parse_loc(rest, line))
+            key, function, call_site = loc_fields(rest)
+            for file_id in (key[0], call_site[0] if call_site else key[0]):
+                self.file_refs.setdefault(file_id, line)
+            self.locs.append(self.chains.add(key, function, call_site))
             self.loc = len(self.locs) - 1
         elif head == ".reg":
             if self.func is not None:
@@ -327,22 +326,7 @@ class _Parser:
         self.func = _Func(name, is_entry, line, params, directives, pragmas=self.header_pragmas)
         self.header_pragmas = []
         self.scopes.append(("func", lineno))
-        self.loc, self.recent = 0, {}
-
-    def parse_loc(self, rest: str, line: int) -> _Chain:
-        """A `.loc` as a chain of frames; its call site's frames are the latest `.loc` there."""
-        key, call_site = loc_fields(rest)
-        parent: _Chain | None = None
-        if call_site is not None:
-            parent = self.recent.get(call_site) or (*call_site, None, 1)
-            self.file_refs.setdefault(call_site[0], line)
-        depth = parent[4] + 1 if parent else 1
-        if depth > _MAX_INLINE_DEPTH:
-            raise self.error(f"inline chain deeper than {_MAX_INLINE_DEPTH} frames", line)
-        chain: _Chain = (*key, parent, depth)
-        self.recent[key] = chain
-        self.file_refs.setdefault(key[0], line)
-        return chain
+        self.loc, self.chains = 0, InlineChains()
 
     # -- the result -------------------------------------------------------------------------
 
@@ -369,8 +353,7 @@ class _Parser:
                 )
 
     def module(self) -> PtxModule:
-        memo: dict[int, SourceLoc] = {}
-        sources = [self.source(chain, memo) for chain in self.locs]
+        sources = source_locs(self.locs, self.files)
         funcs = tuple(self.build(f, sources) for f in self.functions)
         assert self.version is not None and self.target is not None  # finish() checked
         return PtxModule(
@@ -380,21 +363,6 @@ class _Parser:
             MappingProxyType(dict(self.files)),
             funcs,
         )
-
-    def source(self, chain: _Chain | None, memo: dict[int, SourceLoc]) -> SourceLoc | None:
-        """The SourceLoc of a chain; frames shared between chains become shared objects."""
-        if chain is None:
-            return None
-        frames: list[_Chain] = []
-        link: _Chain | None = chain
-        while link is not None and id(link) not in memo:
-            frames.append(link)
-            link = link[3]
-        outer = memo[id(link)] if link is not None else None
-        for frame in reversed(frames):
-            outer = SourceLoc(self.files[frame[0]], frame[1], frame[2], outer)
-            memo[id(frame)] = outer
-        return outer
 
     def build(self, f: _Func, sources: list[SourceLoc | None]) -> PtxFunction:
         ins = tuple(

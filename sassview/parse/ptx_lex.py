@@ -1,4 +1,5 @@
-"""Lexing for the PTX parser: lines into statement pieces, statements into their fields.
+"""Helpers of the PTX parser: lines into statement pieces, statements into their fields, and
+`.loc` directives into inline chains.
 
 Kept apart from `ptx.py` so the parser reads as a state machine over statements. The line
 helpers use plain `str` methods on the common path and walk characters only for lines holding
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from sassview.ir import PtxRegisterDecl
+from sassview.ir import PtxRegisterDecl, SourceLoc
 
 # The three characters that end or open a PTX statement outside a string literal.
 _PIECES = re.compile(r"([;{}])")
@@ -20,6 +21,14 @@ HEADER = re.compile(r"\s*(?:\.(?:visible|extern|weak|common)\s+)*\.(entry|func)(
 
 # (file id, line, column) of a `.loc` and of its `inlined_at` call site, if any.
 LocKey = tuple[int, int, int]
+# A `.loc` with its call sites, before `.file` names its files: (file id, line, column, the
+# call site's chain, frames in the chain, function_name label or None outside inlined code).
+Chain = tuple[int, int, int, "Chain | None", int, "str | None"]
+# Inline chains keep at most this many frames. Recursive templates inline legitimately deep
+# (Unroll<150> gives 151 frames); past the cap the frames just outside the innermost one are
+# dropped, keeping the innermost and the outermost (the kernel's own line), so == and str()
+# on SourceLoc, which recurse, stay far from Python's recursion limit.
+MAX_INLINE_DEPTH = 256
 # What an instruction statement holds: opcode, modifiers, operands, guard, guard negated.
 InsFields = tuple[str, tuple[str, ...], tuple[str, ...], "str | None", bool]
 
@@ -39,6 +48,7 @@ def strip_comments(line: str, in_block: bool) -> tuple[str, bool]:
             return line[: line.find("//")] if "//" in line else line, False
     out: list[str] = []
     i, n = 0, len(line)
+    slash = quote = -1  # next `/` and `"` at or after i, found again only once passed
     while i < n:
         if in_block:
             end = line.find("*/", i)
@@ -47,12 +57,17 @@ def strip_comments(line: str, in_block: bool) -> tuple[str, bool]:
             i, in_block = end + 2, False
             out.append(" ")  # a block comment separates tokens, as in C
             continue
-        slash, quote = line.find("/", i), line.find('"', i)
-        if quote >= 0 and (slash < 0 or quote < slash):
+        if slash < i:
+            slash = line.find("/", i)
+            slash = n if slash < 0 else slash
+        if quote < i:
+            quote = line.find('"', i)
+            quote = n if quote < 0 else quote
+        if quote < slash:
             close = string_end(line, quote)
             out.append(line[i:close])
             i = close
-        elif slash >= 0:
+        elif slash < n:
             out.append(line[i:slash])
             nxt = line[slash + 1 : slash + 2]
             if nxt == "/":
@@ -265,17 +280,19 @@ def register_decls(rest: str) -> list[PtxRegisterDecl]:
     return out
 
 
-def loc_fields(rest: str) -> tuple[LocKey, LocKey | None]:
-    """What follows `.loc`: `1 16 3` or `1 16 3, function_name $L__info_string0, inlined_at 1 22
-    5` -> ((1, 16, 3), (1, 22, 5)). The function name is not kept: SourceLoc has no place for it.
+def loc_fields(rest: str) -> tuple[LocKey, str | None, LocKey | None]:
+    """What follows `.loc`: `1 16 3` or `1 16 3, function_name $L__info_string0, inlined_at 1
+    22 5` -> ((1, 16, 3), "$L__info_string0", (1, 22, 5)).
     """
     head, *extras = rest.split(",")
-    call_site = None
+    function = call_site = None
     for extra in extras:
         extra = extra.strip()
         if extra.startswith("inlined_at"):
             call_site = _loc_key(extra[10:].replace("=", " "))
-    return _loc_key(head), call_site
+        elif extra.startswith("function_name"):  # `$L__info_string0`, `$L__info_string0+12`
+            function = "".join(extra.split()[1:]).lstrip("=") or None
+    return _loc_key(head), function, call_site
 
 
 def _loc_key(text: str) -> LocKey:
@@ -311,3 +328,62 @@ def instruction_fields(stmt: str) -> InsFields:
         joined = (" ".join(op.split()) for op in operands)
         operands = [op.replace("( ", "(").replace(" )", ")") for op in joined]
     return opcode, tuple(mods.split(".")) if mods else (), tuple(operands), guard, negated
+
+
+class InlineChains:
+    """Links each `.loc` of one function to the `.loc` of its call site.
+
+    `inlined_at FILE LINE COL` names the call site by coordinates only. NVVM and LLVM emit the
+    call site's `.loc` (outermost first) just before the first `.loc` inlined there, and not
+    again for later ones. So: a call site equal to the previous `.loc` is that `.loc`; for a
+    later reference, the caller learned then for (function_name, call site) picks the latest
+    `.loc` at those coordinates in that caller, which tells apart the frames of recursive
+    templates (every level at `3 9` while the recursion unwinds); otherwise the latest `.loc`
+    at those coordinates. It can still be wrong when one function is inlined at coinciding
+    coordinates in several places and referred to after the fact; a call site never located
+    becomes a frame without a caller.
+    """
+
+    def __init__(self) -> None:
+        self.previous: Chain | None = None
+        self.latest: dict[LocKey, Chain] = {}
+        self.latest_in: dict[tuple[LocKey, str | None], Chain] = {}
+        self.callers: dict[tuple[str | None, LocKey], str | None] = {}
+
+    def add(self, key: LocKey, function: str | None, call_site: LocKey | None) -> Chain:
+        parent: Chain | None = None
+        if call_site is not None:
+            if self.previous is not None and self.previous[:3] == call_site:
+                parent = self.previous
+            elif (function, call_site) in self.callers:
+                parent = self.latest_in.get((call_site, self.callers[function, call_site]))
+            parent = parent or self.latest.get(call_site)
+            if parent is None:
+                parent = (*call_site, None, 1, None)
+            else:
+                self.callers[function, call_site] = parent[5]
+            if parent[4] >= MAX_INLINE_DEPTH:
+                parent = parent[3]  # drop the immediate call site; see MAX_INLINE_DEPTH
+        chain: Chain = (*key, parent, parent[4] + 1 if parent else 1, function)
+        self.previous = self.latest[key] = self.latest_in[key, function] = chain
+        return chain
+
+
+def source_locs(chains: list[Chain | None], files: dict[int, str]) -> list[SourceLoc | None]:
+    """The SourceLoc of each chain, once `.file` has named every file id they use; frames
+    shared between chains become shared objects.
+    """
+    memo: dict[int, SourceLoc] = {}
+    out: list[SourceLoc | None] = []
+    for chain in chains:
+        frames: list[Chain] = []
+        link = chain
+        while link is not None and id(link) not in memo:
+            frames.append(link)
+            link = link[3]
+        outer = memo[id(link)] if link is not None else None
+        for frame in reversed(frames):
+            outer = SourceLoc(files[frame[0]], frame[1], frame[2], outer)
+            memo[id(frame)] = outer
+        out.append(outer)
+    return out
