@@ -26,15 +26,15 @@ __all__ = [
     "compile",
     "from_artifacts",
     "from_ptx",
-    "inspect",
+    "load",
 ]
 
 if TYPE_CHECKING:
-    from sassview.api import compile, from_artifacts, from_ptx, inspect
+    from sassview.api import compile, from_artifacts, from_ptx, load
 
 
 def __getattr__(name: str) -> Any:
-    if name in ("compile", "from_artifacts", "from_ptx", "inspect"):
+    if name in ("compile", "from_artifacts", "from_ptx", "load"):
         from sassview import api
 
         return getattr(api, name)

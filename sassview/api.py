@@ -44,7 +44,7 @@ def from_artifacts(artifacts: Artifacts) -> Program:
     return build_program(artifacts, where=artifacts.source_path or "<cubin>")
 
 
-def inspect(
+def load(
     path: str | Path,
     *,
     arch: str | Sequence[str] | None = None,

@@ -67,7 +67,7 @@ def check(
     options: tuple[str, ...],
 ) -> None:
     """Compile or read each PATH (.cu, .ptx, .cubin, fatbin) and report every kernel's resources."""
-    from sassview.api import inspect
+    from sassview.api import load
     from sassview.toolchain.locate import toolchain_versions
     from sassview.views.render import render_program
     from sassview.views.summary import check_document, program_summary
@@ -77,7 +77,7 @@ def check(
     try:
         for path in paths:
             _progress(f"sassview: reading {path} …")
-            programs = inspect(
+            programs = load(
                 path,
                 arch=list(archs) or None,
                 defines=defines,
