@@ -61,7 +61,9 @@ def load(
     if p.suffix in CUDA_SUFFIXES:
         archs = parse_arch_list(arch if arch is not None else DEFAULT_ARCH)
         return [
-            compile(path=p, arch=str(a), defines=defines, include_dirs=include_dirs, options=options)
+            compile(
+                path=p, arch=str(a), defines=defines, include_dirs=include_dirs, options=options
+            )
             for a in archs
         ]
     if p.suffix == ".py":

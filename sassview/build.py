@@ -14,7 +14,15 @@ from types import MappingProxyType
 from sassview.binary.elf import CubinKernel, read_cubin
 from sassview.disasm import disassemble
 from sassview.errors import ParseError
-from sassview.ir import Artifacts, Correspondence, Kernel, Program, PtxFunction, PtxModule, SassInstruction
+from sassview.ir import (
+    Artifacts,
+    Correspondence,
+    Kernel,
+    Program,
+    PtxFunction,
+    PtxModule,
+    SassInstruction,
+)
 from sassview.parse.ptx import parse_ptx
 from sassview.parse.ptxas_log import PtxasReport, parse_ptxas_log
 from sassview.parse.sass import SassListing
@@ -37,7 +45,9 @@ def build_program(artifacts: Artifacts, *, where: str = "<cubin>") -> Program:
     info = read_cubin(artifacts.cubin, where)
     disassembly = disassemble(artifacts.cubin)
     line_info = read_line_info(disassembly.text, where=f"{where} (nvdisasm)")
-    listing = parse_sass_json(disassembly.json, where=f"{where} (nvdisasm -json)", line_info=line_info)
+    listing = parse_sass_json(
+        disassembly.json, where=f"{where} (nvdisasm -json)", line_info=line_info
+    )
     # A bare cubin still carries the PTX it came from when it was built with line info.
     ptx_text = artifacts.ptx or info.debug_ptx
     ptx = parse_ptx(ptx_text, where=f"{where} (PTX)") if ptx_text else None
@@ -88,7 +98,9 @@ def _kernel(
     )
 
 
-def _correspondence(instructions: tuple[SassInstruction, ...], ptx_func: PtxFunction | None) -> Correspondence:
+def _correspondence(
+    instructions: tuple[SassInstruction, ...], ptx_func: PtxFunction | None
+) -> Correspondence:
     sass_source = {i.address: i.source for i in instructions if i.source is not None}
     sass_ptx = {i.address: i.ptx_line for i in instructions if i.ptx_line is not None}
     ptx_source = {}

@@ -12,6 +12,7 @@ turns it off.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -88,7 +89,9 @@ class Store:
         try:
             meta = json.loads(manifest.read_text(encoding="utf-8"))
             files = meta["files"]
-            if not all((path / n).is_file() and (path / n).stat().st_size == s for n, s in files.items()):
+            if not all(
+                (path / n).is_file() and (path / n).stat().st_size == s for n, s in files.items()
+            ):
                 raise ValueError("file missing or of the wrong size")
         except (OSError, ValueError, KeyError, TypeError):
             # A damaged entry is dropped and rebuilt, never served.
@@ -96,8 +99,10 @@ class Store:
             return None
         return Entry(path)
 
-    def put(self, key: str, files: Mapping[str, bytes | str], meta: Mapping[str, object] | None = None) -> Entry | None:
-        """Write an entry atomically; returns it, or None when caching is off or the disk refuses."""
+    def put(
+        self, key: str, files: Mapping[str, bytes | str], meta: Mapping[str, object] | None = None
+    ) -> Entry | None:
+        """Write an entry atomically; None when caching is off or the disk refuses."""
         if not enabled():
             return None
         final = self._dir(key)
@@ -140,10 +145,8 @@ def info(root: Path | None = None) -> CacheInfo:
             if _MANIFEST in filenames:
                 entries += 1
             for f in filenames:
-                try:
+                with contextlib.suppress(OSError):  # a file removed while we walk
                     total += os.path.getsize(os.path.join(dirpath, f))
-                except OSError:
-                    pass
     return CacheInfo(base, entries, total)
 
 
@@ -153,7 +156,9 @@ def clear(root: Path | None = None) -> CacheInfo:
     base = root or cache_root()
     if base.exists():
         if not base.is_dir():
-            raise SassviewError(f"cache path {base} is not a directory", "set SASSVIEW_CACHE_DIR to a directory")
+            raise SassviewError(
+                f"cache path {base} is not a directory", "set SASSVIEW_CACHE_DIR to a directory"
+            )
         for child in base.iterdir():
             if child.is_dir():
                 shutil.rmtree(child, ignore_errors=True)

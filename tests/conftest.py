@@ -18,7 +18,9 @@ def corpus_id(path: Path) -> str:
 
 
 @pytest.fixture(autouse=True)
-def _private_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+def _private_cache(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Each test session gets its own cache, so tests never see a user's entries."""
     root = tmp_path_factory.getbasetemp() / "sassview-cache"
     monkeypatch.setenv("SASSVIEW_CACHE_DIR", str(root))

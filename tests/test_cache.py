@@ -83,7 +83,9 @@ def test_concurrent_writers_of_one_key_all_see_a_whole_entry(tmp_path: Path) -> 
     assert not [p for p in tmp_path.rglob(".tmp-*")]
 
 
-def test_no_cache_setting_turns_reads_and_writes_off(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_no_cache_setting_turns_reads_and_writes_off(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("SASSVIEW_NO_CACHE", "1")
     store = cache.Store("t", tmp_path)
     assert store.put("k" * 64, {"x": b"1"}) is None

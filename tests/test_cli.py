@@ -9,14 +9,15 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import CORPUS
 
 pytestmark = pytest.mark.compile
 EXAMPLE = Path(__file__).parents[1] / "examples" / "vecadd.cu"
 
 
-def sassview(*args: str | Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def sassview(
+    *args: str | Path, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "sassview", *map(str, args)],
         capture_output=True,
@@ -79,9 +80,13 @@ def test_second_check_of_unchanged_kernel_runs_no_compiler(tmp_path: Path) -> No
 
 
 def test_kernel_option_selects_by_demangled_name() -> None:
-    done = sassview("check", CORPUS / "bounds" / "sm_90a" / "kernel.cubin", "--kernel", "bounded", "--json")
+    done = sassview(
+        "check", CORPUS / "bounds" / "sm_90a" / "kernel.cubin", "--kernel", "bounded", "--json"
+    )
     assert done.returncode == 0, done.stderr
-    assert [k["name"] for k in json.loads(done.stdout)["programs"][0]["kernels"]] == ["_Z7boundedPf"]
+    assert [k["name"] for k in json.loads(done.stdout)["programs"][0]["kernels"]] == [
+        "_Z7boundedPf"
+    ]
 
 
 def test_ptx_file_is_assembled_for_its_target() -> None:
@@ -112,7 +117,9 @@ def test_doctor_and_check_flag_tools_from_different_releases() -> None:
     done = sassview("doctor", env=env)
     assert done.returncode == 2 and "MISMATCH" in done.stdout and "nvdisasm 13.1" in done.stdout
     checked = sassview("check", CORPUS / "vecadd" / "sm_80" / "kernel.cubin", env=env)
-    assert checked.returncode == 0 and "warning: tools from different CUDA releases" in checked.stderr
+    assert (
+        checked.returncode == 0 and "warning: tools from different CUDA releases" in checked.stderr
+    )
 
 
 def test_version() -> None:
@@ -137,7 +144,10 @@ def test_unknown_extension(tmp_path: Path) -> None:
     assert_clean_error(sassview("check", f), "does not know this kind of file")
 
 
-@pytest.mark.parametrize(("arch", "needle"), [("sm_91", "not supported"), ("banana", "not an architecture"), ("sm_80a", "no 'a' variant")])
+@pytest.mark.parametrize(
+    ("arch", "needle"),
+    [("sm_91", "not supported"), ("banana", "not an architecture"), ("sm_80a", "no 'a' variant")],
+)
 def test_bad_arch_lists_supported_ones(arch: str, needle: str) -> None:
     assert_clean_error(sassview("check", EXAMPLE, "--arch", arch), needle, "sm_90a")
 
@@ -196,6 +206,8 @@ def test_unknown_kernel_name_lists_the_kernels() -> None:
 
 def test_missing_disassembler(tmp_path: Path) -> None:
     done = sassview(
-        "check", EXAMPLE, env={"SASSVIEW_NVDISASM": str(tmp_path / "gone"), "SASSVIEW_NO_CACHE": "1"}
+        "check",
+        EXAMPLE,
+        env={"SASSVIEW_NVDISASM": str(tmp_path / "gone"), "SASSVIEW_NO_CACHE": "1"},
     )
     assert_clean_error(done, "nvdisasm", "nvidia-cuda-nvdisasm")

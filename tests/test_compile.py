@@ -7,9 +7,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from conftest import CORPUS
 
 import sassview
-from conftest import CORPUS
 from sassview.errors import CompileError, InputError
 
 pytestmark = pytest.mark.compile
@@ -22,7 +22,9 @@ def res_usage(cubin: bytes, tmp_path: Path) -> dict[str, dict[str, int]]:
 
     f = tmp_path / "k.cubin"
     f.write_bytes(cubin)
-    text = subprocess.run([cuobjdump(), "-res-usage", str(f)], capture_output=True, text=True, check=True).stdout
+    text = subprocess.run(
+        [cuobjdump(), "-res-usage", str(f)], capture_output=True, text=True, check=True
+    ).stdout
     out: dict[str, dict[str, int]] = {}
     for name, body in re.findall(r"Function (\S+):\n\s*(.*)", text):
         out[name] = {k: int(v) for k, v in re.findall(r"([A-Z]+(?:\[\d+\])?):(\d+)", body)}
@@ -40,21 +42,34 @@ def res_usage(cubin: bytes, tmp_path: Path) -> dict[str, dict[str, int]]:
         ("wgmma.cu", "sm_90a", ()),
     ],
 )
-def test_live_resources_equal_cuobjdump(source: str, arch: str, options: tuple[str, ...], tmp_path: Path) -> None:
+def test_live_resources_equal_cuobjdump(
+    source: str, arch: str, options: tuple[str, ...], tmp_path: Path
+) -> None:
     program = sassview.compile(path=SOURCES / source, arch=arch, options=options)
     assert program.arch == arch
     reference = res_usage(program.artifacts.cubin, tmp_path)
     for k in program.kernels:
         ref = reference[k.name]
         r = k.resources
-        assert (r.registers, r.stack_frame, r.shared, r.local) == (ref["REG"], ref["STACK"], ref["SHARED"], ref["LOCAL"])
+        assert (r.registers, r.stack_frame, r.shared, r.local) == (
+            ref["REG"],
+            ref["STACK"],
+            ref["SHARED"],
+            ref["LOCAL"],
+        )
         assert r.constant.get(0) == ref["CONSTANT[0]"]
 
 
 def test_spill_bytes_come_from_the_ptxas_report() -> None:
-    program = sassview.compile(path=SOURCES / "spill.cu", arch="sm_80", options=["-maxrregcount=32"])
+    program = sassview.compile(
+        path=SOURCES / "spill.cu", arch="sm_80", options=["-maxrregcount=32"]
+    )
     spill = program.kernel("spill")
-    assert spill.resources.spills and spill.resources.spill_store_bytes and spill.resources.spill_store_bytes > 0
+    assert (
+        spill.resources.spills
+        and spill.resources.spill_store_bytes
+        and spill.resources.spill_store_bytes > 0
+    )
     assert spill.resources.registers <= 32
     assert any("SpillRefill" in i.marks for i in spill.instructions)
     # A dynamically indexed array lives in the stack frame (local memory), without any spill.
@@ -148,6 +163,9 @@ def test_empty_source_is_refused() -> None:
 
 
 def test_import_sassview_loads_no_heavy_framework() -> None:
-    code = "import sys, sassview; print(' '.join(m for m in ('textual','triton','cutlass','torch','click','cuda.bindings.nvrtc') if m in sys.modules))"
-    done = subprocess.run([__import__("sys").executable, "-c", code], capture_output=True, text=True, check=True)
+    heavy = ("textual", "triton", "cutlass", "torch", "click", "cuda.bindings.nvrtc")
+    code = f"import sys, sassview; print(' '.join(m for m in {heavy!r} if m in sys.modules))"
+    done = subprocess.run(
+        [__import__("sys").executable, "-c", code], capture_output=True, text=True, check=True
+    )
     assert done.stdout.strip() == ""

@@ -6,8 +6,8 @@ import dataclasses
 from pathlib import Path
 
 import pytest
-
 from conftest import corpus_dirs, corpus_id
+
 from sassview.errors import ParseError
 from sassview.ir import OperandKind, Register
 from sassview.parse.sass import resolve_label_targets
@@ -20,24 +20,39 @@ LISTINGS = [(d, v) for d in corpus_dirs() for v in ("", "-13.1") if (d / f"sass{
 
 def _key(ins, with_source: bool = True):  # what both readers must agree on
     src = (ins.source.file, ins.source.line) if ins.source and with_source else None
-    return (ins.address, ins.opcode, ins.modifiers, ins.operands, ins.guard, ins.guard_negated,
-            ins.target, ins.control_flow, src)
+    return (
+        ins.address,
+        ins.opcode,
+        ins.modifiers,
+        ins.operands,
+        ins.guard,
+        ins.guard_negated,
+        ins.target,
+        ins.control_flow,
+        src,
+    )
 
 
-@pytest.mark.parametrize(("directory", "version"), LISTINGS, ids=[corpus_id(d) + v for d, v in LISTINGS])
-def test_json_and_text_readers_agree_instruction_by_instruction(directory: Path, version: str) -> None:
+@pytest.mark.parametrize(
+    ("directory", "version"), LISTINGS, ids=[corpus_id(d) + v for d, v in LISTINGS]
+)
+def test_json_and_text_readers_agree_instruction_by_instruction(
+    directory: Path, version: str
+) -> None:
     js = parse_sass_json((directory / f"sass{version}.json").read_text())
     tx = parse_sass_text((directory / f"sass{version}.txt").read_text())
     assert [f.name for f in js.functions] == [f.name for f in tx.functions]
-    for fj, ft in zip(js.functions, tx.functions):
+    for fj, ft in zip(js.functions, tx.functions, strict=True):
         # JSON has no label table; the text listing's resolves CALL targets for both.
         fj = resolve_label_targets(dataclasses.replace(fj, labels=ft.labels))
         assert len(fj.instructions) == len(ft.instructions) > 0
         # nvdisasm 13.1 ignores -g in JSON mode: its JSON has no line info to compare.
         lines = any(i.source for i in fj.instructions)
         assert lines or version == "-13.1"
-        for a, b in zip(fj.instructions, ft.instructions):
-            assert _key(a, lines) == _key(b, lines), f"{fj.name} /*{a.address:04x}*/: {a.text} vs {b.text}"
+        for a, b in zip(fj.instructions, ft.instructions, strict=True):
+            assert _key(a, lines) == _key(b, lines), (
+                f"{fj.name} /*{a.address:04x}*/: {a.text} vs {b.text}"
+            )
         # The -gi/-gp text gives a PTX line to (nearly) every instruction with code behind it.
         assert any(i.ptx_line for i in ft.instructions)
 
@@ -67,14 +82,18 @@ def test_spill_stores_carry_nvdisasm_spillrefill_mark() -> None:
 
 
 def test_wgmma_decodes_shape_and_types() -> None:
-    ins = next(i for i in _listing("wgmma", "sm_90a").functions[0].instructions if i.opcode == "HGMMA")
+    ins = next(
+        i for i in _listing("wgmma", "sm_90a").functions[0].instructions if i.opcode == "HGMMA"
+    )
     assert ins.modifiers == ("64x8x16", "F32", "BF16")
     assert ins.operands[1].kind is OperandKind.MEMORY and ins.operands[1].text == "gdesc[UR4]"
 
 
 def test_text_reader_keeps_inline_chain_innermost_first() -> None:
     listing = _listing("bounds", "sm_90a", "txt")
-    chains = [i.source for i in listing.functions[0].instructions if i.source and i.source.inlined_at]
+    chains = [
+        i.source for i in listing.functions[0].instructions if i.source and i.source.inlined_at
+    ]
     deepest = max(chains, key=lambda loc: len(list(loc.frames())))
     lines = [f.line for f in deepest.frames()]
     assert lines == [3, 4, 8]  # inner() inlined into outer() inlined into bounded()
@@ -108,7 +127,12 @@ def test_call_to_noinline_function_resolves_through_labels() -> None:
         ("-INF", OperandKind.IMMEDIATE, [], {"value": float("-inf")}),
         ("c[0x0][0x28]", OperandKind.CONSTANT, [], {"bank": 0, "offset": 0x28}),
         ("[R1+0x8c]", OperandKind.MEMORY, [Register("R", 1)], {"offset": 0x8C}),
-        ("desc[UR4][R2.64+0x10]", OperandKind.MEMORY, [Register("UR", 4), Register("R", 2, 2)], {"offset": 0x10}),
+        (
+            "desc[UR4][R2.64+0x10]",
+            OperandKind.MEMORY,
+            [Register("UR", 4), Register("R", 2, 2)],
+            {"offset": 0x10},
+        ),
         ("[R3+UR5-0x4]", OperandKind.MEMORY, [Register("R", 3), Register("UR", 5)], {"offset": -4}),
         ("SR_TID.X", OperandKind.SPECIAL, [], {}),
         ("gsb0", OperandKind.OTHER, [], {}),
@@ -123,7 +147,13 @@ def test_operand_parsing(text: str, kind: OperandKind, regs: list[Register], ext
 
 
 def test_operand_split_respects_brackets() -> None:
-    assert split_operands("R24, gdesc[UR4], RZ, !UPT, gsb0") == ["R24", "gdesc[UR4]", "RZ", "!UPT", "gsb0"]
+    assert split_operands("R24, gdesc[UR4], RZ, !UPT, gsb0") == [
+        "R24",
+        "gdesc[UR4]",
+        "RZ",
+        "!UPT",
+        "gsb0",
+    ]
     assert split_operands("desc[UR4][R2.64+0x10],R8") == ["desc[UR4][R2.64+0x10]", "R8"]
     # nvdisasm's JSON runs LDGSTS's two addresses together.
     assert split_operands("[R5][R6.64]") == ["[R5]", "[R6.64]"]
@@ -132,8 +162,14 @@ def test_operand_split_respects_brackets() -> None:
 
 @pytest.mark.parametrize(
     "bad",
-    ["", "not json", '{"a": 1}', "[1, 2]", '[{}, [{"function-name": "k"}]]',
-     '[{}, [{"function-name": "k", "sass-instructions": [{"operands": "R1"}]}]]'],
+    [
+        "",
+        "not json",
+        '{"a": 1}',
+        "[1, 2]",
+        '[{}, [{"function-name": "k"}]]',
+        '[{}, [{"function-name": "k", "sass-instructions": [{"operands": "R1"}]}]]',
+    ],
 )
 def test_json_reader_rejects_malformed_input_with_parse_error(bad: str) -> None:
     with pytest.raises(ParseError):
@@ -161,11 +197,18 @@ def test_cuobjdump_sass_listing_gives_the_same_instructions(directory: Path) -> 
     assert cu.arch == tx.arch
     assert sorted(f.name for f in cu.functions) == sorted(f.name for f in js.functions)
     for fc in cu.functions:
-        fj = resolve_label_targets(dataclasses.replace(js.function(fc.name), labels=tx.function(fc.name).labels))
+        fj = resolve_label_targets(
+            dataclasses.replace(js.function(fc.name), labels=tx.function(fc.name).labels)
+        )
         assert len(fc.instructions) == len(fj.instructions)
-        for a, b in zip(fj.instructions, fc.instructions):
+        for a, b in zip(fj.instructions, fc.instructions, strict=True):
             assert (a.address, a.opcode, a.modifiers, a.guard, a.guard_negated) == (
-                b.address, b.opcode, b.modifiers, b.guard, b.guard_negated)
+                b.address,
+                b.opcode,
+                b.modifiers,
+                b.guard,
+                b.guard_negated,
+            )
             # cuobjdump prints every code address as a number, where nvdisasm may print a symbol
             # (CALL $k$helper, RET R4, k): targets must agree, operand texts may not.
             if a.opcode in ("CALL", "RET"):

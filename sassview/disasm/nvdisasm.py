@@ -15,8 +15,8 @@ import time
 from dataclasses import dataclass
 
 from sassview import cache
-from sassview.toolchain.locate import _executable, nvdisasm
 from sassview.errors import ToolFailed
+from sassview.toolchain.locate import _executable, nvdisasm
 from sassview.toolchain.run import finish_tool, run_tool, start_tool
 
 log = logging.getLogger("sassview")
@@ -66,6 +66,10 @@ def disassemble(cubin: bytes) -> Disassembly:
                     proc.wait()
     finally:
         os.unlink(path)
-    log.info("nvdisasm: disassembled a %d-byte cubin in %.2f s", len(cubin), time.perf_counter() - started)
+    log.info(
+        "nvdisasm: disassembled a %d-byte cubin in %.2f s",
+        len(cubin),
+        time.perf_counter() - started,
+    )
     store.put(key, {"sass.json": json_text, "sass.txt": text}, {"nvdisasm": version})
     return Disassembly(json_text, text, version)

@@ -1,1 +1,1 @@
-"""Turn what the user points at (CUDA C++, PTX, cubin, fatbin, later Python kernels) into Artifacts."""
+"""Turn what the user points at (CUDA C++, PTX, cubin, fatbin) into Artifacts."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from sassview.errors import InputError
@@ -66,7 +67,7 @@ def parse_arch(text: str, *, check_supported: bool = True) -> Arch:
     return arch
 
 
-def parse_arch_list(text: str | list[str] | tuple[str, ...]) -> list[Arch]:
+def parse_arch_list(text: str | Sequence[str]) -> list[Arch]:
     items = text.split(",") if isinstance(text, str) else [p for t in text for p in t.split(",")]
     archs = [parse_arch(p) for p in items if p.strip()]
     if not archs:

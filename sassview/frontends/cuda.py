@@ -71,10 +71,14 @@ def compile_cuda(
     src_path = Path(path).resolve() if path is not None else None
     data = read_source(src_path) if source is None and src_path else _as_bytes(source)
     if not data.strip():
-        raise InputError(f"{src_path or 'the source'} is empty", "give it at least one __global__ kernel")
+        raise InputError(
+            f"{src_path or 'the source'} is empty", "give it at least one __global__ kernel"
+        )
     name = str(src_path) if src_path else STRING_SOURCE_NAME
     opts = compile_options(arch_name, defines, include_dirs, options)
-    includes = local_includes(data, src_path.parent if src_path else None, [Path(i) for i in include_dirs])
+    includes = local_includes(
+        data, src_path.parent if src_path else None, [Path(i) for i in include_dirs]
+    )
     versions = toolchain_versions()
     key = cache.make_key(
         {
@@ -93,12 +97,18 @@ def compile_cuda(
     if entry is None:
         started = time.perf_counter()
         out = nvrtc_compile(data, name, opts)
-        log.info("nvrtc: compiled %s for %s in %.2f s", name, arch_name, time.perf_counter() - started)
+        log.info(
+            "nvrtc: compiled %s for %s in %.2f s", name, arch_name, time.perf_counter() - started
+        )
         if not out.ok:
             raise _compile_error(out.log, arch_name)
-        entry = store.put(key, {"kernel.ptx": out.ptx, "kernel.cubin": out.cubin, "compile.log": out.log})
+        entry = store.put(
+            key, {"kernel.ptx": out.ptx, "kernel.cubin": out.cubin, "compile.log": out.log}
+        )
         if entry is None:  # caching off or unwritable: use the fresh results directly
-            return _artifacts(data, name, src_path, arch_name, opts, versions, out.ptx, out.cubin, out.log)
+            return _artifacts(
+                data, name, src_path, arch_name, opts, versions, out.ptx, out.cubin, out.log
+            )
     else:
         log.info("nvrtc: cache hit for %s (%s)", name, arch_name)
     return _artifacts(
@@ -149,6 +159,8 @@ def _compile_error(log: str, arch: str) -> CompileError:
     count = error_count(log)
     hint = arch_hint(log, arch)
     if where:
-        message = f"compile failed: {where}" + (f" (and {count - 1} more errors)" if count > 1 else "")
+        message = f"compile failed: {where}" + (
+            f" (and {count - 1} more errors)" if count > 1 else ""
+        )
         return CompileError(message, hint or "fix the error at that line", detail=log)
     return CompileError("compile failed", hint or "read the compiler's log above", detail=log)

@@ -16,7 +16,9 @@ _NVRTC_ERROR = re.compile(r"^(.*?)\((\d+)\): (?:catastrophic )?error:?\s*(.*)$",
 def arch_hint(log: str, arch: str) -> str:
     """Suggest the `a` target when an instruction needs it (wgmma on sm_90 -> sm_90a)."""
     if _NEEDS_ARCH_SPECIFIC.search(log) and not arch.endswith(("a", "f")):
-        return f"this code uses arch-specific instructions: compile for {arch}a (e.g. --arch {arch}a)"
+        return (
+            f"this code uses arch-specific instructions: compile for {arch}a (e.g. --arch {arch}a)"
+        )
     version = _PTX_VERSION.search(log)
     if version:
         return (

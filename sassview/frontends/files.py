@@ -24,7 +24,11 @@ _PTX_TARGET = re.compile(r"^\s*\.target\s+(sm_\w+)", re.M)
 
 
 def is_cuda_elf(data: bytes) -> bool:
-    return data[:4] == ELF_MAGIC and len(data) > 20 and int.from_bytes(data[18:20], "little") == EM_CUDA
+    return (
+        data[:4] == ELF_MAGIC
+        and len(data) > 20
+        and int.from_bytes(data[18:20], "little") == EM_CUDA
+    )
 
 
 def ptx_target(ptx: str) -> str | None:
@@ -32,17 +36,27 @@ def ptx_target(ptx: str) -> str | None:
     return match.group(1) if match else None
 
 
-def assemble_ptx(ptx: str, *, arch: str | None = None, name: str = "<ptx>", options: tuple[str, ...] = ()) -> Artifacts:
+def assemble_ptx(
+    ptx: str, *, arch: str | None = None, name: str = "<ptx>", options: tuple[str, ...] = ()
+) -> Artifacts:
     """Assemble PTX for `arch` (default: its own .target) with nvJitLink; cached."""
     if not ptx.strip():
         raise InputError(f"{name} is empty", "give it a PTX module (.version, .target, an .entry)")
     target = ptx_target(ptx)
     if target is None:
-        raise InputError(f"{name} has no .target directive: is it PTX?", "PTX starts with .version and .target")
+        raise InputError(
+            f"{name} has no .target directive: is it PTX?", "PTX starts with .version and .target"
+        )
     arch_name = str(parse_arch(arch or target))
     versions = toolchain_versions()
     key = cache.make_key(
-        {"frontend": "ptx", "ptx": cache.digest(ptx.encode()), "arch": arch_name, "options": options, "tools": versions}
+        {
+            "frontend": "ptx",
+            "ptx": cache.digest(ptx.encode()),
+            "arch": arch_name,
+            "options": options,
+            "tools": versions,
+        }
     )
     store = cache.Store("ptx")
     entry = store.get(key)
@@ -68,7 +82,7 @@ def cubin_artifacts(data: bytes, name: str) -> Artifacts:
 
 
 def extract_from_container(path: Path) -> list[Artifacts]:
-    """Pull every cubin (and, where no cubin exists, every PTX) out of a fatbin, object or binary."""
+    """Pull every cubin (or, where there is none, every PTX) out of a fatbin, object or binary."""
     tool = cuobjdump()
     with tempfile.TemporaryDirectory(prefix="sassview-x-") as tmp:
         what = f"cuobjdump on {path.name}"
@@ -81,7 +95,10 @@ def extract_from_container(path: Path) -> list[Artifacts]:
         if not found:
             found = [assemble_ptx(p.read_text(), name=f"{path}:{p.name}") for p in ptxs]
     if not found:
-        raise InputError(f"{path} holds no CUDA code", "sassview reads .cu, .ptx, .cubin and fatbins / objects / executables with device code")
+        raise InputError(
+            f"{path} holds no CUDA code",
+            "sassview reads .cu, .ptx, .cubin and fatbins / objects / executables with device code",
+        )
     return found
 
 
@@ -95,7 +112,10 @@ def load_file(path: Path, *, arch: str | None = None) -> list[Artifacts]:
     if path.suffix == ".ptx":
         return [assemble_ptx(data.decode(errors="replace"), arch=arch, name=str(path))]
     if path.suffix == ".cubin" and data[:4] != ELF_MAGIC:
-        raise InputError(f"{path} is not an ELF file, so not a cubin", "was it written by ptxas, nvcc -cubin or NVRTC?")
+        raise InputError(
+            f"{path} is not an ELF file, so not a cubin",
+            "was it written by ptxas, nvcc -cubin or NVRTC?",
+        )
     if data[:4] in (ELF_MAGIC, FATBIN_MAGIC):
         return extract_from_container(path)
     raise InputError(

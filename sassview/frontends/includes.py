@@ -16,7 +16,9 @@ from pathlib import Path
 _INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*[<"]([^>"]+)[>"]', re.M)
 
 
-def local_includes(source: bytes, source_dir: Path | None, include_dirs: Iterable[Path]) -> dict[str, bytes]:
+def local_includes(
+    source: bytes, source_dir: Path | None, include_dirs: Iterable[Path]
+) -> dict[str, bytes]:
     """Map every reachable local include (absolute path) to its bytes."""
     dirs = list(include_dirs)
     found: dict[str, bytes] = {}

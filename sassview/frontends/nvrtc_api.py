@@ -33,7 +33,9 @@ def _ok(result: Any, nvrtc: Any, what: str) -> Any:
 
 def supported_archs() -> tuple[int, ...]:
     nvrtc = _nvrtc()
-    return tuple(int(a) for a in _ok(nvrtc.nvrtcGetSupportedArchs(), nvrtc, "nvrtcGetSupportedArchs"))
+    return tuple(
+        int(a) for a in _ok(nvrtc.nvrtcGetSupportedArchs(), nvrtc, "nvrtcGetSupportedArchs")
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,7 +58,9 @@ def nvrtc_compile(source: bytes, name: str, options: Sequence[str]) -> NvrtcOutp
         _ok(nvrtc.nvrtcGetProgramLog(prog, buf), nvrtc, "log")
         log = buf.rstrip(b"\0").decode(errors="replace")
         if status == nvrtc.nvrtcResult.NVRTC_ERROR_INVALID_OPTION:
-            raise CompileError("NVRTC rejected an option", "check the extra options you passed", detail=log)
+            raise CompileError(
+                "NVRTC rejected an option", "check the extra options you passed", detail=log
+            )
         if status != nvrtc.nvrtcResult.NVRTC_SUCCESS:
             return NvrtcOutput(False, log)
         size = _ok(nvrtc.nvrtcGetPTXSize(prog), nvrtc, "PTX size")

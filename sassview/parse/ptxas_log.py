@@ -6,9 +6,7 @@ import re
 from dataclasses import dataclass
 
 _FUNC = re.compile(r"(?:Compiling entry function|Function properties for)\s+'?([^'\s]+)'?")
-_STACK = re.compile(
-    r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads"
-)
+_STACK = re.compile(r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads")
 _USED = re.compile(r"Used (\d+) registers")
 _SMEM = re.compile(r"(\d+) bytes smem")
 _CMEM = re.compile(r"(\d+) bytes cmem\[(\d+)\]")
@@ -42,7 +40,9 @@ def parse_ptxas_log(log: str) -> dict[str, PtxasReport]:
             continue
         stack = _STACK.search(line)
         if stack:
-            current["stack_frame"], current["spill_stores"], current["spill_loads"] = map(int, stack.groups())
+            current["stack_frame"], current["spill_stores"], current["spill_loads"] = map(
+                int, stack.groups()
+            )
         used = _USED.search(line)
         if used:
             current["registers"] = int(used.group(1))

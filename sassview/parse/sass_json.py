@@ -28,15 +28,24 @@ SUPPORTED_SCHEMA_MAJOR = (12, 13)
 
 
 def parse_sass_json(
-    text: str | bytes, where: str = "<nvdisasm json>", line_info: Mapping[str, LineInfo] | None = None
+    text: str | bytes,
+    where: str = "<nvdisasm json>",
+    line_info: Mapping[str, LineInfo] | None = None,
 ) -> SassListing:
     """Read the JSON; with `line_info` from the text listing, each instruction also gets its
     inline chain and PTX line, and CALL targets their addresses."""
     try:
         doc = json.loads(text)
     except (ValueError, UnicodeDecodeError) as exc:
-        raise ParseError(f"not valid JSON ({exc})", where=where, hint="was it written by `nvdisasm -json`?") from None
-    if not isinstance(doc, list) or len(doc) < 2 or not isinstance(doc[0], dict) or not isinstance(doc[1], list):
+        raise ParseError(
+            f"not valid JSON ({exc})", where=where, hint="was it written by `nvdisasm -json`?"
+        ) from None
+    if (
+        not isinstance(doc, list)
+        or len(doc) < 2
+        or not isinstance(doc[0], dict)
+        or not isinstance(doc[1], list)
+    ):
         raise ParseError(
             "not the layout nvdisasm -json writes ([header, functions, files])",
             where=where,
@@ -46,12 +55,19 @@ def parse_sass_json(
     schema = _schema(header, where)
     files = _files(doc[2] if len(doc) > 2 and isinstance(doc[2], dict) else {}, where)
     functions = _merge_subroutines(
-        [_function(f, files, f"{where}: function #{i}", line_info or {}) for i, f in enumerate(doc[1])]
+        [
+            _function(f, files, f"{where}: function #{i}", line_info or {})
+            for i, f in enumerate(doc[1])
+        ]
     )
     if line_info:
         functions = tuple(_with_labels(f, line_info.get(f.name)) for f in functions)
     sm = header.get("SM", {}).get("version", {}) if isinstance(header.get("SM"), dict) else {}
-    arch = f"sm_{sm['major']}{sm['minor']}" if isinstance(sm, dict) and "major" in sm and "minor" in sm else ""
+    arch = (
+        f"sm_{sm['major']}{sm['minor']}"
+        if isinstance(sm, dict) and "major" in sm and "minor" in sm
+        else ""
+    )
     return SassListing(functions, arch, str(header.get("Producer", "")), schema)
 
 
@@ -109,10 +125,14 @@ def _files(table: dict[str, Any], where: str) -> dict[int, str]:
 def _with_labels(func: SassFunction, info: LineInfo | None) -> SassFunction:
     if info is None or not info.labels:
         return func
-    return resolve_label_targets(SassFunction(func.name, func.instructions, {**info.labels, **func.labels}))
+    return resolve_label_targets(
+        SassFunction(func.name, func.instructions, {**info.labels, **func.labels})
+    )
 
 
-def _function(func: Any, files: dict[int, str], where: str, line_info: Mapping[str, LineInfo]) -> SassFunction:
+def _function(
+    func: Any, files: dict[int, str], where: str, line_info: Mapping[str, LineInfo]
+) -> SassFunction:
     if not isinstance(func, dict) or "function-name" not in func or "sass-instructions" not in func:
         raise ParseError("a function entry lacks its name or instructions", where=where)
     name = str(func["function-name"])
@@ -121,7 +141,9 @@ def _function(func: Any, files: dict[int, str], where: str, line_info: Mapping[s
     if not isinstance(start, int) or not isinstance(raw, list):
         raise ParseError(f"function {name}: bad start or instruction list", where=where)
     # A `$kernel$helper` entry (nvdisasm 13.1) lives in its kernel's section and line info.
-    info = line_info.get(name) or line_info.get(name.split("$")[1] if name.startswith("$") and name.count("$") >= 2 else "")
+    info = line_info.get(name) or line_info.get(
+        name.split("$")[1] if name.startswith("$") and name.count("$") >= 2 else ""
+    )
     text_sources = info.sources if info else {}
     text_ptx = info.ptx_lines if info else {}
     instructions = []
@@ -135,10 +157,17 @@ def _function(func: Any, files: dict[int, str], where: str, line_info: Mapping[s
             loc = locs.get((file_id, line))
             if loc is None:
                 if file_id not in files:
-                    raise ParseError(f"function {name}: instruction #{i} names unknown file #{file_id}", where=where)
+                    raise ParseError(
+                        f"function {name}: instruction #{i} names unknown file #{file_id}",
+                        where=where,
+                    )
                 loc = locs[(file_id, line)] = SourceLoc(files[file_id], line)
         operands = str(ins.get("operands", ""))
-        if ins["opcode"].startswith("LDGSTS") and operands.startswith("desc[") and operands.endswith("]"):
+        if (
+            ins["opcode"].startswith("LDGSTS")
+            and operands.startswith("desc[")
+            and operands.endswith("]")
+        ):
             operands = _ldgsts_in_order(operands)
         attrs = ins.get("other-attributes") or {}
         notes = ins.get("annotations") or ()
@@ -148,7 +177,9 @@ def _function(func: Any, files: dict[int, str], where: str, line_info: Mapping[s
         chain = text_sources.get(address)
         # The text's chain is richer (inline frames); take it when it names the same line as the
         # JSON, or when the JSON has none (nvdisasm 13.1 ignores -g in JSON mode).
-        if chain is not None and (loc is None or (chain.file == loc.file and chain.line == loc.line)):
+        if chain is not None and (
+            loc is None or (chain.file == loc.file and chain.line == loc.line)
+        ):
             source = chain
         try:
             instructions.append(
@@ -160,7 +191,9 @@ def _function(func: Any, files: dict[int, str], where: str, line_info: Mapping[s
                     source=source,
                     ptx_line=text_ptx.get(address),
                     marks=marks,
-                    control_flow=(attrs.get("control-flow") == "True") if isinstance(attrs, dict) else None,
+                    control_flow=(attrs.get("control-flow") == "True")
+                    if isinstance(attrs, dict)
+                    else None,
                 )
             )
         except (ValueError, IndexError, AttributeError) as exc:

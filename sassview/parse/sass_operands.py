@@ -38,7 +38,12 @@ def split_operands(text: str) -> list[str]:
     depth = 0
     start = 0
     for i, ch in enumerate(text):
-        if ch == "[" and depth == 0 and text[start:i].strip() and not _SUBSCRIPTED.match(text[start:i].strip()):
+        if (
+            ch == "["
+            and depth == 0
+            and text[start:i].strip()
+            and not _SUBSCRIPTED.match(text[start:i].strip())
+        ):
             # nvdisasm's JSON may run operands together before a bare address: "R12[R5+UR5]"
             # (13.1), "[R5][R6.64]" (LDGSTS, 13.5). Only c[..][..], desc[..][..] and the like
             # open a bracket right after a name, so any other bracket starts a new operand.
@@ -120,7 +125,9 @@ def _parse_operand(text: str) -> Operand:
         return Operand(text, OperandKind.REGISTER, (reg,), negated, absolute, reuse)
     value = _int(body)
     if value is not None:
-        return Operand(text, OperandKind.IMMEDIATE, negated=False, value=-value if negated else value)
+        return Operand(
+            text, OperandKind.IMMEDIATE, negated=False, value=-value if negated else value
+        )
     if _FLOAT.match(body):
         try:
             fvalue = float(body.replace("QNAN", "nan").replace("INF", "inf"))

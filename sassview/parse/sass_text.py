@@ -154,7 +154,9 @@ def parse_sass_text(text: str, where: str = "<nvdisasm text>") -> SassListing:
         elif kind == "instr":
             match = _INSTR.match(payload)
             if not match:
-                raise ParseError(f"cannot read this instruction: {payload.strip()!r}", where=f"{where}:{lineno}")
+                raise ParseError(
+                    f"cannot read this instruction: {payload.strip()!r}", where=f"{where}:{lineno}"
+                )
             address = int(match.group(1), 16)
             for label in pending:
                 labels[label] = address
@@ -164,7 +166,9 @@ def parse_sass_text(text: str, where: str = "<nvdisasm text>") -> SassListing:
             if marks:
                 body = _MARK.sub("", body).strip()
             predicate = (match.group(2) or "").strip()
-            rows.append((address, predicate, match.group(3), body, state.loc, state.ptx_line, marks))
+            rows.append(
+                (address, predicate, match.group(3), body, state.loc, state.ptx_line, marks)
+            )
     return SassListing(tuple(functions), arch)
 
 
@@ -187,7 +191,15 @@ def _make_function(
         try:
             operands = _LABEL_REF.sub(lambda m: _label_text(m.group(1), labels), body)
             instructions.append(
-                build_instruction(address, predicate, mnemonic, operands, source=loc, ptx_line=ptx_line, marks=marks)
+                build_instruction(
+                    address,
+                    predicate,
+                    mnemonic,
+                    operands,
+                    source=loc,
+                    ptx_line=ptx_line,
+                    marks=marks,
+                )
             )
         except (ValueError, IndexError) as exc:
             raise ParseError(f"function {name}, /*{address:04x}*/: {exc}", where=where) from None

@@ -11,7 +11,6 @@ import functools
 import os
 import re
 from dataclasses import dataclass
-from pathlib import Path
 
 from sassview.errors import ToolchainError
 
@@ -67,7 +66,9 @@ def _executable(name: str) -> ToolInfo:
     override = os.environ.get(OVERRIDES[name])
     if override:
         if not os.access(override, os.X_OK):
-            return ToolInfo(name, override, None, "env", f"{OVERRIDES[name]}={override} is not executable")
+            return ToolInfo(
+                name, override, None, "env", f"{OVERRIDES[name]}={override} is not executable"
+            )
         path, via = override, "env"
     else:
         from cuda import pathfinder
@@ -129,7 +130,13 @@ def _library(name: str) -> ToolInfo:
 
             major, minor = nvjitlink.version()
     except Exception as exc:  # any loader failure means the same thing to the user
-        return ToolInfo(name, path, None, "missing", str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+        return ToolInfo(
+            name,
+            path,
+            None,
+            "missing",
+            str(exc).splitlines()[0] if str(exc) else type(exc).__name__,
+        )
     return ToolInfo(name, path, f"{major}.{minor}", via)
 
 
@@ -147,7 +154,12 @@ def nvjitlink_info() -> ToolInfo:
 
 def survey() -> list[ToolInfo]:
     """Every tool sassview uses, found or not; never raises (for `sassview doctor`)."""
-    return [_library("nvrtc"), _library("nvJitLink"), _executable("nvdisasm"), _executable("cuobjdump")]
+    return [
+        _library("nvrtc"),
+        _library("nvJitLink"),
+        _executable("nvdisasm"),
+        _executable("cuobjdump"),
+    ]
 
 
 def release_mismatch(tools: list[ToolInfo]) -> str:

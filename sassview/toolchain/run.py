@@ -36,7 +36,9 @@ def run_tool(
 
 def start_tool(command: Sequence[str]) -> subprocess.Popen[bytes]:
     """Start a tool without waiting, so two disassemblies of one cubin can run side by side."""
-    return subprocess.Popen([str(p) for p in command], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    return subprocess.Popen(
+        [str(p) for p in command], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
 
 
 def finish_tool(

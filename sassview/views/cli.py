@@ -36,7 +36,12 @@ def _progress(text: str) -> None:
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="sassview", prog_name="sassview")
-@click.option("--verbose", "-v", is_flag=True, help="Say on stderr what was compiled, disassembled or found in the cache.")
+@click.option(
+    "--verbose",
+    "-v",
+    is_flag=True,
+    help="Say on stderr what was compiled, disassembled or found in the cache.",
+)
 def cli(verbose: bool) -> None:
     """See what the CUDA compiler made of your kernels: PTX and SASS, without a GPU."""
     if verbose:
@@ -51,12 +56,30 @@ def cli(verbose: bool) -> None:
 
 @cli.command()
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
-@click.option("--arch", "-a", "archs", multiple=True, help="Target(s), e.g. sm_90a or sm_80,sm_90a (CUDA C++ default: sm_90a; PTX default: its .target).")
+@click.option(
+    "--arch",
+    "-a",
+    "archs",
+    multiple=True,
+    help="Target(s), e.g. sm_90a or sm_80,sm_90a (default: sm_90a for CUDA C++, .target for PTX).",
+)
 @click.option("--kernel", "-k", help="Only this kernel (mangled or demangled name).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document on stdout.")
 @click.option("-D", "defines", multiple=True, help="Macro for CUDA C++, e.g. -D BLOCK=128.")
-@click.option("-I", "include_dirs", multiple=True, type=click.Path(path_type=Path), help="Include directory for CUDA C++.")
-@click.option("-X", "--option", "options", multiple=True, help="Extra compiler option, e.g. -X=-maxrregcount=32.")
+@click.option(
+    "-I",
+    "include_dirs",
+    multiple=True,
+    type=click.Path(path_type=Path),
+    help="Include directory for CUDA C++.",
+)
+@click.option(
+    "-X",
+    "--option",
+    "options",
+    multiple=True,
+    help="Extra compiler option, e.g. -X=-maxrregcount=32.",
+)
 def check(
     paths: tuple[Path, ...],
     archs: tuple[str, ...],
@@ -123,8 +146,13 @@ def doctor() -> None:
     if mismatch:
         problems += 1
         click.echo(f"MISMATCH {mismatch}")
-        click.echo("         fix: keep nvidia-cuda-nvrtc, nvidia-nvjitlink and nvidia-cuda-nvdisasm on one release")
-    click.echo(f"cache    {cache.cache_root()}" + ("" if cache.enabled() else "  (off: SASSVIEW_NO_CACHE)"))
+        click.echo(
+            "         fix: keep nvidia-cuda-nvrtc, nvidia-nvjitlink and nvidia-cuda-nvdisasm"
+            " on one release"
+        )
+    click.echo(
+        f"cache    {cache.cache_root()}" + ("" if cache.enabled() else "  (off: SASSVIEW_NO_CACHE)")
+    )
     for name in ("triton", "cutlass"):
         import importlib.util
 

@@ -64,7 +64,12 @@ def program_summary(program: Program, *, kernel: str | None = None) -> dict[str,
 
 
 def check_document(programs: list[dict[str, Any]], toolchain: dict[str, str]) -> dict[str, Any]:
-    return {"schema_version": SCHEMA_VERSION, "sassview": _version(), "toolchain": toolchain, "programs": programs}
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "sassview": _version(),
+        "toolchain": toolchain,
+        "programs": programs,
+    }
 
 
 def _version() -> str:

@@ -6,7 +6,7 @@
 For every (case, arch) it writes tests/corpus/<case>/<arch>/:
   kernel.ptx, kernel.cubin, compile.log   NVRTC's output (or, for "-abi7" dirs, the PTX assembled
                                           by the ptxas 12.9 inside Triton, which writes ELF ABI 7)
-  sass.json, sass.txt                     the current nvdisasm wheel: -c -json -g -annotate / -c -gi -gp
+  sass.json, sass.txt                     the nvdisasm wheel: -c -json -g -annotate / -c -gi -gp
   sass-13.1.json, sass-13.1.txt           the same from the nvdisasm 13.1 inside Triton
   res-usage.txt                           cuobjdump -res-usage: what the ELF reader must agree with
   cuobjdump-sass.txt                      cuobjdump -sass: the other text listing users bring
@@ -81,7 +81,12 @@ def record(case: str) -> None:
         disassemble(out, out / "kernel.cubin")
         (out / "res-usage.txt").write_text(run([cuobjdump(), "-res-usage", out / "kernel.cubin"]))
         (out / "cuobjdump-sass.txt").write_text(run([cuobjdump(), "-sass", out / "kernel.cubin"]))
-        meta = {"source": f"sources/{case}.cu", "arch": arch, "options": list(art.options), "tools": toolchain_versions()}
+        meta = {
+            "source": f"sources/{case}.cu",
+            "arch": arch,
+            "options": list(art.options),
+            "tools": toolchain_versions(),
+        }
         (out / "meta.json").write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")
         print(f"recorded {case}/{arch}")
         if ABI7.get(case) == arch:
@@ -103,14 +108,28 @@ def record_abi7(case: str, arch: str, ptx: str) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         cubin = Path(tmp) / "k.cubin"
         done = subprocess.run(
-            [str(ptxas), f"-arch={arch}", "-lineinfo", "-v", str(out / "kernel.ptx"), "-o", str(cubin)],
-            check=True, capture_output=True, text=True,
+            [
+                str(ptxas),
+                f"-arch={arch}",
+                "-lineinfo",
+                "-v",
+                str(out / "kernel.ptx"),
+                "-o",
+                str(cubin),
+            ],
+            check=True,
+            capture_output=True,
+            text=True,
         )
         (out / "kernel.cubin").write_bytes(cubin.read_bytes())
     (out / "compile.log").write_text(done.stdout + done.stderr)
     disassemble(out, out / "kernel.cubin")
     (out / "res-usage.txt").write_text(run([cuobjdump(), "-res-usage", out / "kernel.cubin"]))
-    meta = {"source": f"sources/{case}.cu", "arch": arch, "assembler": run([ptxas, "--version"]).strip().splitlines()[-1]}
+    meta = {
+        "source": f"sources/{case}.cu",
+        "arch": arch,
+        "assembler": run([ptxas, "--version"]).strip().splitlines()[-1],
+    }
     (out / "meta.json").write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")
     print(f"recorded {case}/{arch}-abi7")
 
