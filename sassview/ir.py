@@ -11,13 +11,17 @@ import enum
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
+from typing import NamedTuple
 
 SCHEMA_VERSION = 1
 
 
-@dataclass(frozen=True, slots=True)
-class SourceLoc:
-    """A point in the user's source; `inlined_at` is the call site when this code was inlined."""
+class SourceLoc(NamedTuple):
+    """A point in the user's source; `inlined_at` is the call site when this code was inlined.
+
+    A NamedTuple rather than a frozen dataclass, like the other per-instruction records: a big
+    kernel makes 10^5 of them, and a frozen dataclass' __init__ costs several times more.
+    """
 
     file: str
     line: int
@@ -89,8 +93,9 @@ class Operand:
     offset: int | None = None  # byte offset of a MEMORY or CONSTANT operand
 
 
-@dataclass(frozen=True, slots=True)
-class SassInstruction:
+class SassInstruction(NamedTuple):
+    """One SASS instruction. A NamedTuple for speed (see SourceLoc); `_replace` makes a copy."""
+
     address: int
     opcode: str  # base opcode: LDG
     modifiers: tuple[str, ...]  # E, 128, CONSTANT
@@ -124,8 +129,7 @@ class SassInstruction:
         return f"{pred} {body}" if pred else body
 
 
-@dataclass(frozen=True, slots=True)
-class PtxInstruction:
+class PtxInstruction(NamedTuple):
     line: int
     opcode: str  # ld
     modifiers: tuple[str, ...]  # global, v4, f32

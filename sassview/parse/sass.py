@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from sassview.ir import Operand, OperandKind, SassInstruction, SourceLoc
+from sassview.ir import Operand, OperandKind, Register, SassInstruction, SourceLoc
 from sassview.parse.sass_operands import (
     CONTROL_FLOW,
     branch_target,
@@ -36,6 +36,35 @@ class SassListing:
         return next((f for f in self.functions if f.name == name), None)
 
 
+# (predicate, mnemonic, operand text) -> everything about an instruction but its place.
+_Template = tuple[
+    str, tuple[str, ...], tuple[Operand, ...], Register | None, bool, int | None, bool
+]
+_templates: dict[tuple[str, str, str], _Template] = {}
+
+
+def _template(predicate: str, mnemonic: str, operand_text: str) -> _Template:
+    """Unrolled code repeats whole instructions but for their address: decode each form once."""
+    key = (predicate, mnemonic, operand_text)
+    found = _templates.get(key)
+    if found is not None:
+        return found
+    opcode, modifiers = split_mnemonic(mnemonic)
+    operands = list(_operands(operand_text)) if operand_text else []
+    guard = None
+    negated = False
+    if predicate:
+        pred = predicate.lstrip("@")
+        negated = pred.startswith("!")
+        guard_op = parse_operand(pred.lstrip("!"))
+        guard = guard_op.registers[0] if guard_op.registers else None
+    target = branch_target(opcode, operands)
+    found = (opcode, modifiers, tuple(operands), guard, negated, target, opcode in CONTROL_FLOW)
+    if len(_templates) < 500_000:
+        _templates[key] = found
+    return found
+
+
 def build_instruction(
     address: int,
     predicate: str,
@@ -47,28 +76,21 @@ def build_instruction(
     marks: tuple[str, ...] = (),
     control_flow: bool | None = None,
 ) -> SassInstruction:
-    opcode, modifiers = split_mnemonic(mnemonic)
-    operands = list(_operands(operand_text)) if operand_text else []
-    guard = None
-    negated = False
-    if predicate:
-        pred = predicate.lstrip("@")
-        negated = pred.startswith("!")
-        guard_op = parse_operand(pred.lstrip("!"))
-        guard = guard_op.registers[0] if guard_op.registers else None
-    target = branch_target(opcode, operands)
+    opcode, modifiers, operands, guard, negated, target, flow = _template(
+        predicate, mnemonic, operand_text
+    )
     return SassInstruction(
-        address=address,
-        opcode=opcode,
-        modifiers=modifiers,
-        operands=tuple(operands),
-        guard=guard,
-        guard_negated=negated,
-        source=source,
-        ptx_line=ptx_line,
-        marks=marks,
-        control_flow=(opcode in CONTROL_FLOW) if control_flow is None else control_flow,
-        target=target,
+        address,
+        opcode,
+        modifiers,
+        operands,
+        guard,
+        negated,
+        source,
+        ptx_line,
+        marks,
+        flow if control_flow is None else control_flow,
+        target,
     )
 
 
@@ -107,6 +129,4 @@ def resolve_label_targets(function: SassFunction) -> SassFunction:
 
 
 def _with_target(ins: SassInstruction, target: int) -> SassInstruction:
-    from dataclasses import replace
-
-    return replace(ins, target=target)
+    return ins._replace(target=target)

@@ -149,54 +149,61 @@ def _function(
     instructions = []
     locs: dict[tuple[int, int], SourceLoc] = {}
     loc: SourceLoc | None = None
+    chain_of = text_sources.get
+    ptx_of = text_ptx.get
+    address = start - INSTRUCTION_BYTES
     for i, ins in enumerate(raw):
-        if not isinstance(ins, dict) or not isinstance(ins.get("opcode"), str):
+        address += INSTRUCTION_BYTES
+        try:
+            opcode = ins["opcode"]
+            get = ins.get
+        except (TypeError, KeyError, IndexError):
+            opcode = None
+        if type(opcode) is not str:
             raise ParseError(f"function {name}: instruction #{i} has no opcode", where=where)
-        file_id, line = ins.get("source-file-id"), ins.get("source-line")
-        if isinstance(file_id, int) and isinstance(line, int):
+        line = get("source-line")
+        if line is not None:
+            file_id = get("source-file-id")
             loc = locs.get((file_id, line))
             if loc is None:
-                if file_id not in files:
+                if file_id not in files or type(line) is not int:
                     raise ParseError(
                         f"function {name}: instruction #{i} names unknown file #{file_id}",
                         where=where,
                     )
                 loc = locs[(file_id, line)] = SourceLoc(files[file_id], line)
-        operands = str(ins.get("operands", ""))
-        if (
-            ins["opcode"].startswith("LDGSTS")
-            and operands.startswith("desc[")
-            and operands.endswith("]")
-        ):
+        operands = get("operands", "")
+        if type(operands) is not str:
+            raise ParseError(
+                f"function {name}: instruction #{i}: operands are not text", where=where
+            )
+        if opcode[:6] == "LDGSTS" and operands[:5] == "desc[" and operands[-1:] == "]":
             operands = _ldgsts_in_order(operands)
-        attrs = ins.get("other-attributes") or {}
-        notes = ins.get("annotations") or ()
-        marks = tuple(str(a.get("info", "")) for a in notes if isinstance(a, dict))
-        address = start + i * INSTRUCTION_BYTES
+        attrs = get("other-attributes")
+        notes = get("annotations")
+        marks = tuple(str(a.get("info", "")) for a in notes if isinstance(a, dict)) if notes else ()
         source = loc
-        chain = text_sources.get(address)
+        chain = chain_of(address)
         # The text's chain is richer (inline frames); take it when it names the same line as the
         # JSON, or when the JSON has none (nvdisasm 13.1 ignores -g in JSON mode).
-        if chain is not None and (
-            loc is None or (chain.file == loc.file and chain.line == loc.line)
-        ):
+        if chain is not None and (loc is None or (chain[1] == loc[1] and chain[0] == loc[0])):
             source = chain
         try:
             instructions.append(
                 build_instruction(
                     address,
-                    str(ins.get("predicate", "")),
-                    ins["opcode"],
+                    get("predicate", ""),
+                    opcode,
                     operands,
                     source=source,
-                    ptx_line=text_ptx.get(address),
+                    ptx_line=ptx_of(address),
                     marks=marks,
-                    control_flow=(attrs.get("control-flow") == "True")
+                    control_flow=attrs.get("control-flow") == "True"
                     if isinstance(attrs, dict)
-                    else None,
+                    else False,
                 )
             )
-        except (ValueError, IndexError, AttributeError) as exc:
+        except (ValueError, IndexError, AttributeError, TypeError) as exc:
             raise ParseError(f"function {name}: instruction #{i}: {exc}", where=where) from None
     return SassFunction(name, tuple(instructions))
 

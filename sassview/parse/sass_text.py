@@ -23,6 +23,7 @@ from sassview.parse.sass import SassFunction, SassListing, build_instruction, re
 from sassview.parse.sass_operands import label_operand
 
 PTX_FILE = ".nv_debug_ptx_txt"
+_PTX_MARK = f'"{PTX_FILE}", line '  # noqa: Q000
 
 _INSTR = re.compile(
     r"^\s*/\*([0-9a-fA-F]{4,})\*/\s*(?:\{\s*)?(@!?U?P[0-7T]\s+)?([A-Z][A-Z0-9_]*(?:\.[A-Za-z0-9_]+)*)"
@@ -80,6 +81,12 @@ def _scan(text: str, where: str) -> Iterator[tuple[str, int, str, _Scan]]:
             yield "instr", lineno, line, state
             continue
         if head.startswith("//#"):
+            if _PTX_MARK in line:  # the -gp line: half of all annotation lines, so no regex
+                try:
+                    state.ptx_line = int(line.rsplit(" ", 1)[1])
+                    continue
+                except (IndexError, ValueError):
+                    pass
             match = _FILE.match(line)
             if match:
                 path, num = match.group(1), int(match.group(2))
@@ -172,11 +179,20 @@ def parse_sass_text(text: str, where: str = "<nvdisasm text>") -> SassListing:
     return SassListing(tuple(functions), arch)
 
 
+_chains: dict[tuple[tuple[str, int, int], ...], SourceLoc | None] = {}
+
+
 def _chain_loc(chain: list[tuple[str, int, int]]) -> SourceLoc | None:
     """Consecutive File lines: innermost first, each inlined into the next one."""
+    key = tuple(chain)
+    found = _chains.get(key, False)
+    if found is not False:
+        return found  # type: ignore[return-value]
     loc: SourceLoc | None = None
     for path, line, col in reversed(chain):
         loc = SourceLoc(path, line, col, loc)
+    if len(_chains) < 200_000:
+        _chains[key] = loc
     return loc
 
 

@@ -1,0 +1,290 @@
+"""Asynchronous copies and the synchronisation around them: cp.async, TMA, bulk copies, mbarriers,
+block / named / cluster barriers, warp syncs, ldmatrix / stmatrix.
+
+What the SASS looks like (nvdisasm 13.5, checked on sm_80, sm_90a, sm_100a, sm_120):
+  - cp.async (sm_80+): LDGSTS.E[.BYPASS][.64|.128] (.BYPASS = .cg); commit_group is LDGDEPBAR;
+    wait_group n is `DEPBAR.LE SB0, n`; wait_all is LDGDEPBAR + `DEPBAR.LE SB0, 0x0`;
+    cp.async.mbarrier.arrive is ARRIVES.LDGSTSBAR.64[.ARVCNT];
+  - TMA (sm_90+, sm_120 too): UTMALDG.2D / UTMASTG.2D / UTMAREDG, prefetch UTMAPF.L2.2D;
+  - bulk copies (sm_90+): UBLKCP.S.G (global -> shared), UBLKCP.G.S (shared -> global),
+    UBLKRED.G.S.ADD.F32.RN, UBLKPF.L2; cp.async.bulk.commit_group is UTMACMDFLUSH and
+    cp.async.bulk.wait_group is `DEPBAR.LE SB0, n` again;
+  - mbarriers (sm_90+ in hardware): init SYNCS.EXCH.64; arrive SYNCS.ARRIVE.TRANS64.A1T0 (plain),
+    SYNCS.ARRIVE.TRANS64 (arrive.expect_tx), .ART0 (noComplete), .OPTOUT.A1T0 (arrive_drop),
+    .RED.A0TR (expect_tx), .RED.A0TX (complete_tx), .RED.A1T0 (remote, shared::cluster);
+    try_wait SYNCS.PHASECHK.TRANS64.TRYWAIT, test_wait SYNCS.PHASECHK.TRANS64, inval
+    SYNCS.CCTL.IV. On sm_80 mbarriers are software: STS.64 (init), ATOMS.ARRIVE.64, LDS (wait);
+  - barriers: BAR.SYNC.DEFER_BLOCKING id[, threads] (sm_80 prints `barrier.sync 3` as BAR.SYNC 0x3),
+    BAR.ARV id, threads; BAR.RED.POPC.DEFER_BLOCKING (__syncthreads_count); cluster barriers
+    UCGABAR_ARV / UCGABAR_WAIT; WARPSYNC (only when the mask is not all lanes, or on sm_120
+    before BAR), NANOSLEEP; LDSM.16.M88.4 / STSM.16.MT88.2 (ldmatrix / stmatrix).
+
+How it can be wrong:
+  - `DEPBAR.LE SB0, n` serves cp.async waits, bulk waits and other scoreboard waits alike; the PTX
+    it came from decides where the cubin maps it, otherwise the kind of copies in the kernel does.
+  - A barrier id held in a register (`BAR.SYNC R3`) is reported as id None.
+  - __syncwarp() with a full mask usually leaves no instruction, so warp syncs are undercounted.
+  - Counts are static instruction counts, not how often each runs.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sassview.analyses.base import AnalysisContext, Annotation, Findings, Severity
+from sassview.analyses.memory import access_bits, distinct_locs, never_executes, ptx_for, ptx_lines
+from sassview.ir import OperandKind, SassInstruction
+
+_TMA = {"UTMALDG": "loads", "UTMASTG": "stores", "UTMAREDG": "reductions", "UTMAPF": "prefetches"}
+_BAR_KIND = {"SYNC": "sync", "ARV": "arrive", "RED": "reduce", "SYNCALL": "sync"}
+
+
+def run(ctx: AnalysisContext) -> Findings:
+    kernel = ctx.kernel
+    table = ptx_lines(kernel)
+    cp: list[SassInstruction] = []
+    commits: list[SassInstruction] = []
+    depbars: list[SassInstruction] = []
+    tma: dict[str, list[SassInstruction]] = {v: [] for v in _TMA.values()}
+    bulk: dict[str, list[SassInstruction]] = {
+        "copies_in": [], "copies_out": [], "reductions": [], "prefetches": [], "commits": []
+    }  # fmt: skip
+    mbar: dict[str, int] = {}
+    mbar_mnemonics: dict[str, int] = {}
+    mbar_addrs: list[int] = []
+    barriers: list[dict[str, Any]] = []
+    bar_ins: list[SassInstruction] = []
+    counts = {"warp_syncs": 0, "nanosleeps": 0, "ldmatrix": 0, "stmatrix": 0, "cp_async_arrives": 0}
+    for ins in kernel.instructions:
+        op = ins.opcode
+        if never_executes(ins):
+            continue
+        if op == "LDGSTS":
+            cp.append(ins)
+        elif op == "LDGDEPBAR":
+            # cp.async.wait_all is LDGDEPBAR + DEPBAR: that LDGDEPBAR is no group of the user's.
+            ptx = ptx_for(kernel, table, ins.address)
+            if ptx is None or not ptx.mnemonic.startswith("cp.async.wait_all"):
+                commits.append(ins)
+        elif op == "DEPBAR":
+            depbars.append(ins)
+        elif op in _TMA:
+            tma[_TMA[op]].append(ins)
+        elif op == "UBLKCP":
+            bulk["copies_out" if ins.modifiers[:1] == ("G",) else "copies_in"].append(ins)
+        elif op == "UBLKRED":
+            bulk["reductions"].append(ins)
+        elif op == "UBLKPF":
+            bulk["prefetches"].append(ins)
+        elif op == "UTMACMDFLUSH":
+            bulk["commits"].append(ins)
+        elif op in ("BAR", "UCGABAR_ARV", "UCGABAR_WAIT"):
+            barriers.append(_barrier(ins))
+            bar_ins.append(ins)
+        elif op == "WARPSYNC":
+            counts["warp_syncs"] += 1
+        elif op == "NANOSLEEP":
+            counts["nanosleeps"] += 1
+        elif op == "LDSM":
+            counts["ldmatrix"] += 1
+        elif op == "STSM":
+            counts["stmatrix"] += 1
+        elif op == "ARRIVES":
+            counts["cp_async_arrives"] += 1
+            mbar_addrs.append(ins.address)
+        kind = _mbarrier_kind(ins)
+        if kind is not None:
+            mbar[kind] = mbar.get(kind, 0) + 1
+            mbar_mnemonics[ins.mnemonic] = mbar_mnemonics.get(ins.mnemonic, 0) + 1
+            mbar_addrs.append(ins.address)
+    has_bulk = any(bulk[k] for k in ("copies_out", "reductions")) or any(
+        tma[k] for k in ("stores", "reductions")
+    )
+    waits = [_wait(ins, kernel, table, bool(cp), has_bulk) for ins in depbars]
+    cp_bits: dict[str, int] = {}
+    for ins in cp:
+        key = str(access_bits(ins))
+        cp_bits[key] = cp_bits.get(key, 0) + 1
+    facts: dict[str, Any] = {
+        "cp_async": len(cp),
+        "cp_async_bits": cp_bits,
+        "cp_async_groups": len(commits),
+        "cp_async_waits": [w for w in waits if w["kind"] == "cp.async"],
+        "cp_async_arrives": counts["cp_async_arrives"],
+        "tma": {k: len(v) for k, v in tma.items()},
+        "bulk_copies": len(bulk["copies_in"]) + len(bulk["copies_out"]),
+        "bulk": {k: len(v) for k, v in bulk.items()},
+        "bulk_waits": [w for w in waits if w["kind"] == "bulk"],
+        "other_waits": [w for w in waits if w["kind"] == "other"],
+        "mbarrier_ops": {**mbar, "by_mnemonic": mbar_mnemonics},
+        "ptx_mbarrier_ops": _ptx_mbarrier_ops(kernel),
+        "barriers": barriers,
+        "warp_syncs": counts["warp_syncs"],
+        "nanosleeps": counts["nanosleeps"],
+        "ldmatrix": counts["ldmatrix"],
+        "stmatrix": counts["stmatrix"],
+    }
+    notes: list[Annotation] = []
+    if cp:
+        widths = sorted(cp_bits.items(), key=lambda x: -int(x[0]))
+        bits = ", ".join(f"{n}x{b}-bit" for b, n in widths)
+        pending = [w["pending"] for w in facts["cp_async_waits"]]
+        wait_text = f"waits for <= {pending} pending groups" if pending else "no wait_group found"
+        addrs = [i.address for i in cp + commits] + [w["address"] for w in facts["cp_async_waits"]]
+        notes.append(
+            _note(
+                kernel,
+                addrs,
+                f"cp.async: {len(cp)} LDGSTS ({bits}), {len(commits)} commits (LDGDEPBAR), "
+                + wait_text,
+                {"cp_async": len(cp), "groups": len(commits)},
+            )
+        )
+    tma_all = [i for v in tma.values() for i in v]
+    if tma_all:
+        summary = ", ".join(f"{len(v)} {k}" for k, v in tma.items() if v)
+        names = sorted({i.mnemonic for i in tma_all})
+        notes.append(
+            _note(
+                kernel,
+                [i.address for i in tma_all],
+                f"TMA: {summary} ({', '.join(names)})",
+                {k: len(v) for k, v in tma.items()},
+            )
+        )
+    bulk_all = [i for v in bulk.values() for i in v]
+    if bulk_all:
+        summary = ", ".join(f"{len(v)} {k.replace('_', ' ')}" for k, v in bulk.items() if v)
+        notes.append(
+            _note(
+                kernel,
+                [i.address for i in bulk_all],
+                f"bulk copies: {summary}",
+                {k: len(v) for k, v in bulk.items()},
+            )
+        )
+    if mbar:
+        summary = ", ".join(f"{n} {k}" for k, n in mbar.items())
+        notes.append(_note(kernel, mbar_addrs, f"mbarrier: {summary}", dict(mbar)))
+    notes.extend(_barrier_notes(kernel, barriers, bar_ins))
+    return Findings(facts=facts, annotations=tuple(notes))
+
+
+def _imm(ins: SassInstruction, index: int) -> int | None:
+    if index < len(ins.operands):
+        op = ins.operands[index]
+        if op.kind is OperandKind.IMMEDIATE and isinstance(op.value, int):
+            return op.value
+    return None
+
+
+def _barrier(ins: SassInstruction) -> dict[str, Any]:
+    if ins.opcode == "UCGABAR_ARV":
+        return {"address": ins.address, "id": None, "kind": "cluster-arrive", "threads": None}
+    if ins.opcode == "UCGABAR_WAIT":
+        return {"address": ins.address, "id": None, "kind": "cluster-wait", "threads": None}
+    kind = _BAR_KIND.get(ins.modifiers[0] if ins.modifiers else "", "other")
+    return {"address": ins.address, "id": _imm(ins, 0), "kind": kind, "threads": _imm(ins, 1)}
+
+
+def _mbarrier_kind(ins: SassInstruction) -> str | None:
+    op, mods = ins.opcode, ins.modifiers
+    if op == "SYNCS":
+        head = mods[0] if mods else ""
+        if head == "EXCH":
+            return "init"
+        if head == "ARRIVE":
+            if "A0TR" in mods:
+                return "expect_tx"
+            if "A0TX" in mods:
+                return "complete_tx"
+            if not any(m.startswith("A") and m[1:2] in ("0", "1", "R") for m in mods[1:]):
+                return "arrive_expect_tx"
+            return "arrive"
+        if head == "PHASECHK":
+            return "try_wait" if "TRYWAIT" in mods else "test_wait"
+        if head == "CCTL":
+            return "inval"
+        return "other"
+    if op == "ATOMS" and mods[:1] == ("ARRIVE",):
+        return "arrive"  # sm_80: mbarrier.arrive in software
+    return None
+
+
+def _wait(
+    ins: SassInstruction, kernel: Any, table: Any, has_cp: bool, has_bulk: bool
+) -> dict[str, Any]:
+    board = ins.operands[0].text if ins.operands else None
+    pending = _imm(ins, 1)
+    ptx = ptx_for(kernel, table, ins.address)
+    text = ptx.mnemonic if ptx is not None else None
+    if text is not None and text.startswith("cp.async.bulk"):
+        kind = "bulk"
+    elif text is not None and text.startswith("cp.async.wait"):
+        kind = "cp.async"
+    elif board == "SB0" and (text is None or text.startswith(("cp.", "bar", "ret", "mov"))):
+        kind = "other"
+        if has_cp != has_bulk:
+            kind = "cp.async" if has_cp else "bulk"
+    else:
+        kind = "other"
+    return {
+        "address": ins.address, "scoreboard": board, "pending": pending, "kind": kind, "ptx": text
+    }  # fmt: skip
+
+
+def _ptx_mbarrier_ops(kernel: Any) -> dict[str, int]:
+    out: dict[str, int] = {}
+    if kernel.ptx is None:
+        return out
+    for p in kernel.ptx.instructions:
+        if p.opcode == "mbarrier" and p.modifiers:
+            name = p.modifiers[0]
+            if name == "arrive" and "expect_tx" in p.modifiers:
+                name = "arrive.expect_tx"
+            out[name] = out.get(name, 0) + 1
+    return out
+
+
+def _note(kernel: Any, addresses: list[int], message: str, data: dict[str, Any]) -> Annotation:
+    addrs = tuple(sorted(set(addresses)))
+    wanted = set(addrs)
+    by_addr = {i.address: i for i in kernel.instructions if i.address in wanted}
+    return Annotation(
+        kind="async-copy",
+        severity=Severity.INFO,
+        message=message,
+        addresses=addrs,
+        source=distinct_locs(by_addr[a] for a in addrs if a in by_addr),
+        data=data,
+    )
+
+
+def _barrier_notes(
+    kernel: Any, barriers: list[dict[str, Any]], instructions: list[SassInstruction]
+) -> list[Annotation]:
+    groups: dict[tuple[str, Any, Any], list[SassInstruction]] = {}
+    for fact, ins in zip(barriers, instructions, strict=True):
+        groups.setdefault((fact["kind"], fact["id"], fact["threads"]), []).append(ins)
+    out = []
+    for (kind, bar_id, threads), members in groups.items():
+        if kind.startswith("cluster"):
+            what = f"cluster barrier {kind.split('-')[1]} ({members[0].mnemonic})"
+        elif bar_id == 0 and kind == "sync" and threads is None:
+            what = "block barrier 0 (__syncthreads)"
+        else:
+            name = "named barrier" if bar_id else "barrier"
+            ident = bar_id if bar_id is not None else "(in a register)"
+            what = f"{name} {ident} {kind}" + (f" for {threads} threads" if threads else "")
+            what += f" ({members[0].mnemonic})" if kind == "reduce" else ""
+        out.append(
+            Annotation(
+                kind="barrier",
+                severity=Severity.INFO,
+                message=f"{len(members)} x {what}",
+                addresses=tuple(i.address for i in members),
+                source=distinct_locs(members),
+                data={"kind": kind, "id": bar_id, "threads": threads, "count": len(members)},
+            )
+        )
+    return out

@@ -1,0 +1,252 @@
+"""Shared helpers for the memory analyses: which SASS instructions touch memory, where, how wide.
+
+Not an analysis (it has no `run`): `memory_width`, `spills` and `async_copy` read memory
+instructions through `classify`, so they agree on what LDG.E.128 or LDSM.16.M88.4 means.
+
+Widths come from the opcode's modifiers, as nvdisasm prints them on sm_80 ... sm_120:
+`.128`/`.64`/`.256` (LDG.E.ENL2.256 on sm_100), `.U8`/`.S8`/`.U16`/`.S16`, `.F64`/`.F16x2` on
+atomics, and a count `.2`/`.4` on LDSM/STSM (per thread: one 32-bit register per 8x8 matrix);
+without one an access is 32 bits. TMA and bulk copies (UTMALDG, UTMASTG, UBLKCP, ...) move a
+whole tile: their width is "bulk". Generic LD/ST/ATOM/RED say nothing about the space; the PTX
+instruction they came from (ld.global..., atom.shared...) refines it where the cubin maps it.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from typing import NamedTuple
+
+from sassview.ir import Kernel, Operand, OperandKind, PtxInstruction, SassInstruction, SourceLoc
+
+BULK = "bulk"
+
+# opcode -> (space, direction). UBLKCP / UBLKRED are decided by their .S.G / .G.S modifiers.
+_KIND: dict[str, tuple[str, str]] = {
+    "LDG": ("global", "load"),
+    "STG": ("global", "store"),
+    "LD": ("generic", "load"),
+    "ST": ("generic", "store"),
+    "LDS": ("shared", "load"),
+    "STS": ("shared", "store"),
+    "LDL": ("local", "load"),
+    "STL": ("local", "store"),
+    "LDC": ("constant", "load"),
+    "ULDC": ("constant", "load"),
+    "LDCU": ("constant", "load"),
+    "LDGSTS": ("global", "load"),  # cp.async: reads global, writes shared
+    "LDSM": ("shared", "load"),
+    "STSM": ("shared", "store"),
+    "ATOM": ("generic", "atomic"),
+    "ATOMG": ("global", "atomic"),
+    "ATOMS": ("shared", "atomic"),
+    "RED": ("generic", "atomic"),
+    "REDG": ("global", "atomic"),
+    "UTMALDG": ("global", "load"),
+    "UTMASTG": ("global", "store"),
+    "UTMAREDG": ("global", "atomic"),
+    "UBLKCP": ("global", "load"),
+    "UBLKRED": ("global", "atomic"),
+}
+MEMORY_OPCODES = frozenset(_KIND)
+BULK_OPCODES = frozenset({"UTMALDG", "UTMASTG", "UTMAREDG", "UBLKCP", "UBLKRED"})
+_MATRIX = frozenset({"LDSM", "STSM"})
+_WIDTH = {
+    "256": 256, "128": 128, "64": 64, "32": 32, "U8": 8, "S8": 8, "U16": 16, "S16": 16,
+    "F64": 64, "S64": 64, "U64": 64, "F16x2": 32, "BF16x2": 32,
+}  # fmt: skip
+_SPACE_LETTER = {"G": "global", "S": "shared"}
+_PTX_SPACES = ("global", "shared", "local", "const", "param")
+
+
+class MemoryAccess(NamedTuple):
+    """One memory instruction, classified. `bits` is an int, or "bulk" for TMA / bulk copies.
+
+    A NamedTuple rather than a frozen dataclass: a 65k-instruction kernel makes tens of
+    thousands of these, and tuple construction is several times cheaper.
+    """
+
+    instruction: SassInstruction
+    space: str  # global, shared, local, constant, generic
+    direction: str  # load, store, atomic
+    bits: int | str
+    operand: Operand | None  # the address operand ([R2.64+0x10]), when there is one
+
+    @property
+    def address(self) -> int:
+        return self.instruction.address
+
+
+def never_executes(ins: SassInstruction) -> bool:
+    """`@!PT ...`: a placeholder ptxas pads with (`@!PT LDS RZ, [RZ]` before cp.async / membar)."""
+    guard = ins.guard
+    if guard is None or not ins.guard_negated:
+        return False
+    return guard.index is None and guard.file in ("P", "UP")
+
+
+def access_bits(ins: SassInstruction) -> int | str:
+    """Width in bits of one access by one thread, from the modifiers (32 when none says)."""
+    if ins.opcode in BULK_OPCODES:
+        return BULK
+    mods = ins.modifiers
+    if not mods:
+        return 32
+    if ins.opcode in _MATRIX:
+        # LDSM.16.M88.4 / LDSM.16.MT88.2 / LDSM.16.M88: a trailing count of 8x8 matrices.
+        count = next((int(m) for m in reversed(mods) if m in ("1", "2", "4")), 1)
+        return 32 * count
+    bits = 32
+    for mod in mods:
+        width = _WIDTH.get(mod)
+        if width is not None:
+            bits = width
+    return bits
+
+
+def ptx_lines(kernel: Kernel) -> dict[int, PtxInstruction]:
+    """PTX line -> the instruction on it (the first memory-like one when a line holds several)."""
+    table: dict[int, PtxInstruction] = {}
+    if kernel.ptx is None:
+        return table
+    for p in kernel.ptx.instructions:
+        held = table.get(p.line)
+        if held is None or (held.opcode not in _PTX_MEMORY and p.opcode in _PTX_MEMORY):
+            table[p.line] = p
+    return table
+
+
+_PTX_MEMORY = frozenset(
+    {"ld", "st", "atom", "red", "cp", "ldmatrix", "stmatrix", "ldu", "mbarrier", "wgmma", "mma"}
+)
+
+
+def ptx_for(
+    kernel: Kernel, table: Mapping[int, PtxInstruction], address: int
+) -> PtxInstruction | None:
+    line = kernel.correspondence.ptx_for_sass(address)
+    return table.get(line) if line is not None else None
+
+
+def classify(ins: SassInstruction, ptx: PtxInstruction | None = None) -> MemoryAccess | None:
+    """The access one instruction makes, or None when it touches no memory (or never runs)."""
+    kind = _KIND.get(ins.opcode)
+    if kind is None or never_executes(ins):
+        return None
+    space, direction = kind
+    if ins.opcode in ("UBLKCP", "UBLKRED"):
+        # UBLKCP.S.G: to shared from global (a load); UBLKCP.G.S: to global from shared.
+        letters = [_SPACE_LETTER[m] for m in ins.modifiers if m in _SPACE_LETTER]
+        if len(letters) >= 2:
+            dst, src = letters[0], letters[1]
+            if dst == "global":
+                space, direction = "global", "store" if ins.opcode == "UBLKCP" else "atomic"
+            elif src == "global":
+                space = "global"
+            else:
+                space = "shared"
+    if space == "generic" and ptx is not None and ptx.opcode in ("ld", "st", "atom", "red"):
+        space = next((s for s in _PTX_SPACES if s in ptx.modifiers), space)
+        space = "constant" if space == "const" else space
+    want = OperandKind.CONSTANT if space == "constant" else OperandKind.MEMORY
+    operand = None
+    for op in ins.operands:
+        if op.kind is want:
+            operand = op
+            break
+    return MemoryAccess(ins, space, direction, access_bits(ins), operand)
+
+
+def accesses(
+    kernel: Kernel, ptx_table: Mapping[int, PtxInstruction] | None = None
+) -> list[MemoryAccess]:
+    """Every memory access of a kernel, in address order."""
+    table = ptx_lines(kernel) if ptx_table is None else ptx_table
+    to_ptx = kernel.correspondence.sass_ptx
+    out = []
+    for ins in kernel.instructions:
+        if ins.opcode in _KIND:
+            ptx = None
+            if ins.opcode in _GENERIC:  # only generic accesses need their PTX to classify
+                line = to_ptx.get(ins.address)
+                ptx = table.get(line) if line is not None else None
+            acc = classify(ins, ptx)
+            if acc is not None:
+                out.append(acc)
+    return out
+
+
+_GENERIC = frozenset({"LD", "ST", "ATOM", "RED"})
+
+
+def user_loc(ins: SassInstruction) -> SourceLoc | None:
+    """The line the user wrote: the outermost frame of an inlined chain."""
+    loc = ins.source
+    if loc is None or loc.inlined_at is None:
+        return loc
+    while loc.inlined_at is not None:
+        loc = loc.inlined_at
+    return loc
+
+
+class LineKeys:
+    """JSON keys for source lines: "34" for the kernel's main file, "file:34" for any other.
+
+    The main file is the one most instructions' outermost frames point at.
+    """
+
+    def __init__(self, instructions: Iterable[SassInstruction]) -> None:
+        files = Counter(loc.file for loc in map(user_loc, instructions) if loc is not None)
+        self.main = files.most_common(1)[0][0] if files else ""
+        self._keys: dict[tuple[str, int], str] = {}
+
+    def key(self, loc: SourceLoc | None) -> str | None:
+        if loc is None:
+            return None
+        where = (loc.file, loc.line)
+        key = self._keys.get(where)
+        if key is None:
+            key = str(loc.line) if loc.file == self.main else f"{loc.file}:{loc.line}"
+            self._keys[where] = key
+        return key
+
+    def of(self, ins: SassInstruction) -> str | None:
+        """The key of an instruction's user line (outermost frame)."""
+        return self.key(user_loc(ins))
+
+
+def distinct_locs(instructions: Iterable[SassInstruction]) -> tuple[SourceLoc, ...]:
+    """The distinct user lines (outermost frames) of some instructions, in line order."""
+    seen: dict[tuple[str, int], SourceLoc] = {}
+    for ins in instructions:
+        loc = user_loc(ins)
+        if loc is not None:
+            seen.setdefault((loc.file, loc.line), loc)
+    return tuple(seen[k] for k in sorted(seen))
+
+
+def base_text(operand: Operand) -> str:
+    """The address operand without its constant offset: desc[UR4][R2.64+0x8] -> desc[UR4][R2.64]."""
+    text = operand.text
+    if operand.offset is None:
+        return text
+    base = _BASES.get(text)
+    if base is None:
+        head, sep, inner = text.rpartition("[")
+        terms = inner.rstrip("]").replace("-", "+-").split("+")
+        kept = [t for t in terms if t and not _is_int(t)]
+        base = _BASES[text] = f"{head}{sep}{'+'.join(kept)}]"
+        if len(_BASES) > 100_000:
+            _BASES.clear()
+    return base
+
+
+_BASES: dict[str, str] = {}
+
+
+def _is_int(term: str) -> bool:
+    try:
+        int(term, 0)
+    except ValueError:
+        return False
+    return True
