@@ -169,3 +169,13 @@ def test_import_sassview_loads_no_heavy_framework() -> None:
         [__import__("sys").executable, "-c", code], capture_output=True, text=True, check=True
     )
     assert done.stdout.strip() == ""
+
+
+def test_ptx_input_keeps_sass_to_ptx_lines_and_clean_inline_chains() -> None:
+    # nvJitLink names the embedded PTX ".nv_debug_ptx_txt.<n>", ptxas ".nv_debug_ptx_txt".
+    program = sassview.from_ptx((CORPUS / "tiled" / "sm_90a" / "kernel.ptx").read_text())
+    (k,) = program.kernels
+    assert sum(1 for i in k.instructions if i.ptx_line) > len(k.instructions) // 2
+    assert not any(
+        f.file.startswith(".nv_debug") for i in k.instructions if i.source for f in i.source.frames()
+    )

@@ -22,8 +22,9 @@ from sassview.ir import SourceLoc
 from sassview.parse.sass import SassFunction, SassListing, build_instruction, resolve_label_targets
 from sassview.parse.sass_operands import label_operand
 
+# The embedded PTX's name: ".nv_debug_ptx_txt" from ptxas, ".nv_debug_ptx_txt.<n>" from nvJitLink.
 PTX_FILE = ".nv_debug_ptx_txt"
-_PTX_MARK = f'"{PTX_FILE}", line '  # noqa: Q000
+_PTX_MARK = f'"{PTX_FILE}'  # noqa: Q000
 
 _INSTR = re.compile(
     r"^\s*/\*([0-9a-fA-F]{4,})\*/\s*(?:\{\s*)?(@!?U?P[0-7T]\s+)?([A-Z][A-Z0-9_]*(?:\.[A-Za-z0-9_]+)*)"
@@ -90,7 +91,7 @@ def _scan(text: str, where: str) -> Iterator[tuple[str, int, str, _Scan]]:
             match = _FILE.match(line)
             if match:
                 path, num = match.group(1), int(match.group(2))
-                if path == PTX_FILE:
+                if path.startswith(PTX_FILE):
                     state.ptx_line = num
                 else:
                     chain.append((path, num, int(match.group(3) or 0)))

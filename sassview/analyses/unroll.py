@@ -1,0 +1,304 @@
+"""Loop unrolling: how many source iterations one trip through each SASS loop runs, and whether
+that is what the source asked for (`#pragma unroll N`, `#pragma unroll`, `#pragma unroll 1`).
+
+All architectures. For CUDA C++ the source text is scanned for `for`, `while` and `do` loops
+(comments, strings and preprocessor lines blanked), their bodies (braces matched, or the one
+statement) and the `#pragma unroll` on the line above. Each SASS loop is tied to the source loop
+whose statement `sassview.graph.loops.loop_source` finds for it. Without C++ source (PTX, Triton,
+a bare cubin) loops are reported by the line the loop finder gives them, and the only request
+known is PTX `.pragma "nounroll"`, checked against what ptxas itself did.
+
+The factor. Take one trip through the SASS loop (its blocks minus those of loops nested in it)
+and the instructions whose line is one of the loop's own body lines (not the `for` line, which
+holds the induction and the compare; not the lines of nested source loops). Count each (opcode,
+line) pair, memory accesses weighted by their width in 32-bit words (four stores merged into one
+STS.128 count 4). Unrolled f times, a pair with k instructions per iteration counts k*f. The
+factor is the largest number dividing the counts of most pairs, looking at float or tensor math
+when there is any, else at memory accesses (integer address arithmetic is strength-reduced and
+appears once per trip; a load of an invariant or neighbouring element is shared by the copies).
+When a source loop has several SASS loops, the smallest is taken as one iteration's worth and
+the others are measured as ratios to it (right even when k > 1); those with a smaller factor
+than the largest are remainder loops. Copies of the main body's pairs outside any loop (at least
+half of them) are a straight-line remainder (or peeled iterations: the two are not told apart).
+A source loop with code but no SASS loop is fully unrolled: the same count over the code around
+it, divided by the factors of the loops enclosing it, gives its copies.
+
+How it can be wrong: one statement that becomes several same-opcode math instructions (a
+division, sinf, a[i-1] + a[i] + a[i+1]) with no remainder loop to compare against reads as a
+larger factor; a loop with no math whose loads are shared between copies reads as a smaller
+one; a one-line loop is counted on its `for` line, induction included; macros and lambdas
+confuse the line-based scan; loop versioning (two full copies) reports one as the main loop and
+the other as neither; a loop in a header has no pragma read; PTX `nounroll` is ignored for CUDA
+C++, where NVVM writes it on every loop after doing the requested unrolling itself.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections import Counter
+from collections.abc import Callable, Iterable
+from pathlib import PurePath
+from typing import Any
+
+from sassview.analyses.base import AnalysisContext, Annotation, Findings, Severity
+from sassview.graph.loops import Loop, loop_source
+from sassview.ir import SassInstruction, SourceLoc
+from sassview.parse.source_loops import Request, SourceLoop, source_loops
+
+_C_SUFFIXES = (".cu", ".cuh", ".cpp", ".cc", ".cxx", ".h", ".hpp")
+_MEMORY = ("LD", "ST", "ATOM", "RED", "TEX", "TLD", "SULD", "SUST", "LDGSTS", "UBLKCP", "UTMA")
+_MATH = frozenset({"FADD", "FFMA", "FMUL", "FMNMX", "DADD", "DFMA", "DMUL", "HADD2", "HMUL2",
+                   "HFMA2", "MUFU", "HMMA", "IMMA", "DMMA", "BMMA", "HGMMA", "IGMMA", "QGMMA"})
+Counts = Counter[tuple[str, int, int]]  # (opcode, line, kind: see _weight) -> count
+
+
+def _weight(ins: SassInstruction) -> tuple[int, int]:
+    """(kind, weight): kind 2 for float/tensor math, 1 for memory, 0 for what does not follow the
+    iterations (moves, integer and address arithmetic, compares, branches). Math is trusted
+    first: an invariant or neighbouring load is often shared by the unrolled copies, math that
+    depends on the iteration never is. A memory access weighs its width in 32-bit words."""
+    op = ins.opcode
+    if op == "HFMA2" and len(ins.operands) > 1 and ins.operands[1].text == "-RZ":
+        return 0, 1  # HFMA2(.MMA) R5, -RZ, RZ, 0, 0 is how ptxas writes a move
+    if op in _MATH:
+        return 2, 1
+    if op.startswith(_MEMORY) and not op.startswith("LDC"):
+        return 1, 4 if "128" in ins.modifiers else 2 if "64" in ins.modifiers else 1
+    return 0, 1
+
+
+def _pool(keys: Iterable[tuple[str, int, int]]) -> list[tuple[str, int, int]]:
+    """The pairs to trust: math if any, else memory, else all."""
+    keys = list(keys)
+    return [k for k in keys if k[2] == 2] or [k for k in keys if k[2] == 1] or keys
+
+
+def _factor(counts: Counts) -> int | None:
+    """The largest number that divides the counts of most (more than half of) the pairs."""
+    if not counts:
+        return None
+    pool = [counts[k] for k in _pool(counts)]
+    for g in sorted({d for c in pool for d in range(1, c + 1) if c % d == 0}, reverse=True):
+        if 2 * sum(1 for c in pool if c % g == 0) > len(pool):
+            return g
+    return 1
+
+
+def _ratio(counts: Counts, ref: Counts) -> int | None:
+    """The most common whole ratio of `counts` to `ref` over the pairs both have."""
+    shared = _pool(k for k in counts if k in ref)
+    ratios = Counter(counts[k] // ref[k] for k in shared if counts[k] % ref[k] == 0)
+    return max(ratios, key=lambda r: (ratios[r], r)) if ratios else None
+
+
+def _count(instructions: tuple[SassInstruction, ...], indices: Iterable[int],
+           line_of: Callable[[int], int | None]) -> Counts:
+    counts: Counts = Counter()
+    for i in indices:
+        line = line_of(i)
+        if line is not None:
+            kind, weight = _weight(instructions[i])
+            counts[(instructions[i].opcode, line, kind)] += weight
+    return counts
+
+
+def _measure(loops: list[Loop], counts_of: Callable[[Loop], Counts]
+             ) -> tuple[int | None, Loop, list[Loop], Counts]:
+    """(factor, main loop, remainder loops, the main loop's counts) of one source loop."""
+    measured = [(_factor(c), lp, c) for lp in loops for c in [counts_of(lp)]]
+    if len(measured) > 1:  # the smallest is one iteration's worth: measure the others against it
+        r, ref_loop, ref = min(measured, key=lambda m: sum(c for k, c in m[2].items() if k[2]))
+        measured = [(r if lp is ref_loop else (_ratio(c, ref) or 0) * (r or 1) or g, lp, c)
+                    for g, lp, c in measured]
+    f, main, counts = max(measured, key=lambda m: (m[0] or 0, -m[1].first_address))
+    return f, main, [lp for g, lp, _ in measured if lp is not main and (g or 0) < (f or 0)], counts
+
+
+def _main_file(ctx: AnalysisContext) -> str | None:
+    path = ctx.program.artifacts.source_path
+    files = Counter(ins.source.outermost.file for ins in ctx.kernel.instructions if ins.source)
+    if path and path in files:
+        return path
+    return files.most_common(1)[0][0] if files else None
+
+
+def run(ctx: AnalysisContext) -> Findings:
+    cfg, instructions, artifacts = ctx.cfg, ctx.kernel.instructions, ctx.program.artifacts
+    main = _main_file(ctx)
+    cxx = bool(artifacts.source_text) and main is not None and (
+        artifacts.kind == "cuda" or PurePath(main).suffix in _C_SUFFIXES)
+    sloops = source_loops(artifacts.source_text or "") if cxx else []
+    by_line = {n: i for i, s in enumerate(sloops) for n in s.statement}
+    # Per instruction, the main-file lines of its inline chain, innermost first: code inlined
+    # into a loop counts on the line of the call inside the loop.
+    lines = [tuple(f.line for f in i.source.frames() if f.file == main) if i.source else ()
+             for i in instructions]
+
+    def is_statement(loc: SourceLoc) -> bool:
+        return loc.file == main and loc.line in by_line
+
+    regions: dict[int | None, list[int]] = {}
+
+    def region(loop: Loop | None) -> list[int]:
+        """Instruction indices of one trip (no nested loops), or of the code outside all loops."""
+        key = loop.index if loop else None
+        if key not in regions:
+            inner = {k for o in ctx.loops if loop is None or o.parent == key for k in o.blocks}
+            blocks = (loop.blocks if loop else {b.index for b in cfg.blocks if b.reachable}) - inner
+            spans = (cfg.blocks[k] for k in sorted(blocks))
+            regions[key] = [i for b in spans for i in range(b.first, b.last + 1)]
+        return regions[key]
+
+    def in_span(s: SourceLoop, keep: Iterable[int]) -> Callable[[int], int | None]:
+        wanted = set(keep)
+        low, high = s.span
+        return lambda i: next((n for n in lines[i] if low <= n <= high and n in wanted), None)
+
+    placed: dict[int, list[Loop]] = {}
+    loose: dict[tuple[str, int] | int, list[Loop]] = {}
+    for loop in ctx.loops:
+        loc = loop_source(loop, cfg, instructions, is_statement if sloops else None)
+        if loc is not None and is_statement(loc):
+            placed.setdefault(by_line[loc.line], []).append(loop)
+        else:
+            loose.setdefault((loc.file, loc.line) if loc else loop.index, []).append(loop)
+
+    entries: list[dict[str, Any]] = []
+    notes: list[Annotation] = []
+    factors: dict[int, int] = {}
+    mains: dict[int, Loop] = {}
+    present = {n for found in lines for n in found}
+    for i, s in enumerate(sloops):
+        if i not in placed and not any(s.span[0] <= n <= s.span[1] for n in present):
+            continue  # a loop of another kernel
+        keep = set(s.own) | {n for j, c in enumerate(sloops) if c.parent == i and j in placed
+                             for n in c.statement}
+        owner = s.parent
+        while owner is not None and owner not in mains:
+            owner = sloops[owner].parent
+        outer = region(mains[owner] if owner is not None else None)
+        if i in placed:
+            if not any(_count(instructions, region(lp), in_span(s, keep)) for lp in placed[i]):
+                keep = set(s.statement)  # a one-line loop: its body shares the `for` line
+            pick = in_span(s, keep)
+            f, loop, rest, counts = _measure(
+                placed[i], lambda lp, p=pick: _count(instructions, region(lp), p))  # type: ignore[misc]
+            tail = [k for k in _count(instructions, outer, pick) if k in counts]
+            straight = bool(f and f > 1 and counts and 2 * len(tail) >= len(counts))
+            mains[i], factors[i] = loop, f or 1
+            entry = _entry(s.line, main, s.depth, True, f, s.requested, bool(rest) or straight,
+                           loop.first_address, len(loop.addresses), [loop, *rest])
+            notes += _describe(entry, loop, rest, straight)
+        else:
+            counts = (_count(instructions, outer, in_span(s, keep))
+                      or _count(instructions, outer, in_span(s, s.statement)))
+            if not counts:
+                continue  # no code left for this loop
+            copies, scale, up = _factor(counts) or 1, 1, s.parent
+            while up is not None:  # the copies of the loops around it multiply its own
+                scale *= factors.get(up, 1)
+                up = None if up == owner else sloops[up].parent
+            factors[i] = copies = copies // scale if copies % scale == 0 else copies
+            hits = [j for j in outer if any(s.span[0] <= n <= s.span[1] for n in lines[j])]
+            entry = _entry(s.line, main, s.depth, False, copies, s.requested, False,
+                           instructions[hits[0]].address if hits else None, len(hits), [])
+            notes += _describe(entry, None, [], False, tuple(instructions[h].address for h in hits))
+        entries.append(entry)
+    for key, group in loose.items():
+        at = key if isinstance(key, tuple) else None
+
+        def other_lines(i: int, at: tuple[str, int] | None = at) -> int | None:
+            src = instructions[i].source
+            return src.line if src and at and (src.file, src.line) != at else None
+
+        f, loop, rest, _ = _measure(group, lambda lp: _count(instructions, region(lp), other_lines))
+        requested, ptxas = (None, None) if cxx else _ptx_request(ctx, region(loop))
+        entry = _entry(at[1] if at else None, at[0] if at else None, loop.depth, True, f, requested,
+                       bool(rest), loop.first_address, len(loop.addresses), [loop, *rest])
+        if requested is not None:
+            entry["ptxas_factor"] = ptxas
+        entries.append(entry)
+        notes += _describe(entry, loop, rest, False)
+    entries.sort(key=lambda e: (e["source_line"] is None, e["source_line"] or 0,
+                                e["first_address"] or 0))
+    return Findings(facts={"loops": entries}, annotations=tuple(notes))
+
+
+def _entry(line: int | None, file: str | None, depth: int, back: bool, factor: int | None,
+           requested: Request, remainder: bool, first: int | None, count: int, loops: list[Loop]
+           ) -> dict[str, Any]:
+    return {"source_line": line, "file": file, "depth": depth, "has_back_edge": back,
+            "achieved_factor": factor, "requested_factor": requested, "remainder": remainder,
+            "first_address": first, "instructions": count,
+            "sass_loops": [lp.index for lp in loops[:1]],
+            "remainder_loops": [lp.index for lp in loops[1:]]}
+
+
+def _ptx_request(ctx: AnalysisContext, indices: list[int]) -> tuple[Request, int | None]:
+    """A PTX `.pragma "nounroll"` just before one of this loop's PTX lines: requested 1, and the
+    factor ptxas applied (copies of each PTX line's instructions in one trip)."""
+    ptx, ins = ctx.kernel.ptx, ctx.kernel.instructions
+    if ptx is None or not ptx.pragmas:
+        return None, None
+    lines = {ins[i].ptx_line for i in indices if ins[i].ptx_line is not None}
+    starts = sorted(p.line for p in ptx.instructions)
+    for at, text in ptx.pragmas:
+        k = bisect_right(starts, at)
+        if text.strip('"') == "nounroll" and k < len(starts) and starts[k] in lines:
+            return 1, _factor(_count(ins, indices, lambda i: ins[i].ptx_line))
+    return None, None
+
+
+def _describe(entry: dict[str, Any], loop: Loop | None, rest: list[Loop], straight: bool,
+              addresses: tuple[int, ...] = ()) -> list[Annotation]:
+    line, f = entry["source_line"], entry["achieved_factor"]
+    where = f"loop at line {line}" if line is not None else "loop"
+    source = (SourceLoc(entry["file"], line),) if line is not None and entry["file"] else ()
+    common: dict[str, Any] = {
+        "addresses": loop.addresses if loop else addresses, "source": source,
+        "blocks": tuple(sorted(loop.blocks)) if loop else (),
+        "loops": (loop.index,) if loop else ()}
+    if not entry["has_back_edge"]:
+        text = f"{where} fully unrolled: {f} {'copy' if f == 1 else 'copies'}, no loop left"
+    elif f is None:
+        text = f"{where}: unroll factor not measured (no instructions of its body in the loop)"
+    else:
+        text = f"{where} not unrolled" if f == 1 else f"{where} unrolled by {f}"
+        if rest or straight:
+            text += ", with a remainder loop" if rest else ", with a straight-line remainder"
+    notes = [Annotation("unroll", Severity.INFO, text, data=dict(entry), **common)]
+    for r in rest:
+        notes.append(Annotation(
+            "unroll", Severity.INFO, f"remainder loop of the {where} (the iterations the unroll by "
+            f"{f} leaves over)", addresses=r.addresses, blocks=tuple(sorted(r.blocks)),
+            loops=(r.index,), source=source, data={"remainder_of": entry["sass_loops"]}))
+    warning = _mismatch(entry, where)
+    if warning:
+        notes.append(Annotation("unroll", Severity.WARNING, *warning, **common))
+    return notes
+
+
+def _mismatch(entry: dict[str, Any], where: str) -> tuple[str, str] | None:
+    """(message, hint) when what the loop asked for is not what it got."""
+    f, want, back = entry["achieved_factor"], entry["requested_factor"], entry["has_back_edge"]
+    if "ptxas_factor" in entry:
+        got = entry["ptxas_factor"]
+        if want == 1 and got not in (None, 1):
+            return (f'{where}: PTX .pragma "nounroll", but ptxas unrolled it by {got}',
+                    "ptxas should leave nounroll loops rolled: check the pragma precedes the loop")
+        return None
+    if want is None or f is None:
+        return None
+    if want == "full" and back:
+        return (f"{where}: #pragma unroll asked for full unrolling; a loop unrolled by {f} remains",
+                "the trip count is not a compile-time constant (or is too large): make the bound a "
+                "constant or template parameter, or ask for a factor with #pragma unroll N")
+    if want == 1 and f > 1:
+        return (f"{where}: #pragma unroll 1 asked to keep the loop rolled, got {f} copies",
+                "check that the pragma sits directly above the loop")
+    if isinstance(want, int) and want > 1 and ((back and f != want) or (not back and f > want)):
+        return (f"{where}: #pragma unroll {want} asked for {want}, got {f}"
+                + ("" if back else " (fully unrolled)"),
+                "the compiler caps unrolling for code size and registers, and unrolls bodies with "
+                "calls or barriers less: try a smaller #pragma unroll N")
+    return None

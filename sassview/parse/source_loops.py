@@ -1,0 +1,159 @@
+"""Find the loops of C++ source text, and the `#pragma unroll` each one asks for.
+
+A line-based scan, not a parser: comments, strings and preprocessor lines are blanked, then
+`for`, `while` and `do` are matched with their bracketed headers and bodies (braces matched, or
+the single statement). Lines are numbered as the compiler numbers them, by newlines.
+
+How it can be wrong: macros that expand to loops, and lambdas or loops written across unusual
+line breaks, confuse the line-based spans; a pragma whose value is an expression (a template
+parameter) is reported as unknown (None).
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from collections.abc import Callable
+from dataclasses import dataclass
+
+Request = int | str | None  # N, "full", or nothing asked
+
+_KEYWORD = re.compile(r"\b(for|while|do)\b")
+_STATEMENT = re.compile(r"(for|while|if|switch|do)\b")
+_SPACE = re.compile(r"\s*")
+_PRAGMA = re.compile(r"^\s*#\s*pragma\s+(unroll|nounroll)\b\s*\(?\s*([^)\s]*)"
+                     r"|_Pragma\(\"unroll\s*(\d*)\"\)")
+_BLANKS = re.compile(r"//[^\n]*|/\*.*?\*/|\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'"
+                     r"|^\s*#[^\n]*(?:\\\n[^\n]*)*", re.S | re.M)
+
+
+@dataclass(frozen=True, slots=True)
+class SourceLoop:
+    line: int  # of the keyword
+    statement: frozenset[int]  # its header lines (and the `} while (...);` of a do-loop)
+    span: tuple[int, int]  # first and last line of the whole statement
+    own: frozenset[int]  # body lines outside nested loops and outside the statement lines
+    parent: int | None  # index of the enclosing source loop
+    depth: int  # 1 = outermost
+    requested: Request
+
+
+def _close(t: str, pos: int) -> int:
+    """Index of the bracket matching the one at pos (or the last index)."""
+    opening, closing, depth = t[pos], {"(": ")", "{": "}"}[t[pos]], 0
+    for i in range(pos, len(t)):
+        depth += (t[i] == opening) - (t[i] == closing)
+        if not depth:
+            return i
+    return len(t) - 1
+
+
+def _skip(t: str, pos: int) -> int:
+    return _SPACE.match(t, pos).end()  # type: ignore[union-attr]  # \s* always matches
+
+
+def _statement_end(t: str, pos: int) -> int:
+    """Index of the last character of the statement starting at pos (its `}` or `;`)."""
+    pos = _skip(t, pos)
+    if pos >= len(t):
+        return len(t) - 1
+    if t[pos] == "{":
+        return _close(t, pos)
+    m = _STATEMENT.match(t, pos)
+    if m and m.group(1) == "do":
+        semicolon = t.find(";", _statement_end(t, m.end()) + 1)
+        return semicolon if semicolon >= 0 else len(t) - 1
+    if m:
+        p = _skip(t, m.end())
+        end = _statement_end(t, _close(t, p) + 1) if t[p : p + 1] == "(" else p
+        q = _skip(t, end + 1)
+        if m.group(1) == "if" and re.match(r"else\b", t[q : q + 5]):
+            end = _statement_end(t, q + 4)
+        return end
+    depth = 0
+    for i in range(pos, len(t)):
+        depth += (t[i] in "({[") - (t[i] in ")}]")
+        if t[i] == ";" and depth <= 0:
+            return i
+    return len(t) - 1
+
+
+def _requested(lines: list[str], line: int) -> Request:
+    """The #pragma unroll on the nearest line above `line` (1-based) that is not blank or a
+    comment, or a _Pragma("unroll N") on the loop's own line."""
+    m = _PRAGMA.search(lines[line - 1]) if "_Pragma" in lines[line - 1] else None
+    k = line - 2
+    while m is None and k >= 0 and (not lines[k].strip() or lines[k].strip().startswith("//")):
+        k -= 1
+    if m is None and k >= 0:
+        m = _PRAGMA.search(lines[k])
+    if m is None:
+        return None
+    if m.group(1) == "nounroll":
+        return 1
+    value = (m.group(2) if m.group(1) else m.group(3)).split("//")[0]
+    if not value:
+        return "full"
+    try:
+        return int(value, 0)
+    except ValueError:
+        return None  # an expression (a template parameter): not evaluated here
+
+
+def _scan_loop(t: str, m: re.Match[str], line: Callable[[int], int]
+               ) -> tuple[int, frozenset[int], int, int, int] | None:
+    """(start, statement lines, first and last body line, end) of the loop at a keyword."""
+    if m.group(1) == "do":
+        body = _skip(t, m.end())
+        body_end = _statement_end(t, body)
+        w = _skip(t, body_end + 1)
+        end = t.find(";", w) if t.find(";", w) >= 0 else len(t) - 1
+        statement = frozenset({line(m.start()), *range(line(w), line(end) + 1)})
+    else:
+        p = _skip(t, m.end())
+        if t[p : p + 1] != "(":
+            return None
+        close = _close(t, p)
+        body = _skip(t, close + 1)
+        if m.group(1) == "while" and t[body : body + 1] == ";":
+            return None  # the tail of a do-loop
+        end = body_end = _statement_end(t, body)
+        statement = frozenset(range(line(m.start()), line(close) + 1))
+    return m.start(), statement, line(body), line(body_end), end
+
+
+def source_loops(text: str) -> list[SourceLoop]:
+    """Every for/while/do loop of C++ source text, in order, with nesting and requests."""
+    t = _BLANKS.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
+    newlines = [i for i, ch in enumerate(t) if ch == "\n"]
+
+    def line(pos: int) -> int:
+        return bisect_right(newlines, pos - 1) + 1
+
+    raw = []  # (start, statement, first and last body line, end) per loop
+    for m in _KEYWORD.finditer(t):
+        try:
+            found = _scan_loop(t, m, line)
+        except RecursionError:  # thousands of `else if`s deep: not worth a loop entry
+            continue
+        if found is not None:
+            raw.append(found)
+    text_lines = text.split("\n")  # numbered as the compiler numbers them: by newlines
+    loops: list[SourceLoop] = []
+    stack: list[int] = []
+    for i, (start, statement, first, last, end) in enumerate(raw):
+        while stack and raw[stack[-1]][4] < start:
+            stack.pop()
+        parent = stack[-1] if stack else None
+        nested: set[int] = set()
+        j = i + 1
+        while j < len(raw) and raw[j][0] <= end:  # the loops inside this one follow it
+            nested.update(range(line(raw[j][0]), line(raw[j][4]) + 1))
+            j += 1
+        own = frozenset(set(range(first, last + 1)) - statement - nested)
+        depth = loops[parent].depth + 1 if parent is not None else 1
+        kw = line(start)
+        loops.append(SourceLoop(kw, statement, (kw, line(end)), own, parent, depth,
+                                _requested(text_lines, kw)))
+        stack.append(i)
+    return loops

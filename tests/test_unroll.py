@@ -1,0 +1,245 @@
+"""The unroll analysis, on the kernels of tests/data/graph/loops.cu (one property each).
+
+Live compiles are marked `compile`; the recorded cubins (tests/data/graph/loops.<arch>.cubin,
+see tests/test_cfg_loops.py) give the same checks with nvdisasm only. The source scan is tested
+on text alone.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import sassview
+from sassview.analyses import unroll
+from sassview.analyses.base import AnalysisContext, Findings, Severity
+from sassview.graph.cfg import build_cfg
+from sassview.graph.loops import find_loops
+from sassview.ir import Artifacts, Program
+from sassview.parse.source_loops import source_loops
+
+DATA = Path(__file__).parent / "data" / "graph"
+SOURCE = DATA / "loops.cu"
+
+
+def mark(name: str) -> int:
+    for number, line in enumerate(SOURCE.read_text().splitlines(), 1):
+        if re.search(rf"// @{name}\b", line):
+            return number
+    raise KeyError(name)
+
+
+@cache
+def _program(kind: str, arch: str) -> Program:
+    if kind == "live":
+        return sassview.compile(SOURCE.read_text(), arch=arch)
+    artifacts = Artifacts(
+        kind="cuda",
+        arch=arch,
+        source_text=SOURCE.read_text(),
+        ptx=(DATA / f"loops.{arch}.ptx").read_text(),
+        cubin=(DATA / f"loops.{arch}.cubin").read_bytes(),
+    )
+    return sassview.from_artifacts(artifacts)
+
+
+def analyse(program: Program, kernel: str) -> Findings:
+    k = program.kernel(kernel)
+    cfg = build_cfg(k.instructions)
+    ctx = AnalysisContext(program, k, cfg, find_loops(cfg, k.instructions), None)  # type: ignore[arg-type]
+    return unroll.run(ctx)
+
+
+def loops_of(program: Program, kernel: str) -> dict[int, dict[str, Any]]:
+    facts = analyse(program, kernel).facts["loops"]
+    by_line = {e["source_line"]: e for e in facts}
+    assert len(by_line) == len(facts), "one entry per source loop"
+    return by_line
+
+
+PROGRAMS = [
+    pytest.param(("recorded", "sm_90a"), id="recorded-sm_90a"),
+    pytest.param(("recorded", "sm_120"), id="recorded-sm_120"),
+    *(
+        pytest.param(("live", a), id=f"live-{a}", marks=pytest.mark.compile)
+        for a in ("sm_90a", "sm_80", "sm_120")
+    ),
+]
+
+
+@pytest.fixture(params=PROGRAMS)
+def program(request: pytest.FixtureRequest) -> Program:
+    return _program(*request.param)
+
+
+def test_pragma_unroll_4_on_a_runtime_count_gives_4_and_a_remainder_loop(program: Program) -> None:
+    loop = loops_of(program, "unroll4")[mark("unroll4")]
+    assert loop["achieved_factor"] == 4 and loop["requested_factor"] == 4
+    assert loop["has_back_edge"] and loop["remainder"] and len(loop["remainder_loops"]) == 1
+    findings = analyse(program, "unroll4")
+    assert not [a for a in findings.annotations if a.severity is Severity.WARNING]
+    messages = [a.message for a in findings.annotations]
+    assert f"loop at line {mark('unroll4')} unrolled by 4, with a remainder loop" in messages
+    (rest,) = [a for a in findings.annotations if a.message.startswith("remainder loop")]
+    assert rest.loops == tuple(loop["remainder_loops"])
+
+
+def test_pragma_unroll_1_keeps_the_loop_rolled(program: Program) -> None:
+    loop = loops_of(program, "unroll1")[mark("unroll1")]
+    assert (loop["achieved_factor"], loop["requested_factor"], loop["remainder"]) == (1, 1, False)
+
+
+def test_constant_trip_count_is_fully_unrolled_into_8_copies(program: Program) -> None:
+    loop = loops_of(program, "full8")[mark("full8")]
+    assert not loop["has_back_edge"] and loop["achieved_factor"] == 8
+    assert loop["sass_loops"] == [] and loop["requested_factor"] is None
+    (note,) = analyse(program, "full8").annotations
+    assert note.message == f"loop at line {mark('full8')} fully unrolled: 8 copies, no loop left"
+    assert note.addresses and note.loops == ()
+
+
+def test_full_unroll_of_a_runtime_count_warns(program: Program) -> None:
+    loop = loops_of(program, "fullrt")[mark("fullrt")]
+    # NVVM unrolls by 4; for sm_100 and later ptxas unrolls that loop by 4 again.
+    expected = 16 if program.arch.startswith(("sm_100", "sm_120")) else 4
+    assert loop["requested_factor"] == "full" and loop["has_back_edge"]
+    assert loop["achieved_factor"] == expected
+    (warning,) = [
+        a for a in analyse(program, "fullrt").annotations if a.severity is Severity.WARNING
+    ]
+    assert "compile-time constant" in warning.hint and warning.loops == tuple(loop["sass_loops"])
+
+
+def test_nested_loops(program: Program) -> None:
+    loops = loops_of(program, "nested")
+    outer, inner = loops[mark("outer")], loops[mark("inner")]
+    assert (outer["depth"], inner["depth"]) == (1, 2)
+    assert outer["achieved_factor"] == inner["achieved_factor"] == 1
+    assert outer["has_back_edge"] and inner["has_back_edge"]
+
+
+def test_inner_constant_loop_fully_unrolled_inside_a_rolled_loop(program: Program) -> None:
+    loops = loops_of(program, "nestfull")
+    rolled, unrolled = loops[mark("rolled")], loops[mark("unrolled")]
+    assert rolled["achieved_factor"] == 1 and rolled["has_back_edge"]
+    assert unrolled["achieved_factor"] == 4 and not unrolled["has_back_edge"]
+    assert unrolled["depth"] == 2
+
+
+def test_while_do_call_and_early_return_loops_are_not_unrolled(program: Program) -> None:
+    for kernel, name, requested in (
+        ("whileloop", "while", None),
+        ("dowhile", "do", None),
+        ("callsloop", "callee", 1),
+        ("early", "early", 1),
+        ("sw", "switch", 1),
+    ):
+        (loop,) = loops_of(program, kernel).values()
+        assert loop["source_line"] == mark(name), kernel
+        assert (loop["achieved_factor"], loop["requested_factor"]) == (1, requested), kernel
+        assert loop["has_back_edge"] and loop["depth"] == 1
+
+
+def test_two_loads_per_iteration_do_not_double_the_factor(program: Program) -> None:
+    loop = loops_of(program, "dot2")[mark("dot2")]
+    assert (loop["achieved_factor"], loop["requested_factor"]) == (2, 2)
+    assert not [a for a in analyse(program, "dot2").annotations if a.severity is Severity.WARNING]
+
+
+def test_a_load_shared_by_all_copies_does_not_hide_them(program: Program) -> None:
+    loops = loops_of(program, "invariant")
+    inner, outer = loops[mark("invinner")], loops[mark("invouter")]
+    assert (inner["achieved_factor"], inner["requested_factor"]) == (32, "full")
+    assert not inner["has_back_edge"] and inner["depth"] == 2
+    assert outer["achieved_factor"] == 1 and outer["has_back_edge"]
+    assert not [
+        a for a in analyse(program, "invariant").annotations if a.severity is Severity.WARNING
+    ]
+
+
+def test_loop_of_an_inlined_function_is_found_at_its_own_line(program: Program) -> None:
+    (loop,) = loops_of(program, "inl").values()
+    assert loop["source_line"] == mark("inlined") and loop["achieved_factor"] == 1
+
+
+def test_annotations_point_at_the_kernel(program: Program) -> None:
+    for k in program.kernels:
+        addresses = {i.address for i in k.instructions}
+        findings = analyse(program, k.name)
+        count = len(findings.facts["loops"])
+        assert (
+            len([a for a in findings.annotations if not a.message.startswith("remainder")]) >= count
+        )
+        for a in findings.annotations:
+            assert a.kind == "unroll" and set(a.addresses) <= addresses and a.source
+
+
+def test_ptx_nounroll_is_judged_against_what_ptxas_did(program: Program) -> None:
+    """Without C++ source the only request is PTX `.pragma "nounroll"`, which NVVM writes after
+    its own unrolling: ptxas kept the loop as it was (factor 1), while one trip still runs four
+    source iterations."""
+    bare = dataclasses.replace(
+        program,
+        artifacts=dataclasses.replace(
+            program.artifacts, kind="ptx", source_text=None, source_path=None
+        ),
+    )
+    loop = loops_of(bare, "unroll4")[mark("unroll4")]
+    assert loop["requested_factor"] == 1 and loop["ptxas_factor"] == 1
+    assert loop["achieved_factor"] == 4 and loop["remainder"]
+    assert not [a for a in analyse(bare, "unroll4").annotations if a.severity is Severity.WARNING]
+
+
+@pytest.mark.compile
+def test_inspection_runs_the_analysis() -> None:
+    from sassview.inspection import inspect_kernel
+
+    program = _program("live", "sm_90a")
+    inspection = inspect_kernel(program, program.kernel("unroll4"))
+    (loop,) = inspection.facts("unroll")["loops"]
+    assert loop["achieved_factor"] == 4
+
+
+def test_source_scan_finds_loops_bodies_and_pragmas() -> None:
+    text = """\
+// for (a comment) { while (x) }
+#define LOOP for (;;)
+void f(int n) {
+#pragma unroll 4
+  for (int i = 0; i < n; ++i) {
+    const char* s = "for (;;)";
+#pragma unroll
+    for (int j = 0;
+         j < 8; ++j)
+      g(j);
+  }
+  do {
+    h();
+  } while (n--);
+  _Pragma("unroll 2") for (int k = 0; k < n; ++k) h();
+
+  #pragma unroll (1)  // keep it rolled
+  while (n > 0) n -= 3;
+#pragma nounroll
+  for (;;) { if (n) break; else continue; }
+}
+"""
+    loops = source_loops(text)
+    assert [(s.line, s.depth, s.requested) for s in loops] == [
+        (5, 1, 4),
+        (8, 2, "full"),
+        (12, 1, None),
+        (15, 1, 2),
+        (18, 1, 1),
+        (20, 1, 1),
+    ]
+    outer, inner, do, one_line, _, _ = loops
+    assert inner.parent == 0 and inner.statement == {8, 9} and inner.span == (8, 10)
+    assert outer.own == {6, 7, 11} and outer.span == (5, 11)  # not the inner loop's lines
+    assert do.statement == {12, 14} and do.own == {13}
+    assert one_line.own == frozenset() and one_line.statement == {15}
