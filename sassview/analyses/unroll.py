@@ -95,6 +95,8 @@ def _count(instructions: tuple[SassInstruction, ...], indices: Iterable[int],
            line_of: Callable[[int], int | None]) -> Counts:
     counts: Counts = Counter()
     for i in indices:
+        if "SpillRefill" in instructions[i].marks:
+            continue  # register-allocator traffic, not a copy of the source statement
         line = line_of(i)
         if line is not None:
             kind, weight = _weight(instructions[i])

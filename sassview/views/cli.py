@@ -91,6 +91,7 @@ def check(
 ) -> None:
     """Compile or read each PATH (.cu, .ptx, .cubin, fatbin) and report every kernel's resources."""
     from sassview.api import load
+    from sassview.inspection import inspect_program
     from sassview.toolchain.locate import toolchain_versions
     from sassview.views.render import render_program
     from sassview.views.summary import check_document, program_summary
@@ -108,7 +109,7 @@ def check(
                 options=[o.lstrip("=") for o in options],
             )
             for program in programs:
-                summary = program_summary(program, kernel=kernel)
+                summary = program_summary(program, inspect_program(program, kernel))
                 summaries.append(summary)
                 if not as_json:
                     click.echo(render_program(summary))

@@ -39,7 +39,77 @@ def render_kernel(k: dict[str, Any]) -> str:
     for a, b, c, d in rows:
         lines.append(f"  {a:<14} {b:<28} {c:<13} {d}")
     lines.append(f"  {'instructions':<14} {k['instruction_count']:<28} mix: {mix}")
+    lines += _analysis_lines(k["analysis"])
+    lines += _findings(k["annotations"])
     return "\n".join(lines)
+
+
+def _bits(n: int | None) -> str:
+    return "-" if n is None else f"{n}-bit"
+
+
+def _loop(e: dict[str, Any]) -> str:
+    where = f"line {e['source_line']}" if e["source_line"] is not None else "loop"
+    f, want = e["achieved_factor"], e["requested_factor"]
+    if not e["has_back_edge"]:
+        text = f"{where}: fully unrolled ({f} copies)"
+    elif f is None:
+        text = f"{where}: factor unknown"
+    else:
+        text = f"{where}: " + ("not unrolled" if f == 1 else f"unrolled x{f}")
+        if e["remainder"]:
+            text += " + remainder"
+    if want is not None:
+        text += f" (asked {'full' if want == 'full' else want})"
+    return text
+
+
+def _analysis_lines(a: dict[str, Any]) -> list[str]:
+    rows = []
+    if a["tensor_core_ops"]:
+        ops = ", ".join(
+            f"{op['count']}x {op['mnemonic']}" + (f" ({op['shape']})" if op["shape"] else "")
+            for op in a["tensor_core_ops"]
+        )
+        rows.append(("tensor cores", f"{a['tensor_core_path']}: {ops}"))
+    else:
+        rows.append(("tensor cores", "none"))
+    rows.append(
+        (
+            "widest access",
+            f"global load {_bits(a['max_global_load_bits'])}, store "
+            f"{_bits(a['max_global_store_bits'])}; shared load {_bits(a['max_shared_load_bits'])}"
+            f", store {_bits(a['max_shared_store_bits'])}",
+        )
+    )
+    tma = a["tma"]
+    if a["cp_async"] or tma["loads"] or tma["stores"]:
+        rows.append(
+            (
+                "async copies",
+                f"cp.async {a['cp_async']}, TMA loads {tma['loads']}, stores {tma['stores']}",
+            )
+        )
+    if a["loops"]:
+        rows.append(("loops", "; ".join(_loop(e) for e in a["loops"])))
+    peak = a["register_peak"]
+    if peak["address"] is not None:
+        where = f" ({peak['source']})" if peak["source"] else ""
+        rows.append(("register peak", f"{peak['live']} live at /*{peak['address']:04x}*/{where}"))
+    return [f"  {name:<14} {text}" for name, text in rows]
+
+
+def _findings(annotations: list[dict[str, Any]]) -> list[str]:
+    """Warnings and notes; INFO findings are already summed up in the lines above."""
+    shown = [a for a in annotations if a["severity"] != "info"]
+    if not shown:
+        return []
+    lines = [f"  findings ({len(shown)})"]
+    for a in shown:
+        lines.append(f"    {a['severity']:<8} {a['kind']}: {a['message']}")
+        if a["hint"]:
+            lines.append(f"    {'':<8} hint: {a['hint']}")
+    return lines
 
 
 def render_program(p: dict[str, Any]) -> str:

@@ -1,18 +1,101 @@
 """The per-kernel facts `sassview check` reports, as plain data (the JSON output's schema).
 
 Documented in docs/json.md; `schema_version` changes whenever a field changes meaning or goes.
+The human report (render.py) is made from this same data, so text and JSON cannot disagree.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
+from sassview.analyses import Annotation
+from sassview.inspection import Inspection
 from sassview.ir import SCHEMA_VERSION, Kernel, Program
 from sassview.opcodes import category
 
+_REGISTER_ORDER = re.compile(r"([A-Z]+)(\d+)")
 
-def kernel_summary(kernel: Kernel) -> dict[str, Any]:
+
+def _resources(kernel: Kernel) -> dict[str, Any]:
     r = kernel.resources
+    return {
+        "registers": r.registers,
+        "stack_frame_bytes": r.stack_frame,
+        "spill_store_bytes": r.spill_store_bytes,
+        "spill_load_bytes": r.spill_load_bytes,
+        "shared_bytes": r.shared_user,
+        "shared_reserved_bytes": r.shared_reserved,
+        "local_bytes": r.local,
+        "constant_bytes": {str(bank): size for bank, size in sorted(r.constant.items())},
+        "max_threads": r.max_threads,
+        "maxntid": list(r.maxntid) if r.maxntid else None,
+        "reqntid": list(r.reqntid) if r.reqntid else None,
+        "min_blocks_per_sm": r.min_blocks_per_sm,
+        "max_registers": r.max_registers,
+        "barriers": r.barriers,
+        "param_bytes": r.param_bytes,
+    }
+
+
+def _source_text(loc: Any) -> str:
+    outer = loc.outermost
+    return f"{outer.file}:{outer.line}"
+
+
+def annotation_data(a: Annotation) -> dict[str, Any]:
+    return {
+        "kind": a.kind,
+        "severity": a.severity.name.lower(),
+        "message": a.message,
+        "hint": a.hint,
+        "addresses": list(a.addresses),
+        "loops": list(a.loops),
+        "source": sorted({_source_text(s) for s in a.source}),
+    }
+
+
+def _register_key(name: str) -> tuple[str, int]:
+    m = _REGISTER_ORDER.fullmatch(name)
+    return (m.group(1), int(m.group(2))) if m else (name, 0)
+
+
+def _analysis(insp: Inspection) -> dict[str, Any]:
+    mem = insp.facts("memory")
+    tc = insp.facts("tensor_cores")
+    async_ = insp.facts("async_copy")
+    spills = insp.facts("spills")
+    live = insp.liveness
+    peak_ins = insp.kernel.instructions[live.peak_index] if insp.kernel.instructions else None
+    keep = ("source_line", "file", "depth", "has_back_edge", "achieved_factor", "requested_factor")
+    return {
+        "loops": [{k: e[k] for k in (*keep, "remainder")} for e in insp.facts("unroll")["loops"]],
+        "max_global_load_bits": mem["max_global_load_bits"],
+        "max_global_store_bits": mem["max_global_store_bits"],
+        "max_shared_load_bits": mem["max_shared_load_bits"],
+        "max_shared_store_bits": mem["max_shared_store_bits"],
+        "tensor_core_path": tc["path"],
+        "tensor_core_ops": [
+            {k: op[k] for k in ("mnemonic", "shape", "accumulator", "inputs", "count")}
+            for op in tc["ops"]
+        ],
+        "cp_async": async_["cp_async"],
+        "tma": async_["tma"],
+        "spills": bool(spills["spills"]),
+        "spill_store_bytes": spills["spill_store_bytes"],
+        "spill_load_bytes": spills["spill_load_bytes"],
+        "local_bytes": spills["local_bytes"],
+        "register_peak": {
+            "live": live.peak,
+            "address": peak_ins.address if peak_ins else None,
+            "source": _source_text(peak_ins.source) if peak_ins and peak_ins.source else None,
+            "registers": sorted(live.live_at(live.peak_index), key=_register_key),
+        },
+    }
+
+
+def kernel_summary(insp: Inspection) -> dict[str, Any]:
+    kernel = insp.kernel
     mix: dict[str, int] = {}
     for ins in kernel.instructions:
         if ins.opcode == "NOP":
@@ -25,32 +108,17 @@ def kernel_summary(kernel: Kernel) -> dict[str, Any]:
         "display_name": kernel.display_name,
         "arch": kernel.arch,
         "is_entry": kernel.is_entry,
-        "resources": {
-            "registers": r.registers,
-            "stack_frame_bytes": r.stack_frame,
-            "spill_store_bytes": r.spill_store_bytes,
-            "spill_load_bytes": r.spill_load_bytes,
-            "shared_bytes": r.shared_user,
-            "shared_reserved_bytes": r.shared_reserved,
-            "local_bytes": r.local,
-            "constant_bytes": {str(bank): size for bank, size in sorted(r.constant.items())},
-            "max_threads": r.max_threads,
-            "maxntid": list(r.maxntid) if r.maxntid else None,
-            "reqntid": list(r.reqntid) if r.reqntid else None,
-            "min_blocks_per_sm": r.min_blocks_per_sm,
-            "max_registers": r.max_registers,
-            "barriers": r.barriers,
-            "param_bytes": r.param_bytes,
-        },
+        "resources": _resources(kernel),
         "instruction_count": sum(mix.values()),
         "mix": dict(sorted(mix.items(), key=lambda kv: (-kv[1], kv[0]))),
         "opcodes": opcodes,
+        "analysis": _analysis(insp),
+        "annotations": [annotation_data(a) for a in insp.annotations],
     }
 
 
-def program_summary(program: Program, *, kernel: str | None = None) -> dict[str, Any]:
+def program_summary(program: Program, inspections: list[Inspection]) -> dict[str, Any]:
     a = program.artifacts
-    kernels = [program.kernel(kernel)] if kernel else list(program.kernels)
     return {
         "source": a.source_path,
         "kind": a.kind,
@@ -59,7 +127,7 @@ def program_summary(program: Program, *, kernel: str | None = None) -> dict[str,
         "elf_abi_version": program.abi_version,
         "options": list(a.options),
         "toolchain": dict(a.toolchain),
-        "kernels": [kernel_summary(k) for k in kernels],
+        "kernels": [kernel_summary(i) for i in inspections],
     }
 
 

@@ -1,0 +1,58 @@
+"""The annotated instruction graph of one kernel: what every view reads.
+
+`Inspection` bundles the kernel's model with its control-flow graph, loops, register liveness and
+every analysis' facts and annotations. It is built once (`inspect_kernel`) and never changed;
+views — the CLI report, the TUI, the pytest plugin, the exporters — only read it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any
+
+from sassview.analyses import Annotation, Findings, run_all
+from sassview.analyses.base import AnalysisContext
+from sassview.graph.cfg import ControlFlowGraph, build_cfg
+from sassview.graph.dataflow import Liveness, compute_liveness
+from sassview.graph.loops import Loop, find_loops
+from sassview.ir import Kernel, Program
+
+
+@dataclass(frozen=True, slots=True)
+class Inspection:
+    program: Program
+    kernel: Kernel
+    cfg: ControlFlowGraph
+    loops: tuple[Loop, ...]
+    liveness: Liveness
+    findings: Mapping[str, Findings]
+
+    @property
+    def arch(self) -> str:
+        return self.kernel.arch
+
+    @property
+    def annotations(self) -> tuple[Annotation, ...]:
+        """Every finding, most severe first, then in address order."""
+        found = [a for f in self.findings.values() for a in f.annotations]
+        return tuple(
+            sorted(found, key=lambda a: (-a.severity, a.addresses[:1] or (1 << 62,), a.kind))
+        )
+
+    def facts(self, analysis: str) -> Mapping[str, Any]:
+        return self.findings[analysis].facts
+
+
+def inspect_kernel(program: Program, kernel: Kernel) -> Inspection:
+    cfg = build_cfg(kernel.instructions)
+    loops = find_loops(cfg, kernel.instructions)
+    liveness = compute_liveness(kernel.instructions, cfg)
+    ctx = AnalysisContext(program=program, kernel=kernel, cfg=cfg, loops=loops, liveness=liveness)
+    return Inspection(program, kernel, cfg, loops, liveness, MappingProxyType(run_all(ctx)))
+
+
+def inspect_program(program: Program, kernel: str | None = None) -> list[Inspection]:
+    kernels = [program.kernel(kernel)] if kernel else list(program.kernels)
+    return [inspect_kernel(program, k) for k in kernels]
