@@ -7,9 +7,9 @@ import subprocess
 import sys
 
 import pytest
+from conftest import CORPUS
 
 import sassview
-from conftest import CORPUS
 from sassview.inspection import inspect_program
 
 pytestmark = pytest.mark.compile
