@@ -24,13 +24,18 @@ __all__ = [
     "SassviewError",
     "__version__",
     "compile",
+    "cuda",
+    "cuda_file",
+    "cute",
     "from_artifacts",
     "from_ptx",
     "load",
+    "triton",
 ]
 
 if TYPE_CHECKING:
     from sassview.api import compile, from_artifacts, from_ptx, load
+    from sassview.declare import cuda, cuda_file, cute, triton
 
 
 def __getattr__(name: str) -> Any:
@@ -38,4 +43,8 @@ def __getattr__(name: str) -> Any:
         from sassview import api
 
         return getattr(api, name)
+    if name in ("cuda", "cuda_file", "triton", "cute"):  # declarations in a kernel.py
+        from sassview import declare
+
+        return getattr(declare, name)
     raise AttributeError(f"module 'sassview' has no attribute {name!r}")

@@ -8,13 +8,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from sassview.build import build_program
-from sassview.errors import InputError
 from sassview.frontends.arch import parse_arch_list
 from sassview.frontends.cuda import compile_cuda
 from sassview.frontends.files import assemble_ptx, load_file
 from sassview.ir import Artifacts, Program
+
+if TYPE_CHECKING:
+    from sassview.frontends.discover import KernelFile
 
 CUDA_SUFFIXES = (".cu", ".cuh", ".cpp", ".cc", ".cxx")
 DEFAULT_ARCH = "sm_90a"
@@ -44,6 +47,21 @@ def from_artifacts(artifacts: Artifacts) -> Program:
     return build_program(artifacts, where=artifacts.source_path or "<cubin>")
 
 
+def load_kernel_file(
+    path: str | Path, *, arch: str | Sequence[str] | None = None, parallel: bool = True
+) -> tuple[KernelFile, list[Program]]:
+    """Import a kernel.py, compile every declared (kernel, arch, variant); `arch` overrides the
+    declarations' own architectures."""
+    from sassview.frontends.discover import import_kernel_file
+    from sassview.frontends.jobs import compile_all
+
+    kernel_file = import_kernel_file(path)
+    archs = [str(a) for a in parse_arch_list(arch)] if arch is not None else None
+    artifacts = compile_all(kernel_file, archs, parallel=parallel)
+    programs = [build_program(a, where=a.label or str(path)) for a in artifacts]
+    return kernel_file, programs
+
+
 def load(
     path: str | Path,
     *,
@@ -55,7 +73,8 @@ def load(
     """Any file sassview reads -> one Program per (cubin, architecture).
 
     CUDA C++ is compiled for each architecture in `arch` (default sm_90a); PTX is assembled for
-    `arch` or its own .target; cubins and containers are read as they are (`arch` is ignored).
+    `arch` or its own .target; cubins and containers are read as they are (`arch` is ignored);
+    a kernel.py is imported and each declared kernel compiled (see sassview.declare).
     """
     p = Path(path)
     if p.suffix in CUDA_SUFFIXES:
@@ -67,10 +86,7 @@ def load(
             for a in archs
         ]
     if p.suffix == ".py":
-        raise InputError(
-            f"{p}: Python kernel files are not supported yet",
-            "compile the CUDA C++ directly (.cu), or pass the PTX / cubin your framework wrote",
-        )
+        return load_kernel_file(p, arch=arch)[1]
     archs_for_ptx = parse_arch_list(arch) if arch is not None else [None]
     programs = []
     for a in archs_for_ptx:

@@ -11,7 +11,7 @@ import enum
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 SCHEMA_VERSION = 1
 
@@ -296,6 +296,9 @@ class Artifacts:
     options: tuple[str, ...] = ()
     toolchain: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     stages: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))  # ttir, llir..
+    # For kernels declared in a kernel.py: which declaration and variant this is.
+    label: str = ""  # e.g. "add [num_warps=8]"
+    variant: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
 
 
 @dataclass(frozen=True, slots=True)

@@ -101,13 +101,16 @@ def check(
     try:
         for path in paths:
             _progress(f"sassview: reading {path} …")
-            programs = load(
-                path,
-                arch=list(archs) or None,
-                defines=defines,
-                include_dirs=include_dirs,
-                options=[o.lstrip("=") for o in options],
-            )
+            if path.suffix == ".py":
+                programs = _load_kernel_file(path, archs)
+            else:
+                programs = load(
+                    path,
+                    arch=list(archs) or None,
+                    defines=defines,
+                    include_dirs=include_dirs,
+                    options=[o.lstrip("=") for o in options],
+                )
             for program in programs:
                 summary = program_summary(program, inspect_program(program, kernel))
                 summaries.append(summary)
@@ -118,6 +121,16 @@ def check(
             click.echo(json.dumps(document, indent=2))
     except SassviewError as exc:
         _fail(exc)
+
+
+def _load_kernel_file(path: Path, archs: tuple[str, ...]) -> list[Any]:
+    from sassview.api import load_kernel_file
+
+    kernel_file, programs = load_kernel_file(path, arch=list(archs) or None)
+    for u in kernel_file.undeclared:
+        click.echo(f"{path}:{u.line}: note: {u.kind} kernel {u.name} is not declared", err=True)
+        click.echo(f"  add: {u.hint}", err=True)
+    return programs
 
 
 def _warn_on_mixed_releases() -> None:

@@ -114,6 +114,8 @@ def _findings(annotations: list[dict[str, Any]]) -> list[str]:
 
 def render_program(p: dict[str, Any]) -> str:
     head = f"== {p['source'] or '<source>'} · {p['arch']}"
+    if p["label"]:
+        head += f" · {p['label']}"
     if p["producer"]:
         head += f" · {p['producer']}"
     if p["elf_abi_version"] is not None:

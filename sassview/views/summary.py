@@ -121,6 +121,8 @@ def program_summary(program: Program, inspections: list[Inspection]) -> dict[str
     a = program.artifacts
     return {
         "source": a.source_path,
+        "label": a.label or None,  # kernel.py declarations: the kernel and its variant
+        "variant": dict(a.variant),
         "kind": a.kind,
         "arch": program.arch,
         "producer": program.producer,

@@ -1,0 +1,137 @@
+"""Import a `kernel.py` like pytest imports a test module, and collect what it declares.
+
+Only this step runs user code. The file is imported under a private module name, with its own
+directory on sys.path (so it can import its neighbours), while `sassview.declare.collecting()`
+records every `sv.cuda / sv.triton / sv.cute` call. Kernels the file defines but does not
+declare (a @triton.jit function nobody declared) are listed with the line to add.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import sys
+import traceback
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from sassview.declare import Declaration, collecting
+from sassview.errors import InputError
+
+
+@dataclass(frozen=True)
+class Undeclared:
+    name: str
+    kind: str  # triton | cute
+    line: int
+    hint: str  # the declaration to add
+
+
+@dataclass(frozen=True)
+class KernelFile:
+    path: Path
+    text: str
+    declarations: tuple[Declaration, ...]
+    undeclared: tuple[Undeclared, ...]
+
+
+def _trimmed_traceback(exc: BaseException, path: Path) -> str:
+    """The user's frames only: what sassview and importlib add is noise to them."""
+    frames = [
+        f for f in traceback.extract_tb(exc.__traceback__) if not f.filename.startswith(_OURS)
+    ]
+    lines = traceback.format_list(frames) + traceback.format_exception_only(type(exc), exc)
+    return "".join(lines).rstrip()
+
+
+_OURS = (str(Path(__file__).resolve().parents[1]), "<frozen importlib")
+
+
+def import_kernel_file(path: str | Path) -> KernelFile:
+    p = Path(path).resolve()
+    if not p.is_file():
+        raise InputError(f"{path}: no such file", "check the path")
+    text = p.read_text(encoding="utf-8", errors="replace")
+    name = "sassview_kernels_" + hashlib.sha1(str(p).encode()).hexdigest()[:12]
+    spec = importlib.util.spec_from_file_location(name, p)
+    if spec is None or spec.loader is None:
+        raise InputError(f"{p}: cannot be imported as Python", "is it a .py file?")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    sys.path.insert(0, str(p.parent))
+    try:
+        with collecting() as found:
+            spec.loader.exec_module(module)
+    except SyntaxError as exc:
+        raise InputError(
+            f"{exc.filename}:{exc.lineno}: syntax error: {exc.msg}",
+            "fix the kernel file; sassview imports it like Python does",
+            detail=_trimmed_traceback(exc, p),
+        ) from None
+    except ImportError as exc:
+        missing = exc.name or ""
+        package = {"triton": "triton", "cutlass": "nvidia-cutlass-dsl[cu13]"}.get(
+            missing.split(".")[0], missing
+        )
+        raise InputError(
+            f"{p.name}: importing it failed: {exc}",
+            f"install what it needs (pip install {package})" if package else "check its imports",
+            detail=_trimmed_traceback(exc, p),
+        ) from None
+    except Exception as exc:  # the user's code raised: show their traceback, not ours
+        raise InputError(
+            f"{p.name}: importing it raised {type(exc).__name__}: {exc}",
+            "fix the kernel file; only the frames of your code are shown above",
+            detail=_trimmed_traceback(exc, p),
+        ) from None
+    finally:
+        sys.path.remove(str(p.parent))
+    declared = tuple(found)
+    return KernelFile(p, text, declared, tuple(_undeclared(module, declared, p)))
+
+
+def _undeclared(
+    module: ModuleType, declared: tuple[Declaration, ...], path: Path
+) -> list[Undeclared]:
+    targets = {id(d.target) for d in declared}
+    out = []
+    for name, obj in vars(module).items():
+        if id(obj) in targets:
+            continue
+        kind = _kernel_kind(obj)
+        if kind is None:
+            continue
+        line = _definition_line(obj)
+        out.append(Undeclared(name, kind, line, _hint(name, kind, obj)))
+    return sorted(out, key=lambda u: u.line)
+
+
+def _kernel_kind(obj: Any) -> str | None:
+    module = type(obj).__module__ or ""
+    if module.startswith("triton") and type(obj).__name__ == "JITFunction":
+        return "triton"
+    if module.startswith("cutlass") and hasattr(obj, "__wrapped__"):
+        return "cute"
+    return None
+
+
+def _definition_line(obj: Any) -> int:
+    fn = getattr(obj, "fn", None) or getattr(obj, "__wrapped__", None) or obj
+    code = getattr(fn, "__code__", None)
+    return int(code.co_firstlineno) if code is not None else 0
+
+
+def _hint(name: str, kind: str, obj: Any) -> str:
+    if kind == "triton":
+        params = list(getattr(obj, "arg_names", []))
+        constexprs = {params[i] for i in getattr(obj, "constexprs", [])} if params else set()
+        sig = ", ".join(f'"{p}": "*fp32"' for p in params if p not in constexprs)
+        consts = ", ".join(f'"{p}": 128' for p in params if p in constexprs)
+        return (
+            f"sv.triton({name}, signature={{{sig}}}"
+            + (f", constexprs={{{consts}}}" if consts else "")
+            + ', arch="sm_90a")'
+        )
+    return f'sv.cute({name}, <fake arguments>, arch="sm_100a")'

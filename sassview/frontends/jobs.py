@@ -1,0 +1,181 @@
+"""Compile every (declaration, architecture, variant) of a kernel file, on all cores.
+
+Compiles are independent, so they run in a pool of forked workers (fork keeps the imported
+kernel file and its declarations, so nothing is imported twice). A worker only warms the cache:
+it compiles and disassembles, and the parent then reads every result from the cache, which
+keeps what crosses process boundaries to an error message. Where fork is unavailable, or for
+a single job, everything runs in this process.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, replace
+from types import MappingProxyType
+from typing import Any
+
+from sassview.declare import Declaration
+from sassview.errors import InputError, SassviewError
+from sassview.frontends.discover import KernelFile
+from sassview.ir import Artifacts
+
+
+@dataclass(frozen=True)
+class Job:
+    declaration: int  # index into KernelFile.declarations
+    arch: str
+    variant: dict[str, Any]
+
+    def label(self, decl: Declaration) -> str:
+        if not self.variant:
+            return decl.name
+        return f"{decl.name} [" + ", ".join(f"{k}={v}" for k, v in self.variant.items()) + "]"
+
+
+def plan(kernel_file: KernelFile, archs: Sequence[str] | None = None) -> list[Job]:
+    """Every job, in declaration order; `archs` (from the command line) overrides each
+    declaration's own list."""
+    jobs = []
+    for i, decl in enumerate(kernel_file.declarations):
+        for arch in archs or decl.archs:
+            for variant in decl.variant_grid():
+                jobs.append(Job(i, arch, variant))
+    return jobs
+
+
+def compile_job(kernel_file: KernelFile, job: Job) -> Artifacts:
+    decl = kernel_file.declarations[job.declaration]
+    compile_one = _FRONTENDS[decl.kind]
+    artifacts = compile_one(kernel_file, decl, job.arch, job.variant)
+    return replace(artifacts, label=job.label(decl), variant=MappingProxyType(dict(job.variant)))
+
+
+def _cuda(kf: KernelFile, decl: Declaration, arch: str, variant: dict[str, Any]) -> Artifacts:
+    from sassview.frontends.cuda import compile_cuda
+
+    s = decl.settings
+    defines = list(s["defines"])
+    options = list(s["options"])
+    for key, value in variant.items():
+        if key.startswith("-"):  # a compiler option: -maxrregcount=32, --use_fast_math (bool)
+            if value is True:
+                options.append(key)
+            elif value is not False and value is not None:
+                options.append(f"{key}={value}")
+        else:
+            defines.append(f"{key}={value}")
+    includes = [kf.path.parent / i for i in s["include_dirs"]]
+    if s["file"]:
+        return compile_cuda(
+            path=kf.path.parent / decl.target, arch=arch, defines=defines,
+            include_dirs=includes, options=options,
+        )  # fmt: skip
+    artifacts = compile_cuda(
+        _with_line_directive(decl.target, kf), arch=arch, defines=defines,
+        include_dirs=[kf.path.parent, *includes], options=options,
+    )  # fmt: skip
+    # The source the user reads is the kernel file, which the #line directive points into.
+    return replace(artifacts, source_path=str(kf.path), source_text=kf.text)
+
+
+def _with_line_directive(source: str, kf: KernelFile) -> str:
+    """CUDA C++ from a Python string, with a #line directive so line info points into kernel.py."""
+    at = kf.text.find(source)
+    if at < 0:
+        return source
+    line = kf.text.count("\n", 0, at) + 1
+    path = str(kf.path).replace("\\", "\\\\").replace('"', '\\"')
+    return f'#line {line} "{path}"\n{source}'
+
+
+def _triton(kf: KernelFile, decl: Declaration, arch: str, variant: dict[str, Any]) -> Artifacts:
+    from sassview.frontends.triton import compile_triton
+
+    s = dict(decl.settings)
+    constexprs = dict(s["constexprs"])
+    for key, value in variant.items():
+        if key in ("num_warps", "num_stages", "num_ctas"):
+            s[key] = value
+        elif key in constexprs or key not in s["options"]:
+            constexprs[key] = value
+        else:
+            s["options"] = {**s["options"], key: value}
+    return compile_triton(
+        decl.target, signature=s["signature"], constexprs=constexprs,
+        divisibility=s["divisibility"], arch=arch, num_warps=s["num_warps"],
+        num_stages=s["num_stages"], num_ctas=s["num_ctas"], options=s["options"],
+    )  # fmt: skip
+
+
+def _cute(kf: KernelFile, decl: Declaration, arch: str, variant: dict[str, Any]) -> Artifacts:
+    from sassview.frontends.cute import compile_cute
+
+    return compile_cute(
+        decl.target, *decl.args, arch=arch, options=decl.settings["options"], **variant
+    )
+
+
+_FRONTENDS: dict[str, Callable[[KernelFile, Declaration, str, dict[str, Any]], Artifacts]] = {
+    "cuda": _cuda,
+    "triton": _triton,
+    "cute": _cute,
+}
+
+# The kernel file a forked worker compiles from (set before the pool forks).
+_shared: KernelFile | None = None
+
+
+def _warm(job: Job) -> tuple[str, str, str] | None:
+    """In a worker: compile and disassemble one job into the cache; the error if it failed."""
+    from sassview.disasm import disassemble
+
+    assert _shared is not None
+    try:
+        disassemble(compile_job(_shared, job).cubin)
+    except SassviewError as exc:
+        return (type(exc).__name__, exc.message, exc.hint)
+    except Exception as exc:  # reported, then the parent's own attempt shows the real error
+        return (type(exc).__name__, str(exc), "")
+    return None
+
+
+def warm_cache(kernel_file: KernelFile, jobs: Sequence[Job], workers: int | None = None) -> None:
+    """Compile the jobs in parallel into the cache. Errors are not raised here: the parent's
+    pass over the cache meets them again, in order, with their full messages."""
+    global _shared
+    count = min(len(jobs), workers or os.cpu_count() or 1)
+    if count < 2 or "fork" not in multiprocessing.get_all_start_methods():
+        return
+    _shared = kernel_file
+    try:
+        with ProcessPoolExecutor(count, mp_context=multiprocessing.get_context("fork")) as pool:
+            list(pool.map(_warm, jobs))
+    finally:
+        _shared = None
+
+
+def compile_all(
+    kernel_file: KernelFile, archs: Sequence[str] | None = None, *, parallel: bool = True
+) -> list[Artifacts]:
+    if not kernel_file.declarations:
+        raise InputError(
+            f"{kernel_file.path.name} declares no kernels",
+            _no_kernels_hint(kernel_file),
+        )
+    jobs = plan(kernel_file, archs)
+    if parallel:
+        warm_cache(kernel_file, jobs)
+    return [compile_job(kernel_file, job) for job in jobs]
+
+
+def _no_kernels_hint(kf: KernelFile) -> str:
+    if kf.undeclared:
+        lines = "; ".join(f"line {u.line}: {u.hint}" for u in kf.undeclared)
+        return f"declare each kernel (import sassview as sv): {lines}"
+    return "declare kernels with sv.cuda(...), sv.cuda_file(...), sv.triton(...) or sv.cute(...)"
+
+
+__all__ = ["Job", "compile_all", "compile_job", "plan", "warm_cache"]

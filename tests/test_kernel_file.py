@@ -1,0 +1,140 @@
+"""`sassview check kernel.py`: discovery, declarations, variants, and what goes wrong."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.compile
+
+SAXPY_FILE = '''\
+import sassview as sv
+
+SAXPY = r"""
+__global__ void saxpy(float a, const float* __restrict__ x, float* __restrict__ y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+#pragma unroll UNROLL
+  for (int k = 0; k < 4; ++k) {
+    int j = i * 4 + k;
+    if (j < n) y[j] = a * x[j] + y[j];
+  }
+}
+"""
+
+sv.cuda(SAXPY, arch=["sm_80", "sm_90a"], variants={"UNROLL": [1, 4]})
+'''
+
+
+def run(*args: str | Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "sassview", *map(str, args)],
+        capture_output=True, text=True, timeout=600, env={**os.environ, **(env or {})},
+    )  # fmt: skip
+
+
+def write(tmp_path: Path, text: str, name: str = "kernel.py") -> Path:
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(text))
+    return path
+
+
+def test_each_arch_and_variant_is_one_result_with_lines_in_the_kernel_file(tmp_path: Path) -> None:
+    path = write(tmp_path, SAXPY_FILE)
+    done = run("-v", "check", path, "--json", env={"SASSVIEW_CACHE_DIR": str(tmp_path / "c")})
+    assert done.returncode == 0, done.stderr
+    programs = json.loads(done.stdout)["programs"]
+    assert [(p["arch"], p["variant"]) for p in programs] == [
+        ("sm_80", {"UNROLL": 1}), ("sm_80", {"UNROLL": 4}),
+        ("sm_90a", {"UNROLL": 1}), ("sm_90a", {"UNROLL": 4}),
+    ]  # fmt: skip
+    for p in programs:
+        assert p["label"] == f"saxpy [UNROLL={p['variant']['UNROLL']}]"
+        assert p["source"] == str(path)
+        (loop,) = p["kernels"][0]["analysis"]["loops"]
+        assert loop["source_line"] == 7  # the `for` line of kernel.py, through #line
+        assert loop["has_back_edge"] == (p["variant"]["UNROLL"] == 1)
+    # A second run of the unchanged file compiles and disassembles nothing.
+    again = run("-v", "check", path, "--json", env={"SASSVIEW_CACHE_DIR": str(tmp_path / "c")})
+    assert again.returncode == 0
+    assert "compiled" not in again.stderr and "disassembled" not in again.stderr
+    assert json.loads(again.stdout)["programs"] == programs
+
+
+def test_command_line_arch_overrides_the_declaration(tmp_path: Path) -> None:
+    done = run("check", write(tmp_path, SAXPY_FILE), "--arch", "sm_120", "--json")
+    assert done.returncode == 0, done.stderr
+    assert {p["arch"] for p in json.loads(done.stdout)["programs"]} == {"sm_120"}
+
+
+def test_cuda_file_is_found_next_to_the_kernel_file(tmp_path: Path) -> None:
+    (tmp_path / "k.cu").write_text("__global__ void twice(float* p) { p[threadIdx.x] *= 2.0f; }\n")
+    path = write(tmp_path, 'import sassview as sv\nsv.cuda_file("k.cu", arch="sm_90a")\n')
+    done = run("check", path, "--json")
+    assert done.returncode == 0, done.stderr
+    (program,) = json.loads(done.stdout)["programs"]
+    assert program["kernels"][0]["display_name"] == "twice(float*)"
+
+
+def clean_error(done: subprocess.CompletedProcess[str], *needles: str) -> None:
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.startswith("error: ") and done.stdout == ""
+    for needle in needles:
+        assert needle in done.stderr
+    assert "sassview/" not in done.stderr.replace("sassview/sassview", "")  # no frames of ours
+
+
+def test_syntax_error_names_the_line(tmp_path: Path) -> None:
+    path = write(tmp_path, "import sassview as sv\ndef broken(:\n    pass\n")
+    clean_error(run("check", path), f"{path}:2", "syntax error")
+
+
+def test_exception_while_importing_shows_the_users_traceback(tmp_path: Path) -> None:
+    path = write(tmp_path, "import sassview as sv\n\ndef f():\n    return 1 / 0\n\nf()\n")
+    done = run("check", path)
+    clean_error(done, "ZeroDivisionError", f'File "{path}", line 4')
+
+
+def test_missing_package_names_what_to_install(tmp_path: Path) -> None:
+    path = write(tmp_path, "import sassview as sv\nimport no_such_package_xyz\n")
+    clean_error(run("check", path), "no_such_package_xyz", "pip install")
+
+
+def test_a_file_without_declarations_says_how_to_declare(tmp_path: Path) -> None:
+    path = write(tmp_path, "import sassview as sv\nX = 1\n")
+    clean_error(run("check", path), "declares no kernels", "sv.cuda(")
+
+
+def test_undeclared_triton_kernel_is_listed_with_the_line_to_add(tmp_path: Path) -> None:
+    pytest.importorskip("triton")
+    path = write(
+        tmp_path,
+        """\
+        import triton
+        import triton.language as tl
+
+        @triton.jit
+        def scale(x_ptr, n, BLOCK: tl.constexpr):
+            pass
+        """,
+    )
+    done = run("check", path)
+    clean_error(done, "declares no kernels", "line 4", 'sv.triton(scale, signature={"x_ptr"')
+    assert '"BLOCK": 128' in done.stderr
+
+
+def test_bad_arch_in_a_declaration_caches_nothing(tmp_path: Path) -> None:
+    path = write(tmp_path, SAXPY_FILE.replace('["sm_80", "sm_90a"]', '"sm_77"'))
+    cache = tmp_path / "cache"
+    clean_error(run("check", path, env={"SASSVIEW_CACHE_DIR": str(cache)}), "sm_77")
+    assert not list(cache.rglob("manifest.json"))
+
+
+def test_compile_error_in_a_cuda_string_points_into_the_kernel_file(tmp_path: Path) -> None:
+    path = write(tmp_path, SAXPY_FILE.replace("a * x[j]", "a * undefined_name"))
+    clean_error(run("check", path), f"{path}:9", "undefined_name")
