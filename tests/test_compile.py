@@ -177,5 +177,8 @@ def test_ptx_input_keeps_sass_to_ptx_lines_and_clean_inline_chains() -> None:
     (k,) = program.kernels
     assert sum(1 for i in k.instructions if i.ptx_line) > len(k.instructions) // 2
     assert not any(
-        f.file.startswith(".nv_debug") for i in k.instructions if i.source for f in i.source.frames()
+        f.file.startswith(".nv_debug")
+        for i in k.instructions
+        if i.source
+        for f in i.source.frames()
     )

@@ -243,7 +243,11 @@ class _Reader:
 
     def debug_ptx(self) -> str:
         sec = self.by_name.get(".nv_debug_ptx_txt")
-        return self.content(sec).rstrip(b"\0").replace(b"\0", b"\n").decode(errors="replace") if sec else ""
+        return (
+            self.content(sec).rstrip(b"\0").replace(b"\0", b"\n").decode(errors="replace")
+            if sec
+            else ""
+        )
 
     def content(self, sec: _Section) -> bytes:
         return b"" if sec.nobits else self.data[sec.offset : sec.offset + sec.size]
