@@ -23,23 +23,25 @@ __all__ = [
     "Program",
     "SassviewError",
     "__version__",
+    "analyze",
     "compile",
     "cuda",
     "cuda_file",
     "cute",
     "from_artifacts",
     "from_ptx",
+    "inspect",
     "load",
     "triton",
 ]
 
 if TYPE_CHECKING:
-    from sassview.api import compile, from_artifacts, from_ptx, load
+    from sassview.api import analyze, compile, from_artifacts, from_ptx, inspect, load
     from sassview.declare import cuda, cuda_file, cute, triton
 
 
 def __getattr__(name: str) -> Any:
-    if name in ("compile", "from_artifacts", "from_ptx", "load"):
+    if name in ("compile", "from_artifacts", "from_ptx", "load", "inspect", "analyze"):
         from sassview import api
 
         return getattr(api, name)

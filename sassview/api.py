@@ -14,10 +14,11 @@ from sassview.build import build_program
 from sassview.frontends.arch import parse_arch_list
 from sassview.frontends.cuda import compile_cuda
 from sassview.frontends.files import assemble_ptx, load_file
-from sassview.ir import Artifacts, Program
+from sassview.ir import Artifacts, Kernel, Program
 
 if TYPE_CHECKING:
     from sassview.frontends.discover import KernelFile
+    from sassview.inspection import Inspection
 
 CUDA_SUFFIXES = (".cu", ".cuh", ".cpp", ".cc", ".cxx")
 DEFAULT_ARCH = "sm_90a"
@@ -95,3 +96,39 @@ def load(
         if p.suffix != ".ptx":
             break
     return programs
+
+
+def analyze(program: Program, kernel: str | None = None) -> list[Inspection]:
+    """The annotated graph (CFG, loops, liveness, every analysis) of each kernel of a Program."""
+    from sassview.inspection import inspect_program
+
+    return inspect_program(program, kernel)
+
+
+def inspect(
+    path: str | Path,
+    *,
+    arch: str | Sequence[str] | None = None,
+    kernel: str | None = None,
+    defines: Sequence[str] = (),
+    include_dirs: Sequence[str | Path] = (),
+    options: Sequence[str] = (),
+) -> list[Inspection]:
+    """Any file sassview reads -> one Inspection per (program, kernel): what every view reads.
+
+    Programs in which `kernel` does not exist are skipped; if no program has it, the error lists
+    the kernels there are.
+    """
+    programs = load(
+        path, arch=arch, defines=defines, include_dirs=include_dirs, options=options
+    )
+    if kernel is None:
+        return [i for p in programs for i in analyze(p)]
+    having = [p for p in programs if any(_named(k, kernel) for k in p.kernels)]
+    if not having:
+        programs[0].kernel(kernel)  # raises InputError listing the kernels
+    return [i for p in having for i in analyze(p, kernel)]
+
+
+def _named(k: Kernel, name: str) -> bool:
+    return name in (k.name, k.display_name, k.display_name.split("(", 1)[0])
