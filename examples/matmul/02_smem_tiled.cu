@@ -1,0 +1,20 @@
+// Step 2: 32x32 tiles of A and B staged in shared memory; each value read from global once
+// per tile. Expect: LDS in the inner loop, BAR.SYNC around it, the k-loop fully unrolled.
+#define TILE 32
+extern "C" __global__ void matmul_smem(const float* __restrict__ A, const float* __restrict__ B,
+                                       float* __restrict__ C, int M, int N, int K) {
+  __shared__ float As[TILE][TILE];
+  __shared__ float Bs[TILE][TILE];
+  int ty = threadIdx.y, tx = threadIdx.x;
+  int row = blockIdx.y * TILE + ty, col = blockIdx.x * TILE + tx;
+  float acc = 0.0f;
+  for (int t = 0; t < K; t += TILE) {
+    As[ty][tx] = (row < M && t + tx < K) ? A[row * K + t + tx] : 0.0f;
+    Bs[ty][tx] = (t + ty < K && col < N) ? B[(t + ty) * N + col] : 0.0f;
+    __syncthreads();
+#pragma unroll
+    for (int k = 0; k < TILE; ++k) acc += As[ty][k] * Bs[k][tx];
+    __syncthreads();
+  }
+  if (row < M && col < N) C[row * N + col] = acc;
+}

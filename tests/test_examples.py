@@ -1,0 +1,86 @@
+"""Every example does what its comment claims: compiled live, read through sassview."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import sassview
+
+pytestmark = pytest.mark.compile
+EXAMPLES = Path(__file__).parents[1] / "examples"
+
+
+@pytest.fixture(scope="module")
+def matmul() -> dict[tuple[str, str], sassview.Program]:
+    kernel_file, programs = sassview.api.load_kernel_file(EXAMPLES / "matmul" / "kernel.py")
+    assert not kernel_file.undeclared
+    return {(p.artifacts.label, p.arch): p for p in programs}
+
+
+def facts(program: sassview.Program):  # type: ignore[no-untyped-def]
+    (insp,) = sassview.analyze(program)
+    return insp
+
+
+def test_vecadd_float4_kernel_moves_128_bits_and_scalar_kernel_32() -> None:
+    by_name = {i.kernel.name: i for i in sassview.inspect(EXAMPLES / "vecadd.cu", arch="sm_90a")}
+    assert by_name["add_f4"].facts("memory")["max_global_load_bits"] == 128
+    assert by_name["add_f4"].facts("memory")["max_global_store_bits"] == 128
+    assert by_name["add_scalar"].facts("memory")["max_global_load_bits"] == 32
+
+
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90a"])
+def test_naive_matmul_reads_global_memory_32_bits_at_a_time(matmul, arch: str) -> None:  # type: ignore[no-untyped-def]
+    insp = facts(matmul[("01_naive.cu", arch)])
+    assert insp.facts("memory")["max_global_load_bits"] == 32
+    assert insp.facts("memory")["max_shared_load_bits"] is None
+    assert insp.facts("tensor_cores")["path"] == "none"
+    assert insp.kernel.opcode_counts().get("FFMA", 0) > 0
+
+
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90a"])
+def test_tiled_matmul_stages_tiles_in_shared_memory(matmul, arch: str) -> None:  # type: ignore[no-untyped-def]
+    insp = facts(matmul[("02_smem_tiled.cu", arch)])
+    ops = insp.kernel.opcode_counts()
+    assert ops["LDS"] > 0 and ops["STS"] == 2 and ops["BAR"] == 2
+    assert insp.kernel.resources.shared_user == 2 * 32 * 32 * 4
+    # ptxas merges the As[ty][k] row reads of the unrolled k loop into 128-bit LDS.
+    assert insp.facts("memory")["max_shared_load_bits"] == 128
+    inner = next(e for e in insp.facts("unroll")["loops"] if e["source_line"] == 16)
+    assert not inner["has_back_edge"] and inner["achieved_factor"] == 32
+
+
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90a"])
+@pytest.mark.parametrize("step", ["03_register_blocking.cu", "04_warp_tiling.cu"])
+def test_register_blocked_matmuls_use_128_bit_loads_and_do_not_spill(
+    matmul, step: str, arch: str
+) -> None:  # type: ignore[no-untyped-def]
+    insp = facts(matmul[(step, arch)])
+    mem = insp.facts("memory")
+    assert mem["max_global_load_bits"] == 128 and mem["max_shared_load_bits"] == 128
+    assert not insp.facts("spills")["spills"]
+    per_k = 64 if step.startswith("03") else 64
+    k_steps = 8 if step.startswith("03") else 16
+    assert insp.kernel.opcode_counts()["FFMA"] >= per_k * k_steps
+
+
+def test_warp_tiling_needs_its_launch_bounds_to_keep_accumulators_in_registers() -> None:
+    source = (EXAMPLES / "matmul" / "04_warp_tiling.cu").read_text()
+    capped = source.replace("__launch_bounds__(256, 1)", "__launch_bounds__(256)")
+    program = sassview.compile(capped, arch="sm_90a")
+    assert program.kernels[0].resources.registers <= 128
+    assert program.kernels[0].resources.spills  # what the comment in the example explains
+
+
+def test_hopper_matmul_runs_on_wgmma_fed_by_tma(matmul) -> None:  # type: ignore[no-untyped-def]
+    insp = facts(matmul[("05_wgmma_tma.cu", "sm_90a")])
+    tc = insp.facts("tensor_cores")
+    assert tc["path"] == "wgmma"
+    assert {op["mnemonic"] for op in tc["ops"]} == {"HGMMA.64x64x16.F32.BF16"}
+    assert tc["fences"] > 0 and tc["waits"] > 0
+    ops = insp.kernel.opcode_counts()
+    assert ops["UTMALDG"] > 0 and ops["SYNCS"] > 0
+    assert insp.facts("memory")["max_global_store_bits"] == 64  # the float2 stores of C
+    assert not insp.facts("spills")["spills"]
