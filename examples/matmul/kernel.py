@@ -1,4 +1,5 @@
-"""The CUDA C++ matmul progression, declared for sassview: `sassview check examples/matmul/kernel.py`.
+"""The CUDA C++ matmul progression, declared for sassview:
+`sassview check examples/matmul/kernel.py`.
 
 Each step is a .cu file beside this one; the comment at the top of each says what its SASS
 should show, and tests/test_examples.py checks that it does.
