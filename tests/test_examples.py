@@ -84,3 +84,15 @@ def test_hopper_matmul_runs_on_wgmma_fed_by_tma(matmul) -> None:  # type: ignore
     assert ops["UTMALDG"] > 0 and ops["SYNCS"] > 0
     assert insp.facts("memory")["max_global_store_bits"] == 64  # the float2 stores of C
     assert not insp.facts("spills")["spills"]
+
+
+def test_knobs_example_maxrregcount_spills_and_pragma_unroll_factors() -> None:
+    _, programs = sassview.api.load_kernel_file(EXAMPLES / "knobs" / "kernel.py")
+    by_label = {p.artifacts.label: sassview.analyze(p)[0] for p in programs}
+    capped = by_label["accumulate [-maxrregcount=32]"]
+    assert capped.facts("spills")["spills"] and capped.kernel.resources.registers <= 32
+    assert not by_label["accumulate [-maxrregcount=128]"].facts("spills")["spills"]
+    for n in (1, 2, 4, 8):
+        (loop,) = by_label[f"strided_sum [UNROLL={n}]"].facts("unroll")["loops"]
+        # `#pragma unroll UNROLL` with -DUNROLL=n: the macro is resolved to the request.
+        assert (loop["requested_factor"], loop["achieved_factor"]) == (n, n)

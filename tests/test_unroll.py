@@ -243,3 +243,17 @@ void f(int n) {
     assert outer.own == {6, 7, 11} and outer.span == (5, 11)  # not the inner loop's lines
     assert do.statement == {12, 14} and do.own == {13}
     assert one_line.own == frozenset() and one_line.statement == {15}
+
+
+def test_pragma_naming_a_macro_reads_defines_and_options() -> None:
+    from sassview.parse.source_loops import integer_macros
+
+    text = (
+        "#define TILE 8\n__global__ void k(float* p, int n) {\n#pragma unroll TILE\n"
+        "  for (int i = 0; i < n; ++i) p[i] += 1;\n#pragma unroll U\n"
+        "  for (int i = 0; i < n; ++i) p[i] *= 2;\n}\n"
+    )
+    macros = integer_macros(text, ["-DU=4", "-DNAME=notanint"])
+    assert macros == {"TILE": 8, "U": 4}
+    assert [s.requested for s in source_loops(text, macros)] == [8, 4]
+    assert [s.requested for s in source_loops(text)] == [None, None]

@@ -43,12 +43,32 @@ from typing import Any
 from sassview.analyses.base import AnalysisContext, Annotation, Findings, Severity
 from sassview.graph.loops import Loop, loop_source
 from sassview.ir import SassInstruction, SourceLoc
-from sassview.parse.source_loops import Request, SourceLoop, source_loops
+from sassview.parse.source_loops import Request, SourceLoop, integer_macros, source_loops
 
 _C_SUFFIXES = (".cu", ".cuh", ".cpp", ".cc", ".cxx", ".h", ".hpp")
 _MEMORY = ("LD", "ST", "ATOM", "RED", "TEX", "TLD", "SULD", "SUST", "LDGSTS", "UBLKCP", "UTMA")
-_MATH = frozenset({"FADD", "FFMA", "FMUL", "FMNMX", "DADD", "DFMA", "DMUL", "HADD2", "HMUL2",
-                   "HFMA2", "MUFU", "HMMA", "IMMA", "DMMA", "BMMA", "HGMMA", "IGMMA", "QGMMA"})
+_MATH = frozenset(
+    {
+        "FADD",
+        "FFMA",
+        "FMUL",
+        "FMNMX",
+        "DADD",
+        "DFMA",
+        "DMUL",
+        "HADD2",
+        "HMUL2",
+        "HFMA2",
+        "MUFU",
+        "HMMA",
+        "IMMA",
+        "DMMA",
+        "BMMA",
+        "HGMMA",
+        "IGMMA",
+        "QGMMA",
+    }
+)
 Counts = Counter[tuple[str, int, int]]  # (opcode, line, kind: see _weight) -> count
 
 
@@ -91,8 +111,11 @@ def _ratio(counts: Counts, ref: Counts) -> int | None:
     return max(ratios, key=lambda r: (ratios[r], r)) if ratios else None
 
 
-def _count(instructions: tuple[SassInstruction, ...], indices: Iterable[int],
-           line_of: Callable[[int], int | None]) -> Counts:
+def _count(
+    instructions: tuple[SassInstruction, ...],
+    indices: Iterable[int],
+    line_of: Callable[[int], int | None],
+) -> Counts:
     counts: Counts = Counter()
     for i in indices:
         if "SpillRefill" in instructions[i].marks:
@@ -104,14 +127,17 @@ def _count(instructions: tuple[SassInstruction, ...], indices: Iterable[int],
     return counts
 
 
-def _measure(loops: list[Loop], counts_of: Callable[[Loop], Counts]
-             ) -> tuple[int | None, Loop, list[Loop], Counts]:
+def _measure(
+    loops: list[Loop], counts_of: Callable[[Loop], Counts]
+) -> tuple[int | None, Loop, list[Loop], Counts]:
     """(factor, main loop, remainder loops, the main loop's counts) of one source loop."""
     measured = [(_factor(c), lp, c) for lp in loops for c in [counts_of(lp)]]
     if len(measured) > 1:  # the smallest is one iteration's worth: measure the others against it
         r, ref_loop, ref = min(measured, key=lambda m: sum(c for k, c in m[2].items() if k[2]))
-        measured = [(r if lp is ref_loop else (_ratio(c, ref) or 0) * (r or 1) or g, lp, c)
-                    for g, lp, c in measured]
+        measured = [
+            (r if lp is ref_loop else (_ratio(c, ref) or 0) * (r or 1) or g, lp, c)
+            for g, lp, c in measured
+        ]
     f, main, counts = max(measured, key=lambda m: (m[0] or 0, -m[1].first_address))
     return f, main, [lp for g, lp, _ in measured if lp is not main and (g or 0) < (f or 0)], counts
 
@@ -127,14 +153,22 @@ def _main_file(ctx: AnalysisContext) -> str | None:
 def run(ctx: AnalysisContext) -> Findings:
     cfg, instructions, artifacts = ctx.cfg, ctx.kernel.instructions, ctx.program.artifacts
     main = _main_file(ctx)
-    cxx = bool(artifacts.source_text) and main is not None and (
-        artifacts.kind == "cuda" or PurePath(main).suffix in _C_SUFFIXES)
-    sloops = source_loops(artifacts.source_text or "") if cxx else []
+    cxx = (
+        bool(artifacts.source_text)
+        and main is not None
+        and (artifacts.kind == "cuda" or PurePath(main).suffix in _C_SUFFIXES)
+    )
+    # CUDA C++ held in a kernel.py: scan the C++ alone, kept line-aligned with the Python file.
+    cxx_text = artifacts.stages.get("cuda_source") or artifacts.source_text or ""
+    macros = integer_macros(cxx_text, artifacts.options) if cxx else {}
+    sloops = source_loops(cxx_text, macros) if cxx else []
     by_line = {n: i for i, s in enumerate(sloops) for n in s.statement}
     # Per instruction, the main-file lines of its inline chain, innermost first: code inlined
     # into a loop counts on the line of the call inside the loop.
-    lines = [tuple(f.line for f in i.source.frames() if f.file == main) if i.source else ()
-             for i in instructions]
+    lines = [
+        tuple(f.line for f in i.source.frames() if f.file == main) if i.source else ()
+        for i in instructions
+    ]
 
     def is_statement(loc: SourceLoc) -> bool:
         return loc.file == main and loc.line in by_line
@@ -173,8 +207,9 @@ def run(ctx: AnalysisContext) -> Findings:
     for i, s in enumerate(sloops):
         if i not in placed and not any(s.span[0] <= n <= s.span[1] for n in present):
             continue  # a loop of another kernel
-        keep = set(s.own) | {n for j, c in enumerate(sloops) if c.parent == i and j in placed
-                             for n in c.statement}
+        keep = set(s.own) | {
+            n for j, c in enumerate(sloops) if c.parent == i and j in placed for n in c.statement
+        }
         owner = s.parent
         while owner is not None and owner not in mains:
             owner = sloops[owner].parent
@@ -184,16 +219,28 @@ def run(ctx: AnalysisContext) -> Findings:
                 keep = set(s.statement)  # a one-line loop: its body shares the `for` line
             pick = in_span(s, keep)
             f, loop, rest, counts = _measure(
-                placed[i], lambda lp, p=pick: _count(instructions, region(lp), p))  # type: ignore[misc]
+                placed[i], lambda lp, p=pick: _count(instructions, region(lp), p)
+            )  # type: ignore[misc]
             tail = [k for k in _count(instructions, outer, pick) if k in counts]
             straight = bool(f and f > 1 and counts and 2 * len(tail) >= len(counts))
             mains[i], factors[i] = loop, f or 1
-            entry = _entry(s.line, main, s.depth, True, f, s.requested, bool(rest) or straight,
-                           loop.first_address, len(loop.addresses), [loop, *rest])
+            entry = _entry(
+                s.line,
+                main,
+                s.depth,
+                True,
+                f,
+                s.requested,
+                bool(rest) or straight,
+                loop.first_address,
+                len(loop.addresses),
+                [loop, *rest],
+            )
             notes += _describe(entry, loop, rest, straight)
         else:
-            counts = (_count(instructions, outer, in_span(s, keep))
-                      or _count(instructions, outer, in_span(s, s.statement)))
+            counts = _count(instructions, outer, in_span(s, keep)) or _count(
+                instructions, outer, in_span(s, s.statement)
+            )
             if not counts:
                 continue  # no code left for this loop
             copies, scale, up = _factor(counts) or 1, 1, s.parent
@@ -202,8 +249,18 @@ def run(ctx: AnalysisContext) -> Findings:
                 up = None if up == owner else sloops[up].parent
             factors[i] = copies = copies // scale if copies % scale == 0 else copies
             hits = [j for j in outer if any(s.span[0] <= n <= s.span[1] for n in lines[j])]
-            entry = _entry(s.line, main, s.depth, False, copies, s.requested, False,
-                           instructions[hits[0]].address if hits else None, len(hits), [])
+            entry = _entry(
+                s.line,
+                main,
+                s.depth,
+                False,
+                copies,
+                s.requested,
+                False,
+                instructions[hits[0]].address if hits else None,
+                len(hits),
+                [],
+            )
             notes += _describe(entry, None, [], False, tuple(instructions[h].address for h in hits))
         entries.append(entry)
     for key, group in loose.items():
@@ -215,25 +272,53 @@ def run(ctx: AnalysisContext) -> Findings:
 
         f, loop, rest, _ = _measure(group, lambda lp: _count(instructions, region(lp), other_lines))
         requested, ptxas = (None, None) if cxx else _ptx_request(ctx, region(loop))
-        entry = _entry(at[1] if at else None, at[0] if at else None, loop.depth, True, f, requested,
-                       bool(rest), loop.first_address, len(loop.addresses), [loop, *rest])
+        entry = _entry(
+            at[1] if at else None,
+            at[0] if at else None,
+            loop.depth,
+            True,
+            f,
+            requested,
+            bool(rest),
+            loop.first_address,
+            len(loop.addresses),
+            [loop, *rest],
+        )
         if requested is not None:
             entry["ptxas_factor"] = ptxas
         entries.append(entry)
         notes += _describe(entry, loop, rest, False)
-    entries.sort(key=lambda e: (e["source_line"] is None, e["source_line"] or 0,
-                                e["first_address"] or 0))
+    entries.sort(
+        key=lambda e: (e["source_line"] is None, e["source_line"] or 0, e["first_address"] or 0)
+    )
     return Findings(facts={"loops": entries}, annotations=tuple(notes))
 
 
-def _entry(line: int | None, file: str | None, depth: int, back: bool, factor: int | None,
-           requested: Request, remainder: bool, first: int | None, count: int, loops: list[Loop]
-           ) -> dict[str, Any]:
-    return {"source_line": line, "file": file, "depth": depth, "has_back_edge": back,
-            "achieved_factor": factor, "requested_factor": requested, "remainder": remainder,
-            "first_address": first, "instructions": count,
-            "sass_loops": [lp.index for lp in loops[:1]],
-            "remainder_loops": [lp.index for lp in loops[1:]]}
+def _entry(
+    line: int | None,
+    file: str | None,
+    depth: int,
+    back: bool,
+    factor: int | None,
+    requested: Request,
+    remainder: bool,
+    first: int | None,
+    count: int,
+    loops: list[Loop],
+) -> dict[str, Any]:
+    return {
+        "source_line": line,
+        "file": file,
+        "depth": depth,
+        "has_back_edge": back,
+        "achieved_factor": factor,
+        "requested_factor": requested,
+        "remainder": remainder,
+        "first_address": first,
+        "instructions": count,
+        "sass_loops": [lp.index for lp in loops[:1]],
+        "remainder_loops": [lp.index for lp in loops[1:]],
+    }
 
 
 def _ptx_request(ctx: AnalysisContext, indices: list[int]) -> tuple[Request, int | None]:
@@ -251,15 +336,22 @@ def _ptx_request(ctx: AnalysisContext, indices: list[int]) -> tuple[Request, int
     return None, None
 
 
-def _describe(entry: dict[str, Any], loop: Loop | None, rest: list[Loop], straight: bool,
-              addresses: tuple[int, ...] = ()) -> list[Annotation]:
+def _describe(
+    entry: dict[str, Any],
+    loop: Loop | None,
+    rest: list[Loop],
+    straight: bool,
+    addresses: tuple[int, ...] = (),
+) -> list[Annotation]:
     line, f = entry["source_line"], entry["achieved_factor"]
     where = f"loop at line {line}" if line is not None else "loop"
     source = (SourceLoc(entry["file"], line),) if line is not None and entry["file"] else ()
     common: dict[str, Any] = {
-        "addresses": loop.addresses if loop else addresses, "source": source,
+        "addresses": loop.addresses if loop else addresses,
+        "source": source,
         "blocks": tuple(sorted(loop.blocks)) if loop else (),
-        "loops": (loop.index,) if loop else ()}
+        "loops": (loop.index,) if loop else (),
+    }
     if not entry["has_back_edge"]:
         text = f"{where} fully unrolled: {f} {'copy' if f == 1 else 'copies'}, no loop left"
     elif f is None:
@@ -270,10 +362,18 @@ def _describe(entry: dict[str, Any], loop: Loop | None, rest: list[Loop], straig
             text += ", with a remainder loop" if rest else ", with a straight-line remainder"
     notes = [Annotation("unroll", Severity.INFO, text, data=dict(entry), **common)]
     for r in rest:
-        notes.append(Annotation(
-            "unroll", Severity.INFO, f"remainder loop of the {where} (the iterations the unroll by "
-            f"{f} leaves over)", addresses=r.addresses, blocks=tuple(sorted(r.blocks)),
-            loops=(r.index,), source=source, data={"remainder_of": entry["sass_loops"]}))
+        notes.append(
+            Annotation(
+                "unroll",
+                Severity.INFO,
+                f"remainder loop of the {where} (the iterations the unroll by {f} leaves over)",
+                addresses=r.addresses,
+                blocks=tuple(sorted(r.blocks)),
+                loops=(r.index,),
+                source=source,
+                data={"remainder_of": entry["sass_loops"]},
+            )
+        )
     warning = _mismatch(entry, where)
     if warning:
         notes.append(Annotation("unroll", Severity.WARNING, *warning, **common))
@@ -286,21 +386,29 @@ def _mismatch(entry: dict[str, Any], where: str) -> tuple[str, str] | None:
     if "ptxas_factor" in entry:
         got = entry["ptxas_factor"]
         if want == 1 and got not in (None, 1):
-            return (f'{where}: PTX .pragma "nounroll", but ptxas unrolled it by {got}',
-                    "ptxas should leave nounroll loops rolled: check the pragma precedes the loop")
+            return (
+                f'{where}: PTX .pragma "nounroll", but ptxas unrolled it by {got}',
+                "ptxas should leave nounroll loops rolled: check the pragma precedes the loop",
+            )
         return None
     if want is None or f is None:
         return None
     if want == "full" and back:
-        return (f"{where}: #pragma unroll asked for full unrolling; a loop unrolled by {f} remains",
-                "the trip count is not a compile-time constant (or is too large): make the bound a "
-                "constant or template parameter, or ask for a factor with #pragma unroll N")
+        return (
+            f"{where}: #pragma unroll asked for full unrolling; a loop unrolled by {f} remains",
+            "the trip count is not a compile-time constant (or is too large): make the bound a "
+            "constant or template parameter, or ask for a factor with #pragma unroll N",
+        )
     if want == 1 and f > 1:
-        return (f"{where}: #pragma unroll 1 asked to keep the loop rolled, got {f} copies",
-                "check that the pragma sits directly above the loop")
+        return (
+            f"{where}: #pragma unroll 1 asked to keep the loop rolled, got {f} copies",
+            "check that the pragma sits directly above the loop",
+        )
     if isinstance(want, int) and want > 1 and ((back and f != want) or (not back and f > want)):
-        return (f"{where}: #pragma unroll {want} asked for {want}, got {f}"
-                + ("" if back else " (fully unrolled)"),
-                "the compiler caps unrolling for code size and registers, and unrolls bodies with "
-                "calls or barriers less: try a smaller #pragma unroll N")
+        return (
+            f"{where}: #pragma unroll {want} asked for {want}, got {f}"
+            + ("" if back else " (fully unrolled)"),
+            "the compiler caps unrolling for code size and registers, and unrolls bodies with "
+            "calls or barriers less: try a smaller #pragma unroll N",
+        )
     return None

@@ -77,8 +77,21 @@ def _cuda(kf: KernelFile, decl: Declaration, arch: str, variant: dict[str, Any])
         _with_line_directive(decl.target, kf), arch=arch, defines=defines,
         include_dirs=[kf.path.parent, *includes], options=options,
     )  # fmt: skip
-    # The source the user reads is the kernel file, which the #line directive points into.
-    return replace(artifacts, source_path=str(kf.path), source_text=kf.text)
+    # The source the user reads is the kernel file, which the #line directive points into; the
+    # C++ alone, at its lines in that file, is kept for analyses that read C++ (loops, pragmas).
+    stages = {**artifacts.stages, "cuda_source": _aligned_cuda(decl.target, kf)}
+    return replace(
+        artifacts, source_path=str(kf.path), source_text=kf.text, stages=MappingProxyType(stages)
+    )
+
+
+def _aligned_cuda(source: str, kf: KernelFile) -> str:
+    """The kernel file with every line outside the CUDA string blanked: C++ at its own lines."""
+    at = kf.text.find(source)
+    if at < 0:
+        return source
+    before = kf.text.count("\n", 0, at)
+    return "\n" * before + source
 
 
 def _with_line_directive(source: str, kf: KernelFile) -> str:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 Request = int | str | None  # N, "full", or nothing asked
@@ -21,10 +21,15 @@ Request = int | str | None  # N, "full", or nothing asked
 _KEYWORD = re.compile(r"\b(for|while|do)\b")
 _STATEMENT = re.compile(r"(for|while|if|switch|do)\b")
 _SPACE = re.compile(r"\s*")
-_PRAGMA = re.compile(r"^\s*#\s*pragma\s+(unroll|nounroll)\b\s*\(?\s*([^)\s]*)"
-                     r"|_Pragma\(\"unroll\s*(\d*)\"\)")
-_BLANKS = re.compile(r"//[^\n]*|/\*.*?\*/|\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'"
-                     r"|^\s*#[^\n]*(?:\\\n[^\n]*)*", re.S | re.M)
+_PRAGMA = re.compile(
+    r"^\s*#\s*pragma\s+(unroll|nounroll)\b\s*\(?\s*([^)\s]*)"
+    r"|_Pragma\(\"unroll\s*(\d*)\"\)"
+)
+_BLANKS = re.compile(
+    r"//[^\n]*|/\*.*?\*/|\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'"
+    r"|^\s*#[^\n]*(?:\\\n[^\n]*)*",
+    re.S | re.M,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,7 +83,25 @@ def _statement_end(t: str, pos: int) -> int:
     return len(t) - 1
 
 
-def _requested(lines: list[str], line: int) -> Request:
+_DEFINE = re.compile(
+    r"^\s*#\s*define\s+(\w+)\s+(\(?\s*(?:0x[0-9a-fA-F]+|\d+)\s*\)?)\s*(?://.*)?$", re.M
+)
+
+
+def integer_macros(text: str, options: Sequence[str] = ()) -> dict[str, int]:
+    """`#define NAME 4` lines of the text and `-DNAME=4` options: what a pragma may name."""
+    macros = {m.group(1): int(m.group(2).strip("() "), 0) for m in _DEFINE.finditer(text)}
+    for opt in options:
+        if opt.startswith("-D") and "=" in opt:
+            name, _, value = opt[2:].partition("=")
+            try:
+                macros[name.strip()] = int(value.strip(), 0)
+            except ValueError:
+                continue
+    return macros
+
+
+def _requested(lines: list[str], line: int, macros: Mapping[str, int]) -> Request:
     """The #pragma unroll on the nearest line above `line` (1-based) that is not blank or a
     comment, or a _Pragma("unroll N") on the loop's own line."""
     m = _PRAGMA.search(lines[line - 1]) if "_Pragma" in lines[line - 1] else None
@@ -97,11 +120,14 @@ def _requested(lines: list[str], line: int) -> Request:
     try:
         return int(value, 0)
     except ValueError:
+        if value in macros:
+            return macros[value]
         return None  # an expression (a template parameter): not evaluated here
 
 
-def _scan_loop(t: str, m: re.Match[str], line: Callable[[int], int]
-               ) -> tuple[int, frozenset[int], int, int, int] | None:
+def _scan_loop(
+    t: str, m: re.Match[str], line: Callable[[int], int]
+) -> tuple[int, frozenset[int], int, int, int] | None:
     """(start, statement lines, first and last body line, end) of the loop at a keyword."""
     if m.group(1) == "do":
         body = _skip(t, m.end())
@@ -122,7 +148,7 @@ def _scan_loop(t: str, m: re.Match[str], line: Callable[[int], int]
     return m.start(), statement, line(body), line(body_end), end
 
 
-def source_loops(text: str) -> list[SourceLoop]:
+def source_loops(text: str, macros: Mapping[str, int] | None = None) -> list[SourceLoop]:
     """Every for/while/do loop of C++ source text, in order, with nesting and requests."""
     t = _BLANKS.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
     newlines = [i for i, ch in enumerate(t) if ch == "\n"]
@@ -153,7 +179,16 @@ def source_loops(text: str) -> list[SourceLoop]:
         own = frozenset(set(range(first, last + 1)) - statement - nested)
         depth = loops[parent].depth + 1 if parent is not None else 1
         kw = line(start)
-        loops.append(SourceLoop(kw, statement, (kw, line(end)), own, parent, depth,
-                                _requested(text_lines, kw)))
+        loops.append(
+            SourceLoop(
+                kw,
+                statement,
+                (kw, line(end)),
+                own,
+                parent,
+                depth,
+                _requested(text_lines, kw, macros or {}),
+            )
+        )
         stack.append(i)
     return loops
