@@ -107,6 +107,9 @@ class SassInstruction(NamedTuple):
     marks: tuple[str, ...] = ()  # nvdisasm's own annotations, e.g. SpillRefill
     control_flow: bool = False
     target: int | None = None  # branch/call target address, when it is a constant
+    # Every address an indirect branch (BRX/JMX through a jump table) may go to, as nvdisasm's
+    # text listing names them (BRANCH_TARGETS); () when unknown or not an indirect branch.
+    targets: tuple[int, ...] = ()
 
     @property
     def mnemonic(self) -> str:

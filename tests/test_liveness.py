@@ -7,10 +7,8 @@ UPRED counts must equal nvdisasm's. The ABI sets of CALL/RET need the cubin's re
 and each function's register count, which the test reads from the cubin as a caller would.
 
 Known divergences, strict xfails so they speak up when they go away:
-- liveness/switch/sm_90a::sw — a BRX jump table. nvdisasm knows the targets (it prints them
-  as `(*"BRANCH_TARGETS .L_x_26,..."*)`, which the parser keeps as a mark naming labels the
-  Kernel no longer has); sassview.graph.cfg does not, and liveness then takes every block
-  without predecessors as a possible target, which keeps registers of other cases live.
+(A BRX jump table used to be one: the text listing's `(*"BRANCH_TARGETS ..."*)` now gives
+SassInstruction.targets, the CFG gets an edge to each, and the counts match.)
 - liveness/wide/sm_80::atom — `@P1 ATOMG ... PT, R9, ...` redefines R9 under a guard, and R9 is
   read after it. A guarded definition may not run, so the value R9 held (the lane id from an S2R
   a dozen instructions up) must survive until then; nvdisasm keeps R9 live only for the three
@@ -44,7 +42,6 @@ _ROW = re.compile(r"^\s*/\*([0-9a-fA-F]{4,})\*/.*?//\s*(\|.*\|)\s*$")
 _HEADER = re.compile(r"//\s*\|\s*(GPR|PRED|UGPR|UPRED)\b")
 
 XFAIL = {
-    "liveness/switch/sm_90a::sw": "BRX jump table: the CFG does not know its targets",
     "liveness/wide/sm_80::atom": "nvdisasm ends R9's range 3 instructions above a guarded ATOMG",
 }
 

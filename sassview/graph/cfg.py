@@ -281,6 +281,10 @@ def build_cfg(instructions: Sequence[SassInstruction]) -> ControlFlowGraph:
                 if t is not None:
                     targets[i] = t
                     leaders.add(t)
+            for address in ins.targets:  # a BRX jump table that nvdisasm resolved
+                t = index_of(address)
+                if t is not None:
+                    leaders.add(t)
             if ins.control_flow and i + 1 < count:
                 leaders.add(i + 1)
     padding = count
@@ -306,6 +310,12 @@ def build_cfg(instructions: Sequence[SassInstruction]) -> ControlFlowGraph:
             target = block_of.get(targets[last]) if last in targets else None
             if state == _NEVER:
                 pass
+            elif op in _INDIRECT and ins.targets:
+                for address in ins.targets:
+                    dst = block_of.get(index_of(address) or -1)
+                    if dst is not None:
+                        builder.add(k, dst, EdgeKind.TAKEN)
+                falls = state == _MAYBE
             elif op in _JUMPS or op in _INDIRECT:
                 if target is None or op in _INDIRECT:
                     builder.unknown.add(k)

@@ -125,6 +125,17 @@ def _files(table: dict[str, Any], where: str) -> dict[int, str]:
 def _with_labels(func: SassFunction, info: LineInfo | None) -> SassFunction:
     if info is None or not info.labels:
         return func
+    if info.jump_tables:
+        func = SassFunction(
+            func.name,
+            tuple(
+                i._replace(targets=info.jump_targets(i.address))
+                if i.address in info.jump_tables
+                else i
+                for i in func.instructions
+            ),
+            func.labels,
+        )
     return resolve_label_targets(
         SassFunction(func.name, func.instructions, {**info.labels, **func.labels})
     )

@@ -40,7 +40,7 @@ _TARGET = re.compile(r"^\s*\.target\s+(sm_\w+)")
 _LABEL_REF = re.compile(r"`\(([^)]*)\)")
 # RET.REL.NODEC R4 `(k): the text form drops the comma the JSON form has before a label.
 # cuobjdump likewise prints RET.REL.NODEC R4 0x0.
-_BARE_LABEL_REF = re.compile(r"(?<=[^,\s])\s+(?=`\(|0x)")
+_BARE_LABEL_REF = re.compile(r"(?<=[^,\s])\s+(?=`\(|-?0x)")
 
 
 @dataclass(slots=True)
@@ -50,6 +50,11 @@ class LineInfo:
     sources: dict[int, SourceLoc] = field(default_factory=dict)
     ptx_lines: dict[int, int] = field(default_factory=dict)
     labels: dict[str, int] = field(default_factory=dict)
+    jump_tables: dict[int, tuple[str, ...]] = field(default_factory=dict)  # BRX -> label names
+
+    def jump_targets(self, address: int) -> tuple[int, ...]:
+        names = self.jump_tables.get(address, ())
+        return tuple(self.labels[n] for n in names if n in self.labels)
 
 
 @dataclass(slots=True)
@@ -141,7 +146,20 @@ def read_line_info(text: str, where: str = "<nvdisasm text>") -> dict[str, LineI
                 info.sources[address] = state.loc
             if state.ptx_line is not None:
                 info.ptx_lines[address] = state.ptx_line
+            if _JUMP_TABLE in payload:
+                info.jump_tables[address] = _jump_table(payload)
     return out
+
+
+_JUMP_TABLE = "BRANCH_TARGETS "
+
+
+def _jump_table(line: str) -> tuple[str, ...]:
+    """Label names of (*"BRANCH_TARGETS .L_x_57,.L_x_58"*) on a BRX line."""
+    for mark in _MARK.findall(line):
+        if mark.startswith(_JUMP_TABLE):
+            return tuple(n.strip() for n in mark[len(_JUMP_TABLE) :].split(",") if n.strip())
+    return ()
 
 
 def parse_sass_text(text: str, where: str = "<nvdisasm text>") -> SassListing:
@@ -220,7 +238,20 @@ def _make_function(
             )
         except (ValueError, IndexError) as exc:
             raise ParseError(f"function {name}, /*{address:04x}*/: {exc}", where=where) from None
+    instructions = [
+        i._replace(targets=tuple(labels[n] for n in table if n in labels))
+        if (table := _jump_table_of(i.marks))
+        else i
+        for i in instructions
+    ]
     return resolve_label_targets(SassFunction(name, tuple(instructions), dict(labels)))
+
+
+def _jump_table_of(marks: tuple[str, ...]) -> tuple[str, ...]:
+    for mark in marks:
+        if mark.startswith(_JUMP_TABLE):
+            return tuple(n.strip() for n in mark[len(_JUMP_TABLE) :].split(",") if n.strip())
+    return ()
 
 
 def _label_text(label: str, labels: dict[str, int]) -> str:
