@@ -119,9 +119,7 @@ def inspect(
     Programs in which `kernel` does not exist are skipped; if no program has it, the error lists
     the kernels there are.
     """
-    programs = load(
-        path, arch=arch, defines=defines, include_dirs=include_dirs, options=options
-    )
+    programs = load(path, arch=arch, defines=defines, include_dirs=include_dirs, options=options)
     if kernel is None:
         return [i for p in programs for i in analyze(p)]
     having = [p for p in programs if any(_named(k, kernel) for k in p.kernels)]

@@ -20,8 +20,9 @@ When a source loop has several SASS loops, the smallest is taken as one iteratio
 the others are measured as ratios to it (right even when k > 1); those with a smaller factor
 than the largest are remainder loops. Copies of the main body's pairs outside any loop (at least
 half of them) are a straight-line remainder (or peeled iterations: the two are not told apart).
-A source loop with code but no SASS loop is fully unrolled: the same count over the code around
-it, divided by the factors of the loops enclosing it, gives its copies.
+A source loop with code but no SASS loop is fully unrolled: its copies are its trip count when
+the header is constant (`for (int i = 0; i < TM; i += 4)`, macros and -D values resolved), else
+the same count over the code around it, divided by the factors of the loops enclosing it.
 
 How it can be wrong: one statement that becomes several same-opcode math instructions (a
 division, sinf, a[i-1] + a[i] + a[i+1]) with no remainder loop to compare against reads as a
@@ -241,14 +242,20 @@ def run(ctx: AnalysisContext) -> Findings:
             counts = _count(instructions, outer, in_span(s, keep)) or _count(
                 instructions, outer, in_span(s, s.statement)
             )
-            if not counts:
-                continue  # no code left for this loop
-            copies, scale, up = _factor(counts) or 1, 1, s.parent
-            while up is not None:  # the copies of the loops around it multiply its own
-                scale *= factors.get(up, 1)
-                up = None if up == owner else sloops[up].parent
-            factors[i] = copies = copies // scale if copies % scale == 0 else copies
             hits = [j for j in outer if any(s.span[0] <= n <= s.span[1] for n in lines[j])]
+            if not counts and not (s.trip_count and hits):
+                continue  # no code left for this loop
+            if s.trip_count is not None:
+                # A constant header says how many iterations there were, and no loop is left:
+                # that many copies. (Counting copies is ambiguous in nests of unrolled loops.)
+                copies = s.trip_count
+            else:
+                copies, scale, up = _factor(counts) or 1, 1, s.parent
+                while up is not None:  # the copies of the loops around it multiply its own
+                    scale *= factors.get(up, 1)
+                    up = None if up == owner else sloops[up].parent
+                copies = copies // scale if copies % scale == 0 else copies
+            factors[i] = copies
             entry = _entry(
                 s.line,
                 main,
@@ -286,6 +293,9 @@ def run(ctx: AnalysisContext) -> Findings:
         )
         if requested is not None:
             entry["ptxas_factor"] = ptxas
+        # With C++ source, a SASS loop at no loop statement was made by the compiler (a spin or
+        # retry loop, e.g. around TMA issue or an mbarrier wait in inline asm).
+        entry["statement"] = not cxx
         entries.append(entry)
         notes += _describe(entry, loop, rest, False)
     entries.sort(
@@ -316,6 +326,7 @@ def _entry(
         "remainder": remainder,
         "first_address": first,
         "instructions": count,
+        "statement": True,  # at a loop statement of the source (False: compiler-made)
         "sass_loops": [lp.index for lp in loops[:1]],
         "remainder_loops": [lp.index for lp in loops[1:]],
     }

@@ -21,8 +21,8 @@ every recorded cubin, instruction by instruction. The rules, read off `-lrm narr
 Bitsets are Python ints (sass_semantics lays out the bits): 65k instructions take well under a
 second (benchmarks/bench_liveness.py), dozens of times less than nvdisasm -plr itself.
 
-How it can be wrong: opcodes whose widths or destinations sass_semantics does not know; BRX
-jump tables, whose targets the CFG does not know (we let them reach every block nothing else
+How it can be wrong: opcodes whose widths or destinations sass_semantics does not know; an
+indirect jump whose targets nvdisasm did not name (we let it reach every block nothing else
 reaches); sm_8x global accesses in device functions whose descriptor came from the caller;
 and nvdisasm itself, which in rare cases ends a live range a few instructions above a guarded
 redefinition where the equations keep it (two places in ~80k checked rows; see the tests).

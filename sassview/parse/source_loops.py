@@ -41,6 +41,7 @@ class SourceLoop:
     parent: int | None  # index of the enclosing source loop
     depth: int  # 1 = outermost
     requested: Request
+    trip_count: int | None = None  # iterations, when the header is constant (for i = 0; i < 8; ++i)
 
 
 def _close(t: str, pos: int) -> int:
@@ -88,9 +89,23 @@ _DEFINE = re.compile(
 )
 
 
+_CONSTEXPR = re.compile(
+    r"\b(?:static\s+)?(?:constexpr|const)\s+(?:unsigned\s+)?(?:int|long|short|size_t|unsigned)\s+"
+    r"([^;(){}]+);"
+)
+_ASSIGN = re.compile(r"^\s*(\w+)\s*=\s*(0x[0-9a-fA-F]+|\d+)[uUlL]*\s*$")
+
+
 def integer_macros(text: str, options: Sequence[str] = ()) -> dict[str, int]:
-    """`#define NAME 4` lines of the text and `-DNAME=4` options: what a pragma may name."""
-    macros = {m.group(1): int(m.group(2).strip("() "), 0) for m in _DEFINE.finditer(text)}
+    """Named integer constants a pragma or a loop header may use: `#define NAME 4`,
+    `constexpr int A = 64, B = 16;` (file-wide: scopes are not tracked) and `-DNAME=4` options."""
+    macros: dict[str, int] = {}
+    for m in _CONSTEXPR.finditer(text):
+        for part in m.group(1).split(","):
+            a = _ASSIGN.match(part)
+            if a:
+                macros[a.group(1)] = int(a.group(2), 0)
+    macros.update({m.group(1): int(m.group(2).strip("() "), 0) for m in _DEFINE.finditer(text)})
     for opt in options:
         if opt.startswith("-D") and "=" in opt:
             name, _, value = opt[2:].partition("=")
@@ -125,6 +140,77 @@ def _requested(lines: list[str], line: int, macros: Mapping[str, int]) -> Reques
         return None  # an expression (a template parameter): not evaluated here
 
 
+_FOR_HEADER = re.compile(
+    r"^\s*(?:(?:const\s+)?(?:unsigned\s+|signed\s+)?(?:int|long|short|char|size_t|auto|"
+    r"int\d+_t|uint\d+_t)\s+)?(\w+)\s*=\s*([^;]+);\s*(\w+)\s*(<=|<|>=|>|!=)\s*([^;]+);\s*(.+?)\s*$",
+    re.S,
+)
+
+
+def _evaluate(expr: str, macros: Mapping[str, int]) -> int | None:
+    """An integer constant expression of literals and integer macros, or None."""
+    import ast
+
+    try:
+        tree = ast.parse(expr.strip().rstrip("uUlL"), mode="eval")
+    except SyntaxError:
+        return None
+
+    def value(node: ast.AST) -> int | None:
+        if isinstance(node, ast.Constant) and isinstance(node.value, int):
+            return node.value
+        if isinstance(node, ast.Name):
+            return macros.get(node.id)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            v = value(node.operand)
+            return -v if v is not None else None
+        if isinstance(node, ast.BinOp):
+            a, b = value(node.left), value(node.right)
+            if a is None or b is None:
+                return None
+            ops = {ast.Add: a + b, ast.Sub: a - b, ast.Mult: a * b}
+            if type(node.op) in ops:
+                return ops[type(node.op)]
+            if isinstance(node.op, (ast.Div, ast.FloorDiv)) and b:
+                return a // b
+            if isinstance(node.op, ast.LShift) and 0 <= b < 64:
+                return a << b
+        return None
+
+    return value(tree.body)
+
+
+def trip_count(header: str, macros: Mapping[str, int]) -> int | None:
+    """Iterations of `for (v = A; v < B; v += S)` when A, B and S are constants."""
+    m = _FOR_HEADER.match(header)
+    if not m or m.group(1) != m.group(3):
+        return None
+    var, init, op, bound, step = m.group(1), m.group(2), m.group(4), m.group(5), m.group(6)
+    start, end = _evaluate(init, macros), _evaluate(bound, macros)
+    step_text = step.replace(" ", "")
+    if step_text in (f"++{var}", f"{var}++"):
+        delta: int | None = 1
+    elif step_text in (f"--{var}", f"{var}--"):
+        delta = -1
+    elif step_text.startswith(f"{var}+="):
+        delta = _evaluate(step_text[len(var) + 2 :], macros)
+    elif step_text.startswith(f"{var}-="):
+        d = _evaluate(step_text[len(var) + 2 :], macros)
+        delta = -d if d is not None else None
+    else:
+        return None
+    if start is None or end is None or not delta:
+        return None
+    if op in ("<=", ">="):
+        end += 1 if op == "<=" else -1
+    span = end - start
+    if (op in ("<", "<=", "!=") and delta < 0) or (op in (">", ">=") and delta > 0):
+        return None
+    if op == "!=" and span % delta:
+        return None
+    return max(0, -(-span // delta)) if delta > 0 else max(0, -(-(-span) // -delta))
+
+
 def _scan_loop(
     t: str, m: re.Match[str], line: Callable[[int], int]
 ) -> tuple[int, frozenset[int], int, int, int] | None:
@@ -146,6 +232,15 @@ def _scan_loop(
         end = body_end = _statement_end(t, body)
         statement = frozenset(range(line(m.start()), line(close) + 1))
     return m.start(), statement, line(body), line(body_end), end
+
+
+def _header_trip_count(t: str, start: int, macros: Mapping[str, int]) -> int | None:
+    if not t.startswith("for", start):
+        return None
+    p = _skip(t, start + 3)
+    if t[p : p + 1] != "(":
+        return None
+    return trip_count(t[p + 1 : _close(t, p)], macros)
 
 
 def source_loops(text: str, macros: Mapping[str, int] | None = None) -> list[SourceLoop]:
@@ -188,6 +283,7 @@ def source_loops(text: str, macros: Mapping[str, int] | None = None) -> list[Sou
                 parent,
                 depth,
                 _requested(text_lines, kw, macros or {}),
+                _header_trip_count(t, start, macros or {}),
             )
         )
         stack.append(i)

@@ -51,8 +51,10 @@ def _bits(n: int | None) -> str:
 def _loop(e: dict[str, Any]) -> str:
     where = f"line {e['source_line']}" if e["source_line"] is not None else "loop"
     f, want = e["achieved_factor"], e["requested_factor"]
+    if not e.get("statement", True):
+        return f"{where}: a loop from inline asm or the compiler (no loop statement)"
     if not e["has_back_edge"]:
-        text = f"{where}: fully unrolled ({f} copies)"
+        text = f"{where}: fully unrolled ({f} {'copy' if f == 1 else 'copies'})"
     elif f is None:
         text = f"{where}: factor unknown"
     else:

@@ -69,7 +69,10 @@ def _analysis(insp: Inspection) -> dict[str, Any]:
     peak_ins = insp.kernel.instructions[live.peak_index] if insp.kernel.instructions else None
     keep = ("source_line", "file", "depth", "has_back_edge", "achieved_factor", "requested_factor")
     return {
-        "loops": [{k: e[k] for k in (*keep, "remainder")} for e in insp.facts("unroll")["loops"]],
+        "loops": [
+            {k: e[k] for k in (*keep, "remainder", "statement")}
+            for e in insp.facts("unroll")["loops"]
+        ],
         "max_global_load_bits": mem["max_global_load_bits"],
         "max_global_store_bits": mem["max_global_store_bits"],
         "max_shared_load_bits": mem["max_shared_load_bits"],
