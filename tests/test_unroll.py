@@ -257,3 +257,25 @@ def test_pragma_naming_a_macro_reads_defines_and_options() -> None:
     assert macros == {"TILE": 8, "U": 4}
     assert [s.requested for s in source_loops(text, macros)] == [8, 4]
     assert [s.requested for s in source_loops(text)] == [None, None]
+
+
+@pytest.mark.parametrize(
+    ("header", "trips"),
+    [
+        ("int k = 0; k < BK; ++k", 8),
+        ("int i = 0; i < TM; i += 4", 2),
+        ("int i = 0; i <= 7; i++", 8),
+        ("int i = 10; i > 0; --i", 10),
+        ("int i = 9; i >= 0; i--", 10),
+        ("int i = 10; i > 0; i -= 3", 4),
+        ("int i = 0; i != 10; i += 2", 5),
+        ("int k = 0; k < BK * 2; k += 16", 1),
+        ("int i = threadIdx.x; i < n; i += blockDim.x", None),
+        ("int i = 0; i < 10; i *= 2", None),
+        ("int i = 0; j < 10; ++i", None),
+    ],
+)
+def test_trip_count_of_constant_loop_headers(header: str, trips: int | None) -> None:
+    from sassview.parse.source_loops import trip_count
+
+    assert trip_count(header, {"BK": 8, "TM": 8}) == trips

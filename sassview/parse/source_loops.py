@@ -208,8 +208,7 @@ def trip_count(header: str, macros: Mapping[str, int]) -> int | None:
         return None
     if op == "!=" and span % delta:
         return None
-    # ceil(span / delta), with span and delta of the same sign
-    return max(0, -(-span // delta)) if delta > 0 else max(0, -(span // delta))
+    return max(0, -(-span // delta))  # ceil(span / delta); span and delta share a sign
 
 
 def _scan_loop(
