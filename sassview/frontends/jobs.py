@@ -12,7 +12,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, replace
 from types import MappingProxyType
 from typing import Any
@@ -155,33 +155,53 @@ def _warm(job: Job) -> tuple[str, str, str] | None:
     return None
 
 
-def warm_cache(kernel_file: KernelFile, jobs: Sequence[Job], workers: int | None = None) -> None:
-    """Compile the jobs in parallel into the cache. Errors are not raised here: the parent's
-    pass over the cache meets them again, in order, with their full messages."""
+def warm_cache(
+    kernel_file: KernelFile,
+    jobs: Sequence[Job],
+    workers: int | None = None,
+    progress: Callable[[Job], None] | None = None,
+) -> bool:
+    """Compile the jobs in parallel into the cache; False when it could not run in parallel.
+    Errors are not raised here: the parent's pass over the cache meets them again, in order,
+    with their full messages. `progress` is called as each job finishes."""
     global _shared
     count = min(len(jobs), workers or os.cpu_count() or 1)
     if count < 2 or "fork" not in multiprocessing.get_all_start_methods():
-        return
+        return False
     _shared = kernel_file
     try:
         with ProcessPoolExecutor(count, mp_context=multiprocessing.get_context("fork")) as pool:
-            list(pool.map(_warm, jobs))
+            futures = {pool.submit(_warm, job): job for job in jobs}
+            for done in as_completed(futures):
+                if progress is not None:
+                    progress(futures[done])
     finally:
         _shared = None
+    return True
 
 
 def compile_all(
-    kernel_file: KernelFile, archs: Sequence[str] | None = None, *, parallel: bool = True
+    kernel_file: KernelFile,
+    archs: Sequence[str] | None = None,
+    *,
+    parallel: bool = True,
+    jobs: Sequence[Job] | None = None,
+    progress: Callable[[Job], None] | None = None,
 ) -> list[Artifacts]:
+    """Every job's Artifacts, in order (default jobs: `plan(kernel_file, archs)`)."""
     if not kernel_file.declarations:
         raise InputError(
             f"{kernel_file.path.name} declares no kernels",
             _no_kernels_hint(kernel_file),
         )
-    jobs = plan(kernel_file, archs)
-    if parallel:
-        warm_cache(kernel_file, jobs)
-    return [compile_job(kernel_file, job) for job in jobs]
+    todo = list(jobs) if jobs is not None else plan(kernel_file, archs)
+    warmed = parallel and warm_cache(kernel_file, todo, progress=progress)
+    results = []
+    for job in todo:
+        results.append(compile_job(kernel_file, job))
+        if progress is not None and not warmed:
+            progress(job)
+    return results
 
 
 def _no_kernels_hint(kf: KernelFile) -> str:

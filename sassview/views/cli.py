@@ -202,3 +202,6 @@ def cache_clear() -> None:
 
 def main() -> None:
     cli(prog_name="sassview")
+from sassview.views.cli_sweep import sweep as _sweep  # noqa: E402
+
+cli.add_command(_sweep)

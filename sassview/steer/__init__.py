@@ -1,0 +1,1 @@
+"""Steering: compile variants of a kernel (knobs, flags, architectures) and compare them."""

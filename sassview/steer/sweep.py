@@ -1,0 +1,164 @@
+"""Sweep: one row per (kernel, arch, variant), the numbers a kernel author compares, and each
+row's difference from a baseline.
+
+The grid comes from the command line (`-p num_warps=4,8 -p num_stages=2,3`): for a kernel.py it
+replaces or extends each declaration's own `variants`; for a .cu file the keys are macros
+(`-p TILE=64,128`) or compiler options (`-p -maxrregcount=32,64`, `-p --use_fast_math=0,1`).
+Rows are read from Inspections only, so the sweep shows exactly what `check` would.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+from sassview.declare import Declaration
+from sassview.errors import InputError
+from sassview.frontends.discover import KernelFile
+from sassview.frontends.jobs import Job
+from sassview.inspection import Inspection
+
+# The numbers a sweep compares; lower is better for each (the table marks the best).
+NUMERIC = ("registers", "spill_bytes", "shared_bytes", "instructions")
+
+
+def parse_value(text: str) -> Any:
+    """ "8" -> 8, "0.5" -> 0.5, "true"/"false" -> bool, anything else stays text."""
+    low = text.strip().lower()
+    if low in ("true", "false"):
+        return low == "true"
+    for kind in (int, float):
+        try:
+            return kind(text, 0) if kind is int else kind(text)  # type: ignore[call-arg]
+        except ValueError:
+            continue
+    return text.strip()
+
+
+def parse_params(items: Sequence[str]) -> dict[str, tuple[Any, ...]]:
+    """`["num_warps=4,8", "-maxrregcount=32"]` -> {"num_warps": (4, 8), "-maxrregcount": (32,)}."""
+    grid: dict[str, tuple[Any, ...]] = {}
+    for item in items:
+        key, sep, values = item.partition("=")
+        if not sep or not key.strip() or not values.strip():
+            raise InputError(
+                f"-p {item!r} is not KEY=VALUE[,VALUE...]",
+                "e.g. -p num_warps=4,8 or -p -maxrregcount=32,64",
+            )
+        grid[key.strip()] = tuple(parse_value(v) for v in values.split(",") if v.strip())
+    return grid
+
+
+def with_grid(kernel_file: KernelFile, grid: Mapping[str, tuple[Any, ...]]) -> KernelFile:
+    """The kernel file with the command line's grid laid over every declaration's variants."""
+    if not grid:
+        return kernel_file
+    decls = tuple(
+        dataclasses.replace(d, variants=MappingProxyType({**d.variants, **grid}))
+        for d in kernel_file.declarations
+    )
+    return dataclasses.replace(kernel_file, declarations=decls)
+
+
+def cuda_file_as_kernel_file(path: Path, archs: Sequence[str]) -> KernelFile:
+    """A .cu file swept like a kernel.py that declares it."""
+    decl = Declaration(
+        "cuda",
+        path.name,
+        str(path.resolve()),
+        tuple(archs),
+        MappingProxyType({"defines": (), "include_dirs": (), "options": (), "file": True}),
+    )
+    return KernelFile(path.resolve().parent / "<sweep>", "", (decl,), ())
+
+
+@dataclass(frozen=True)
+class Row:
+    label: str  # the declaration and its variant
+    arch: str
+    kernel: str  # display name
+    variant: Mapping[str, Any]
+    values: Mapping[str, Any]  # NUMERIC plus the text columns
+    delta: Mapping[str, int | None]  # NUMERIC minus the baseline's; None for the baseline
+
+
+def _loops(insp: Inspection) -> str:
+    parts = []
+    for e in insp.facts("unroll")["loops"]:
+        if not e.get("statement", True):
+            continue
+        line = e["source_line"]
+        f = e["achieved_factor"]
+        mark = "full" if not e["has_back_edge"] else (f"x{f}" if f else "?")
+        parts.append(f"{line}:{mark}")
+    return " ".join(parts)
+
+
+def row_values(insp: Inspection) -> dict[str, Any]:
+    r = insp.kernel.resources
+    mem = insp.facts("memory")
+    spill = insp.facts("spills")
+    async_ = insp.facts("async_copy")
+    return {
+        "registers": r.registers,
+        "spill_bytes": (spill["spill_store_bytes"] or 0) + (spill["spill_load_bytes"] or 0),
+        "shared_bytes": r.shared_user,
+        "instructions": sum(1 for i in insp.kernel.instructions if i.opcode != "NOP"),
+        "global_load_bits": mem["max_global_load_bits"],
+        "global_store_bits": mem["max_global_store_bits"],
+        "tensor": insp.facts("tensor_cores")["path"],
+        "cp_async": async_["cp_async"],
+        "tma_loads": async_["tma"]["loads"],
+        "loops": _loops(insp),
+    }
+
+
+def _matches(variant: Mapping[str, Any], baseline: Mapping[str, Any]) -> bool:
+    return all(str(variant.get(k)) == str(v) for k, v in baseline.items())
+
+
+def build_rows(
+    inspections: Sequence[Inspection], baseline: Mapping[str, Any] | None = None
+) -> list[Row]:
+    """Rows in job order; each row's delta is against the baseline of its (kernel, arch): the
+    first variant matching `baseline`, or the first variant."""
+    values = [row_values(i) for i in inspections]
+    base: dict[tuple[str, str], dict[str, Any]] = {}
+    for insp, vals in zip(inspections, values, strict=True):
+        key = (insp.kernel.name, insp.arch)
+        variant = insp.program.artifacts.variant
+        if key not in base or (
+            baseline and _matches(variant, baseline) and not base[key]["_matched"]
+        ):
+            base[key] = {
+                **vals,
+                "_matched": bool(baseline and _matches(variant, baseline)),
+                "_id": id(insp),
+            }
+    rows = []
+    for insp, vals in zip(inspections, values, strict=True):
+        b = base[(insp.kernel.name, insp.arch)]
+        is_base = b["_id"] == id(insp)
+        delta = {k: None if is_base else vals[k] - b[k] for k in NUMERIC}
+        art = insp.program.artifacts
+        rows.append(
+            Row(
+                art.label or insp.kernel.display_name,
+                insp.arch,
+                insp.kernel.display_name,
+                MappingProxyType(dict(art.variant)),
+                MappingProxyType(vals),
+                MappingProxyType(delta),
+            )
+        )
+    return rows
+
+
+def plan_jobs(kernel_file: KernelFile, archs: Sequence[str] | None) -> list[Job]:
+    from sassview.frontends.jobs import plan
+
+    return plan(kernel_file, archs)

@@ -1,0 +1,161 @@
+"""`sassview sweep`: compile a grid of variants on every core, print one comparison table."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from sassview.errors import SassviewError
+
+COLUMNS = (
+    ("registers", "regs"),
+    ("spill_bytes", "spill B"),
+    ("shared_bytes", "smem B"),
+    ("instructions", "instrs"),
+    ("global_load_bits", "ld bits"),
+    ("global_store_bits", "st bits"),
+    ("tensor", "tensor"),
+    ("cp_async", "cp.async"),
+    ("tma_loads", "TMA"),
+    ("loops", "loops (line:factor)"),
+)
+
+
+@click.command()
+@click.argument("path", type=click.Path(path_type=Path))
+@click.option(
+    "-p",
+    "--param",
+    "params",
+    multiple=True,
+    help="KEY=V1,V2: a knob and its values (repeat for a grid).",
+)
+@click.option("--arch", "-a", "archs", multiple=True, help="Architectures, e.g. sm_80,sm_90a.")
+@click.option("--kernel", "-k", help="Only this kernel.")
+@click.option("--baseline", "-b", help="KEY=V[,KEY=V]: the variant deltas are measured against.")
+@click.option(
+    "--sort",
+    "sort_by",
+    type=click.Choice([c for c, _ in COLUMNS[:4]]),
+    help="Sort rows by a column.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the rows as one JSON document.")
+def sweep(
+    path: Path,
+    params: tuple[str, ...],
+    archs: tuple[str, ...],
+    kernel: str | None,
+    baseline: str | None,
+    sort_by: str | None,
+    as_json: bool,
+) -> None:
+    """Compile every variant of PATH (kernel.py or .cu) and compare them in one table."""
+    from sassview.views.cli import _fail
+
+    try:
+        rows = _run(path, params, archs, kernel, baseline)
+    except SassviewError as exc:
+        _fail(exc)
+        return
+    if sort_by:
+        rows.sort(key=lambda r: (r.values[sort_by] is None, r.values[sort_by]))
+    if as_json:
+        doc = {
+            "schema_version": 1,
+            "rows": [
+                {"label": r.label, "arch": r.arch, "kernel": r.kernel, "variant": dict(r.variant),
+                 "values": dict(r.values), "delta": dict(r.delta)}
+                for r in rows
+            ],
+        }  # fmt: skip
+        click.echo(json.dumps(doc, indent=2))
+        return
+    _print_table(rows)
+
+
+def _run(
+    path: Path,
+    params: tuple[str, ...],
+    archs: tuple[str, ...],
+    kernel: str | None,
+    baseline: str | None,
+) -> list[Any]:
+    from sassview.build import build_program
+    from sassview.frontends.arch import parse_arch_list
+    from sassview.frontends.discover import import_kernel_file
+    from sassview.frontends.jobs import compile_all, plan
+    from sassview.inspection import inspect_program
+    from sassview.steer.sweep import build_rows, cuda_file_as_kernel_file, parse_params, with_grid
+
+    grid = parse_params(params)
+    arch_names = [str(a) for a in parse_arch_list(list(archs))] if archs else None
+    if path.suffix == ".py":
+        kernel_file = with_grid(import_kernel_file(path), grid)
+    elif path.suffix in (".cu", ".cuh"):
+        if not path.is_file():
+            from sassview.errors import InputError
+
+            raise InputError(f"{path}: no such file", "check the path")
+        kernel_file = with_grid(cuda_file_as_kernel_file(path, arch_names or ["sm_90a"]), grid)
+    else:
+        from sassview.errors import InputError
+
+        raise InputError(f"{path}: sweep reads a kernel.py or a .cu file", "point it at one")
+    jobs = plan(kernel_file, arch_names)
+    artifacts = _compile_with_progress(kernel_file, jobs, compile_all)
+    base = dict(p.split("=", 1) for p in baseline.split(",")) if baseline else None
+    inspections = []
+    for a in artifacts:
+        program = build_program(a, where=a.label)
+        if kernel and not any(
+            kernel in (k.name, k.display_name.split("(")[0]) for k in program.kernels
+        ):
+            continue
+        inspections += inspect_program(program, kernel)
+    return build_rows(inspections, base)
+
+
+def _compile_with_progress(kernel_file: Any, jobs: list[Any], compile_all: Any) -> list[Any]:
+    if not sys.stderr.isatty():
+        return list(compile_all(kernel_file, jobs=jobs))
+    from rich.console import Console
+    from rich.progress import Progress
+
+    with Progress(console=Console(stderr=True), transient=True) as progress:
+        task = progress.add_task(f"compiling {len(jobs)} variants", total=len(jobs))
+        return list(
+            compile_all(kernel_file, jobs=jobs, progress=lambda _job: progress.advance(task))
+        )
+
+
+def _cell(row: Any, key: str) -> str:
+    value = row.values[key]
+    text = "-" if value is None else str(value)
+    delta = row.delta.get(key)
+    if delta:
+        text += f" ({delta:+d})"
+    return text
+
+
+def _print_table(rows: list[Any]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(show_lines=False, header_style="bold")
+    table.add_column("variant", overflow="fold")
+    table.add_column("arch")
+    table.add_column("kernel", overflow="fold")
+    for _, title in COLUMNS:
+        table.add_column(
+            title, justify="right" if title not in ("tensor", "loops (line:factor)") else "left"
+        )
+    for r in rows:
+        table.add_row(r.label, r.arch, r.kernel.split("(")[0], *(_cell(r, k) for k, _ in COLUMNS))
+    Console(width=max(160, Console().width)).print(table)
+    click.echo(
+        "(deltas against the first variant of each kernel and arch; --baseline picks another)"
+    )
