@@ -30,7 +30,9 @@ def parse_ptxas_log(log: str) -> dict[str, PtxasReport]:
     found: dict[str, dict[str, object]] = {}
     current: dict[str, object] | None = None
     for line in log.splitlines():
-        if "ptxas" not in line:
+        # NVRTC and nvJitLink prefix every line with "ptxas"; standalone ptxas (Triton's) prints
+        # the stack-frame line bare.
+        if "ptxas" not in line and "bytes stack frame" not in line:
             continue
         func = _FUNC.search(line)
         if func:

@@ -94,10 +94,9 @@ def _schema(header: dict[str, Any], where: str) -> tuple[int, int] | None:
     version = header.get("SchemaVersion")
     if not isinstance(version, dict):
         return None
-    try:
-        major, minor = int(version["major"]), int(version["minor"])
-    except (KeyError, TypeError, ValueError):
-        return None
+    major, minor = version.get("major"), version.get("minor")
+    if type(major) is not int or type(minor) is not int:
+        return None  # found by fuzzing: 1e999 parses as float infinity
     if major not in SUPPORTED_SCHEMA_MAJOR and major > max(SUPPORTED_SCHEMA_MAJOR):
         raise ParseError(
             f"nvdisasm JSON schema {major}.{minor} is newer than this sassview understands "

@@ -1,0 +1,33 @@
+"""A CuTe DSL vector add, the way the CUTLASS examples write a naive elementwise add.
+
+A @cute.jit host function launches a @cute.kernel; each thread adds one element. Kept in its
+own file so the line numbers the tests check stay put when the tests change.
+"""
+
+import cutlass
+import cutlass.cute as cute
+
+
+@cute.kernel
+def vector_add_kernel(gA: cute.Tensor, gB: cute.Tensor, gC: cute.Tensor):
+    tidx, _, _ = cute.arch.thread_idx()
+    bidx, _, _ = cute.arch.block_idx()
+    bdim, _, _ = cute.arch.block_dim()
+    i = bidx * bdim + tidx
+    if i < cute.size(gA):
+        gC[i] = gA[i] + gB[i]
+
+
+@cute.jit
+def vector_add(mA: cute.Tensor, mB: cute.Tensor, mC: cute.Tensor):
+    threads = 256
+    blocks = cute.ceil_div(cute.size(mA), threads)
+    vector_add_kernel(mA, mB, mC).launch(grid=(blocks, 1, 1), block=(threads, 1, 1))
+
+
+def fake_args(n: int | None = None, dtype: type = cutlass.Float32) -> tuple:
+    """Three fake 1-D tensors of `n` elements (a runtime size when n is None): no GPU needed."""
+    size = cute.sym_int32() if n is None else n
+    return tuple(
+        cute.runtime.make_fake_compact_tensor(dtype, (size,), assumed_align=16) for _ in range(3)
+    )

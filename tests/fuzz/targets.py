@@ -1,0 +1,67 @@
+"""The readers under fuzz: each takes bytes and may raise only sassview's ParseError."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from sassview.errors import SassviewError
+
+
+def _sass_json(data: bytes) -> None:
+    from sassview.parse.sass_json import parse_sass_json
+
+    parse_sass_json(data)
+
+
+def _sass_text(data: bytes) -> None:
+    from sassview.parse.sass_text import parse_sass_text, read_line_info
+
+    text = data.decode("utf-8", errors="replace")
+    parse_sass_text(text)
+    read_line_info(text)
+
+
+def _sass_json_with_line_info(data: bytes) -> None:
+    from sassview.parse.sass_json import parse_sass_json
+    from sassview.parse.sass_text import read_line_info
+
+    # Half of the input as JSON, the other half (from a listing) as text: both cross-reference.
+    parse_sass_json(data, line_info=read_line_info(data.decode("utf-8", errors="replace")))
+
+
+def _ptx(data: bytes) -> None:
+    from sassview.parse.ptx import parse_ptx
+
+    parse_ptx(data.decode("utf-8", errors="replace"))
+
+
+def _elf(data: bytes) -> None:
+    from sassview.binary.elf import read_cubin
+
+    read_cubin(data)
+
+
+def _ptxas_log(data: bytes) -> None:
+    from sassview.parse.ptxas_log import parse_ptxas_log
+
+    parse_ptxas_log(data.decode("utf-8", errors="replace"))
+
+
+# name -> (corpus glob of seed inputs, reader)
+TARGETS: dict[str, tuple[str, Callable[[bytes], None]]] = {
+    "sass-json": ("*/*/sass*.json", _sass_json),
+    "sass-text": ("*/*/sass*.txt", _sass_text),
+    "cuobjdump-text": ("*/*/cuobjdump-sass.txt", _sass_text),
+    "sass-json-lineinfo": ("*/*/sass.json", _sass_json_with_line_info),
+    "ptx": ("*/*/kernel.ptx", _ptx),
+    "elf": ("*/*/kernel.cubin", _elf),
+    "ptxas-log": ("*/*/compile.log", _ptxas_log),
+}
+
+
+def run_target(name: str, data: bytes) -> None:
+    """Run one reader; sassview's own errors are the expected way to fail."""
+    try:
+        TARGETS[name][1](data)
+    except SassviewError:
+        pass

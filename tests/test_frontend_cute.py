@@ -1,0 +1,196 @@
+"""The CuTe DSL frontend: live compiles (no GPU) of the vector add in data/frontends."""
+
+from __future__ import annotations
+
+import importlib.util
+import logging
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from sassview.binary.elf import read_cubin
+from sassview.build import build_program
+from sassview.errors import CompileError, InputError, ToolchainError
+from sassview.frontends.cute import _ptxas_report, compile_cute
+
+DATA = Path(__file__).parent / "data" / "frontends"
+KERNELS = DATA / "cute_kernels.py"
+
+
+def load(name: str) -> ModuleType:
+    pytest.importorskip("cutlass.cute", reason="pip install nvidia-cutlass-dsl[cu13]")
+    module_name = f"sassview_test_{name}"
+    if module_name in sys.modules:
+        return sys.modules[module_name]
+    spec = importlib.util.spec_from_file_location(module_name, DATA / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def ck() -> ModuleType:
+    return load("cute_kernels")
+
+
+def line_of(marker: str, path: Path = KERNELS) -> int:
+    """The first line that starts with `marker` (past indentation) or ends with it."""
+    lines = path.read_text().splitlines()
+    return next(
+        i for i, t in enumerate(lines, 1) if t.strip().startswith(marker) or t.endswith(marker)
+    )
+
+
+# --- no compile --------------------------------------------------------------------------------
+
+
+def test_missing_package_is_a_toolchain_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "cutlass", None)
+    with pytest.raises(ToolchainError, match="CuTe DSL is not installed") as info:
+        compile_cute(object())
+    assert info.value.hint == "pip install nvidia-cutlass-dsl[cu13]"
+
+
+def test_the_ptxas_report_is_read_out_of_the_remarks_file(tmp_path: Path) -> None:
+    # LLVM writes the remark's text raw, newlines and all, inside a single-quoted YAML scalar.
+    (tmp_path / "remarks.yaml").write_text(
+        "--- !Analysis\nPass:            ptxas info\nName:            RemarkPTXAS\n"
+        "Args:\n  - RemarkId:    1\n"
+        "  - Remark:      'ptxas output: ptxas info    : Compiling entry function ''k'' for "
+        "''sm_90a''\nptxas         .     8 bytes stack frame, 4 bytes spill stores, 4 bytes "
+        "spill loads\nptxas info    : Used 40 registers\n'\n...\n"
+    )
+    report = _ptxas_report(tmp_path / "remarks.yaml")
+    assert report.splitlines() == [
+        "ptxas info    : Compiling entry function 'k' for 'sm_90a'",
+        "ptxas         .     8 bytes stack frame, 4 bytes spill stores, 4 bytes spill loads",
+        "ptxas info    : Used 40 registers",
+    ]
+    assert _ptxas_report(tmp_path / "missing.yaml") == ""
+
+
+# --- live compiles -----------------------------------------------------------------------------
+
+
+@pytest.mark.compile
+@pytest.mark.parametrize("arch", ["sm_90a", "sm_100a"])
+def test_vector_add_compiles_for_the_arch_asked(ck: ModuleType, arch: str) -> None:
+    art = compile_cute(ck.vector_add, *ck.fake_args(), arch=arch)
+    assert (art.kind, art.arch) == ("cute", arch)
+    assert read_cubin(art.cubin).arch == arch  # not the sm_100a the DSL picks without a GPU
+    assert f".target {arch}" in (art.ptx or "")
+    program = build_program(art)
+    assert program.arch == arch
+    (kernel,) = program.kernels
+    assert "vector_add_kernel" in kernel.name
+    assert {"LDG", "STG", "FADD"} <= set(kernel.opcode_counts())
+    assert kernel.resources.spill_store_bytes == 0  # the ptxas report reached the model
+    assert "Used" in art.compile_log
+    assert "cute.kernel" in art.stages["mlir"]  # the traced module, before lowering
+    assert art.toolchain["cutlass-dsl"] and art.toolchain["ptxas"]
+
+
+@pytest.mark.compile
+def test_sass_lines_point_into_the_kernel_file(ck: ModuleType) -> None:
+    art = compile_cute(ck.vector_add, *ck.fake_args(), arch="sm_90a")
+    assert art.source_path == str(KERNELS)
+    assert "def vector_add_kernel" in (art.source_text or "")
+    (kernel,) = build_program(art).kernels
+    located = [i for i in kernel.instructions if i.source is not None]
+    assert len(located) == len(kernel.instructions)
+    assert {i.source.file for i in located} == {str(KERNELS)}
+    add = line_of("gC[i] = gA[i] + gB[i]")  # the kernel's last line
+    # The prologue carries the @cute.kernel line; the closing branch and EXIT carry the
+    # @cute.jit line of the host function that launches it (the DSL's location for the kernel's
+    # return), so that one line past the kernel is allowed too.
+    body = range(line_of("@cute.kernel"), add + 1)
+    host = line_of("@cute.jit")
+    assert {i.source.line for i in located} <= set(body) | {host}
+    work = {i.source.line for i in kernel.instructions if i.opcode in ("LDG", "STG", "FADD")}
+    assert work == {add}
+    assert kernel.ptx is not None
+    assert any(p.source and p.source.column > 0 for p in kernel.ptx.instructions)
+
+
+@pytest.mark.compile
+def test_shapes_and_alignment_are_part_of_the_key(
+    ck: ModuleType, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import cutlass.cute as cute
+
+    caplog.set_level(logging.INFO, logger="sassview")
+    first = compile_cute(ck.vector_add, *ck.fake_args(4096), arch="sm_90a")
+    assert any("cute: compiled vector_add" in r.getMessage() for r in caplog.records)
+    other = compile_cute(ck.vector_add, *ck.fake_args(2048), arch="sm_90a")
+    assert other.ptx != first.ptx  # the static size is baked into the code
+
+    def no_compile(*args: Any, **kwargs: Any) -> None:
+        raise AssertionError("compiled again")
+
+    monkeypatch.setattr(cute, "compile", no_compile)
+    caplog.clear()
+    again = compile_cute(ck.vector_add, *ck.fake_args(4096), arch="sm_90a")
+    assert any("cute: cache hit" in r.getMessage() for r in caplog.records)
+    assert (again.ptx, again.cubin, again.compile_log) == (
+        first.ptx,
+        first.cubin,
+        first.compile_log,
+    )
+
+
+@pytest.mark.compile
+def test_a_compile_leaves_no_trace(
+    ck: ModuleType,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from sassview import cache
+
+    monkeypatch.chdir(tmp_path)  # the DSL's default dump directory
+    compile_cute(ck.vector_add, *ck.fake_args(1000), arch="sm_120a")
+    out = capsys.readouterr()
+    assert (out.out, out.err) == ("", "")
+    assert list(tmp_path.iterdir()) == []
+    assert not any(cache.scratch_dir("cute").iterdir())
+
+
+@pytest.mark.compile
+def test_a_type_error_in_a_kernel_names_the_line() -> None:
+    bad = load("cute_bad_kernels")
+    args = load("cute_kernels").fake_args(64)
+    with pytest.raises(CompileError) as info:
+        compile_cute(bad.type_error, args[0], arch="sm_90a")
+    line = line_of("TYPE ERROR HERE", DATA / "cute_bad_kernels.py")
+    assert f"cute_bad_kernels.py:{line}:" in info.value.message
+    assert "TypeError" in info.value.message
+
+
+@pytest.mark.compile
+def test_a_missing_argument_is_an_input_error(ck: ModuleType) -> None:
+    with pytest.raises(InputError, match="mC"):
+        compile_cute(ck.vector_add, *ck.fake_args(64)[:2], arch="sm_90a")
+
+
+@pytest.mark.parametrize(
+    ("call", "named"),
+    [
+        (lambda ck: compile_cute(ck.vector_add, *ck.fake_args(64), arch="sm_75"), "sm_75"),
+        (lambda ck: compile_cute(ck.vector_add_kernel, *ck.fake_args(64)), "@cute.kernel"),
+        (lambda ck: compile_cute(ck.fake_args, 64), "not a @cute.jit"),
+        (
+            lambda ck: compile_cute(ck.vector_add, *ck.fake_args(64), options="--gpu-arch sm_80"),
+            "--gpu-arch",
+        ),
+    ],
+    ids=["arch", "kernel", "plain", "managed"],
+)
+def test_bad_inputs_are_input_errors(ck: ModuleType, call: Any, named: str) -> None:
+    with pytest.raises(InputError) as info:
+        call(ck)
+    assert named in info.value.message
