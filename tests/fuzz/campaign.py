@@ -48,7 +48,9 @@ def _run(args: tuple[str, int, int]) -> tuple[str, int, list[tuple[str, str]], f
             out.parent.mkdir(parents=True, exist_ok=True)
             out.write_bytes(data)
             where = traceback.extract_tb(exc.__traceback__)[-1]
-            crashes.append((digest, f"{type(exc).__name__}: {exc} at {where.filename}:{where.lineno}"))
+            crashes.append(
+                (digest, f"{type(exc).__name__}: {exc} at {where.filename}:{where.lineno}")
+            )
     return name, count, crashes, time.perf_counter() - start
 
 
@@ -63,7 +65,9 @@ def main() -> None:
     work = []
     for i, name in enumerate(sorted(TARGETS)):
         for c in range(0, per_reader, args.chunk):
-            work.append((name, min(args.chunk, per_reader - c), args.seed * 1_000_003 + i * 7919 + c))
+            work.append(
+                (name, min(args.chunk, per_reader - c), args.seed * 1_000_003 + i * 7919 + c)
+            )
     totals: dict[str, list[float]] = {n: [0, 0, 0.0] for n in TARGETS}
     found: list[tuple[str, str, str]] = []
     with ProcessPoolExecutor(args.workers) as pool:

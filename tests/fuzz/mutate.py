@@ -43,8 +43,27 @@ def mutate(data: bytes, rng: random.Random) -> bytes:
             at = rng.randrange(len(data))
             data = data[:at] + data[a:b] + data[at:]
         else:
-            tokens = [b"[", b"]", b"{", b"}", b"\"", b",", b"@", b"/*", b"*/", b"//##", b"`(", b")",
-                      b"0x", b"-", b"\x00", b"\xff", b"R99999999999999999999", b"null", b"1e999"]
+            tokens = [
+                b"[",
+                b"]",
+                b"{",
+                b"}",
+                b'"',
+                b",",
+                b"@",
+                b"/*",
+                b"*/",
+                b"//##",
+                b"`(",
+                b")",
+                b"0x",
+                b"-",
+                b"\x00",
+                b"\xff",
+                b"R99999999999999999999",
+                b"null",
+                b"1e999",
+            ]
             at = rng.randrange(len(data) + 1)
             data = data[:at] + rng.choice(tokens) + data[at:]
     return data

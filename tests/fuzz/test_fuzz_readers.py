@@ -10,11 +10,10 @@ import random
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-
 from fuzz.mutate import mutate, seeds
 from fuzz.targets import TARGETS, run_target
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 REGRESSIONS = Path(__file__).parent / "regressions"
 SEEDS = {name: seeds(pattern)[:6] for name, (pattern, _) in TARGETS.items()}
