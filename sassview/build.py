@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import gc
+import json
 from collections.abc import Mapping
 from types import MappingProxyType
 
@@ -67,7 +68,9 @@ def _build_program(artifacts: Artifacts, where: str) -> Program:
     reports = parse_ptxas_log(artifacts.compile_log)
     if info.arch and info.arch != artifacts.arch:
         artifacts = dataclasses.replace(artifacts, arch=info.arch)
-    kernels = tuple(_kernel(ck, info.arch, listing, ptx, reports, where) for ck in info.kernels)
+    kernels = tuple(
+        _kernel(ck, artifacts, info.arch, listing, ptx, reports, where) for ck in info.kernels
+    )
     return Program(
         artifacts=artifacts,
         kernels=kernels,
@@ -77,8 +80,21 @@ def _build_program(artifacts: Artifacts, where: str) -> Program:
     )
 
 
+def _dynamic_shared(artifacts: Artifacts) -> int | None:
+    """Triton's metadata says how much shared memory its launcher requests."""
+    meta = artifacts.stages.get("metadata")
+    if not meta:
+        return None
+    try:
+        value = json.loads(meta).get("shared")
+    except (ValueError, AttributeError):
+        return None
+    return value if isinstance(value, int) else None
+
+
 def _kernel(
     ck: CubinKernel,
+    artifacts: Artifacts,
     arch: str,
     listing: SassListing,
     ptx: PtxModule | None,
@@ -95,6 +111,9 @@ def _kernel(
         resources = dataclasses.replace(
             resources, spill_store_bytes=report.spill_stores, spill_load_bytes=report.spill_loads
         )
+    dynamic = _dynamic_shared(artifacts)
+    if dynamic is not None:
+        resources = dataclasses.replace(resources, shared_dynamic=dynamic)
     ptx_func = ptx.function(ck.name) if ptx else None
     if ptx_func is not None and resources.min_blocks_per_sm is None and ptx_func.minnctapersm:
         # ptxas folds .minnctapersm into MAXREG_COUNT and keeps no record of it in the cubin.

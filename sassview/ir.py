@@ -198,6 +198,9 @@ class Resources:
     local: int = 0
     shared_user: int = 0
     shared_reserved: int = 0
+    # Dynamic shared memory the launch must ask for, when the frontend knows it (Triton keeps
+    # all its shared memory dynamic, so the cubin shows none); None when unknown.
+    shared_dynamic: int | None = None
     constant: Mapping[int, int] = field(default_factory=lambda: MappingProxyType({}))
     spill_store_bytes: int | None = None  # from the ptxas report; None when there was none
     spill_load_bytes: int | None = None

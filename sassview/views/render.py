@@ -26,6 +26,8 @@ def render_kernel(k: dict[str, Any]) -> str:
     shared = _bytes(r["shared_bytes"])
     if r["shared_reserved_bytes"]:
         shared += f" (+{r['shared_reserved_bytes']} B reserved)"
+    if r.get("shared_dynamic_bytes"):
+        shared += f" + {r['shared_dynamic_bytes']} B dynamic"
     const = ", ".join(f"bank{b} {s} B" for b, s in r["constant_bytes"].items()) or "-"
     mix = ", ".join(f"{c} {n}" for c, n in k["mix"].items())
     kind = "" if k["is_entry"] else "  [device function]"

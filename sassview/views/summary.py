@@ -26,6 +26,7 @@ def _resources(kernel: Kernel) -> dict[str, Any]:
         "spill_load_bytes": r.spill_load_bytes,
         "shared_bytes": r.shared_user,
         "shared_reserved_bytes": r.shared_reserved,
+        "shared_dynamic_bytes": r.shared_dynamic,
         "local_bytes": r.local,
         "constant_bytes": {str(bank): size for bank, size in sorted(r.constant.items())},
         "max_threads": r.max_threads,
