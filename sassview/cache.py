@@ -7,7 +7,8 @@ a whole entry or none, and a writer killed half-way leaves only a temporary dire
 (swept by `clear`). Two processes that build the same entry both succeed; the first rename wins.
 
 Location: $SASSVIEW_CACHE_DIR, else the platform's user cache directory. SASSVIEW_NO_CACHE=1
-turns it off.
+turns it off. $SASSVIEW_CACHE_MAX_MB caps its size: `enforce_limit()` (which the CLI calls after
+each command) removes the least recently used entries until it fits; a read marks an entry used.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from sassview.errors import SassviewError
 
 FORMAT_VERSION = 1  # bump when the layout of an entry changes
 _MANIFEST = "manifest.json"
+_TMP_PREFIX = ".tmp-"
 
 
 def cache_root() -> Path:
@@ -97,6 +99,8 @@ class Store:
             # A damaged entry is dropped and rebuilt, never served.
             shutil.rmtree(path, ignore_errors=True)
             return None
+        with contextlib.suppress(OSError):
+            os.utime(manifest)  # recently used: the size limit evicts the others first
         return Entry(path)
 
     def put(
@@ -108,7 +112,7 @@ class Store:
         final = self._dir(key)
         try:
             final.parent.mkdir(parents=True, exist_ok=True)
-            tmp = Path(tempfile.mkdtemp(prefix=".tmp-", dir=final.parent))
+            tmp = Path(tempfile.mkdtemp(prefix=_TMP_PREFIX, dir=final.parent))
         except OSError:
             return None
         try:
@@ -163,6 +167,54 @@ def clear(root: Path | None = None) -> CacheInfo:
             if child.is_dir():
                 shutil.rmtree(child, ignore_errors=True)
     return before
+
+
+def size_limit() -> int | None:
+    """Bytes allowed by $SASSVIEW_CACHE_MAX_MB, or None for no limit."""
+    text = os.environ.get("SASSVIEW_CACHE_MAX_MB", "").strip()
+    if not text:
+        return None
+    try:
+        return int(float(text) * 1_000_000)
+    except ValueError:
+        raise SassviewError(
+            f"SASSVIEW_CACHE_MAX_MB={text!r} is not a number", "set it to a size in MB, e.g. 500"
+        ) from None
+
+
+def prune(max_bytes: int, root: Path | None = None) -> CacheInfo:
+    """Remove least recently used entries until the cache holds at most max_bytes.
+    Returns what was removed. Stray temporary directories of killed writers go first."""
+    base = root or cache_root()
+    entries: list[tuple[float, int, Path]] = []
+    removed = freed = 0
+    if not base.is_dir():
+        return CacheInfo(base, 0, 0)
+    for manifest in base.rglob(_MANIFEST):
+        entry = manifest.parent
+        try:
+            size = sum(f.stat().st_size for f in entry.iterdir())
+            entries.append((manifest.stat().st_mtime, size, entry))
+        except OSError:
+            continue
+    for tmp in base.glob(f"v*/*/*/{_TMP_PREFIX}*"):
+        shutil.rmtree(tmp, ignore_errors=True)
+    total = sum(size for _, size, _ in entries)
+    for _, size, entry in sorted(entries):
+        if total <= max_bytes:
+            break
+        shutil.rmtree(entry, ignore_errors=True)
+        total -= size
+        removed += 1
+        freed += size
+    return CacheInfo(base, removed, freed)
+
+
+def enforce_limit() -> CacheInfo | None:
+    limit = size_limit()
+    if limit is None or not enabled():
+        return None
+    return prune(limit)
 
 
 def scratch_dir(name: str) -> Path:

@@ -200,8 +200,32 @@ def cache_clear() -> None:
     click.echo(f"removed {found.entries} entries ({found.bytes / 1e6:.1f} MB) from {found.root}")
 
 
+@cache_group.command("prune")
+@click.option("--max-mb", type=float, required=True, help="Keep at most this many MB.")
+def cache_prune(max_mb: float) -> None:
+    """Remove the least recently used entries until the cache fits in --max-mb."""
+    from sassview import cache
+
+    found = cache.prune(int(max_mb * 1_000_000))
+    click.echo(f"removed {found.entries} entries ({found.bytes / 1e6:.1f} MB) from {found.root}")
+
+
 def main() -> None:
-    cli(prog_name="sassview")
+    try:
+        cli(prog_name="sassview")
+    finally:
+        _keep_cache_in_its_limit()
+
+
+def _keep_cache_in_its_limit() -> None:
+    """SASSVIEW_CACHE_MAX_MB: trim after each command, so the cache never stays over it."""
+    from sassview import cache
+
+    try:
+        cache.enforce_limit()
+    except SassviewError as exc:
+        click.echo(f"warning: {exc.message} ({exc.hint})", err=True)
+
 from sassview.views.cli_sweep import sweep as _sweep  # noqa: E402
 
 cli.add_command(_sweep)
