@@ -9,7 +9,7 @@ from pathlib import Path
 from types import MappingProxyType
 
 from sassview import cache
-from sassview.errors import InputError
+from sassview.errors import InputError, ToolFailed
 from sassview.frontends.arch import parse_arch
 from sassview.frontends.cuda import read_source
 from sassview.frontends.nvrtc_api import nvjitlink_ptx_to_cubin
@@ -87,8 +87,16 @@ def extract_from_container(path: Path) -> list[Artifacts]:
     with tempfile.TemporaryDirectory(prefix="sassview-x-") as tmp:
         what = f"cuobjdump on {path.name}"
         hint = "is this a CUDA fatbin, object file or executable?"
-        run_tool([tool, "-xelf", "all", str(path.resolve())], what=what, hint=hint, cwd=tmp)
-        run_tool([tool, "-xptx", "all", str(path.resolve())], what=what, hint=hint, cwd=tmp)
+        try:
+            run_tool([tool, "-xelf", "all", str(path.resolve())], what=what, hint=hint, cwd=tmp)
+            run_tool([tool, "-xptx", "all", str(path.resolve())], what=what, hint=hint, cwd=tmp)
+        except ToolFailed as exc:
+            if "does not contain device code" in exc.output:
+                raise InputError(
+                    f"{path} holds no CUDA device code",
+                    "point sassview at a .cu, .ptx, .cubin, or a binary built with nvcc",
+                ) from None
+            raise
         cubins = sorted(Path(tmp).glob("*.cubin"))
         ptxs = sorted(Path(tmp).glob("*.ptx"))
         found = [cubin_artifacts(c.read_bytes(), f"{path}:{c.name}") for c in cubins]

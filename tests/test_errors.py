@@ -1,0 +1,36 @@
+"""The bad-input matrix: each case through the real CLI, one message, the right exit code."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from error_cases import CASES, Case, environment
+
+pytestmark = pytest.mark.compile
+
+
+def test_there_are_at_least_forty_distinct_cases() -> None:
+    assert len({c.id for c in CASES}) == len(CASES) >= 40
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_error_case(case: Case, tmp_path: Path) -> None:
+    if case.group == "kernel.py" and case.id.startswith("triton"):
+        pytest.importorskip("triton")
+    args = case.args(tmp_path)
+    done = subprocess.run(
+        [sys.executable, "-m", "sassview", *map(str, args)],
+        capture_output=True, text=True, timeout=300, env=environment(case, tmp_path),
+    )  # fmt: skip
+    output = done.stdout + done.stderr
+    assert done.returncode == case.code, output
+    assert "Traceback" not in output
+    for needle in case.needles:
+        assert needle in output, output
+    if case.code == 2 and case.group not in ("usage", "tools") or case.id == "nvdisasm-fails":
+        assert done.stderr.startswith("error: "), done.stderr
+    # Nothing half-made is left in the cache.
+    assert not list((tmp_path / "cache").rglob(".tmp-*"))
