@@ -229,3 +229,6 @@ def _keep_cache_in_its_limit() -> None:
 from sassview.views.cli_sweep import sweep as _sweep  # noqa: E402
 
 cli.add_command(_sweep)
+from sassview.views.cli_try import try_command as _try  # noqa: E402
+
+cli.add_command(_try)

@@ -1,0 +1,99 @@
+"""Run the trials `hints.propose` makes, and say for each whether its finding went away and
+what else changed — before the user edits anything."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any
+
+from sassview.analyses import Annotation
+from sassview.build import build_program
+from sassview.errors import SassviewError
+from sassview.frontends.discover import KernelFile
+from sassview.frontends.jobs import Job, compile_job
+from sassview.inspection import Inspection, inspect_program
+from sassview.steer.hints import Trial, propose
+from sassview.steer.sweep import NUMERIC, row_values
+
+
+@dataclass(frozen=True)
+class Outcome:
+    kernel: str
+    arch: str
+    label: str
+    trial: Trial
+    resolved: bool | None  # None: the trial did not compile (see error)
+    remaining: tuple[Annotation, ...]  # findings of the same kind still there
+    before: dict[str, Any]
+    after: dict[str, Any]
+    error: str = ""
+
+    @property
+    def delta(self) -> dict[str, int]:
+        if not self.after:
+            return {}
+        return {
+            k: self.after[k] - self.before[k] for k in NUMERIC if self.after[k] != self.before[k]
+        }
+
+
+def _same_finding(a: Annotation, b: Annotation) -> bool:
+    lines_a = {(s.file, s.line) for s in a.source}
+    lines_b = {(s.file, s.line) for s in b.source}
+    return a.kind == b.kind and (not lines_a or not lines_b or bool(lines_a & lines_b))
+
+
+def _applied(kernel_file: KernelFile, job: Job, trial: Trial) -> tuple[KernelFile, Job]:
+    decl = kernel_file.declarations[job.declaration]
+    if trial.settings:
+        decl = dataclasses.replace(
+            decl, settings=MappingProxyType({**decl.settings, **trial.settings})
+        )
+    variant = {k: v for k, v in {**job.variant, **trial.variant}.items() if v is not None}
+    # A variant value of None removes the knob (e.g. -maxrregcount) rather than setting it.
+    removed = [k for k, v in trial.variant.items() if v is None]
+    if removed:
+        decl = dataclasses.replace(
+            decl,
+            variants=MappingProxyType({k: v for k, v in decl.variants.items() if k not in removed}),
+        )
+    decls = list(kernel_file.declarations)
+    decls[job.declaration] = decl
+    return (
+        dataclasses.replace(kernel_file, declarations=tuple(decls)),
+        Job(job.declaration, trial.arch or job.arch, variant),
+    )
+
+
+def try_hints(
+    kernel_file: KernelFile, jobs: Sequence[Job], inspections: Sequence[Sequence[Inspection]]
+) -> list[Outcome]:
+    """For each job (and the inspections of its program), propose and run every trial."""
+    outcomes = []
+    for job, found in zip(jobs, inspections, strict=True):
+        decl = kernel_file.declarations[job.declaration]
+        for insp in found:
+            for trial in propose(decl, job.arch, job.variant, insp.annotations):
+                outcomes.append(_run(kernel_file, job, insp, trial))
+    return outcomes
+
+
+def _run(kernel_file: KernelFile, job: Job, insp: Inspection, trial: Trial) -> Outcome:
+    label = insp.program.artifacts.label or insp.kernel.display_name
+    before = row_values(insp)
+    kf, new_job = _applied(kernel_file, job, trial)
+    try:
+        program = build_program(compile_job(kf, new_job), where=label)
+        (after_insp,) = inspect_program(program, insp.kernel.name)
+    except SassviewError as exc:
+        return Outcome(
+            insp.kernel.display_name, insp.arch, label, trial, None, (), before, {}, exc.message
+        )
+    remaining = tuple(a for a in after_insp.annotations if _same_finding(a, trial.finding))
+    return Outcome(
+        insp.kernel.display_name, insp.arch, label, trial, not remaining, remaining, before,
+        row_values(after_insp),
+    )  # fmt: skip

@@ -1,0 +1,82 @@
+"""`sassview try`: apply each finding's knob, recompile, and say whether the finding went away."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from sassview.errors import SassviewError
+
+
+@click.command(name="try")
+@click.argument("path", type=click.Path(path_type=Path))
+@click.option("--arch", "-a", "archs", multiple=True, help="Architectures, e.g. sm_80,sm_90a.")
+@click.option("--kernel", "-k", help="Only this kernel.")
+@click.option("--json", "as_json", is_flag=True, help="Print the outcomes as one JSON document.")
+def try_command(path: Path, archs: tuple[str, ...], kernel: str | None, as_json: bool) -> None:
+    """For each finding whose hint is a knob sassview can turn (a compiler option, a Triton
+    option or divisibility, an architecture), compile that variant and report what it did."""
+    from sassview.views.cli import _fail
+
+    try:
+        outcomes = _run(path, archs, kernel)
+    except SassviewError as exc:
+        _fail(exc)
+        return
+    if as_json:
+        doc = {
+            "schema_version": 1,
+            "trials": [
+                {"kernel": o.kernel, "arch": o.arch, "variant": o.label,
+                 "finding": o.trial.finding.message, "kind": o.trial.finding.kind,
+                 "knob": o.trial.knob, "resolved": o.resolved,
+                 "remaining": [a.message for a in o.remaining], "delta": o.delta, "error": o.error}
+                for o in outcomes
+            ],
+        }  # fmt: skip
+        click.echo(json.dumps(doc, indent=2))
+        return
+    if not outcomes:
+        click.echo("no finding here has a knob sassview can try (the others need a source change)")
+        return
+    for o in outcomes:
+        verdict = {True: "GONE", False: "STAYS", None: "FAILED"}[o.resolved]
+        click.echo(f"{o.label} · {o.arch} · {o.kernel.split('(')[0]}")
+        click.echo(f"  finding  {o.trial.finding.kind}: {o.trial.finding.message}")
+        click.echo(f"  tried    {o.trial.knob}  ->  {verdict}")
+        if o.error:
+            click.echo(f"  error    {o.error}")
+        if o.delta:
+            click.echo("  changed  " + ", ".join(f"{k} {v:+d}" for k, v in o.delta.items()))
+
+
+def _run(path: Path, archs: tuple[str, ...], kernel: str | None) -> list[object]:
+    from sassview.build import build_program
+    from sassview.errors import InputError
+    from sassview.frontends.arch import parse_arch_list
+    from sassview.frontends.discover import import_kernel_file
+    from sassview.frontends.jobs import compile_all, plan
+    from sassview.inspection import inspect_program
+    from sassview.steer.sweep import cuda_file_as_kernel_file
+    from sassview.steer.trials import try_hints
+
+    arch_names = [str(a) for a in parse_arch_list(list(archs))] if archs else None
+    if path.suffix == ".py":
+        kernel_file = import_kernel_file(path)
+    elif path.suffix in (".cu", ".cuh") and path.is_file():
+        kernel_file = cuda_file_as_kernel_file(path, arch_names or ["sm_90a"])
+    else:
+        raise InputError(f"{path}: try reads an existing kernel.py or .cu file", "point it at one")
+    jobs = plan(kernel_file, arch_names)
+    found = []
+    for artifacts in compile_all(kernel_file, jobs=jobs):
+        program = build_program(artifacts, where=artifacts.label)
+        if kernel and not any(
+            kernel in (k.name, k.display_name.split("(")[0]) for k in program.kernels
+        ):
+            found.append([])
+            continue
+        found.append(inspect_program(program, kernel))
+    return list(try_hints(kernel_file, jobs, found))
