@@ -32,16 +32,33 @@ __all__ = [
     "from_ptx",
     "inspect",
     "load",
+    "load_kernel_file",
     "triton",
 ]
 
 if TYPE_CHECKING:
-    from sassview.api import analyze, compile, from_artifacts, from_ptx, inspect, load
+    from sassview.api import (
+        analyze,
+        compile,
+        from_artifacts,
+        from_ptx,
+        inspect,
+        load,
+        load_kernel_file,
+    )
     from sassview.declare import cuda, cuda_file, cute, triton
 
 
 def __getattr__(name: str) -> Any:
-    if name in ("compile", "from_artifacts", "from_ptx", "load", "inspect", "analyze"):
+    if name in (
+        "compile",
+        "from_artifacts",
+        "from_ptx",
+        "load",
+        "load_kernel_file",
+        "inspect",
+        "analyze",
+    ):
         from sassview import api
 
         return getattr(api, name)

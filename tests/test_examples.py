@@ -14,7 +14,7 @@ EXAMPLES = Path(__file__).parents[1] / "examples"
 
 @pytest.fixture(scope="module")
 def matmul() -> dict[tuple[str, str], sassview.Program]:
-    kernel_file, programs = sassview.api.load_kernel_file(EXAMPLES / "matmul" / "kernel.py")
+    kernel_file, programs = sassview.load_kernel_file(EXAMPLES / "matmul" / "kernel.py")
     assert not kernel_file.undeclared
     return {(p.artifacts.label, p.arch): p for p in programs}
 
@@ -87,7 +87,7 @@ def test_hopper_matmul_runs_on_wgmma_fed_by_tma(matmul) -> None:  # type: ignore
 
 
 def test_knobs_example_maxrregcount_spills_and_pragma_unroll_factors() -> None:
-    _, programs = sassview.api.load_kernel_file(EXAMPLES / "knobs" / "kernel.py")
+    _, programs = sassview.load_kernel_file(EXAMPLES / "knobs" / "kernel.py")
     by_label = {p.artifacts.label: sassview.analyze(p)[0] for p in programs}
     capped = by_label["accumulate [-maxrregcount=32]"]
     assert capped.facts("spills")["spills"] and capped.kernel.resources.registers <= 32
@@ -96,3 +96,33 @@ def test_knobs_example_maxrregcount_spills_and_pragma_unroll_factors() -> None:
         (loop,) = by_label[f"strided_sum [UNROLL={n}]"].facts("unroll")["loops"]
         # `#pragma unroll UNROLL` with -DUNROLL=n: the macro is resolved to the request.
         assert (loop["requested_factor"], loop["achieved_factor"]) == (n, n)
+
+
+def test_triton_examples_vectorize_and_use_the_tensor_cores_of_each_arch() -> None:
+    pytest.importorskip("triton")
+    _, programs = sassview.load_kernel_file(EXAMPLES / "triton" / "kernel.py")
+    by = {(p.artifacts.label, p.arch): sassview.analyze(p)[0] for p in programs}
+    for arch in ("sm_80", "sm_90a"):
+        mem = by[("add", arch)].facts("memory")
+        assert mem["max_global_load_bits"] == mem["max_global_store_bits"] == 128
+    assert by[("matmul", "sm_80")].facts("tensor_cores")["path"] == "mma.sync"
+    assert by[("matmul", "sm_90a")].facts("tensor_cores")["path"] == "wgmma"
+    for arch in ("sm_80", "sm_90a"):
+        matmul = by[("matmul", arch)]
+        assert matmul.facts("async_copy")["cp_async"] > 0  # num_stages=3 pipelines with cp.async
+        assert not matmul.facts("spills")["spills"]
+        lines = {i.source.outermost.line for i in matmul.kernel.instructions if i.source}
+        path = str(EXAMPLES / "triton" / "kernel.py")
+        assert {i.source.outermost.file for i in matmul.kernel.instructions if i.source} == {path}
+        assert min(lines) >= 27  # inside `def matmul`
+
+
+def test_cute_example_compiles_for_each_arch_with_lines_in_the_file() -> None:
+    pytest.importorskip("cutlass")
+    _, programs = sassview.load_kernel_file(EXAMPLES / "cute" / "kernel.py")
+    assert sorted(p.arch for p in programs) == ["sm_100a", "sm_90a"]
+    for p in programs:
+        (insp,) = sassview.analyze(p)
+        assert insp.kernel.opcode_counts().get("FADD") == 1
+        files = {i.source.outermost.file for i in insp.kernel.instructions if i.source}
+        assert files == {str(EXAMPLES / "cute" / "kernel.py")}
