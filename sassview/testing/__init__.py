@@ -1,0 +1,77 @@
+"""Testing what the compiler made: assertions, FileCheck, snapshots, and the pytest plugin.
+
+    from sassview.testing import KernelUnderTest, filecheck
+    import sassview
+    k = KernelUnderTest(sassview.inspect("vecadd.cu", kernel="add_f4")[0])
+    k.assert_load_width(128)
+
+In pytest, use the `sassview_kernel` fixture (sassview.testing.plugin, registered as a pytest11
+entry point). Names load lazily: pytest imports this package for the plugin in every session,
+and that must cost nothing when no test uses it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from sassview.testing.failures import (
+        CountMismatch,
+        FeatureMismatch,
+        SassviewAssertionError,
+        SpillsFound,
+        TooManyRegisters,
+        UnrollMismatch,
+        WidthMismatch,
+    )
+    from sassview.testing.filecheck import FileCheckFailure, filecheck, run_filecheck
+    from sassview.testing.matchers import KernelUnderTest
+    from sassview.testing.normalize import normalize_ptx, normalize_sass
+    from sassview.testing.snapshot import SnapshotMismatch
+
+_WHERE = {
+    "KernelUnderTest": "matchers",
+    "filecheck": "filecheck",
+    "run_filecheck": "filecheck",
+    "FileCheckFailure": "filecheck",
+    "normalize_sass": "normalize",
+    "normalize_ptx": "normalize",
+    "SnapshotMismatch": "snapshot",
+    **{
+        name: "failures"
+        for name in (
+            "SassviewAssertionError",
+            "SpillsFound",
+            "TooManyRegisters",
+            "FeatureMismatch",
+            "UnrollMismatch",
+            "WidthMismatch",
+            "CountMismatch",
+        )
+    },
+}
+__all__ = [
+    "CountMismatch",
+    "FeatureMismatch",
+    "FileCheckFailure",
+    "KernelUnderTest",
+    "SassviewAssertionError",
+    "SnapshotMismatch",
+    "SpillsFound",
+    "TooManyRegisters",
+    "UnrollMismatch",
+    "WidthMismatch",
+    "filecheck",
+    "normalize_ptx",
+    "normalize_sass",
+    "run_filecheck",
+]
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'sassview.testing' has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(f"sassview.testing.{module}"), name)

@@ -1,0 +1,141 @@
+"""Compile once, ask many times: the cache behind the pytest fixture, and choosing the kernel.
+
+A session keeps every Program it loaded, keyed by (file, arch, defines, include dirs,
+options), and every kernel's Inspection with the texts rendered from it, so a suite of fifty
+assertions over one kernel compiles it once and renders its listing once. Across sessions,
+sassview's own disk cache (SASSVIEW_CACHE_DIR) makes the one compile cheap. Everything goes
+through the public API (`sassview.load`, `sassview.analyze`).
+
+A kernel.py whose frontend (triton, cutlass) is not installed raises MissingFrontend, which the
+plugin turns into a skip with the reason.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sassview.errors import InputError
+from sassview.inspection import Inspection
+from sassview.ir import Kernel, Program
+
+FRONTENDS = {"triton": "triton", "cutlass": "nvidia-cutlass-dsl[cu13]"}  # module -> pip package
+
+
+class MissingFrontend(Exception):
+    """The kernel needs a frontend package that is not installed; str() is the skip reason."""
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """What to compile: one file for one architecture with one set of options."""
+
+    path: Path
+    arch: str
+    defines: tuple[str, ...] = ()
+    include_dirs: tuple[str, ...] = ()
+    options: tuple[str, ...] = ()
+
+
+def missing_frontend(exc: BaseException) -> str | None:
+    """The frontend module an error comes from lacking (an ImportError of triton / cutlass,
+    raised directly or kept as the context of sassview's InputError), else None."""
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, ImportError):
+            root = (seen.name or "").split(".")[0]
+            if root in FRONTENDS:
+                return root
+        seen = seen.__cause__ or seen.__context__
+    return None
+
+
+class KernelCache:
+    """Programs and Inspections of one test session. Not thread-safe; pytest is not either."""
+
+    def __init__(self) -> None:
+        self.programs: dict[Target, list[Program]] = {}
+        self.kernels: dict[tuple[Any, ...], tuple[Inspection, dict[str, Any]]] = {}
+        self.compiles = 0
+
+    def load(self, target: Target) -> list[Program]:
+        found = self.programs.get(target)
+        if found is None:
+            import sassview
+
+            try:
+                found = sassview.load(
+                    target.path,
+                    arch=target.arch,
+                    defines=target.defines,
+                    include_dirs=target.include_dirs,
+                    options=target.options,
+                )
+            except (ImportError, InputError) as exc:
+                module = missing_frontend(exc)
+                if module is None:
+                    raise
+                raise MissingFrontend(
+                    f"{target.path.name} needs {module}, which is not installed "
+                    f"(pip install {FRONTENDS[module]})"
+                ) from exc
+            self.programs[target] = found
+            self.compiles += 1
+        return found
+
+    def get(
+        self, target: Target, kernel: str | None = None, variant: Mapping[str, Any] | None = None
+    ) -> tuple[Inspection, dict[str, Any]]:
+        """The one kernel `kernel` (and `variant`) names in the target, inspected; its memo is
+        a dict the KernelUnderTest keeps rendered texts in, shared by every test that asks."""
+        key = (target, kernel, tuple(sorted((variant or {}).items())))
+        hit = self.kernels.get(key)
+        if hit is None:
+            program, k = choose(self.load(target), kernel, variant, target.path)
+            import sassview
+
+            (inspection,) = sassview.analyze(program, k.name)
+            hit = self.kernels[key] = (inspection, {})
+        return hit
+
+
+def _named(k: Kernel, name: str) -> bool:
+    return name in (k.name, k.display_name, k.display_name.split("(", 1)[0])
+
+
+def choose(
+    programs: Sequence[Program], kernel: str | None, variant: Mapping[str, Any] | None, path: Path
+) -> tuple[Program, Kernel]:
+    """The single (program, kernel) the test means, or an InputError saying what there is."""
+    if variant:
+        programs = [
+            p for p in programs if all(p.artifacts.variant.get(k) == v for k, v in variant.items())
+        ]
+    pairs = [
+        (p, k)
+        for p in programs
+        for k in p.kernels
+        if (kernel is None and k.is_entry) or (kernel is not None and _named(k, kernel))
+    ]
+    if len(pairs) == 1:
+        return pairs[0]
+    every = sorted(
+        {
+            f"{k.display_name.split('(')[0]}"
+            + (f" [{p.artifacts.label}]" if p.artifacts.variant else "")
+            for p in programs
+            for k in p.kernels
+        }
+    )
+    there = ", ".join(every) or "(none)"
+    if not pairs:
+        what = f"no kernel named {kernel!r}" if kernel else "no kernel"
+        if variant:
+            what += f" with variant {dict(variant)}"
+        raise InputError(f"{path.name}: {what}", f"kernels there: {there}")
+    raise InputError(
+        f"{path.name}: {len(pairs)} kernels match; say which",
+        f"pass kernel=... (and variant={{...}} for kernel.py variants); there: {there}",
+    )

@@ -1,0 +1,384 @@
+"""Assertions over a compiled kernel, as plain Python: `KernelUnderTest` wraps an Inspection.
+
+    k = KernelUnderTest(sassview.inspect("vecadd.cu", kernel="add_f4")[0])
+    k.assert_no_spills()
+    k.assert_load_width(">=128", lines=(6, 8))
+    k.assert_count("LDG.E.128*", 2)
+    k.filecheck("CHECK: LDG.E.128\\nCHECK-NOT: STL")
+
+Each assertion reads the Inspection's facts and annotations (the analyses' answers) and raises
+an AssertionError subclass (sassview.testing.failures) whose message stands on its own. No
+pytest here: the plugin only builds these objects; any test runner can use them.
+
+Scopes: `lines=7`, `lines=(10, 14)` (inclusive) select instructions whose source line, or any
+call site they were inlined into, is in range in the kernel's main file; `loop=0` or
+`loop=k.loop(line=9)` select the instructions of one SASS loop (nested loops included).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections import Counter
+from collections.abc import Mapping
+from typing import Any
+
+from sassview.analyses import Annotation
+from sassview.graph.loops import Loop
+from sassview.inspection import Inspection
+from sassview.ir import Kernel, Program, Resources, SassInstruction
+from sassview.testing import listing as _listing
+from sassview.testing.failures import (
+    CountMismatch,
+    SpillsFound,
+    TooManyRegisters,
+    compare,
+    compose,
+    counted,
+    holds,
+    spec_text,
+)
+from sassview.testing.patterns import compile_opcode_pattern, opcode_of
+from sassview.testing.snapshot import SnapshotSlot
+
+LoopRef = int | Loop
+Lines = int | tuple[int, int] | range
+
+
+class KernelUnderTest:
+    """One compiled kernel (one architecture, one variant) and the questions a test asks it."""
+
+    def __init__(
+        self,
+        inspection: Inspection,
+        *,
+        memo: dict[str, Any] | None = None,
+        snapshots: SnapshotSlot | None = None,
+    ) -> None:
+        self.inspection = inspection
+        self._memo = memo if memo is not None else {}
+        self._snapshots = snapshots
+
+    # -- what it is ------------------------------------------------------------------------
+
+    @property
+    def program(self) -> Program:
+        return self.inspection.program
+
+    @property
+    def kernel(self) -> Kernel:
+        return self.inspection.kernel
+
+    @property
+    def arch(self) -> str:
+        return self.inspection.arch
+
+    @property
+    def name(self) -> str:
+        """The kernel's name without its argument list (add_f4, tiled_sum)."""
+        return self.kernel.display_name.split("(", 1)[0]
+
+    @property
+    def resources(self) -> Resources:
+        return self.kernel.resources
+
+    @property
+    def loops(self) -> tuple[Loop, ...]:
+        return self.inspection.loops
+
+    def facts(self, analysis: str) -> Mapping[str, Any]:
+        return self.inspection.facts(analysis)
+
+    def __repr__(self) -> str:
+        return f"<KernelUnderTest {self.describe()}>"
+
+    def describe(self) -> str:
+        art = self.program.artifacts
+        return f"{self.name} ({self.arch})" + (f" [{art.label}]" if art.variant else "")
+
+    # -- text ------------------------------------------------------------------------------
+
+    def sass_text(self, *, addresses: bool = True, source: bool = True) -> _listing.Listing:
+        """The SASS listing FileCheck reads (see sassview.testing.listing)."""
+        key = f"sass:{addresses}:{source}"
+        if key not in self._memo:
+            self._memo[key] = _listing.sass_listing(self.kernel, addresses=addresses, source=source)
+        return self._memo[key]  # type: ignore[no-any-return]
+
+    def ptx_text(self) -> _listing.Listing:
+        """This kernel's PTX function, as the compiler wrote it."""
+        return _listing.Listing(_listing.ptx_listing(self.program, self.kernel)[0])
+
+    def normalized(self, on: str = "sass", *, source: bool = False) -> _listing.Listing:
+        """The canonical listing snapshots keep (see sassview.testing.normalize)."""
+        from sassview.testing.normalize import normalize_ptx, normalize_sass
+
+        if on == "ptx":
+            return normalize_ptx(self.ptx_text())
+        return normalize_sass(self.kernel, source=source)
+
+    # -- selecting instructions ------------------------------------------------------------
+
+    def loop(self, line: int) -> Loop:
+        """The SASS loop of the source loop at `line` (its main loop when it has a remainder)."""
+        for e in self.facts("unroll")["loops"]:
+            if e["source_line"] == line:
+                if e["sass_loops"]:
+                    return self.loops[int(e["sass_loops"][0])]
+                raise LookupError(
+                    f"{self.describe()}: the loop at line {line} is fully "
+                    f"unrolled ({e['achieved_factor']} copies): no SASS loop left"
+                )
+        for lp in self.loops:
+            if lp.source is not None and lp.source.line == line:
+                return lp
+        raise LookupError(f"{self.describe()}: no loop at line {line}; {self._loop_list()}")
+
+    def instructions(
+        self, pattern: str | None = None, *, loop: LoopRef | None = None, lines: Lines | None = None
+    ) -> list[SassInstruction]:
+        """Instructions in scope, optionally only those whose mnemonic matches `pattern`."""
+        scope, _ = self._scope(loop, lines)
+        rx = compile_opcode_pattern(pattern) if pattern is not None else None
+        return [
+            i
+            for i in self.kernel.instructions
+            if (scope is None or i.address in scope) and (rx is None or rx.fullmatch(i.mnemonic))
+        ]
+
+    def count(
+        self, pattern: str, *, loop: LoopRef | None = None, lines: Lines | None = None
+    ) -> int:
+        """How many instructions in scope match an opcode pattern (`LDG.E.128*`, `HGMMA.64x*`)."""
+        return len(self.instructions(pattern, loop=loop, lines=lines))
+
+    def _main_file(self) -> str | None:
+        if "main_file" not in self._memo:
+            files = Counter(i.source.outermost.file for i in self.kernel.instructions if i.source)
+            path = self.program.artifacts.source_path
+            main = path if path in files else (files.most_common(1)[0][0] if files else None)
+            self._memo["main_file"] = main
+        return self._memo["main_file"]  # type: ignore[no-any-return]
+
+    def _scope(self, loop: LoopRef | None, lines: Lines | None) -> tuple[set[int] | None, str]:
+        """(addresses in scope or None for the whole kernel, words for messages)."""
+        scope: set[int] | None = None
+        words = []
+        if lines is not None:
+            if isinstance(lines, int):
+                lo, hi = lines, lines
+            elif isinstance(lines, range):
+                lo, hi = lines.start, lines.stop - 1
+            else:
+                lo, hi = lines
+            main = self._main_file()
+            scope = {
+                i.address
+                for i in self.kernel.instructions
+                if i.source is not None
+                and any(
+                    (main is None or f.file == main) and lo <= f.line <= hi
+                    for f in i.source.frames()
+                )
+            }
+            words.append(f"on line {lo}" if lo == hi else f"on lines {lo}-{hi}")
+        if loop is not None:
+            lp = loop if isinstance(loop, Loop) else self._loop_at(loop)
+            body = set(lp.addresses)
+            scope = body if scope is None else scope & body
+            at = f" (line {lp.source.line})" if lp.source is not None else ""
+            words.append(f"in loop {lp.index}{at}")
+        return scope, " ".join(words) or "in the kernel"
+
+    def _loop_at(self, index: int) -> Loop:
+        if not 0 <= index < len(self.loops):
+            raise IndexError(f"{self.describe()}: no loop {index}; {self._loop_list()}")
+        return self.loops[index]
+
+    def _loop_list(self) -> str:
+        if not self.loops:
+            return "the kernel has no SASS loops"
+        return "loops: " + ", ".join(
+            f"{lp.index} (line {lp.source.line if lp.source else '?'})" for lp in self.loops
+        )
+
+    def _findings(
+        self, kinds: tuple[str, ...], addresses: set[int] | None = None
+    ) -> list[Annotation]:
+        """The analyses' annotations of these kinds, touching `addresses` when given."""
+        return [
+            a
+            for a in self.inspection.annotations
+            if a.kind in kinds
+            and (addresses is None or not a.addresses or addresses & set(a.addresses))
+        ]
+
+    def _slice(self, addresses: set[int] | list[int]) -> str:
+        return _listing.render_slice(self.program, self.kernel, addresses)
+
+    # -- assertions ------------------------------------------------------------------------
+
+    def assert_no_spills(self) -> None:
+        """No register spills (SpillRefill LDL/STL, or spill bytes in the ptxas report)."""
+        __tracebackhide__ = True
+        f = self.facts("spills")
+        if not f["spills"]:
+            return
+        notes = self._findings(("spill",))
+        marked = sorted({a for n in notes for a in n.addresses})
+        raise SpillsFound(
+            compose(
+                f"{self.describe()} spills registers: {f['spill_store_bytes']} bytes stored, "
+                f"{f['spill_load_bytes']} bytes loaded per thread",
+                expected="no spills",
+                found=f"{f['spill_stores']} spill stores and {f['spill_loads']} spill loads, "
+                f"{f['registers']} registers (limit {f['register_limit']})",
+                findings=notes,
+                listing=self._slice(marked),
+            )
+        )
+
+    def assert_max_registers(self, limit: int) -> None:
+        """At most `limit` registers per thread (what the cubin says the kernel allocates)."""
+        __tracebackhide__ = True
+        used = self.resources.registers
+        if used <= limit:
+            return
+        live = self.inspection.liveness
+        peak, where = live.peak, ""
+        marked = []
+        if 0 <= live.peak_index < len(self.kernel.instructions):
+            ins = self.kernel.instructions[live.peak_index]
+            marked = [ins.address]
+            where = f" at /*{ins.address:04x}*/" + (
+                f" (line {ins.source.line})" if ins.source else ""
+            )
+        raise TooManyRegisters(
+            compose(
+                f"{self.describe()} uses {used} registers per thread, more than {limit}",
+                expected=f"<= {limit} registers",
+                found=f"{used} registers; peak live {peak}{where}",
+                findings=self._findings(("spill",)),
+                listing=self._slice(marked),
+            )
+        )
+
+    def assert_uses(self, what: str) -> None:
+        """The kernel uses a feature (wgmma, mma.sync, tcgen05, tensor cores, cp.async, tma,
+        bulk copies, ldmatrix, stmatrix, mbarrier, barriers, shared memory, local memory) or
+        an instruction matching an opcode pattern (`HGMMA.64x*`)."""
+        __tracebackhide__ = True
+        from sassview.testing.features import check_feature
+
+        check_feature(self, what, want=True)
+
+    def assert_does_not_use(self, what: str) -> None:
+        """The opposite of assert_uses: e.g. `assert_does_not_use("local memory")`."""
+        __tracebackhide__ = True
+        from sassview.testing.features import check_feature
+
+        check_feature(self, what, want=False)
+
+    def assert_unrolled(self, *, line: int, factor: int | str | None = None) -> None:
+        """The source loop at `line` is unrolled: by exactly `factor` copies per trip (an int),
+        fully ("full": no loop left), or at all (None: more than one copy, or fully)."""
+        __tracebackhide__ = True
+        from sassview.testing.unrolling import check_unrolled
+
+        check_unrolled(self, line, factor)
+
+    def assert_load_width(
+        self,
+        bits: int | str,
+        *,
+        lines: Lines | None = None,
+        loop: LoopRef | None = None,
+        space: str | None = "global",
+    ) -> None:
+        """Every load in scope moves `bits` per thread (`128`, `">=64"`); `space` global,
+        shared, local, constant, generic or None for all. Fails when scope has no load."""
+        __tracebackhide__ = True
+        from sassview.testing.widths import check_width
+
+        check_width(self, bits, "load", space, loop, lines)
+
+    def assert_store_width(
+        self,
+        bits: int | str,
+        *,
+        lines: Lines | None = None,
+        loop: LoopRef | None = None,
+        space: str | None = "global",
+    ) -> None:
+        """assert_load_width, for stores."""
+        __tracebackhide__ = True
+        from sassview.testing.widths import check_width
+
+        check_width(self, bits, "store", space, loop, lines)
+
+    def assert_count(
+        self,
+        pattern: str,
+        expected: int | str,
+        *,
+        loop: LoopRef | None = None,
+        lines: Lines | None = None,
+    ) -> None:
+        """The number of instructions matching `pattern` in scope is `expected` (`4`, `">=2"`)."""
+        __tracebackhide__ = True
+        op, value = compare(expected)
+        found = self.instructions(pattern, loop=loop, lines=lines)
+        if holds(len(found), op, value):
+            return
+        scope, where = self._scope(loop, lines)
+        opcode = opcode_of(pattern)
+        near = [
+            i
+            for i in self.instructions(loop=loop, lines=lines)
+            if opcode and i.opcode == opcode and i not in found
+        ]
+        hits = {i.address for i in found + near}
+        hints = [(a.message, a.hint) for a in self._findings(("merge-candidate",), hits)]
+        raise CountMismatch(
+            compose(
+                f"{self.describe()}: {len(found)} instructions match {pattern!r} {where}, "
+                f"expected {spec_text(op, value)}",
+                expected=f"{spec_text(op, value)} x {pattern}",
+                found=counted(i.mnemonic for i in found),
+                near_miss=(
+                    [(f"same opcode, other modifiers: {counted(i.mnemonic for i in near)}", "")]
+                    if near
+                    else []
+                )
+                + hints,
+                findings=self._findings(("narrow-access", "unroll"), hits if hits else scope),
+                listing=self._slice([i.address for i in (found or near)]),
+            )
+        )
+
+    # -- text checks -----------------------------------------------------------------------
+
+    def filecheck(
+        self, checks: str | os.PathLike[str], *, on: str = "sass", **options: Any
+    ) -> None:
+        """LLVM FileCheck of the listing (`on="sass"`, or `"ptx"`): `checks` is check text, or
+        a path to a check file. Options as in sassview.testing.filecheck.Options
+        (prefixes=("CHECK", "SM90"), implicit_check_not=("STL",), ...). Check text written in
+        the calling file is reported at its own lines there."""
+        __tracebackhide__ = True
+        from sassview.testing.textcheck import check_listing
+
+        check_listing(self, checks, on, options, sys._getframe(1))
+
+    def snapshot(self, name: str | None = None, *, on: str = "sass", source: bool = False) -> None:
+        """Compare the normalised listing with its snapshot file (pytest --sassview-update writes
+        it). `name` tells apart several snapshots of one kernel in one test."""
+        __tracebackhide__ = True
+        if self._snapshots is None:
+            raise RuntimeError(
+                "snapshot() needs the sassview_kernel pytest fixture, which knows "
+                "where the test lives and whether to update"
+            )
+        self._snapshots.assert_matches(
+            self.normalized(on, source=source), name=name or self.name, arch=self.arch, kind=on
+        )

@@ -1,0 +1,254 @@
+"""The pytest plugin (entry point `pytest11: sassview`): a fixture, options, a marker.
+
+    def test_vector_loads(sassview_kernel):
+        k = sassview_kernel("kernels/vecadd.cu", kernel="add_f4")
+        k.assert_load_width(128, lines=(6, 8))
+
+- `sassview_kernel(path=None, *, kernel=None, arch=None, defines=(), options=(),
+  include_dirs=(), variant=None) -> KernelUnderTest` compiles (once per session) and inspects;
+  a relative path is looked up beside the test file, then under the rootdir.
+- `--sassview-arch sm_80,sm_90a` runs each test that uses the fixture once per architecture
+  (ids `[sm_80]`, `[sm_90a]`); the `sassview_arch` ini option sets the default (sm_90a).
+- `@pytest.mark.sassview(arch=..., path=..., kernel=..., defines=..., options=...,
+  include_dirs=..., variant=...)` sets the fixture's defaults for a test, class or module
+  (`pytestmark`); its `arch` pins the architectures, whatever the command line says.
+- `--sassview-update` writes snapshots that are missing or differ instead of failing.
+
+This is the only module that imports pytest, and it only wires: every answer comes from
+sassview.testing.matchers reading an Inspection. A missing frontend package skips the test.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+if TYPE_CHECKING:
+    from sassview.testing.loader import KernelCache
+    from sassview.testing.matchers import KernelUnderTest
+    from sassview.testing.snapshot import SnapshotSession
+
+DEFAULT_ARCH = "sm_90a"
+_SETTINGS = ("arch", "path", "kernel", "defines", "options", "include_dirs", "variant")
+
+
+@dataclass
+class _State:
+    update: bool
+    cache: KernelCache | None = None
+    snapshots: SnapshotSession | None = None
+
+    def kernels(self) -> KernelCache:
+        if self.cache is None:
+            from sassview.testing.loader import KernelCache
+
+            self.cache = KernelCache()
+        return self.cache
+
+    def snapshot_session(self) -> SnapshotSession:
+        if self.snapshots is None:
+            from sassview.testing.snapshot import SnapshotSession
+
+            self.snapshots = SnapshotSession(update=self.update)
+        return self.snapshots
+
+
+_STATE = pytest.StashKey[_State]()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("sassview", "sassview: assertions on compiled CUDA kernels")
+    group.addoption(
+        "--sassview-arch",
+        metavar="ARCHS",
+        default=None,
+        help="architectures to compile for, comma-separated (sm_80,sm_90a): each "
+        "test using sassview_kernel runs once per architecture",
+    )
+    group.addoption(
+        "--sassview-update",
+        action="store_true",
+        default=False,
+        help="write sassview snapshots that are missing or differ, instead of failing",
+    )
+    parser.addini(
+        "sassview_arch",
+        "default architectures for sassview_kernel (comma-separated)",
+        default=DEFAULT_ARCH,
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "sassview(arch=None, path=None, kernel=None, defines=(), options=(), include_dirs=(), "
+        "variant=None): defaults for the sassview_kernel fixture; arch pins the architectures",
+    )
+    config.stash[_STATE] = _State(update=bool(config.getoption("sassview_update")))
+
+
+def _split(archs: str | Sequence[str]) -> list[str]:
+    items = archs.split(",") if isinstance(archs, str) else [a for x in archs for a in x.split(",")]
+    return [a.strip() for a in items if a.strip()]
+
+
+def _settings(node: pytest.Item | pytest.Function) -> dict[str, Any]:
+    """The sassview marker's keywords, closest (test) over farthest (module)."""
+    merged: dict[str, Any] = {}
+    for marker in reversed(list(node.iter_markers("sassview"))):
+        unknown = set(marker.kwargs) - set(_SETTINGS)
+        if unknown or marker.args:
+            raise pytest.UsageError(
+                f"@pytest.mark.sassview takes keywords {', '.join(_SETTINGS)}; "
+                f"got {sorted(unknown) or marker.args}"
+            )
+        merged.update(marker.kwargs)
+    return merged
+
+
+def _archs(config: pytest.Config, settings: Mapping[str, Any]) -> list[str]:
+    if settings.get("arch"):
+        return _split(settings["arch"])
+    chosen = config.getoption("sassview_arch") or config.getini("sassview_arch") or DEFAULT_ARCH
+    return _split(chosen)
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """One test per architecture for every test that uses the fixture (ids: [sm_90a])."""
+    if "sassview_arch" not in metafunc.fixturenames:
+        return
+    for m in metafunc.definition.iter_markers("parametrize"):
+        names = m.args[0] if m.args else m.kwargs.get("argnames", "")
+        names = names.split(",") if isinstance(names, str) else names
+        if "sassview_arch" in [n.strip() for n in names]:
+            return  # the test chose its own
+    archs = _archs(metafunc.config, _settings(metafunc.definition))
+    metafunc.parametrize("sassview_arch", archs, ids=archs, indirect=True)
+
+
+@pytest.fixture
+def sassview_arch(request: pytest.FixtureRequest) -> str:
+    """The architecture this test instance compiles for."""
+    param = getattr(request, "param", None)
+    return str(param) if param else _archs(request.config, _settings(request.node))[0]
+
+
+@pytest.fixture
+def sassview_kernel(
+    request: pytest.FixtureRequest, sassview_arch: str
+) -> Callable[..., KernelUnderTest]:
+    """Compile (once per session) and inspect one kernel: `sassview_kernel("k.cu", kernel="f")`."""
+    state = request.config.stash[_STATE]
+    settings = _settings(request.node)
+    slot = _snapshot_slot(request, state, sassview_arch)
+
+    def load(
+        path: str | Path | None = None,
+        *,
+        kernel: str | None = None,
+        arch: str | None = None,
+        defines: Sequence[str] | Mapping[str, Any] | None = None,
+        options: Sequence[str] | None = None,
+        include_dirs: Sequence[str | Path] | None = None,
+        variant: Mapping[str, Any] | None = None,
+    ) -> KernelUnderTest:
+        __tracebackhide__ = True
+        from sassview.errors import SassviewError
+        from sassview.testing.loader import MissingFrontend, Target
+        from sassview.testing.matchers import KernelUnderTest
+
+        def pick(value: Any, key: str, default: Any = None) -> Any:
+            return value if value is not None else settings.get(key, default)
+
+        given = pick(path, "path")
+        if given is None:
+            raise TypeError("sassview_kernel() needs a path, or @pytest.mark.sassview(path=...)")
+        where = _resolve(Path(given), request)
+        target = Target(
+            where,
+            arch or sassview_arch,
+            _defines(pick(defines, "defines", ())),
+            tuple(str(d) for d in pick(include_dirs, "include_dirs", ())),
+            tuple(pick(options, "options", ())),
+        )
+        try:
+            inspection, memo = state.kernels().get(
+                target, pick(kernel, "kernel"), pick(variant, "variant")
+            )
+        except MissingFrontend as exc:
+            pytest.skip(str(exc))
+        except SassviewError as exc:
+            pytest.fail(f"sassview: {where.name} ({target.arch}): {exc}", pytrace=False)
+        return KernelUnderTest(inspection, memo=memo, snapshots=slot)
+
+    return load
+
+
+def _defines(defines: Sequence[str] | Mapping[str, Any]) -> tuple[str, ...]:
+    if isinstance(defines, Mapping):
+        return tuple(f"{k}={v}" if v is not None else str(k) for k, v in defines.items())
+    return tuple(defines)
+
+
+def _resolve(path: Path, request: pytest.FixtureRequest) -> Path:
+    if path.is_absolute():
+        return path
+    for base in (Path(request.node.path).parent, Path(request.config.rootpath)):
+        if (base / path).exists():
+            return (base / path).resolve()
+    return (Path(request.node.path).parent / path).resolve()  # sassview says it is missing
+
+
+def _snapshot_slot(request: pytest.FixtureRequest, state: _State, arch: str) -> Any:
+    from sassview.testing.snapshot import SnapshotSlot
+
+    node = request.node
+    module = Path(node.path)
+    stem = getattr(node, "originalname", node.name)
+    callspec = getattr(node, "callspec", None)
+    if callspec is not None and callspec.id:
+        ids = callspec.id.split("-")
+        if "sassview_arch" in callspec.params and arch in ids:
+            del ids[len(ids) - 1 - ids[::-1].index(arch)]
+        if ids:
+            stem += "-" + "-".join(ids)
+    return SnapshotSlot(
+        module.parent / "__snapshots__" / module.stem, stem, state.snapshot_session()
+    )
+
+
+def pytest_assertrepr_compare(
+    config: pytest.Config, op: str, left: object, right: object
+) -> list[str] | None:
+    """`assert k.normalized() == expected`: show a unified diff of the two listings."""
+    if op != "==" or not isinstance(left, str) or not isinstance(right, str):
+        return None
+    from sassview.testing.listing import Listing
+
+    if not isinstance(left, Listing) and not isinstance(right, Listing):
+        return None
+    from sassview.testing.snapshot import diff
+
+    return ["the listings differ:", *diff(right, left, names=("right", "left")).splitlines()]
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    state = config.stash.get(_STATE, None)
+    if state is None:
+        return
+    snaps = state.snapshots
+    if snaps is not None and (snaps.written or snaps.updated):
+        terminalreporter.write_sep("-", "sassview snapshots")
+        for verb, paths in (("written", snaps.written), ("updated", snaps.updated)):
+            for p in paths:
+                terminalreporter.write_line(f"{verb}: {p}")
+        terminalreporter.write_line(f"{len(snaps.written)} written, {len(snaps.updated)} updated")
+    if state.cache is not None and config.getoption("verbose") > 0:
+        cache = state.cache
+        terminalreporter.write_line(
+            f"sassview: {cache.compiles} compiles, {len(cache.kernels)} kernels inspected"
+        )

@@ -1,0 +1,106 @@
+"""Snapshots: a normalised listing kept as a file beside the test, compared on every run.
+
+Files live in `__snapshots__/<test module>/` next to the test module, one per (test, kernel or
+name, arch, sass|ptx): `__snapshots__/test_kernels/test_listing.add_f4.sm_90a.sass`. They are
+plain text, meant to be committed and reviewed. A missing or different snapshot fails the test
+with the path and a unified diff; only `update=True` (pytest --sassview-update) writes them,
+and the run then says which it wrote. Writes are atomic (temporary file + os.replace).
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import re
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from sassview.testing.failures import SassviewAssertionError
+
+DIFF_LINES = 80  # longer diffs are cut: the snapshot file and --sassview-update show the rest
+
+
+class SnapshotMismatch(SassviewAssertionError):
+    """The listing differs from the snapshot on disk (or there is none yet)."""
+
+
+@dataclass
+class SnapshotSession:
+    """What one test session does with snapshots: whether it may write them, what it wrote."""
+
+    update: bool = False
+    written: list[Path] = field(default_factory=list)  # new files
+    updated: list[Path] = field(default_factory=list)  # rewritten files
+
+
+@dataclass
+class SnapshotSlot:
+    """The snapshots of one test: its directory and file-name stem."""
+
+    directory: Path
+    stem: str
+    session: SnapshotSession
+    used: set[Path] = field(default_factory=set)
+
+    def path(self, name: str, arch: str, kind: str) -> Path:
+        parts = [_safe(self.stem), _safe(name), _safe(arch)]
+        return self.directory / (".".join(p for p in parts if p) + f".{kind}")
+
+    def assert_matches(self, text: str, *, name: str, arch: str, kind: str) -> Path:
+        """Compare with (or, when updating, write) the snapshot; returns its path."""
+        __tracebackhide__ = True
+        path = self.path(name, arch, kind)
+        if path in self.used:
+            raise ValueError(f"snapshot {path.name} is taken twice in this test: pass name=...")
+        self.used.add(path)
+        old = path.read_text(encoding="utf-8") if path.is_file() else None
+        if old == text:
+            return path
+        if self.session.update:
+            _write(path, text)
+            (self.session.written if old is None else self.session.updated).append(path)
+            return path
+        if old is None:
+            raise SnapshotMismatch(
+                f"no snapshot {_shown(path)} yet\n"
+                f"  run pytest with --sassview-update to record it ({len(text.splitlines())} "
+                "lines), then review and commit it"
+            )
+        raise SnapshotMismatch(
+            f"listing differs from snapshot {_shown(path)}\n"
+            "  run pytest with --sassview-update to accept the new listing\n\n" + diff(old, text)
+        )
+
+
+def diff(
+    old: str, new: str, *, names: tuple[str, str] = ("snapshot", "now"), limit: int = DIFF_LINES
+) -> str:
+    """Unified diff, old (-) against new (+), cut to `limit` lines."""
+    lines = list(difflib.unified_diff(old.splitlines(), new.splitlines(), *names, lineterm="", n=2))
+    if len(lines) > limit:
+        lines = lines[:limit] + [f"... ({len(lines) - limit} more diff lines)"]
+    return "\n".join(lines)
+
+
+def _safe(text: str) -> str:
+    return re.sub(r"[^\w.+-]+", "_", text).strip("_")
+
+
+def _shown(path: Path) -> str:
+    try:
+        return str(path.relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
+
+
+def _write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=path.suffix)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

@@ -1,0 +1,99 @@
+"""`assert_load_width` / `assert_store_width`: every access in scope is as wide as asked.
+
+Reads the memory analysis' `accesses` facts (width, space, direction per instruction); the near
+misses are its merge-candidate annotations — several narrow accesses from one base at
+consecutive offsets — quoted with their hint (alignment, `__restrict__`, `tl.multiple_of`).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from sassview.testing.failures import WidthMismatch, compare, compose, counted, holds, spec_text
+
+if TYPE_CHECKING:
+    from sassview.testing.matchers import KernelUnderTest, Lines, LoopRef
+
+_EXAMPLE = {
+    ("global", "load"): "LDG.E.128",
+    ("global", "store"): "STG.E.128",
+    ("shared", "load"): "LDS.128",
+    ("shared", "store"): "STS.128",
+}
+
+
+def wide_enough(bits: int | str, operator: str, value: int) -> bool:
+    """`bits` is an int, or "bulk" (TMA / bulk copies move whole tiles: wider than any bound)."""
+    if isinstance(bits, int):
+        return holds(bits, operator, value)
+    return operator in (">", ">=", "!=")
+
+
+def check_width(
+    k: KernelUnderTest,
+    spec: int | str,
+    direction: str,
+    space: str | None,
+    loop: LoopRef | None,
+    lines: Lines | None,
+) -> None:
+    __tracebackhide__ = True
+    op, value = compare(spec)
+    scope, where = k._scope(loop, lines)
+    what = f"{space + ' ' if space else ''}{direction}s"
+    everything = [
+        a for a in k.facts("memory")["accesses"] if scope is None or a["address"] in scope
+    ]
+    accesses = [
+        a
+        for a in everything
+        if a["direction"] == direction and (space is None or a["space"] == space)
+    ]
+    if not accesses:
+        others = counted(f"{a['opcode']} ({a['space']} {a['direction']})" for a in everything)
+        raise WidthMismatch(
+            compose(
+                f"{k.describe()}: no {what} {where}",
+                expected=f"{what} of {spec_text(op, value)} bits {where}",
+                found=f"memory accesses {where}: {others}",
+                listing=k._slice([a["address"] for a in everything]),
+            )
+        )
+    bad = [a for a in accesses if not wide_enough(a["bits"], op, value)]
+    if not bad:
+        return
+    addresses = {a["address"] for a in bad}
+    example = _EXAMPLE.get((space or "", direction)) if value == 128 and "<" not in op else None
+    expected = f"{spec_text(op, value)}-bit {what}" + (f" (e.g. {example})" if example else "")
+    raise WidthMismatch(
+        compose(
+            f"{k.describe()}: {len(bad)} of {len(accesses)} {what} {where} are not "
+            f"{spec_text(op, value)} bits wide",
+            expected=expected,
+            found=counted(f"{a['opcode']} ({_bits(a['bits'])})" for a in bad),
+            near_miss=[
+                _near_miss(k, a, direction) for a in k._findings(("merge-candidate",), addresses)
+            ],
+            findings=k._findings(("narrow-access",), addresses),
+            listing=k._slice(addresses),
+        )
+    )
+
+
+def _bits(bits: int | str) -> str:
+    return f"{bits}-bit" if isinstance(bits, int) else str(bits)
+
+
+def _near_miss(k: KernelUnderTest, note: Any, direction: str) -> tuple[str, str]:
+    """A merge candidate in words: `4 x LDG.E at offsets 0x0, 0x4, 0x8, 0xc from one base
+    desc[UR4][R2.64]: 16 contiguous bytes in 32-bit loads`, and the analysis' hint."""
+    data = note.data
+    first = k.kernel.instruction_at(note.addresses[0]) if note.addresses else None
+    opcode = first.mnemonic if first is not None else "accesses"
+    offsets = ", ".join(hex(o) for o in data.get("offsets", ()))
+    text = (
+        f"{len(note.addresses)} x {opcode} at offsets {offsets} from one base "
+        f"{data.get('base', '?')}: {data.get('bytes', '?')} contiguous bytes in "
+        f"{data.get('bits', '?')}-bit {direction}s ({note.message})"
+    )
+    return text, note.hint

@@ -1,0 +1,160 @@
+"""`sassview filecheck CHECKS PATH`: LLVM FileCheck over what the compiler made of PATH.
+
+PATH is anything sassview reads (.cu, .ptx, .cubin, kernel.py), compiled for each `--arch`; the
+input checked is its SASS listing (`--on sass`, the default: one `name:` label per kernel, so
+CHECK-LABEL picks kernels) or its PTX (`--on ptx`), for one kernel with `--kernel`. PATH `-`
+checks text from stdin, like FileCheck itself. `--print-listing` prints what is checked, to
+write checks against.
+
+Exit codes: 0 every check passed; 1 a check failed (LLVM-style messages on stderr); 2 bad
+input — a malformed check file, a missing file, a compile error.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from sassview.errors import SassviewError
+
+
+def _error(message: str, hint: str = "") -> None:
+    click.echo(f"error: {message}", err=True)
+    if hint:
+        click.echo(f"hint: {hint}", err=True)
+    sys.exit(2)
+
+
+@click.command("filecheck")
+@click.argument("checks", type=click.Path(path_type=Path))
+@click.argument("path", type=click.Path(path_type=Path))
+@click.option(
+    "--arch",
+    "-a",
+    "archs",
+    multiple=True,
+    help="Target(s), e.g. sm_90a or sm_80,sm_90a (each is checked).",
+)
+@click.option("--kernel", "-k", help="Check only this kernel's listing.")
+@click.option(
+    "--on",
+    type=click.Choice(["sass", "ptx"]),
+    default="sass",
+    show_default=True,
+    help="Which listing to check.",
+)
+@click.option(
+    "--check-prefix",
+    "--check-prefixes",
+    "prefixes",
+    multiple=True,
+    help="Directive prefix(es) instead of CHECK (comma-separated or repeated).",
+)
+@click.option(
+    "--implicit-check-not",
+    "implicit",
+    multiple=True,
+    help="A pattern that must not match between any two checks.",
+)
+@click.option("--strict-whitespace", is_flag=True, help="Do not collapse runs of blanks.")
+@click.option("--match-full-lines", is_flag=True, help="Patterns must match whole lines.")
+@click.option("--ignore-case", is_flag=True, help="Match case-insensitively.")
+@click.option("--enable-var-scope", is_flag=True, help="CHECK-LABEL clears local variables.")
+@click.option(
+    "-D", "variables", multiple=True, help="Define a variable for the checks: -D VAR=VALUE."
+)
+@click.option("-X", "--option", "options", multiple=True, help="Extra compiler option.")
+@click.option("--print-listing", is_flag=True, help="Print the listing checked, on stdout.")
+def filecheck(
+    checks: Path,
+    path: Path,
+    archs: tuple[str, ...],
+    kernel: str | None,
+    on: str,
+    prefixes: tuple[str, ...],
+    implicit: tuple[str, ...],
+    strict_whitespace: bool,
+    match_full_lines: bool,
+    ignore_case: bool,
+    enable_var_scope: bool,
+    variables: tuple[str, ...],
+    options: tuple[str, ...],
+    print_listing: bool,
+) -> None:
+    """Check the SASS (or PTX) of PATH against the FileCheck directives in CHECKS."""
+    from sassview.testing.filecheck import CheckFileError, Options, parse_checks, run_filecheck
+
+    defines = []
+    for item in variables:
+        name, eq, value = item.partition("=")
+        if not eq or not name:
+            _error(f"-D {item}: expected VAR=VALUE")
+        defines.append((name, value))
+    opts = Options(
+        prefixes=tuple(p for group in prefixes for p in group.split(",") if p) or ("CHECK",),
+        strict_whitespace=strict_whitespace,
+        match_full_lines=match_full_lines,
+        ignore_case=ignore_case,
+        implicit_check_not=implicit,
+        enable_var_scope=enable_var_scope,
+        defines=tuple(defines),
+    )
+    try:
+        check_text = checks.read_text(encoding="utf-8")
+    except OSError as exc:
+        _error(f"{checks}: cannot read the check file ({exc.strerror})", "check the path")
+    try:
+        parsed = parse_checks(check_text, name=str(checks), options=opts)
+    except CheckFileError as exc:
+        click.echo(str(exc), err=True)
+        sys.exit(2)
+    failed = False
+    for name, text, first_line in _inputs(path, archs, kernel, on, options):
+        if print_listing:
+            click.echo(text, nl=False)
+        result = run_filecheck(
+            parsed, text, options=opts, input_name=name, input_first_line=first_line
+        )
+        if not result.ok:
+            failed = True
+            click.echo(result.report(), err=True)
+    sys.exit(1 if failed else 0)
+
+
+def _inputs(
+    path: Path, archs: tuple[str, ...], kernel: str | None, on: str, options: tuple[str, ...]
+) -> list[tuple[str, str, int]]:
+    """(input name, text, number of its first line) for each program (architecture)."""
+    if str(path) == "-":
+        return [("<stdin>", sys.stdin.read(), 1)]
+    from sassview.api import load
+    from sassview.testing.listing import program_listing, ptx_listing, sass_listing
+
+    out = []
+    try:
+        if not path.exists():
+            _error(f"{path}: no such file", "check the path")
+        programs = load(
+            path,
+            arch=[a for x in archs for a in x.split(",")] or None,
+            options=[o.lstrip("=") for o in options],
+        )
+        for program in programs:
+            k = program.kernel(kernel) if kernel else None
+            label = f"{path.name}.{program.arch}" + (f".{k.name}" if k else "")
+            if program.artifacts.label and program.artifacts.variant:
+                label += f"[{program.artifacts.label}]"
+            if on == "ptx":
+                try:
+                    text, first = ptx_listing(program, k)
+                except LookupError as exc:
+                    _error(str(exc), "check the SASS instead (--on sass)")
+            else:
+                text = sass_listing(k) if k else program_listing(program)
+                first = 1
+            out.append((f"{label}.{on}", text, first))
+    except SassviewError as exc:
+        _error(exc.message + (f"\n{exc.detail.rstrip()}" if exc.detail else ""), exc.hint)
+    return out
