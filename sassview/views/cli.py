@@ -232,6 +232,9 @@ cli.add_command(_sweep)
 from sassview.views.cli_try import try_command as _try  # noqa: E402
 
 cli.add_command(_try)
+from sassview.views.cli_diff import diff as _diff  # noqa: E402
+
+cli.add_command(_diff)
 from sassview.views.cli_filecheck import filecheck as _filecheck  # noqa: E402
 
 cli.add_command(_filecheck)  # `sassview filecheck CHECKS PATH`

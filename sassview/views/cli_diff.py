@@ -1,0 +1,60 @@
+"""`sassview diff A B`: what changed between two compiles of a kernel, and what it did."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from sassview.errors import SassviewError
+
+
+@click.command()
+@click.argument("a")
+@click.argument("b")
+@click.option("--kernel", "-k", help="The kernel to compare (needed when both sides have several).")
+@click.option("--ptx", "show_ptx", is_flag=True, help="Also diff the normalised PTX.")
+@click.option("--json", "as_json", is_flag=True, help="Print the comparison as JSON.")
+def diff(a: str, b: str, kernel: str | None, show_ptx: bool, as_json: bool) -> None:
+    """Compare two compiles. A and B are PATH[@ARCH][?KEY=VALUE&...], e.g.
+    `kernel.py@sm_80 kernel.py@sm_90a`, `gemm.cu?-maxrregcount=32 gemm.cu`, `old.cubin new.cubin`.
+    Registers renamed, labels renumbered and addresses dropped: only real changes show.
+    Exit 0 when the SASS is the same, 1 when it differs."""
+    import sys
+
+    from sassview.steer.diff import compare, inspect_spec, pair, parse_spec
+    from sassview.views.cli import _fail
+
+    try:
+        sa, sb = parse_spec(a), parse_spec(b)
+        left, right = pair(inspect_spec(sa, kernel), inspect_spec(sb, kernel), kernel)
+        change = compare(left, right, names=(str(sa), str(sb)))
+    except SassviewError as exc:
+        _fail(exc)
+        return
+    if as_json:
+        click.echo(json.dumps({
+            "schema_version": 1, "a": str(sa), "b": str(sb), "kernel": left.kernel.name,
+            "same_sass": not change.sass_diff,
+            "summary": [{"what": w, "a": x, "b": y} for w, x, y in change.summary],
+            "opcodes": [{"opcode": o, "a": x, "b": y} for o, x, y in change.opcodes],
+            "sass_diff": change.sass_diff, "ptx_diff": change.ptx_diff,
+        }, indent=2))  # fmt: skip
+    else:
+        click.echo(f"{left.kernel.display_name}: {sa}  ->  {sb}")
+        if not change.sass_diff:
+            click.echo("  same SASS (after renaming registers and labels, without addresses)")
+        for what, x, y in change.summary:
+            delta = f" ({y - x:+d})" if isinstance(x, int) and isinstance(y, int) else ""
+            click.echo(f"  {what:<18} {x} -> {y}{delta}")
+        if change.opcodes:
+            click.echo(
+                "  opcodes            "
+                + ", ".join(f"{o} {x}->{y}" for o, x, y in change.opcodes[:12])
+            )
+        for line in change.sass_diff:
+            click.echo(line)
+        if show_ptx:
+            for line in change.ptx_diff:
+                click.echo(line)
+    sys.exit(1 if change.sass_diff else 0)
