@@ -11,6 +11,7 @@ parameter) is reported as unknown (None).
 
 from __future__ import annotations
 
+import functools
 import re
 from bisect import bisect_right
 from collections.abc import Callable, Mapping, Sequence
@@ -99,6 +100,11 @@ _ASSIGN = re.compile(r"^\s*(\w+)\s*=\s*(0x[0-9a-fA-F]+|\d+)[uUlL]*\s*$")
 def integer_macros(text: str, options: Sequence[str] = ()) -> dict[str, int]:
     """Named integer constants a pragma or a loop header may use: `#define NAME 4`,
     `constexpr int A = 64, B = 16;` (file-wide: scopes are not tracked) and `-DNAME=4` options."""
+    return dict(_integer_macros(text, tuple(options)))
+
+
+@functools.lru_cache(maxsize=16)
+def _integer_macros(text: str, options: tuple[str, ...]) -> tuple[tuple[str, int], ...]:
     macros: dict[str, int] = {}
     for m in _CONSTEXPR.finditer(text):
         for part in m.group(1).split(","):
@@ -113,7 +119,7 @@ def integer_macros(text: str, options: Sequence[str] = ()) -> dict[str, int]:
                 macros[name.strip()] = int(value.strip(), 0)
             except ValueError:
                 continue
-    return macros
+    return tuple(macros.items())
 
 
 def _requested(lines: list[str], line: int, macros: Mapping[str, int]) -> Request:
@@ -244,9 +250,18 @@ def _header_trip_count(t: str, start: int, macros: Mapping[str, int]) -> int | N
 
 
 def source_loops(text: str, macros: Mapping[str, int] | None = None) -> list[SourceLoop]:
-    """Every for/while/do loop of C++ source text, in order, with nesting and requests."""
+    """Every for/while/do loop of C++ source text, in order, with nesting and requests.
+
+    Memoised on (text, macros): every kernel of a program reads the same source, and a big
+    generated source takes a noticeable time to scan."""
+    return list(_source_loops(text, tuple(sorted((macros or {}).items()))))
+
+
+@functools.lru_cache(maxsize=16)
+def _source_loops(text: str, macro_items: tuple[tuple[str, int], ...]) -> tuple[SourceLoop, ...]:
+    macros = dict(macro_items)
     t = _BLANKS.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
-    newlines = [i for i, ch in enumerate(t) if ch == "\n"]
+    newlines = [m.start() for m in re.finditer("\n", t)]
 
     def line(pos: int) -> int:
         return bisect_right(newlines, pos - 1) + 1
@@ -282,9 +297,9 @@ def source_loops(text: str, macros: Mapping[str, int] | None = None) -> list[Sou
                 own,
                 parent,
                 depth,
-                _requested(text_lines, kw, macros or {}),
-                _header_trip_count(t, start, macros or {}),
+                _requested(text_lines, kw, macros),
+                _header_trip_count(t, start, macros),
             )
         )
         stack.append(i)
-    return loops
+    return tuple(loops)

@@ -76,6 +76,8 @@ def main() -> None:
             totals[name][1] += len(crashes)
             totals[name][2] += seconds
             found += [(name, d, m) for d, m in crashes]
+            done = sum(int(t[0]) for t in totals.values())
+            print(f"... {done} inputs, {len(found)} crashes ({name})", flush=True)
     print(f"{'reader':<20} {'inputs':>10} {'crashes':>8} {'inputs/s':>9}")
     for name in sorted(totals):
         n, c, s = totals[name]
