@@ -62,8 +62,11 @@ def _build_program(artifacts: Artifacts, where: str) -> Program:
     listing = parse_sass_json(
         disassembly.json, where=f"{where} (nvdisasm -json)", line_info=line_info
     )
-    # A bare cubin still carries the PTX it came from when it was built with line info.
+    # A bare cubin still carries the PTX it came from when it was built with line info; keep it
+    # in the artifacts so views can show it (its .loc lines are blanked: no PTX -> source).
     ptx_text = artifacts.ptx or info.debug_ptx
+    if ptx_text and not artifacts.ptx:
+        artifacts = dataclasses.replace(artifacts, ptx=ptx_text)
     ptx = parse_ptx(ptx_text, where=f"{where} (PTX)") if ptx_text else None
     reports = parse_ptxas_log(artifacts.compile_log)
     if info.arch and info.arch != artifacts.arch:

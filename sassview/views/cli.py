@@ -238,3 +238,6 @@ cli.add_command(_diff)
 from sassview.views.cli_filecheck import filecheck as _filecheck  # noqa: E402
 
 cli.add_command(_filecheck)  # `sassview filecheck CHECKS PATH`
+from sassview.views.cli_export import export_command as _export  # noqa: E402
+
+cli.add_command(_export)  # `sassview export PATH -o DIR --format md,html,json,dot,mermaid`

@@ -1,0 +1,70 @@
+"""`sassview export PATH -o DIR --format md,html,json,dot,mermaid`: annotated listings as files.
+
+PATH is anything sassview reads (.cu, .ptx, .cubin, kernel.py). One file per (kernel,
+architecture, variant, format) goes into DIR, named `<label>-<arch>-<kernel>.<ext>`; the paths
+written are printed, one a line. Exit codes: 0 written; 2 bad input, a compile error or a
+directory that cannot be written (and then nothing was written).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from sassview.errors import SassviewError
+
+
+@click.command("export")
+@click.argument("path", type=click.Path(path_type=Path))
+@click.option("-o", "--output", "out_dir", required=True, type=click.Path(path_type=Path),
+              help="Directory to write into (made if missing).")  # fmt: skip
+@click.option("--format", "-f", "formats", multiple=True, default=("md",), show_default=True,
+              help="md, html, json, dot, mermaid; comma-separated or repeated.")  # fmt: skip
+@click.option("--arch", "-a", "archs", multiple=True,
+              help="Target(s), e.g. sm_90a or sm_80,sm_90a (default: as declared).")  # fmt: skip
+@click.option("--kernel", "-k", help="Only this kernel (mangled or demangled name).")
+@click.option("--root", type=click.Path(path_type=Path), metavar="DIR",
+              help="Show paths relative to DIR (default: the compiled file's).")  # fmt: skip
+@click.option("-D", "defines", multiple=True, help="Macro for CUDA C++, e.g. -D BLOCK=128.")
+@click.option("-I", "include_dirs", multiple=True, type=click.Path(path_type=Path),
+              help="Include directory for CUDA C++.")  # fmt: skip
+@click.option("-X", "--option", "options", multiple=True, help="Extra compiler option.")
+def export_command(
+    path: Path,
+    out_dir: Path,
+    formats: tuple[str, ...],
+    archs: tuple[str, ...],
+    kernel: str | None,
+    root: Path | None,
+    defines: tuple[str, ...],
+    include_dirs: tuple[Path, ...],
+    options: tuple[str, ...],
+) -> None:
+    """Write each kernel of PATH as an annotated listing: Markdown, HTML, JSON, DOT, Mermaid."""
+    from sassview.api import inspect
+    from sassview.export import export, parse_formats
+
+    try:
+        fmts = parse_formats(formats)
+        inspections = inspect(
+            path,
+            arch=list(archs) or None,
+            kernel=kernel,
+            defines=defines,
+            include_dirs=include_dirs,
+            options=[o.lstrip("=") for o in options],
+        )
+        if not inspections:
+            raise SassviewError(f"{path}: no kernels to export", "check the file declares kernels")
+        written = export(inspections, out_dir, fmts, root=root)
+    except SassviewError as exc:
+        click.echo(f"error: {exc.message}", err=True)
+        if exc.detail:
+            click.echo(exc.detail.rstrip(), err=True)
+        if exc.hint:
+            click.echo(f"hint: {exc.hint}", err=True)
+        sys.exit(exc.exit_code)
+    for p in written:
+        click.echo(str(p))
