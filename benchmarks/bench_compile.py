@@ -73,9 +73,9 @@ def main() -> None:
     ideal = k / cores * t_one
     print(f"{'one compile':<24} {t_one:8.2f} s")
     print(f"{f'{k} variants, 1 core':<24} {t_seq:8.2f} s   ({t_seq / t_one:.1f} x one)")
-    print(
-        f"{f'{k} variants, {cores} cores':<24} {t_par:8.2f} s   (ratio to k/c x one: {t_par / ideal:.2f})"
-    )
+    ratio = t_par / ideal
+    label = f"{k} variants, {cores} cores"
+    print(f"{label:<24} {t_par:8.2f} s   (ratio to k/c x one: {ratio:.2f})")
     print(f"{'warm run (cache)':<24} {t_warm:8.2f} s   ({t_warm / t_par:.2f} of the cold run)")
 
 
