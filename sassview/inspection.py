@@ -16,7 +16,7 @@ from typing import Any
 from sassview.analyses import Annotation, Findings, run_all
 from sassview.analyses.base import AnalysisContext
 from sassview.graph.cfg import ControlFlowGraph, build_cfg
-from sassview.graph.dataflow import Liveness, compute_liveness
+from sassview.graph.dataflow import Liveness, compute_liveness, register_columns
 from sassview.graph.loops import Loop, find_loops
 from sassview.ir import Kernel, Program
 
@@ -61,9 +61,33 @@ def inspect_kernel(program: Program, kernel: Kernel) -> Inspection:
 def _inspect_kernel(program: Program, kernel: Kernel) -> Inspection:
     cfg = build_cfg(kernel.instructions)
     loops = find_loops(cfg, kernel.instructions)
-    liveness = compute_liveness(kernel.instructions, cfg)
+    # CALL/RET clobber and preserve registers by the ABI: that needs the kernel's register count
+    # and the widest register any function of the cubin names.
+    liveness = compute_liveness(
+        kernel.instructions,
+        cfg,
+        registers=kernel.resources.registers,
+        columns=_columns(program),
+    )
     ctx = AnalysisContext(program=program, kernel=kernel, cfg=cfg, loops=loops, liveness=liveness)
     return Inspection(program, kernel, cfg, loops, liveness, MappingProxyType(run_all(ctx)))
+
+
+_COLUMNS: dict[int, dict[str, int]] = {}
+
+
+def _columns(program: Program) -> dict[str, int]:
+    """register_columns of a program, computed once per program (keyed by identity: programs
+    are immutable and live while their inspections are built)."""
+    key = id(program)
+    found = _COLUMNS.get(key)
+    if found is None:
+        if len(_COLUMNS) > 64:
+            _COLUMNS.clear()
+        found = _COLUMNS[key] = register_columns(
+            (k.instructions, k.resources.registers) for k in program.kernels
+        )
+    return found
 
 
 def inspect_program(program: Program, kernel: str | None = None) -> list[Inspection]:

@@ -30,6 +30,7 @@ redefinition where the equations keep it (two places in ~80k checked rows; see t
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -91,17 +92,20 @@ _CACHE_LIMIT = 200_000
 
 
 def _effects(ins: SassInstruction) -> tuple[int, int, int]:
-    """operand_effects, memoised: the parsers share one operand tuple per distinct operand text."""
+    """operand_effects plus the guard, memoised: the parsers share one operand tuple per
+    distinct operand text, so unrolled code mostly hits."""
     guard = ins.guard
-    gbits = sem.bits(guard.file, guard.index) if guard is not None else 0
     key = (ins.opcode, ins.modifiers, id(ins.operands))
     hit = _effects_cache.get(key)
     if hit is None:
-        hit = sem.operand_effects(ins.opcode, ins.modifiers, ins.operands)
-        if len(_effects_cache) < _CACHE_LIMIT:
-            _effects_cache[key] = hit
-            _kept.append(ins.operands)
-    return (hit[0], hit[1] | gbits, hit[2]) if gbits else hit
+        if len(_effects_cache) >= _CACHE_LIMIT:
+            _effects_cache.clear()
+            _kept.clear()
+        hit = _effects_cache[key] = sem.operand_effects(ins.opcode, ins.modifiers, ins.operands)
+        _kept.append(ins.operands)
+    if guard is None or guard.index is None:
+        return hit
+    return hit[0], hit[1] | sem.bits(guard.file, guard.index), hit[2]
 
 
 def register_effects(
@@ -158,6 +162,23 @@ def compute_liveness(
     `register_columns` says for the whole cubin; both only shape the CALL/RET ABI sets, and
     default to what this function's own instructions name.
     """
+    # The analysis allocates no reference cycles, but enough objects to set off a full garbage
+    # collection over the whole (large) program model midway, which would cost more than it.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _liveness(instructions, cfg, registers, columns)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _liveness(
+    instructions: Sequence[SassInstruction],
+    cfg: ControlFlowGraph,
+    registers: int | None,
+    columns: Mapping[str, int] | None,
+) -> Liveness:
     n = len(instructions)
     effects = [_effects(ins) for ins in instructions]
     if columns is None:
@@ -172,15 +193,18 @@ def compute_liveness(
     uses = [0] * n
     kills = [0] * n
     occ = [0] * n  # what each instruction itself occupies: its defs and uses, and R1
+    r1 = sem.R1
     for i, ins in enumerate(instructions):
         d, u, kind = effects[i]
-        u |= implicit[i]
-        if kind == sem.CALL:
-            d |= clobber
-        elif kind == sem.RET:
-            u |= ret_live  # live after it; as a RET kills nothing, the same as read by it
+        if implicit is not None:
+            u |= implicit[i]
+        if kind:
+            if kind == sem.CALL:
+                d |= clobber
+            else:
+                u |= ret_live  # live after a RET; as it kills nothing, the same as read by it
         uses[i] = u
-        occ[i] = d | u | sem.R1
+        occ[i] = d | u | r1
         guard = ins.guard
         # A definition under a P guard may not run, so it kills nothing; nvdisasm lets one
         # under a UP guard kill (and @PT is no guard).
@@ -202,7 +226,7 @@ def compute_liveness(
         for i in range(b.last, b.first - 1, -1):
             occ[i] |= live
             live = (live & ~kills[i]) | uses[i]
-    counts = {f: tuple((m & sem.MASK[f]).bit_count() for m in occ) for f in sem.FILES}
+    counts = {f: tuple([(m & mask).bit_count() for m in occ]) for f, mask in sem.MASK.items()}
     peak = max(counts["GPR"], default=0)
     peak_index = counts["GPR"].index(peak) if n else -1
     return Liveness(MappingProxyType(counts), peak, peak_index, tuple(occ))

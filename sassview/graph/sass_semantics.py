@@ -61,9 +61,15 @@ _PRED_AROUND = _words(
 _TEXTURE = frozenset({"TEX", "TLD", "TLD4", "TXD", "TMML", "TXQ"})
 _DOUBLE = frozenset({"DADD", "DFMA", "DMUL", "DMNMX", "DSETP", "DSET"})
 _WIDE_WITH_64 = frozenset({"MOV", "UMOV", "SEL", "USEL", "IADD", "UIADD3", "LOP3", "ULOP3"})
+_MMA = _words("HMMA IMMA DMMA BMMA QMMA OMMA")
+_GMMA = _words("HGMMA IGMMA QGMMA BGMMA")
+_CONVERT = _words("F2F F2I I2F I2I FRND UF2F UF2I UI2F UFRND")
 _SIZE = {"64": 2, "128": 4, "256": 8, "F64": 2, "S64": 2, "U64": 2}
 _LOADS = _words("LD LDG LDS LDL LDC ULDC LDCU LDSM ATOM ATOMG ATOMS SULD SYNCS")
 _STORES = _words("ST STG STS STL STSM RED REDG REDAS ATOM ATOMG ATOMS SUST SYNCS")
+# Opcodes with an operand wider than written, or more than one: everything _widths knows.
+_SHAPED = _words("IMNMX ISETP UISETP UIMNMX CALL RET BRX JMX LEPC CS2R CS2UR IMAD UIMAD LDTM STTM")
+_SHAPED |= _DOUBLE | _WIDE_WITH_64 | _TEXTURE | _MMA | _GMMA | _CONVERT | _LOADS | _STORES
 _BYTES: dict[str, float] = dict(F16=2, BF16=2, TF32=4, F32=4, F64=8, S32=4, S8=1, U8=1, S4=0.5)
 _BYTES |= dict(U4=0.5, B1=0.125, E4M3=1, E5M2=1, E2M1=0.5, E3M2=0.75, E2M3=0.75)
 _TYPE64 = frozenset({"F64", "S64", "U64"})
@@ -72,6 +78,7 @@ _MMA_SHAPE = re.compile(r"^(?:(\d+)x(\d+)x(\d+)|(16|8)(8)(\d+))$")
 _DIMS = {"1D": 1, "2D": 2, "3D": 3, "4D": 4, "5D": 5, "CUBE": 3}
 _DIMS |= {"ARRAY_1D": 2, "ARRAY_2D": 3, "ARRAY_3D": 4, "ARRAY_CUBE": 4}
 _LDTM = re.compile(r"^(?:(16dp|32dp)?(\d+)bit)$")
+_SURFACE = frozenset({"SULD", "SUST", "SURED", "SUATOM"})
 _TMA = frozenset({"UTMALDG", "UTMASTG", "UTMAPF", "UTMAREDG"})
 
 
@@ -209,8 +216,13 @@ def _texture_widths(ops: Sequence[Operand], w: list[int]) -> None:
             w[i] = 2
 
 
-def _widths(opcode: str, mods: tuple[str, ...], ndst: int, ops: Sequence[Operand]) -> list[int]:
-    """Width of each register operand: 1 unless the opcode makes it wider (0 = as written)."""
+def _widths(
+    opcode: str, mods: tuple[str, ...], ndst: int, ops: Sequence[Operand]
+) -> list[int] | None:
+    """Width of each register operand where the opcode makes it wider (0 = as written); None
+    when no operand is (most ALU instructions)."""
+    if opcode not in _SHAPED:
+        return None
     w = [0] * len(ops)
     if (
         opcode in _DOUBLE
@@ -227,16 +239,16 @@ def _widths(opcode: str, mods: tuple[str, ...], ndst: int, ops: Sequence[Operand
         srcs = [i for i in range(ndst, len(ops)) if not _is_pred(ops[i])]
         if len(srcs) >= 3:
             w[srcs[2]] = 2
-    elif opcode in ("F2F", "F2I", "I2F", "I2I", "FRND", "UF2F", "UF2I", "UI2F", "UFRND"):
+    elif opcode in _CONVERT:
         dst, src = _convert_widths(opcode[1:] if opcode[0] == "U" else opcode, mods)
         w = [dst] + [src] * (len(ops) - 1)
     elif opcode in _TEXTURE:
         _texture_widths(ops, w)
-    elif opcode in ("HMMA", "IMMA", "DMMA", "BMMA", "QMMA", "OMMA"):
+    elif opcode in _MMA:
         regs = [i for i, op in enumerate(ops) if op.kind is _REG and not _is_pred(op)]
         for i, width in zip(regs, _mma_widths(opcode, mods), strict=False):
             w[i] = width
-    elif opcode in ("HGMMA", "IGMMA", "QGMMA", "BGMMA"):
+    elif opcode in _GMMA:
         acc = _gmma_accumulator(opcode, mods)
         regs = [i for i, op in enumerate(ops) if op.kind is _REG and not _is_pred(op)]
         for j, i in enumerate(regs):
@@ -283,7 +295,7 @@ def _address_width(opcode: str, mods: tuple[str, ...], op: Operand, n: int, posi
         if n > 0 and op.kind is _MEM and op.registers[0].file == "R" and op.registers[0].count == 2:
             return 2  # [R12.64+UR8]: an offset to a 64-bit address is 64-bit
     elif reg.file == "R" and reg.count == 1 and op.kind is _MEM and not text.startswith("desc"):
-        if opcode in ("SULD", "SUST", "SURED", "SUATOM"):
+        if opcode in _SURFACE:
             return next((_DIMS[m] for m in mods if m in _DIMS), 1)
         if "E" in mods:
             return 2  # LD.E [R2], ATOMG.E.CAS [R10]: .E addresses are 64-bit
@@ -309,7 +321,7 @@ def operand_effects(
             index = reg.index
             if index is None or reg.file not in BASE:
                 continue
-            width = widths[i] or reg.count
+            width = (widths[i] if widths else 0) or reg.count
             if width == 1 or reg.file in ("P", "UP"):
                 bit = 1 << (BASE[reg.file] + index)
             else:
@@ -323,13 +335,19 @@ def operand_effects(
             op = _reparse(op)
             kind = op.kind
             if kind is _REG:
-                uses |= bits(
-                    op.registers[0].file, op.registers[0].index, widths[i] or op.registers[0].count
-                )
+                reg = op.registers[0]
+                uses |= bits(reg.file, reg.index, (widths[i] if widths else 0) or reg.count)
                 continue
         if kind is _MEM or kind is _CONST:
             for n, reg in enumerate(op.registers):
-                uses |= bits(reg.file, reg.index, _address_width(opcode, mods, op, n, position))
+                if (
+                    reg.file == "R"
+                    and (reg.count == 2 or "E" not in mods)
+                    and opcode not in _SURFACE
+                ):
+                    uses |= bits("R", reg.index, reg.count)  # the common case, spelled out
+                else:
+                    uses |= bits(reg.file, reg.index, _address_width(opcode, mods, op, n, position))
             position += kind is _MEM
     if opcode == "CALL":
         return defs, uses | R0 | R1, CALL
@@ -348,8 +366,9 @@ def _reparse(op: Operand) -> Operand:
 _GLOBAL = frozenset({"LDG", "STG", "LD", "ST", "ATOM", "ATOMG", "RED", "REDG", "LDGSTS", "CCTL"})
 
 
-def implicit_descriptor(instructions: Sequence[SassInstruction]) -> list[int]:
-    """Per instruction, the UR pair an sm_8x global access reads without naming it (else 0).
+def implicit_descriptor(instructions: Sequence[SassInstruction]) -> list[int] | None:
+    """Per instruction, the UR pair an sm_8x global access reads without naming it (else 0);
+    None when the code loads no descriptor (sm_90 and later name theirs).
 
     On sm_80..sm_89 the memory descriptor of LDG/STG/LD/ST/ATOM/RED lives in a uniform register
     pair the text omits: `LDG.E R2, [R2.64]` after `ULDC.64 UR4, c[0x0][0x118]` reads UR4:UR5.
@@ -357,10 +376,12 @@ def implicit_descriptor(instructions: Sequence[SassInstruction]) -> list[int]:
     once, at the top), and only for addresses printed with .64 — nvdisasm counts none for
     CAS, whose address prints bare.
     """
-    out = [0] * len(instructions)
-    loads = [n for n, ins in enumerate(instructions) if _loads_descriptor(ins)]
+    loads = [
+        n for n, ins in enumerate(instructions) if ins.opcode == "ULDC" and _loads_descriptor(ins)
+    ]
     if not loads:
-        return out
+        return None
+    out = [0] * len(instructions)
     current = _descriptor_bits(instructions[loads[0]])
     for n, ins in enumerate(instructions):
         if _loads_descriptor(ins):

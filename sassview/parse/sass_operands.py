@@ -19,7 +19,8 @@ _WIDTH_SUFFIX = {"64": 2, "128": 4, "U32": 1}
 _INT = re.compile(r"^[+-]?(?:0x[0-9a-fA-F]+|\d+)$")
 _FLOAT = re.compile(r"^[+-]?(?:\d+\.\d*(?:e[+-]?\d+)?|\d+e[+-]?\d+|INF|QNAN|NAN)$", re.I)
 _CONST = re.compile(r"^(c|cx)\[([^\]]*)\]\[([^\]]*)\]$")
-_MEM = re.compile(r"^([a-z]*)\[([^\]]*)\](?:\[([^\]]*)\])?$")
+# desc[UR4][R2.64+0x10], [R1+0x8], gdesc[UR4].tnspB (a trailing modifier on the descriptor)
+_MEM = re.compile(r"^([a-z]*)\[([^\]]*)\](?:\[([^\]]*)\])?(?:\.\w+)*$")
 _HEX = re.compile(r"^0x[0-9a-fA-F]+$")
 _LABEL_TEXT = re.compile(r"^`\((.*)\)$")
 
@@ -114,11 +115,11 @@ def _parse_operand(text: str) -> Operand:
     negated = absolute = False
     if body[:1] in "-!~" and len(body) > 1 and not _INT.match(body) and not _FLOAT.match(body):
         negated, body = True, body[1:]
-    if len(body) > 2 and body[0] == "|" and body[-1] == "|":
-        absolute, body = True, body[1:-1]
-    reuse = body.endswith(".reuse")
+    reuse = body.endswith(".reuse")  # before |..|: nvdisasm prints |R0|.reuse
     if reuse:
         body = body[: -len(".reuse")]
+    if len(body) > 2 and body[0] == "|" and body[-1] == "|":
+        absolute, body = True, body[1:-1]
 
     reg = _register(body)
     if reg is not None:
