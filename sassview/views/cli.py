@@ -226,18 +226,15 @@ def _keep_cache_in_its_limit() -> None:
     except SassviewError as exc:
         click.echo(f"warning: {exc.message} ({exc.hint})", err=True)
 
-from sassview.views.cli_sweep import sweep as _sweep  # noqa: E402
 
-cli.add_command(_sweep)
-from sassview.views.cli_try import try_command as _try  # noqa: E402
-
-cli.add_command(_try)
+# Commands in modules of their own, imported last: they use this module's helpers (_fail).
 from sassview.views.cli_diff import diff as _diff  # noqa: E402
-
-cli.add_command(_diff)
-from sassview.views.cli_filecheck import filecheck as _filecheck  # noqa: E402
-
-cli.add_command(_filecheck)  # `sassview filecheck CHECKS PATH`
 from sassview.views.cli_export import export_command as _export  # noqa: E402
+from sassview.views.cli_filecheck import filecheck as _filecheck  # noqa: E402
+from sassview.views.cli_sweep import sweep as _sweep  # noqa: E402
+from sassview.views.cli_try import try_command as _try  # noqa: E402
+from sassview.views.cli_tui import install as _install_tui  # noqa: E402
 
-cli.add_command(_export)  # `sassview export PATH -o DIR --format md,html,json,dot,mermaid`
+for _command in (_sweep, _try, _diff, _filecheck, _export):
+    cli.add_command(_command)
+_install_tui(cli)  # `sassview tui PATH`, and `sassview PATH` for short

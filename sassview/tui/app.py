@@ -1,0 +1,255 @@
+"""`sassview PATH`: source, PTX and SASS side by side, kept in step, recompiled on save.
+
+The app is the parent that coordinates: widgets post messages up (a cursor moved, a finding
+was chosen) and the app sets attributes down (marks, cursors, painters) on the others. It reads
+only the KernelView built from an Inspection; loading runs in a worker thread, so the UI never
+waits on a compiler. Navigation actions live in its base class, `navigation.py`.
+"""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Callable
+from pathlib import Path
+
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.widgets import Footer
+from textual.worker import get_current_worker
+
+from sassview.tui import loader, state, sync
+from sassview.tui.loader import ErrorReport, Loaded, Target
+from sassview.tui.messages import Compiled, CompileFailed, CursorMoved, FindingChosen
+from sassview.tui.navigation import NavigationApp
+from sassview.tui.paint import PtxPainter, SassPainter, SourcePainter
+from sassview.tui.widgets.findings import FindingsPanel
+from sassview.tui.widgets.header import KernelHeader
+from sassview.tui.widgets.listing import Listing
+from sassview.tui.widgets.status import ErrorPanel, InfoBar, row_info
+
+NARROW = 120  # below this many columns the PTX pane starts hidden
+
+
+class SassviewApp(NavigationApp):
+    CSS_PATH = "sassview.tcss"
+    TITLE = "sassview"
+    BINDINGS = [
+        Binding("question_mark", "help", "Help"),
+        Binding("right_square_bracket", "finding(1)", "Next finding"),
+        Binding("left_square_bracket", "finding(-1)", "Prev finding", show=False),
+        Binding("l", "loop(1)", "Next loop"),
+        Binding("L", "loop(-1)", "Prev loop", show=False),
+        Binding("slash", "search", "Search"),
+        Binding("n", "match(1)", "Next match", show=False),
+        Binding("N", "match(-1)", "Prev match", show=False),
+        Binding("g", "goto_address", "Address"),
+        Binding("colon", "goto_line", "Line", show=False),
+        Binding("K", "pick_kernel", "Kernel"),
+        Binding("a", "pick_arch", "Arch", show=False),
+        Binding("v", "pick_variant", "Variant", show=False),
+        Binding("t", "stages", "Stages", show=False),
+        Binding("i", "opcode_help", "Opcode"),
+        Binding("1", "toggle_pane('source')", "Source", show=False),
+        Binding("2", "toggle_pane('ptx')", "PTX", show=False),
+        Binding("3", "toggle_pane('sass')", "SASS", show=False),
+        Binding("z", "widen", "Widen", show=False),
+        Binding("f", "toggle_findings", "Findings", show=False),
+        Binding("c", "toggle_columns", "Columns", show=False),
+        Binding("C", "toggle_tints", "Colours", show=False),
+        Binding("d", "toggle_dark", "Theme", show=False),
+        Binding("r", "recompile", "Recompile", show=False),
+        Binding("escape", "clear", "Clear", show=False),
+        Binding("q", "quit", "Quit"),
+    ]
+
+    def __init__(
+        self,
+        target: Target,
+        *,
+        loaded: Loaded | None = None,
+        load: Callable[[Target], Loaded] = loader.load,
+        watch: bool = True,
+        poll_seconds: float = 0.5,
+    ) -> None:
+        super().__init__()
+        self.target = target
+        self.loaded: Loaded | None = None
+        self.view: state.KernelView | None = None
+        self.views: dict[int, state.KernelView] = {}
+        self.index = 0
+        self.error: ErrorReport | None = None
+        self.compiling = False
+        self.columns = True
+        self._initial = loaded
+        self._load = load
+        self._watcher = loader.Watcher() if watch else None
+        self._poll_seconds = poll_seconds
+        self.loads = 0  # how many loads have been shown (tests wait on it)
+        self.current_line: int | None = None  # the source line of the last cursor move
+
+    def compose(self) -> ComposeResult:
+        yield KernelHeader(id="header")
+        yield ErrorPanel(id="error")
+        with Horizontal(id="panes"):
+            yield Listing("source", id="source")
+            yield Listing("ptx", id="ptx")
+            yield Listing("sass", id="sass")
+        yield FindingsPanel(id="findings")
+        yield InfoBar(id="info")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one(ErrorPanel).show(None)
+        for pane, title in (("source", "source"), ("ptx", "PTX"), ("sass", "SASS")):
+            self.pane(pane).border_title = title
+        if self.size.width < NARROW:
+            self.pane("ptx").display = False
+        self.query_one(KernelHeader).show(None, f"opening {self.target.path} …")
+        self.pane("sass").focus()
+        if self._initial is not None:
+            loaded, self._initial = self._initial, None
+            self._apply(loaded, state.build(loaded.inspections[0]), 0, "open")
+        else:
+            self.compile("open")
+        if self._watcher is not None:
+            self.set_interval(self._poll_seconds, self._poll)
+
+    def on_unmount(self) -> None:
+        gc.unfreeze()  # hand the objects back to the collector (tests run many apps)
+
+    def on_resize(self) -> None:
+        self.screen.set_class(self.size.height < 30, "-small")
+
+    def pane(self, name: str) -> Listing:
+        return self.query_one(f"#{name}", Listing)
+
+    # -- loading -------------------------------------------------------------------------------
+
+    def compile(self, reason: str, target: Target | None = None) -> None:
+        """Start a load in a worker; a newer one supersedes it (exclusive)."""
+        self.compiling = True
+        self._status("compiling …")
+        self._compile_worker(target or self.target, reason)
+
+    @work(thread=True, exclusive=True, group="compile")
+    def _compile_worker(self, target: Target, reason: str) -> None:
+        worker = get_current_worker()
+        try:
+            loaded = self._load(target)
+            index = self._keep_selection(loaded)
+            view = state.build(loaded.inspections[index])
+        except Exception as exc:  # every failure is shown in the app, never a crash
+            if not worker.is_cancelled:
+                self.post_message(CompileFailed(loader.report(exc), reason))
+            return
+        if not worker.is_cancelled:
+            self.post_message(Compiled(loaded, view, index, reason, target))
+
+    def _keep_selection(self, loaded: Loaded) -> int:
+        """After a recompile, show the same kernel (name, arch, variant) if it is still there."""
+        if self.view is None:
+            return 0
+        old = self.view.inspection
+        want = (old.kernel.name, old.arch, old.program.artifacts.label)
+        for i, insp in enumerate(loaded.inspections):
+            if (insp.kernel.name, insp.arch, insp.program.artifacts.label) == want:
+                return i
+        for i, insp in enumerate(loaded.inspections):
+            if insp.kernel.name == old.kernel.name:
+                return i
+        return 0
+
+    def on_compiled(self, message: Compiled) -> None:
+        self.target = message.target  # an arch switch compiled a new target
+        self._apply(message.loaded, message.view, message.index, message.reason)
+
+    def on_compile_failed(self, message: CompileFailed) -> None:
+        self.compiling = False
+        self.error = message.report
+        self.query_one(ErrorPanel).show(message.report)
+        if self.view is not None and message.report.file and message.report.line:
+            same = Path(message.report.file).resolve() == Path(self.view.main_file or "").resolve()
+            if same:
+                self.pane("source").set_errors([message.report.line - 1])
+        self._status("compile failed" if self.view else "")
+        self.loads += 1
+
+    def _apply(self, loaded: Loaded, view: state.KernelView, index: int, reason: str) -> None:
+        keep = self._cursor_line() if reason in ("change", "manual") else None
+        self.compiling = False
+        self.error = None
+        self.query_one(ErrorPanel).show(None)
+        gc.unfreeze()  # the previous kernel may now be collected, cycles included
+        self.loaded = loaded
+        self.views = {index: view}
+        if self._watcher is not None:
+            self._watcher.watch(loaded.watched)
+        self.show_kernel(index, keep_line=keep)
+        for note in loaded.notes:
+            self.notify(note, severity="warning", timeout=8, markup=False)
+        # A big kernel is millions of long-lived objects: left to the cyclic GC, each full
+        # collection rescans them all (pauses of 100+ ms while scrolling 100k instructions).
+        gc.freeze()
+        self.loads += 1
+
+    def show_kernel(self, index: int, keep_line: int | None = None) -> None:
+        """Show inspection `index` of the current load; the panes start on `keep_line`."""
+        assert self.loaded is not None
+        view = self.views.get(index)
+        if view is None:
+            view = self.views[index] = state.build(self.loaded.inspections[index])
+        self.view, self.index = view, index
+        self.pane("source").set_painter(SourcePainter(view))
+        self.pane("ptx").set_painter(PtxPainter(view), cursor=max(view.ptx_start - 1, 0))
+        painter = SassPainter(view, columns=self.columns)
+        self.pane("sass").set_painter(painter)
+        self.pane("sass").border_title = "SASS  " + " ".join(painter.header().split())
+        self.query_one(FindingsPanel).show(view.findings)
+        self._status(f"{self.loaded.seconds:.2f} s" if self.loaded.seconds else "")
+        self.finding_index = self.loop_index = -1
+        self.match_rows = []
+        if keep_line is not None and 0 < keep_line <= len(view.source_lines):
+            self.pane("source").move_cursor(keep_line - 1, center=True)
+            self.sync_from("source", keep_line - 1)
+            pane = self.focused_pane()
+            rows = sync.from_source(view, keep_line - 1).rows(pane)
+            if pane != "source" and rows:  # the focused pane's cursor goes back to the line too
+                self.pane(pane).move_cursor(rows[0], center=True)
+        else:
+            self.pane("ptx").show_rows([max(view.ptx_start - 1, 0)], center=False)
+            self.sync_from("sass", 0)
+
+    def _cursor_line(self) -> int | None:
+        """The source line the user was last on, in whichever pane (kept across a recompile)."""
+        return self.current_line
+
+    def _poll(self) -> None:
+        if self._watcher is not None and self._watcher.changed():
+            self.compile("change")
+
+    def _status(self, text: str) -> None:
+        self.query_one(KernelHeader).show(self.view, text)
+
+    # -- keeping the panes in step -------------------------------------------------------------
+
+    def on_cursor_moved(self, message: CursorMoved) -> None:
+        if message.pane in sync.PANES:
+            self.sync_from(message.pane, message.row)
+
+    def sync_from(self, pane: str, row: int) -> None:
+        """Mark and bring into view the rows the other panes have for `pane`'s `row`."""
+        if self.view is None:
+            return
+        related = sync.FROM[pane](self.view, row)
+        self.current_line = sync.source_line_of(self.view, pane, row) or self.current_line
+        for other in sync.PANES:
+            if other != pane:
+                self.pane(other).set_marks(related.rows(other), show=True)
+        self.pane(pane).set_marks((), show=False)
+        sass_row = row if pane == "sass" else (related.sass[0] if related.sass else -1)
+        self.query_one(InfoBar).update(row_info(self.view, sass_row) if sass_row >= 0 else "")
+
+    def on_finding_chosen(self, message: FindingChosen) -> None:
+        self.go_to_finding(message.index)

@@ -1,0 +1,52 @@
+"""Messages up: what widgets and workers tell the app. Siblings never call each other."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from textual.message import Message
+
+if TYPE_CHECKING:
+    from textual.widget import Widget
+
+    from sassview.tui.loader import ErrorReport, Loaded, Target
+    from sassview.tui.state import KernelView
+
+
+class CursorMoved(Message):
+    """The user moved a listing's cursor (keys or mouse), not the app syncing it."""
+
+    def __init__(self, listing: Widget, pane: str, row: int) -> None:
+        super().__init__()
+        self.listing = listing
+        self.pane = pane  # "source", "ptx", "sass", or a stage name
+        self.row = row
+
+
+class FindingChosen(Message):
+    """A finding was selected in the findings panel."""
+
+    def __init__(self, index: int) -> None:
+        super().__init__()
+        self.index = index
+
+
+class Compiled(Message):
+    """A worker finished loading; `view` is the kernel to show, already indexed."""
+
+    def __init__(
+        self, loaded: Loaded, view: KernelView, index: int, reason: str, target: Target
+    ) -> None:
+        super().__init__()
+        self.target = target  # what was loaded (an arch switch loads a new one)
+        self.loaded = loaded
+        self.view = view
+        self.index = index  # which of loaded.inspections `view` is
+        self.reason = reason  # "open", "change", "arch", "manual"
+
+
+class CompileFailed(Message):
+    def __init__(self, report: ErrorReport, reason: str) -> None:
+        super().__init__()
+        self.report = report
+        self.reason = reason

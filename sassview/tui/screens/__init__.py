@@ -1,0 +1,1 @@
+"""Modal screens: help, prompts, pickers, instruction help, IR stages."""

@@ -1,0 +1,344 @@
+"""The TUI's view-model: one Inspection turned, once, into rows the panes paint in O(1) each.
+
+Nothing here analyses anything. Every column comes from the Inspection: widths from the memory
+analysis' accesses, spills from the spill findings and nvdisasm's marks, loop depth from the
+loops, live registers from the liveness counts, tensor/async/barrier flags from sassview's own
+opcode categories. The correspondence (source <-> PTX <-> SASS) is indexed into dicts here
+because the model's lookups scan every instruction, which is fine for one query and too slow
+for each cursor move on a 100k-instruction kernel.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import NamedTuple, overload
+
+from sassview.analyses import Annotation, Severity
+from sassview.inspection import Inspection
+from sassview.ir import SassInstruction, SourceLoc
+from sassview.opcodes import category
+
+LineKey = tuple[str, int]  # (file, line) of a source location
+_SPACE_LETTER = {"global": "G", "shared": "S", "local": "L", "generic": "M"}
+_BARRIER_OPCODES = frozenset(
+    {"BAR", "BARRIER", "SYNCS", "ARRIVES", "UCGABAR_ARV", "UCGABAR_WAIT", "WARPSYNC", "MEMBAR"}
+)
+_ASYNC_OPCODES = frozenset({"LDGSTS", "LDGDEPBAR", "DEPBAR"})
+_SOURCE_SUFFIXES = (".cu", ".cuh", ".h", ".hpp", ".cpp", ".cc", ".cxx", ".py", ".c")
+FLAG_LETTERS = "TABS"  # tensor-core op, async copy, barrier, spill: one column each
+NO_FLAGS = "····"
+
+
+class SassRow(NamedTuple):
+    """One SASS instruction, as the SASS pane shows it."""
+
+    address: int
+    text: str  # the instruction as nvdisasm prints it
+    mnemonic: str
+    width: str  # "G128": space letter and bits of a memory access, "" otherwise
+    flags: str  # four columns of FLAG_LETTERS, "·" where a flag is off
+    depth: int  # loop nesting depth, 0 outside loops
+    live: int  # occupied GPRs at this instruction (nvdisasm's '#')
+    home: LineKey | None  # the source line this row is coloured by
+    ptx_line: int  # 0 when the cubin does not map it
+
+
+@dataclass(frozen=True)
+class LoopView:
+    index: int
+    depth: int
+    rows: tuple[int, ...]
+    line: LineKey | None
+    label: str  # "loop 0 at line 7, depth 1, 36 instructions"
+
+
+@dataclass(frozen=True)
+class FindingView:
+    annotation: Annotation
+    rows: tuple[int, ...]  # SASS rows it rests on (may be empty: a whole-kernel finding)
+    lines: tuple[LineKey, ...]
+
+    @property
+    def severity(self) -> Severity:
+        return self.annotation.severity
+
+
+class SassRows(Sequence[SassRow]):
+    """The SASS rows, made on demand from columns built once: a 100k-instruction kernel keeps
+    a few arrays, not 100k row objects, and the instruction text is formatted only for the
+    rows that are painted or searched."""
+
+    def __init__(
+        self,
+        instructions: Sequence[SassInstruction],
+        home: list[LineKey | None],
+        depth: bytearray,
+        live: Sequence[int],
+        widths: dict[int, str],
+        flags: dict[int, str],
+    ) -> None:
+        self.instructions = instructions
+        self.home = home
+        self.depth = depth
+        self.live = live
+        self.widths = widths  # address -> "G128"
+        self.flags = flags  # address -> "T··S", only where a flag is on
+        self._texts: list[str] | None = None
+
+    def __len__(self) -> int:
+        return len(self.instructions)
+
+    @overload
+    def __getitem__(self, i: int) -> SassRow: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> Sequence[SassRow]: ...
+
+    def __getitem__(self, i: int | slice) -> SassRow | Sequence[SassRow]:
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        x = self.instructions[i]
+        live = self.live[i] if i < len(self.live) else 0
+        return SassRow(
+            x.address, x.text, x.mnemonic, self.widths.get(x.address, ""),
+            self.flags.get(x.address, NO_FLAGS), self.depth[i], live, self.home[i],
+            x.ptx_line or 0,
+        )  # fmt: skip
+
+    def texts(self) -> list[str]:
+        """Every instruction's text, formatted once (for searching)."""
+        if self._texts is None:
+            self._texts = [x.text for x in self.instructions]
+        return self._texts
+
+    def max_text(self, sample: int = 4096) -> int:
+        """A close upper bound of the longest text, from a sample (for the horizontal extent)."""
+        n = len(self.instructions)
+        step = max(1, n // sample)
+        longest = max((len(self.instructions[i].text) for i in range(0, n, step)), default=0)
+        return longest + 16 if step > 1 else longest
+
+
+@dataclass
+class KernelView:
+    """Everything the panes, the header and the findings panel read, for one kernel."""
+
+    inspection: Inspection
+    title: str
+    sass: SassRows
+    row_of: dict[int, int]  # address -> SASS row
+    main_file: str | None  # the file the source pane shows
+    source_lines: tuple[str, ...]
+    source_note: str  # why the source pane is empty, when it is
+    ptx_lines: tuple[str, ...]
+    ptx_start: int  # the kernel's .entry line (1-based), 0 when there is no PTX
+    sass_for_line: dict[LineKey, list[int]]  # every frame matches, like the model
+    ptx_for_line: dict[LineKey, tuple[int, ...]]  # 1-based PTX lines
+    sass_for_ptx: dict[int, list[int]]
+    ptx_home: dict[int, LineKey]
+    live_scale: int  # what a full live bar means: the kernel's register count or the peak
+    loops: tuple[LoopView, ...]
+    findings: tuple[FindingView, ...]
+    stages: Mapping[str, str] = field(default_factory=dict)  # ttir, ttgir, llir ... as text
+
+    def line_of_row(self, row: int) -> LineKey | None:
+        return self.sass.home[row] if 0 <= row < len(self.sass) else None
+
+    def frames(self, row: int) -> tuple[SourceLoc, ...]:
+        loc = self.inspection.kernel.instructions[row].source
+        return tuple(loc.frames()) if loc is not None else ()
+
+    def instruction(self, row: int) -> SassInstruction:
+        return self.inspection.kernel.instructions[row]
+
+
+def kernel_title(insp: Inspection) -> str:
+    a = insp.program.artifacts
+    parts = [insp.kernel.display_name, insp.arch]
+    if a.label:
+        parts.append(a.label)
+    return " · ".join(parts)
+
+
+def build(insp: Inspection, *, read_file: bool = True) -> KernelView:
+    """Index one Inspection for the panes: one pass over the instructions (and their inline
+    frames), done once per load; everything per row beyond that is made when painted."""
+    kernel = insp.kernel
+    ins = kernel.instructions
+    main = _main_file(insp)
+    home: list[LineKey | None] = [None] * len(ins)
+    sass_for_line: dict[LineKey, list[int]] = {}
+    sass_for_ptx: dict[int, list[int]] = {}
+    for i, x in enumerate(ins):
+        src = x.source
+        if src is not None:
+            if src.inlined_at is None:  # the common case: one frame
+                key = (src.file, src.line)
+                seen = sass_for_line.get(key)
+                if seen is None:
+                    sass_for_line[key] = [i]
+                elif seen[-1] != i:
+                    seen.append(i)
+                home[i] = key
+            else:
+                home[i] = _frames(src, i, main, sass_for_line)
+        p = x.ptx_line
+        if p:
+            got = sass_for_ptx.get(p)
+            if got is None:
+                sass_for_ptx[p] = [i]
+            else:
+                got.append(i)
+    row_of = {x.address: i for i, x in enumerate(ins)}
+    ptx_for_line, ptx_home = _ptx_index(insp, main)
+    source_lines, note = _source_text(insp, main, read_file)
+    rows = SassRows(ins, home, _depths(insp, row_of), insp.liveness.counts.get("GPR", ()),
+                    _widths(insp), _flags(insp))  # fmt: skip
+    return KernelView(
+        inspection=insp,
+        title=kernel_title(insp),
+        sass=rows,
+        row_of=row_of,
+        main_file=main,
+        source_lines=source_lines,
+        source_note=note,
+        ptx_lines=tuple((insp.program.artifacts.ptx or "").splitlines()),
+        ptx_start=kernel.ptx.start_line if kernel.ptx is not None else 0,
+        sass_for_line=sass_for_line,
+        ptx_for_line=ptx_for_line,
+        sass_for_ptx=sass_for_ptx,
+        ptx_home=ptx_home,
+        live_scale=max(kernel.resources.registers, insp.liveness.peak, 1),
+        loops=_loops(insp, row_of),
+        findings=tuple(_finding(a, row_of) for a in insp.annotations),
+        stages=dict(insp.program.artifacts.stages),
+    )
+
+
+def _frames(
+    src: SourceLoc, i: int, main: str | None, sass_for_line: dict[LineKey, list[int]]
+) -> LineKey:
+    """Record row i under every frame of an inline chain; its home is the frame in `main`."""
+    home: LineKey | None = None
+    for f in src.frames():
+        key = (f.file, f.line)
+        rows = sass_for_line.setdefault(key, [])
+        if not rows or rows[-1] != i:
+            rows.append(i)
+        if home is None and f.file == main:
+            home = key
+    return home or (src.file, src.line)
+
+
+def _ptx_index(
+    insp: Inspection, main: str | None
+) -> tuple[dict[LineKey, tuple[int, ...]], dict[int, LineKey]]:
+    ptx_for_line: dict[LineKey, list[int]] = {}
+    ptx_home: dict[int, LineKey] = {}
+    for pline, loc in insp.kernel.correspondence.ptx_source.items():
+        for f in loc.frames():
+            ptx_for_line.setdefault((f.file, f.line), []).append(pline)
+        ptx_home[pline] = next(
+            ((f.file, f.line) for f in loc.frames() if f.file == main), (loc.file, loc.line)
+        )
+    return {k: tuple(sorted(set(v))) for k, v in ptx_for_line.items()}, ptx_home
+
+
+def _main_file(insp: Inspection) -> str | None:
+    """The file the source pane shows: the compiled source, else the file most instructions
+    come from (a cubin's line table names the .cu it was built from)."""
+    a = insp.program.artifacts
+    if a.source_path and Path(a.source_path).suffix in _SOURCE_SUFFIXES:
+        return a.source_path
+    counts: dict[str, int] = {}
+    for x in insp.kernel.instructions:
+        if x.source is not None:
+            f = x.source.outermost.file
+            counts[f] = counts.get(f, 0) + 1
+    return max(counts, key=lambda f: counts[f]) if counts else a.source_path
+
+
+def _source_text(
+    insp: Inspection, main: str | None, read_file: bool
+) -> tuple[tuple[str, ...], str]:
+    a = insp.program.artifacts
+    if main is None:
+        return (), "no source: the cubin has no line table (compile with -lineinfo)"
+    if a.source_text is not None and main == a.source_path:
+        return tuple(a.source_text.splitlines()), ""
+    if read_file:
+        try:
+            return tuple(Path(main).read_text(encoding="utf-8", errors="replace").splitlines()), ""
+        except OSError:
+            pass
+    return (), f"{main}: not readable here (the line table names it)"
+
+
+def _widths(insp: Inspection) -> dict[int, str]:
+    out = {}
+    for acc in insp.facts("memory").get("accesses", ()):
+        letter = _SPACE_LETTER.get(acc["space"])
+        if letter is not None:
+            bits = acc["bits"]
+            out[acc["address"]] = f"{letter}{bits if isinstance(bits, int) else 'blk'}"
+    return out
+
+
+def _spill_addresses(insp: Inspection) -> frozenset[int]:
+    found = {addr for a in insp.annotations if a.kind == "spill" for addr in a.addresses}
+    return frozenset(found)
+
+
+def _flags(insp: Inspection) -> dict[int, str]:
+    """address -> the four flag columns, for the instructions that have any flag on."""
+    spills = _spill_addresses(insp)
+    barriers = {b["address"] for b in insp.facts("async_copy").get("barriers", ())}
+    by_opcode: dict[str, tuple[bool, bool, bool]] = {}
+    out: dict[int, str] = {}
+    for x in insp.kernel.instructions:
+        kinds = by_opcode.get(x.opcode)
+        if kinds is None:
+            cat = category(x.opcode)
+            kinds = by_opcode[x.opcode] = (
+                cat == "tensor",
+                (cat == "async" and x.opcode not in _BARRIER_OPCODES) or x.opcode in _ASYNC_OPCODES,
+                x.opcode in _BARRIER_OPCODES,
+            )
+        barrier = kinds[2] or x.address in barriers
+        spill = x.address in spills or (bool(x.marks) and "SpillRefill" in x.marks)
+        if kinds[0] or kinds[1] or barrier or spill:
+            out[x.address] = "".join((
+                "T" if kinds[0] else "·", "A" if kinds[1] else "·",
+                "B" if barrier else "·", "S" if spill else "·",
+            ))  # fmt: skip
+    return out
+
+
+def _depths(insp: Inspection, row_of: Mapping[int, int]) -> bytearray:
+    depth = bytearray(len(insp.kernel.instructions))
+    for lp in insp.loops:
+        d = min(lp.depth, 255)
+        for addr in lp.addresses:
+            i = row_of.get(addr)
+            if i is not None and depth[i] < d:
+                depth[i] = d
+    return depth
+
+
+def _loops(insp: Inspection, row_of: Mapping[int, int]) -> tuple[LoopView, ...]:
+    out = []
+    for lp in insp.loops:
+        rows = tuple(row_of[a] for a in lp.addresses if a in row_of)
+        line = (lp.source.file, lp.source.line) if lp.source is not None else None
+        where = f" at line {lp.source.line}" if lp.source is not None else ""
+        label = f"loop {lp.index}{where}, depth {lp.depth}, {len(rows)} instructions"
+        out.append(LoopView(lp.index, lp.depth, rows, line, label))
+    return tuple(out)
+
+
+def _finding(a: Annotation, row_of: Mapping[int, int]) -> FindingView:
+    rows = tuple(sorted(row_of[x] for x in a.addresses if x in row_of))
+    lines = tuple(dict.fromkeys((s.file, s.line) for s in a.source))
+    return FindingView(a, rows, lines)
