@@ -30,7 +30,7 @@ MAX_SEED_BYTES = 16_000  # mutants of big files cost more without finding more
 # How the inputs are split: fast readers get more, so a million inputs take minutes, not hours.
 SHARES = {
     "sass-json": 30, "ptxas-log": 30, "sass-json-lineinfo": 20, "ptx": 10, "elf": 6,
-    "sass-text": 3, "cuobjdump-text": 3,
+    "sass-text": 3, "cuobjdump-text": 3, "filecheck": 6,
 }  # fmt: skip
 
 
@@ -65,10 +65,13 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--chunk", type=int, default=20_000)
+    ap.add_argument("--only", action="append", help="fuzz only this reader (repeatable)")
     args = ap.parse_args()
     share = sum(SHARES.values())
     work = []
     for i, name in enumerate(sorted(TARGETS)):
+        if args.only and name not in args.only:
+            continue
         per_reader = args.inputs * SHARES.get(name, 1) // share
         for c in range(0, per_reader, args.chunk):
             work.append(
@@ -85,7 +88,7 @@ def main() -> None:
             done = sum(int(t[0]) for t in totals.values())
             print(f"... {done} inputs, {len(found)} crashes ({name})", flush=True)
     print(f"{'reader':<20} {'inputs':>10} {'crashes':>8} {'inputs/s':>9}")
-    for name in sorted(totals):
+    for name in sorted(n for n in totals if totals[n][0]):
         n, c, s = totals[name]
         print(f"{name:<20} {int(n):>10} {int(c):>8} {n / s if s else 0:>9.0f}")
     print(f"{'total':<20} {sum(int(t[0]) for t in totals.values()):>10} {len(found):>8}")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable
+from pathlib import Path
 
 from sassview.errors import SassviewError
 
@@ -48,6 +49,17 @@ def _ptxas_log(data: bytes) -> None:
     parse_ptxas_log(data.decode("utf-8", errors="replace"))
 
 
+def _filecheck(data: bytes) -> None:
+    from sassview.testing.filecheck import run_filecheck
+
+    # The checks are the fuzzed input; a real listing is what they run against.
+    text = data.decode("utf-8", errors="replace")
+    run_filecheck(text, _LISTING)
+
+
+_LISTING = (Path(__file__).parents[1] / "corpus" / "vecadd" / "sm_90a" / "sass.txt").read_text()
+
+
 # name -> (corpus glob of seed inputs, reader)
 TARGETS: dict[str, tuple[str, Callable[[bytes], None]]] = {
     "sass-json": ("*/*/sass*.json", _sass_json),
@@ -57,6 +69,7 @@ TARGETS: dict[str, tuple[str, Callable[[bytes], None]]] = {
     "ptx": ("*/*/kernel.ptx", _ptx),
     "elf": ("*/*/kernel.cubin", _elf),
     "ptxas-log": ("*/*/compile.log", _ptxas_log),
+    "filecheck": ("../data/filecheck/*.checks", _filecheck),
 }
 
 

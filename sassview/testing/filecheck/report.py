@@ -18,6 +18,7 @@ import bisect
 import re
 from dataclasses import dataclass
 
+from sassview.errors import ParseError
 from sassview.testing.filecheck.directives import Location
 
 _BLANKS = re.compile(r"\r\n|[ \t]{2,}|\t")
@@ -138,13 +139,17 @@ def render(diagnostics: list[Diagnostic], text: InputText | None = None) -> str:
     return body + ("\n\n" + excerpt if excerpt else "")
 
 
-class CheckFileError(Exception):
+class CheckFileError(ParseError):
     """The check file itself is wrong (a bad directive, regex or variable): bad input, not a
-    failed check. Carries LLVM-style diagnostics pointing into the check file."""
+    failed check. Carries LLVM-style diagnostics pointing into the check file. A ParseError, so
+    like every reader of outside input it fails with sassview's own error type."""
 
     def __init__(self, diagnostics: list[Diagnostic]) -> None:
         self.diagnostics = diagnostics
-        super().__init__(render(diagnostics))
+        super().__init__(render(diagnostics), hint="fix the check file")
+
+    def __str__(self) -> str:
+        return self.message
 
 
 class FileCheckFailure(AssertionError):
