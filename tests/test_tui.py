@@ -567,3 +567,29 @@ def test_a_triton_kernel_file_shows_its_stages_and_variants(tmp_path: Path) -> N
             assert app.screen.stage == "ttgir"  # type: ignore[attr-defined]
 
     run(go)
+
+
+@compile_mark
+def test_diff_of_two_variants_shows_what_changed(tmp_path: Path) -> None:
+    src = tmp_path / "kernel.py"
+    src.write_text(
+        "import sassview as sv\n"
+        f"sv.cuda_file({str(SOURCES / 'spill.cu')!r}, arch='sm_80',"
+        " variants={'-maxrregcount': [32, 128]})\n"
+    )
+
+    async def go() -> None:
+        app = SassviewApp(Target(src, kernel="spill"), watch=False)
+        async with opened(app) as pilot:
+            assert app.view is not None and app.error is None, app.error
+            await pilot.press("D")
+            await pilot.pause()
+            labels = [label for _, label in app.screen.options]  # type: ignore[attr-defined]
+            assert labels == ["-maxrregcount=128 · sm_80"]
+            await pilot.press("enter")
+            await pilot.pause()
+            assert type(app.screen).__name__ == "StageScreen"
+            text = app.screen.text  # type: ignore[attr-defined]
+            assert "spill_bytes" in text and "-> 0" in text and "\n-" in text
+
+    run(go)

@@ -141,6 +141,24 @@ def compare(a: Inspection, b: Inspection, *, names: tuple[str, str] = ("a", "b")
     return Change(summary, opcodes, sass, ptx)
 
 
+def describe(change: Change, *, ptx: bool = False) -> list[str]:
+    """The comparison as text lines: the summary, the opcode counts, then the listing diff."""
+    lines = []
+    if not change.sass_diff:
+        lines.append("same SASS (after renaming registers and labels, without addresses)")
+    for what, x, y in change.summary:
+        delta = f" ({y - x:+d})" if isinstance(x, int) and isinstance(y, int) else ""
+        lines.append(f"{what:<18} {x} -> {y}{delta}")
+    if change.opcodes:
+        lines.append(
+            "opcodes            " + ", ".join(f"{o} {x}->{y}" for o, x, y in change.opcodes[:12])
+        )
+    lines += change.sass_diff
+    if ptx:
+        lines += change.ptx_diff
+    return lines
+
+
 def _function_text(insp: Inspection) -> str:
     f = insp.kernel.ptx
     text = insp.program.artifacts.ptx or ""

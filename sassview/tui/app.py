@@ -49,6 +49,7 @@ class SassviewApp(NavigationApp):
         Binding("K", "pick_kernel", "Kernel"),
         Binding("a", "pick_arch", "Arch", show=False),
         Binding("v", "pick_variant", "Variant", show=False),
+        Binding("D", "diff_variant", "Diff", show=False),
         Binding("t", "stages", "Stages", show=False),
         Binding("i", "opcode_help", "Opcode"),
         Binding("1", "toggle_pane('source')", "Source", show=False),

@@ -193,6 +193,36 @@ class NavigationApp(App[None]):
         ]
         self._choose("variant", options, str(self.index))
 
+    def action_diff_variant(self) -> None:
+        """`D`: compare this kernel with another of its variants or architectures."""
+        if self.loaded is None or self.view is None:
+            return
+        current = self.view.inspection
+        others = [
+            (str(i), f"{variant_label(insp)} · {insp.arch}")
+            for i, insp in enumerate(self.loaded.inspections)
+            if insp.kernel.name == current.kernel.name and i != self.index
+        ]
+        if not others:
+            self.notify("no other variant or architecture of this kernel to compare", timeout=4)
+            return
+
+        def done(key: str | None) -> None:
+            if key is None or self.loaded is None:
+                return
+            from sassview.steer.diff import compare, describe
+
+            other = self.loaded.inspections[int(key)]
+            names = (
+                f"{variant_label(current)} {current.arch}",
+                f"{variant_label(other)} {other.arch}",
+            )
+            change = compare(current, other, names=names)
+            text = "\n".join([f"{names[0]}  ->  {names[1]}", *describe(change, ptx=True)])
+            self.push_screen(StageScreen("diff", text))
+
+        self.push_screen(PickerScreen("diff against", others), done)
+
     def action_pick_arch(self) -> None:
         if self.loaded is None or self.view is None:
             return

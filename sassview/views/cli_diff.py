@@ -22,7 +22,7 @@ def diff(a: str, b: str, kernel: str | None, show_ptx: bool, as_json: bool) -> N
     Exit 0 when the SASS is the same, 1 when it differs."""
     import sys
 
-    from sassview.steer.diff import compare, inspect_spec, pair, parse_spec
+    from sassview.steer.diff import compare, describe, inspect_spec, pair, parse_spec
     from sassview.views.cli import _fail
 
     try:
@@ -42,19 +42,6 @@ def diff(a: str, b: str, kernel: str | None, show_ptx: bool, as_json: bool) -> N
         }, indent=2))  # fmt: skip
     else:
         click.echo(f"{left.kernel.display_name}: {sa}  ->  {sb}")
-        if not change.sass_diff:
-            click.echo("  same SASS (after renaming registers and labels, without addresses)")
-        for what, x, y in change.summary:
-            delta = f" ({y - x:+d})" if isinstance(x, int) and isinstance(y, int) else ""
-            click.echo(f"  {what:<18} {x} -> {y}{delta}")
-        if change.opcodes:
-            click.echo(
-                "  opcodes            "
-                + ", ".join(f"{o} {x}->{y}" for o, x, y in change.opcodes[:12])
-            )
-        for line in change.sass_diff:
-            click.echo(line)
-        if show_ptx:
-            for line in change.ptx_diff:
-                click.echo(line)
+        for line in describe(change, ptx=show_ptx):
+            click.echo(line if line[:1] in "-+@" else "  " + line)
     sys.exit(1 if change.sass_diff else 0)

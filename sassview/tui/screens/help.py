@@ -26,6 +26,7 @@ KEYS: tuple[tuple[str, str], ...] = (
     ("K", "choose the kernel"),
     ("a", "choose the architecture (recompiles a source for a new one)"),
     ("v", "choose the variant (kernel.py variants)"),
+    ("D", "diff against another variant or architecture of this kernel"),
     ("t", "show a Triton stage: TTIR, TTGIR, LLIR"),
     ("i", "what the instruction under the cursor does"),
     ("1 2 3", "show / hide the source, PTX, SASS pane"),

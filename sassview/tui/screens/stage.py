@@ -18,6 +18,10 @@ def stage_lexer(name: str) -> Lexer | None:
         from pygments.lexers import LlvmLexer
 
         return LlvmLexer(stripnl=False, ensurenl=False)
+    if name == "diff":
+        from pygments.lexers import DiffLexer
+
+        return DiffLexer(stripnl=False, ensurenl=False)
     if name in ("ptx",):
         from sassview.lexers import NvPtxLexer
 
@@ -26,7 +30,7 @@ def stage_lexer(name: str) -> Lexer | None:
 
 
 class StageScreen(Screen[None]):
-    BINDINGS = [Binding("escape,q,t", "dismiss", "Back")]
+    BINDINGS = [Binding("escape,q,t,D", "dismiss", "Back")]
 
     def __init__(self, name: str, text: str) -> None:
         super().__init__()
