@@ -56,3 +56,16 @@ def test_table_output_lists_every_variant() -> None:
 def test_malformed_param_is_a_usage_error(bad: str) -> None:
     done = sweep(CORPUS / "sources" / "vecadd.cu", "-p", bad)
     assert done.returncode == 2 and "KEY=VALUE" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_triton_num_stages_sweep_changes_async_copies_in_flight_and_shared_memory() -> None:
+    pytest.importorskip("triton")
+    done = sweep(EXAMPLES / "triton" / "kernel.py", "-p", "num_stages=2,4", "-k", "matmul",
+                 "--arch", "sm_80", "--json")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    rows = [r for r in json.loads(done.stdout)["rows"] if r["label"].startswith("matmul#1")]
+    two, four = rows
+    assert (two["variant"], four["variant"]) == ({"num_stages": 2}, {"num_stages": 4})
+    # More stages: more cp.async (LDGSTS) in flight and more shared memory for the buffers.
+    assert four["values"]["cp_async"] > two["values"]["cp_async"] > 0
+    assert four["delta"]["shared_bytes"] > 0

@@ -29,10 +29,16 @@ class Job:
     arch: str
     variant: dict[str, Any]
 
-    def label(self, decl: Declaration) -> str:
+    def label(self, decl: Declaration, kernel_file: KernelFile | None = None) -> str:
+        """`name [k=v, ...]`; `name#2` for the second declaration of the same name."""
+        name = decl.name
+        if kernel_file is not None:
+            same = [i for i, d in enumerate(kernel_file.declarations) if d.name == name]
+            if len(same) > 1 and self.declaration in same:
+                name = f"{name}#{same.index(self.declaration) + 1}"
         if not self.variant:
-            return decl.name
-        return f"{decl.name} [" + ", ".join(f"{k}={v}" for k, v in self.variant.items()) + "]"
+            return name
+        return f"{name} [" + ", ".join(f"{k}={v}" for k, v in self.variant.items()) + "]"
 
 
 def plan(kernel_file: KernelFile, archs: Sequence[str] | None = None) -> list[Job]:
@@ -50,7 +56,9 @@ def compile_job(kernel_file: KernelFile, job: Job) -> Artifacts:
     decl = kernel_file.declarations[job.declaration]
     compile_one = _FRONTENDS[decl.kind]
     artifacts = compile_one(kernel_file, decl, job.arch, job.variant)
-    return replace(artifacts, label=job.label(decl), variant=MappingProxyType(dict(job.variant)))
+    return replace(
+        artifacts, label=job.label(decl, kernel_file), variant=MappingProxyType(dict(job.variant))
+    )
 
 
 def _cuda(kf: KernelFile, decl: Declaration, arch: str, variant: dict[str, Any]) -> Artifacts:

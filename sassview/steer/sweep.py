@@ -106,7 +106,8 @@ def row_values(insp: Inspection) -> dict[str, Any]:
     return {
         "registers": r.registers,
         "spill_bytes": (spill["spill_store_bytes"] or 0) + (spill["spill_load_bytes"] or 0),
-        "shared_bytes": r.shared_user,
+        # Triton's shared memory is all dynamic: count what the launch requests too.
+        "shared_bytes": r.shared_user + (r.shared_dynamic or 0),
         "instructions": sum(1 for i in insp.kernel.instructions if i.opcode != "NOP"),
         "global_load_bits": mem["max_global_load_bits"],
         "global_store_bits": mem["max_global_store_bits"],
@@ -121,15 +122,21 @@ def _matches(variant: Mapping[str, Any], baseline: Mapping[str, Any]) -> bool:
     return all(str(variant.get(k)) == str(v) for k, v in baseline.items())
 
 
+def _group(insp: Inspection) -> tuple[str, str, str]:
+    """Rows compared with one baseline: same declaration, kernel and architecture."""
+    declaration = insp.program.artifacts.label.split(" [", 1)[0]
+    return declaration, insp.kernel.name, insp.arch
+
+
 def build_rows(
     inspections: Sequence[Inspection], baseline: Mapping[str, Any] | None = None
 ) -> list[Row]:
     """Rows in job order; each row's delta is against the baseline of its (kernel, arch): the
     first variant matching `baseline`, or the first variant."""
     values = [row_values(i) for i in inspections]
-    base: dict[tuple[str, str], dict[str, Any]] = {}
+    base: dict[tuple[str, str, str], dict[str, Any]] = {}
     for insp, vals in zip(inspections, values, strict=True):
-        key = (insp.kernel.name, insp.arch)
+        key = _group(insp)
         variant = insp.program.artifacts.variant
         if key not in base or (
             baseline and _matches(variant, baseline) and not base[key]["_matched"]
@@ -141,7 +148,7 @@ def build_rows(
             }
     rows = []
     for insp, vals in zip(inspections, values, strict=True):
-        b = base[(insp.kernel.name, insp.arch)]
+        b = base[_group(insp)]
         is_base = b["_id"] == id(insp)
         delta = {k: None if is_base else vals[k] - b[k] for k in NUMERIC}
         art = insp.program.artifacts
