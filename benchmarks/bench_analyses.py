@@ -16,21 +16,11 @@ import os
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 os.environ.setdefault("SASSVIEW_CACHE_DIR", str(HERE / ".cache"))
 sys.path.insert(0, str(HERE))
-
-
-def best(fn, repeat: int) -> float:  # type: ignore[no-untyped-def]
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def main() -> None:
@@ -39,7 +29,7 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3)
     args = ap.parse_args()
 
-    from bench_parse import INSTRUCTIONS_PER_STEP, source
+    from bench_parse import INSTRUCTIONS_PER_STEP, best, source
 
     from sassview.build import build_program
     from sassview.disasm import nvdisasm as nd

@@ -10,6 +10,7 @@ from __future__ import annotations
 import gc
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import PurePath
 from types import MappingProxyType
 from typing import Any
 
@@ -19,6 +20,9 @@ from sassview.graph.cfg import ControlFlowGraph, build_cfg
 from sassview.graph.dataflow import Liveness, compute_liveness, register_columns
 from sassview.graph.loops import Loop, find_loops
 from sassview.ir import Kernel, Program
+
+# Files a user writes kernels in: what a listing shows as "the source".
+SOURCE_SUFFIXES = (".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c", ".h", ".hpp", ".py", ".ptx")
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +48,20 @@ class Inspection:
 
     def facts(self, analysis: str) -> Mapping[str, Any]:
         return self.findings[analysis].facts
+
+    @property
+    def main_file(self) -> str | None:
+        """The file a listing shows beside the SASS: the compiled source, else the file most
+        instructions come from (a cubin's line table names the .cu it was built from)."""
+        a = self.program.artifacts
+        if a.source_path and PurePath(a.source_path).suffix in SOURCE_SUFFIXES:
+            return a.source_path
+        counts: dict[str, int] = {}
+        for ins in self.kernel.instructions:
+            if ins.source is not None:
+                f = ins.source.outermost.file
+                counts[f] = counts.get(f, 0) + 1
+        return min(counts, key=lambda f: (-counts[f], f)) if counts else a.source_path
 
 
 def inspect_kernel(program: Program, kernel: Kernel) -> Inspection:

@@ -25,8 +25,6 @@ from sassview.analyses.tensor_cores import path_of
 from sassview.inspection import Inspection
 from sassview.ir import SourceLoc
 
-SOURCE_SUFFIXES = (".cu", ".cuh", ".cpp", ".cc", ".cxx", ".h", ".hpp", ".py", ".ptx")
-
 
 class PathNames:
     """Absolute paths of the compiling machine -> names fit for a page (deterministic)."""
@@ -149,20 +147,6 @@ class ExportView:
         return frozenset(r.address for r in self.rows if r.flagged)
 
 
-def _main_file(insp: Inspection) -> str | None:
-    """The file the listing shows: the compiled source, else the file most instructions come
-    from (a cubin's line table names the .cu it was built from). The TUI chooses the same."""
-    a = insp.program.artifacts
-    if a.source_path and Path(a.source_path).suffix in SOURCE_SUFFIXES:
-        return a.source_path
-    counts: dict[str, int] = {}
-    for x in insp.kernel.instructions:
-        if x.source is not None:
-            f = x.source.outermost.file
-            counts[f] = counts.get(f, 0) + 1
-    return min(counts, key=lambda f: (-counts[f], f)) if counts else None
-
-
 def _source_lines(insp: Inspection, main: str | None, read_files: bool) -> tuple[list[str], str]:
     a = insp.program.artifacts
     if main is None:
@@ -271,7 +255,7 @@ def build_view(
     if root is None and a.source_path and os.path.isabs(a.source_path):
         root = os.path.dirname(a.source_path)
     paths = PathNames(root, known_paths(insp))
-    main = _main_file(insp)
+    main = insp.main_file
     findings = tuple(_finding(n, x, paths) for n, x in enumerate(insp.annotations, 1))
     by_address: dict[int, list[int]] = {}
     flagged: set[int] = set()

@@ -26,7 +26,6 @@ _BARRIER_OPCODES = frozenset(
     {"BAR", "BARRIER", "SYNCS", "ARRIVES", "UCGABAR_ARV", "UCGABAR_WAIT", "WARPSYNC", "MEMBAR"}
 )
 _ASYNC_OPCODES = frozenset({"LDGSTS", "LDGDEPBAR", "DEPBAR"})
-_SOURCE_SUFFIXES = (".cu", ".cuh", ".h", ".hpp", ".cpp", ".cc", ".cxx", ".py", ".c")
 FLAG_LETTERS = "TABS"  # tensor-core op, async copy, barrier, spill: one column each
 NO_FLAGS = "····"
 
@@ -167,7 +166,7 @@ def build(insp: Inspection, *, read_file: bool = True) -> KernelView:
     frames), done once per load; everything per row beyond that is made when painted."""
     kernel = insp.kernel
     ins = kernel.instructions
-    main = _main_file(insp)
+    main = insp.main_file
     home: list[LineKey | None] = [None] * len(ins)
     sass_for_line: dict[LineKey, list[int]] = {}
     sass_for_ptx: dict[int, list[int]] = {}
@@ -244,20 +243,6 @@ def _ptx_index(
             ((f.file, f.line) for f in loc.frames() if f.file == main), (loc.file, loc.line)
         )
     return {k: tuple(sorted(set(v))) for k, v in ptx_for_line.items()}, ptx_home
-
-
-def _main_file(insp: Inspection) -> str | None:
-    """The file the source pane shows: the compiled source, else the file most instructions
-    come from (a cubin's line table names the .cu it was built from)."""
-    a = insp.program.artifacts
-    if a.source_path and Path(a.source_path).suffix in _SOURCE_SUFFIXES:
-        return a.source_path
-    counts: dict[str, int] = {}
-    for x in insp.kernel.instructions:
-        if x.source is not None:
-            f = x.source.outermost.file
-            counts[f] = counts.get(f, 0) + 1
-    return max(counts, key=lambda f: counts[f]) if counts else a.source_path
 
 
 def _source_text(
