@@ -8,7 +8,6 @@ resources; the ptxas report gives spill bytes; the PTX `.loc` lines give PTX -> 
 from __future__ import annotations
 
 import dataclasses
-import gc
 import json
 from collections.abc import Mapping
 from types import MappingProxyType
@@ -16,6 +15,7 @@ from types import MappingProxyType
 from sassview.binary.elf import CubinKernel, read_cubin
 from sassview.disasm import disassemble
 from sassview.errors import ParseError
+from sassview.gcpause import without_gc
 from sassview.ir import (
     Artifacts,
     Correspondence,
@@ -43,19 +43,8 @@ def demangle(name: str) -> str:
         return name
 
 
+@without_gc  # the model is 10^5 small acyclic records (~15% faster on a 65k cubin)
 def build_program(artifacts: Artifacts, *, where: str = "<cubin>") -> Program:
-    # The model is 10^5 small acyclic objects: the cyclic collector only slows their creation
-    # (~15% on a 65k-instruction cubin), so it is paused while they are made.
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        return _build_program(artifacts, where)
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
-def _build_program(artifacts: Artifacts, where: str) -> Program:
     info = read_cubin(artifacts.cubin, where)
     disassembly = disassemble(artifacts.cubin)
     line_info = read_line_info(disassembly.text, where=f"{where} (nvdisasm)")

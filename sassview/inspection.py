@@ -7,7 +7,6 @@ views — the CLI report, the TUI, the pytest plugin, the exporters — only rea
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import PurePath
@@ -16,6 +15,7 @@ from typing import Any
 
 from sassview.analyses import Annotation, Findings, run_all
 from sassview.analyses.base import AnalysisContext
+from sassview.gcpause import without_gc
 from sassview.graph.cfg import ControlFlowGraph, build_cfg
 from sassview.graph.dataflow import Liveness, compute_liveness, register_columns
 from sassview.graph.loops import Loop, find_loops
@@ -64,19 +64,8 @@ class Inspection:
         return min(counts, key=lambda f: (-counts[f], f)) if counts else a.source_path
 
 
+@without_gc  # the analyses make many small acyclic objects, like the model build
 def inspect_kernel(program: Program, kernel: Kernel) -> Inspection:
-    # Like the model build, the analyses make many small acyclic objects: pause the cyclic
-    # collector while they do (it costs a third of their time on big kernels).
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        return _inspect_kernel(program, kernel)
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
-def _inspect_kernel(program: Program, kernel: Kernel) -> Inspection:
     cfg = build_cfg(kernel.instructions)
     loops = find_loops(cfg, kernel.instructions)
     # CALL/RET clobber and preserve registers by the ABI: that needs the kernel's register count

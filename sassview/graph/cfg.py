@@ -39,38 +39,16 @@ function). `start`/`end` of a PTX block are the PTX lines of its first and last 
 from __future__ import annotations
 
 import enum
-import functools
-import gc
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, ParamSpec, TypeVar
+from typing import TYPE_CHECKING
 
+from sassview.gcpause import without_gc
 from sassview.ir import OperandKind, PtxFunction, SassInstruction
 
 if TYPE_CHECKING:
     import networkx
-
-_P = ParamSpec("_P")
-_R = TypeVar("_R")
-
-
-def without_gc(fn: Callable[_P, _R]) -> Callable[_P, _R]:
-    """Run `fn` with the cyclic collector paused. Graph building makes many small acyclic
-    objects, and on a large kernel the collector's rescans of the model cost as much as the work
-    itself (65k instructions in 6k blocks: 0.11 s for build_cfg with it, 0.055 s without)."""
-
-    @functools.wraps(fn)
-    def paused(*args: _P.args, **kwargs: _P.kwargs) -> _R:
-        collect = gc.isenabled()
-        gc.disable()
-        try:
-            return fn(*args, **kwargs)
-        finally:
-            if collect:
-                gc.enable()
-
-    return paused
 
 
 class EdgeKind(enum.Enum):

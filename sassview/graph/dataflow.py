@@ -30,12 +30,12 @@ redefinition where the equations keep it (two places in ~80k checked rows; see t
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
+from sassview.gcpause import without_gc
 from sassview.graph import sass_semantics as sem
 from sassview.ir import SassInstruction
 
@@ -149,6 +149,7 @@ def register_columns(
     return out
 
 
+@without_gc
 def compute_liveness(
     instructions: Sequence[SassInstruction],
     cfg: ControlFlowGraph,
@@ -162,15 +163,9 @@ def compute_liveness(
     `register_columns` says for the whole cubin; both only shape the CALL/RET ABI sets, and
     default to what this function's own instructions name.
     """
-    # The analysis allocates no reference cycles, but enough objects to set off a full garbage
-    # collection over the whole (large) program model midway, which would cost more than it.
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        return _liveness(instructions, cfg, registers, columns)
-    finally:
-        if collecting:
-            gc.enable()
+    # No reference cycles, but enough objects to set off a full collection over the whole model
+    # midway, which would cost more than the analysis.
+    return _liveness(instructions, cfg, registers, columns)
 
 
 def _liveness(

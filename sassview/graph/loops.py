@@ -37,7 +37,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from sassview.graph.cfg import ControlFlowGraph, EdgeKind, without_gc
+from sassview.gcpause import without_gc
+from sassview.graph.cfg import ControlFlowGraph, EdgeKind
 from sassview.ir import PtxFunction, PtxInstruction, SassInstruction, SourceLoc
 
 LoopStatement = Callable[[SourceLoc], bool]

@@ -17,11 +17,11 @@ escapes for any text.
 
 from __future__ import annotations
 
-import gc
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from sassview.errors import ParseError
+from sassview.gcpause import without_gc
 from sassview.ir import PtxFunction, PtxInstruction, PtxModule, PtxRegisterDecl, SourceLoc
 from sassview.parse.ptx_lex import (
     HEADER,
@@ -400,13 +400,11 @@ def parse_ptx(text: str, where: str = "<ptx>") -> PtxModule:
     if not text.strip():
         raise ParseError("the PTX text is empty", where=f"{where}:1", hint=_PTX_HINT)
     parser = _Parser(where)
-    # The pass makes one object per instruction and nothing cyclic; the collector would only
-    # rescan them (about a tenth of the time on a large file).
-    collect = gc.isenabled()
-    gc.disable()
-    try:
-        parser.run(text)
-        return parser.module()
-    finally:
-        if collect:
-            gc.enable()
+    # One object per instruction and nothing cyclic: the collector would only rescan them
+    # (about a tenth of the time on a large file).
+    return without_gc(_parse)(parser, text)
+
+
+def _parse(parser: _Parser, text: str) -> PtxModule:
+    parser.run(text)
+    return parser.module()

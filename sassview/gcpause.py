@@ -1,0 +1,32 @@
+"""Pause Python's cyclic garbage collector around work that builds many small acyclic objects.
+
+Parsing a cubin, building its graphs and running the analyses each make 10^5 records and no
+reference cycles; the collector's rescans of them cost 10-50% of that work on large kernels
+(measured per module where it is used). This is the one place that pauses it.
+"""
+
+from __future__ import annotations
+
+import functools
+import gc
+from collections.abc import Callable
+from typing import ParamSpec, TypeVar
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def without_gc(fn: Callable[_P, _R]) -> Callable[_P, _R]:
+    """Run `fn` with the cyclic collector paused (and restored, if it was on)."""
+
+    @functools.wraps(fn)
+    def paused(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        collect = gc.isenabled()
+        gc.disable()
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            if collect:
+                gc.enable()
+
+    return paused
