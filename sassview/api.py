@@ -14,7 +14,7 @@ from sassview.build import build_program
 from sassview.frontends.arch import parse_arch_list
 from sassview.frontends.cuda import compile_cuda
 from sassview.frontends.files import assemble_ptx, load_file
-from sassview.ir import Artifacts, Kernel, Program
+from sassview.ir import Artifacts, Program
 
 if TYPE_CHECKING:
     from sassview.frontends.discover import KernelFile
@@ -122,11 +122,7 @@ def inspect(
     programs = load(path, arch=arch, defines=defines, include_dirs=include_dirs, options=options)
     if kernel is None:
         return [i for p in programs for i in analyze(p)]
-    having = [p for p in programs if any(_named(k, kernel) for k in p.kernels)]
+    having = [p for p in programs if any(k.matches(kernel) for k in p.kernels)]
     if not having:
         programs[0].kernel(kernel)  # raises InputError listing the kernels
     return [i for p in having for i in analyze(p, kernel)]
-
-
-def _named(k: Kernel, name: str) -> bool:
-    return name in (k.name, k.display_name, k.display_name.split("(", 1)[0])

@@ -178,7 +178,10 @@ def triton(
     return _register(
         Declaration(
             "triton",
-            getattr(fn, "__name__", None) or getattr(getattr(fn, "fn", None), "__name__", "kernel"),
+            str(
+                getattr(fn, "__name__", None)
+                or getattr(getattr(fn, "fn", None), "__name__", "kernel")
+            ),
             fn,
             _archs(arch),
             MappingProxyType(

@@ -272,6 +272,10 @@ class Kernel:
     ptx: PtxFunction | None = None
     is_entry: bool = True
 
+    def matches(self, name: str) -> bool:
+        """Whether `name` names this kernel: mangled, demangled, or demangled without arguments."""
+        return name in (self.name, self.display_name, self.display_name.split("(", 1)[0])
+
     def instruction_at(self, address: int) -> SassInstruction | None:
         # Instructions are 16 bytes on every architecture sassview supports (sm_75 and later).
         index = address // 16
@@ -324,7 +328,7 @@ class Program:
     def kernel(self, name: str) -> Kernel:
         """Find a kernel by mangled or demangled name (or the demangled name without arguments)."""
         for k in self.kernels:
-            if name in (k.name, k.display_name, k.display_name.split("(", 1)[0]):
+            if k.matches(name):
                 return k
         from sassview.errors import InputError
 

@@ -219,9 +219,11 @@ def run(ctx: AnalysisContext) -> Findings:
             if not any(_count(instructions, region(lp), in_span(s, keep)) for lp in placed[i]):
                 keep = set(s.statement)  # a one-line loop: its body shares the `for` line
             pick = in_span(s, keep)
-            f, loop, rest, counts = _measure(
-                placed[i], lambda lp, p=pick: _count(instructions, region(lp), p)
-            )  # type: ignore[misc]
+
+            def counts_of(lp: Loop, p: Callable[[int], int | None] = pick) -> Counts:
+                return _count(instructions, region(lp), p)
+
+            f, loop, rest, counts = _measure(placed[i], counts_of)
             tail = [k for k in _count(instructions, outer, pick) if k in counts]
             straight = bool(f and f > 1 and counts and 2 * len(tail) >= len(counts))
             mains[i], factors[i] = loop, f or 1

@@ -76,8 +76,7 @@ def inspect_spec(spec: Spec, kernel: str | None) -> list[Inspection]:
 
 
 def _named(insp: Inspection, kernel: str | None) -> bool:
-    k = insp.kernel
-    return kernel is None or kernel in (k.name, k.display_name, k.display_name.split("(")[0])
+    return kernel is None or insp.kernel.matches(kernel)
 
 
 def pair(

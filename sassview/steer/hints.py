@@ -32,7 +32,7 @@ def _cuda_option_cap(decl: Declaration, variant: Mapping[str, Any]) -> str | Non
         return "variant"
     for opt in decl.settings.get("options", ()):
         if opt.startswith(("-maxrregcount", "--maxrregcount")):
-            return opt
+            return str(opt)
     return None
 
 

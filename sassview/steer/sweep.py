@@ -31,12 +31,14 @@ def parse_value(text: str) -> Any:
     low = text.strip().lower()
     if low in ("true", "false"):
         return low == "true"
-    for kind in (int, float):
-        try:
-            return kind(text, 0) if kind is int else kind(text)  # type: ignore[call-arg]
-        except ValueError:
-            continue
-    return text.strip()
+    try:
+        return int(text, 0)
+    except ValueError:
+        pass
+    try:
+        return float(text)
+    except ValueError:
+        return text.strip()
 
 
 def parse_params(items: Sequence[str]) -> dict[str, tuple[Any, ...]]:

@@ -102,7 +102,7 @@ class KernelCache:
 
 
 def _named(k: Kernel, name: str) -> bool:
-    return name in (k.name, k.display_name, k.display_name.split("(", 1)[0])
+    return k.matches(name)
 
 
 def choose(

@@ -98,8 +98,7 @@ def load(target: Target) -> Loaded:
 
 
 def _named(insp: Inspection, name: str) -> bool:
-    k = insp.kernel
-    return name in (k.name, k.display_name, k.display_name.split("(", 1)[0])
+    return insp.kernel.matches(name)
 
 
 def _watched(path: Path, found: Iterable[Inspection]) -> tuple[Path, ...]:

@@ -111,9 +111,7 @@ def _run(
     inspections = []
     for a in artifacts:
         program = build_program(a, where=a.label)
-        if kernel and not any(
-            kernel in (k.name, k.display_name.split("(")[0]) for k in program.kernels
-        ):
+        if kernel and not any(k.matches(kernel) for k in program.kernels):
             continue
         inspections += inspect_program(program, kernel)
     return build_rows(inspections, base)

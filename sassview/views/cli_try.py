@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from sassview.errors import SassviewError
+
+if TYPE_CHECKING:
+    from sassview.inspection import Inspection
+    from sassview.steer.trials import Outcome
 
 
 @click.command(name="try")
@@ -52,7 +57,7 @@ def try_command(path: Path, archs: tuple[str, ...], kernel: str | None, as_json:
             click.echo("  changed  " + ", ".join(f"{k} {v:+d}" for k, v in o.delta.items()))
 
 
-def _run(path: Path, archs: tuple[str, ...], kernel: str | None) -> list[object]:
+def _run(path: Path, archs: tuple[str, ...], kernel: str | None) -> list[Outcome]:
     from sassview.build import build_program
     from sassview.errors import InputError
     from sassview.frontends.arch import parse_arch_list
@@ -70,12 +75,10 @@ def _run(path: Path, archs: tuple[str, ...], kernel: str | None) -> list[object]
     else:
         raise InputError(f"{path}: try reads an existing kernel.py or .cu file", "point it at one")
     jobs = plan(kernel_file, arch_names)
-    found = []
+    found: list[list[Inspection]] = []
     for artifacts in compile_all(kernel_file, jobs=jobs):
         program = build_program(artifacts, where=artifacts.label)
-        if kernel and not any(
-            kernel in (k.name, k.display_name.split("(")[0]) for k in program.kernels
-        ):
+        if kernel and not any(k.matches(kernel) for k in program.kernels):
             found.append([])
             continue
         found.append(inspect_program(program, kernel))
