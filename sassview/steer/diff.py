@@ -52,18 +52,11 @@ def inspect_spec(spec: Spec, kernel: str | None) -> list[Inspection]:
     """The Inspections of one side: a single (arch, variant) job for kernel.py / .cu."""
     from sassview.api import analyze, load
     from sassview.build import build_program
-    from sassview.frontends.discover import import_kernel_file
     from sassview.frontends.jobs import Job, compile_job
-    from sassview.steer.sweep import cuda_file_as_kernel_file
+    from sassview.steer.sweep import open_kernel_file
 
     if spec.path.suffix == ".py" or (spec.path.suffix in (".cu", ".cuh") and spec.variant):
-        if not spec.path.is_file():
-            raise InputError(f"{spec.path}: no such file", "check the path")
-        kf = (
-            import_kernel_file(spec.path)
-            if spec.path.suffix == ".py"
-            else cuda_file_as_kernel_file(spec.path, [spec.arch or "sm_90a"])
-        )
+        kf = open_kernel_file(spec.path, [spec.arch or "sm_90a"], "diff")
         out: list[Inspection] = []
         for i, decl in enumerate(kf.declarations):
             base = decl.variant_grid()[0]

@@ -78,6 +78,20 @@ def cuda_file_as_kernel_file(path: Path, archs: Sequence[str]) -> KernelFile:
     return KernelFile(path.resolve().parent / "<sweep>", "", (decl,), ())
 
 
+def open_kernel_file(path: Path, archs: Sequence[str] | None, command: str) -> KernelFile:
+    """What `sweep`, `try` and `diff` work on: a kernel.py as declared, or a .cu as if a
+    kernel.py declared it (for `archs`, default sm_90a)."""
+    from sassview.frontends.discover import import_kernel_file
+
+    if path.suffix not in (".py", ".cu", ".cuh"):
+        raise InputError(f"{path}: {command} reads a kernel.py or a .cu file", "point it at one")
+    if not path.is_file():
+        raise InputError(f"{path}: no such file", "check the path")
+    if path.suffix == ".py":
+        return import_kernel_file(path)
+    return cuda_file_as_kernel_file(path, list(archs or ["sm_90a"]))
+
+
 @dataclass(frozen=True)
 class Row:
     label: str  # the declaration and its variant

@@ -9,15 +9,12 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import click
 
 from sassview.errors import SassviewError
-
-F = TypeVar("F", bound=Callable[..., Any])
 
 
 def _fail(exc: SassviewError) -> None:

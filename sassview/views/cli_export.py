@@ -8,7 +8,6 @@ directory that cannot be written (and then nothing was written).
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import click
@@ -60,11 +59,9 @@ def export_command(
             raise SassviewError(f"{path}: no kernels to export", "check the file declares kernels")
         written = export(inspections, out_dir, fmts, root=root)
     except SassviewError as exc:
-        click.echo(f"error: {exc.message}", err=True)
-        if exc.detail:
-            click.echo(exc.detail.rstrip(), err=True)
-        if exc.hint:
-            click.echo(f"hint: {exc.hint}", err=True)
-        sys.exit(exc.exit_code)
+        from sassview.views.cli import _fail
+
+        _fail(exc)
+        return
     for p in written:
         click.echo(str(p))

@@ -86,25 +86,13 @@ def _run(
 ) -> list[Any]:
     from sassview.build import build_program
     from sassview.frontends.arch import parse_arch_list
-    from sassview.frontends.discover import import_kernel_file
     from sassview.frontends.jobs import compile_all, plan
     from sassview.inspection import inspect_program
-    from sassview.steer.sweep import build_rows, cuda_file_as_kernel_file, parse_params, with_grid
+    from sassview.steer.sweep import build_rows, open_kernel_file, parse_params, with_grid
 
     grid = parse_params(params)
     arch_names = [str(a) for a in parse_arch_list(list(archs))] if archs else None
-    if path.suffix == ".py":
-        kernel_file = with_grid(import_kernel_file(path), grid)
-    elif path.suffix in (".cu", ".cuh"):
-        if not path.is_file():
-            from sassview.errors import InputError
-
-            raise InputError(f"{path}: no such file", "check the path")
-        kernel_file = with_grid(cuda_file_as_kernel_file(path, arch_names or ["sm_90a"]), grid)
-    else:
-        from sassview.errors import InputError
-
-        raise InputError(f"{path}: sweep reads a kernel.py or a .cu file", "point it at one")
+    kernel_file = with_grid(open_kernel_file(path, arch_names, "sweep"), grid)
     jobs = plan(kernel_file, arch_names)
     artifacts = _compile_with_progress(kernel_file, jobs, compile_all)
     base = dict(p.split("=", 1) for p in baseline.split(",")) if baseline else None

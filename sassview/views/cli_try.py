@@ -59,21 +59,14 @@ def try_command(path: Path, archs: tuple[str, ...], kernel: str | None, as_json:
 
 def _run(path: Path, archs: tuple[str, ...], kernel: str | None) -> list[Outcome]:
     from sassview.build import build_program
-    from sassview.errors import InputError
     from sassview.frontends.arch import parse_arch_list
-    from sassview.frontends.discover import import_kernel_file
     from sassview.frontends.jobs import compile_all, plan
     from sassview.inspection import inspect_program
-    from sassview.steer.sweep import cuda_file_as_kernel_file
+    from sassview.steer.sweep import open_kernel_file
     from sassview.steer.trials import try_hints
 
     arch_names = [str(a) for a in parse_arch_list(list(archs))] if archs else None
-    if path.suffix == ".py":
-        kernel_file = import_kernel_file(path)
-    elif path.suffix in (".cu", ".cuh") and path.is_file():
-        kernel_file = cuda_file_as_kernel_file(path, arch_names or ["sm_90a"])
-    else:
-        raise InputError(f"{path}: try reads an existing kernel.py or .cu file", "point it at one")
+    kernel_file = open_kernel_file(path, arch_names, "try")
     jobs = plan(kernel_file, arch_names)
     found: list[list[Inspection]] = []
     for artifacts in compile_all(kernel_file, jobs=jobs):
