@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from sassview import cache
 from sassview.errors import ToolFailed
-from sassview.toolchain.locate import _executable, nvdisasm
+from sassview.toolchain.locate import nvdisasm, nvdisasm_version
 from sassview.toolchain.run import finish_tool, run_tool, start_tool
 
 log = logging.getLogger("sassview")
@@ -33,7 +33,7 @@ class Disassembly:
 
 
 def disassemble(cubin: bytes) -> Disassembly:
-    version = _executable("nvdisasm").version or "unknown"
+    version = nvdisasm_version()
     key = cache.make_key({"tool": "nvdisasm", "version": version, "cubin": cache.digest(cubin)})
     store = cache.Store("nvdisasm")
     entry = store.get(key)

@@ -98,6 +98,11 @@ def nvdisasm() -> str:
     return _require(_executable("nvdisasm"))
 
 
+def nvdisasm_version() -> str:
+    """The nvdisasm release in use ("13.5.37"), or "unknown"; part of the disassembly cache key."""
+    return _executable("nvdisasm").version or "unknown"
+
+
 def cuobjdump() -> str:
     return _require(_executable("cuobjdump"))
 
