@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 
 from sassview.binary.elf import CubinKernel, read_cubin
-from sassview.disasm import disassemble
+from sassview.disasm import start_disassembly
 from sassview.errors import ParseError
 from sassview.gcpause import without_gc
 from sassview.ir import (
@@ -46,17 +46,19 @@ def demangle(name: str) -> str:
 @without_gc  # the model is 10^5 small acyclic records (~15% faster on a 65k cubin)
 def build_program(artifacts: Artifacts, *, where: str = "<cubin>") -> Program:
     info = read_cubin(artifacts.cubin, where)
-    disassembly = disassemble(artifacts.cubin)
-    line_info = read_line_info(disassembly.text, where=f"{where} (nvdisasm)")
-    listing = parse_sass_json(
-        disassembly.json, where=f"{where} (nvdisasm -json)", line_info=line_info
-    )
     # A bare cubin still carries the PTX it came from when it was built with line info; keep it
     # in the artifacts so views can show it (its .loc lines are blanked: no PTX -> source).
     ptx_text = artifacts.ptx or info.debug_ptx
     if ptx_text and not artifacts.ptx:
         artifacts = dataclasses.replace(artifacts, ptx=ptx_text)
-    ptx = parse_ptx(ptx_text, where=f"{where} (PTX)") if ptx_text else None
+    with start_disassembly(artifacts.cubin) as pending:
+        # The PTX does not depend on the SASS: read it while nvdisasm runs.
+        ptx = parse_ptx(ptx_text, where=f"{where} (PTX)") if ptx_text else None
+        disassembly = pending.result()
+    line_info = read_line_info(disassembly.text, where=f"{where} (nvdisasm)")
+    listing = parse_sass_json(
+        disassembly.json, where=f"{where} (nvdisasm -json)", line_info=line_info
+    )
     reports = parse_ptxas_log(artifacts.compile_log)
     if info.arch and info.arch != artifacts.arch:
         artifacts = dataclasses.replace(artifacts, arch=info.arch)

@@ -33,8 +33,10 @@ from sassview.parse.ptx_lex import (
     function_header,
     instruction_fields,
     loc_fields,
+    loc_key_quick,
     number,
     pieces,
+    quick_fields,
     register_decls,
     source_locs,
     split_label,
@@ -108,6 +110,7 @@ class _Parser:
         lineno = 0
         parts = self.parts
         statement = self.statement
+        quick = self.quick_instruction
         for lineno, line in enumerate(text.split("\n"), 1):
             if self.section and not in_block and not ("{" in line or "}" in line or "/*" in line):
                 continue  # DWARF bytes: the bulk of a -lineinfo/-G file
@@ -126,7 +129,7 @@ class _Parser:
                     ):
                         self.expect_section = False
                         stmt = stmt[:-1].rstrip()
-                        if stmt:
+                        if stmt and not (stmt[0] != "." and quick(stmt, lineno)):
                             statement(stmt, lineno)
                         continue
                 for piece in pieces(code):
@@ -144,6 +147,8 @@ class _Parser:
                         parts.append(piece)
                         self.pending_line = lineno
             elif self.section or not code:
+                continue
+            elif not parts and code.lstrip().startswith(".loc") and self.quick_loc(code, lineno):
                 continue
             elif parts:
                 parts.append(code)
@@ -239,6 +244,29 @@ class _Parser:
             self.place(stmt, line)
         except LexError as exc:
             raise self.error(str(exc), line) from None
+
+    def quick_instruction(self, stmt: str, line: int) -> bool:
+        """The statement of nearly every line, `[@%p] op.mods a, b, [c+8]` inside a function,
+        read without the general path's layers; False (nothing done) for anything else."""
+        func = self.func
+        if func is None or ":" in stmt:  # labels, `shared::cta`: the general path
+            return False
+        fields = quick_fields(stmt)
+        if fields is None:
+            return False
+        func.instructions.append((line, fields, self.loc))
+        return True
+
+    def quick_loc(self, code: str, line: int) -> bool:
+        """`.loc 1 16 3` (no inline chain): the other common line; False for anything else."""
+        key = loc_key_quick(code)
+        if key is None:
+            return False
+        self.expect_section = False
+        self.file_refs.setdefault(key[0], line)
+        self.locs.append(self.chains.add(key, None, None))
+        self.loc = len(self.locs) - 1
+        return True
 
     def place(self, stmt: str, line: int) -> None:
         self.expect_section = False

@@ -330,6 +330,64 @@ def instruction_fields(stmt: str) -> InsFields:
     return opcode, tuple(mods.split(".")) if mods else (), tuple(operands), guard, negated
 
 
+# Mnemonic -> (opcode, modifiers): a file of 10^5 instructions has a few dozen mnemonics.
+_mnemonics: dict[str, tuple[str, tuple[str, ...]]] = {}
+
+
+def quick_fields(stmt: str) -> InsFields | None:
+    """`instruction_fields` for the one-line statement of nearly every PTX line, or None when
+    the statement needs the general reader (a bracket that holds commas, braces, parentheses,
+    an odd mnemonic). Same result, a third of the time: no bracket walk, mnemonics memoised.
+    """
+    guard, negated = None, False
+    if stmt[0] == "@":
+        head = stmt.split(None, 1)
+        if len(head) < 2 or len(head[0]) < 2 or head[0] == "@!":
+            return None
+        guard = head[0][1:]
+        if guard[0] == "!":
+            guard, negated = guard[1:], True
+        stmt = head[1]
+    parts = stmt.split(None, 1)
+    mnemonic = parts[0]
+    split = _mnemonics.get(mnemonic)
+    if split is None:
+        if "{" in mnemonic or "[" in mnemonic or "(" in mnemonic:
+            return None
+        opcode, _, mods = mnemonic.partition(".")
+        if not (opcode.isidentifier() and opcode.isascii()):
+            return None
+        split = (opcode, tuple(mods.split(".")) if mods else ())
+        if len(_mnemonics) < 10_000:
+            _mnemonics[mnemonic] = split
+    if len(parts) == 1:
+        return split[0], split[1], (), guard, negated
+    rest = parts[1]
+    if "{" in rest or "(" in rest or "\n" in rest:
+        return None
+    if "[" in rest:  # one address, no comma inside it: `[%rd5+8]`, not `[%rd1, {%r2}]`
+        left = rest.find("[")
+        right = rest.find("]", left)
+        if right < 0 or rest.find(",", left, right) >= 0 or rest.find("[", left + 1) >= 0:
+            return None
+    operands = [op.strip() for op in rest.split(",")]
+    if "" in operands:
+        operands = [op for op in operands if op]
+    return split[0], split[1], tuple(operands), guard, negated
+
+
+def loc_key_quick(code: str) -> LocKey | None:
+    """The key of a plain `.loc FILE LINE [COLUMN]` line, or None for any other line (one with
+    `inlined_at`, or malformed: the general reader then explains)."""
+    parts = code.split()
+    if parts[0] != ".loc" or not 3 <= len(parts) <= 4:
+        return None
+    for part in parts[1:]:
+        if not (part.isdigit() and part.isascii() and len(part) <= 20):
+            return None
+    return int(parts[1]), int(parts[2]), int(parts[3]) if len(parts) == 4 else 0
+
+
 class InlineChains:
     """Links each `.loc` of one function to the `.loc` of its call site.
 

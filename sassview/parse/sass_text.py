@@ -75,6 +75,16 @@ def _scan(text: str, where: str) -> Iterator[tuple[str, int, str, _Scan]]:
     chain: list[tuple[str, int, int]] = []
     in_function = False
     for lineno, line in enumerate(text.splitlines(), 1):
+        # nvdisasm's own shapes of the three lines that make up nearly all of a listing, tested
+        # by prefix; any other spelling (cuobjdump, older nvdisasm) takes the general path.
+        if line.startswith(_NVDISASM_PTX) and line[_NVDISASM_PTX_LEN:].isdigit():
+            state.ptx_line = int(line[_NVDISASM_PTX_LEN:])
+            continue
+        if line.startswith(_NVDISASM_FILE):
+            frame = _frame(line)
+            if frame is not None:
+                chain.append(frame)
+                continue
         head = line.lstrip()[:3]
         if head.startswith("/*"):
             if not head[2:3].isalnum():
@@ -117,6 +127,24 @@ def _scan(text: str, where: str) -> Iterator[tuple[str, int, str, _Scan]]:
         if target:
             state.arch = target.group(1)
     yield "end", 0, "", state
+
+
+_NVDISASM_PTX = f'\t//## File "{PTX_FILE}", line '
+_NVDISASM_PTX_LEN = len(_NVDISASM_PTX)
+_NVDISASM_FILE = '\t//## File "'
+
+
+def _frame(line: str) -> tuple[str, int, int] | None:
+    """`\t//## File "/a/k.cu", line 12[, column 3]` -> ("/a/k.cu", 12, 3); None for any other
+    line (the PTX file's lines, text after the numbers) so the general path decides."""
+    close = line.find('"', 12)
+    path = line[12:close]
+    if close < 0 or path.startswith(PTX_FILE) or line[close : close + 8] != '", line ':
+        return None
+    number, _, column = line[close + 8 :].partition(", column ")
+    if not (number.isdigit() and (not column or column.isdigit())):
+        return None
+    return path, int(number), int(column) if column else 0
 
 
 def _address(line: str, lineno: int, where: str) -> int:

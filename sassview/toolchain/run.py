@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import subprocess
+import tempfile
 from collections.abc import Sequence
 
 from sassview.errors import ToolFailed
@@ -34,28 +35,66 @@ def run_tool(
     return done.stdout.decode(errors="replace")
 
 
-def start_tool(command: Sequence[str]) -> subprocess.Popen[bytes]:
-    """Start a tool without waiting, so two disassemblies of one cubin can run side by side."""
-    return subprocess.Popen(
-        [str(p) for p in command], stdout=subprocess.PIPE, stderr=subprocess.PIPE
-    )
+class RunningTool:
+    """A tool started by `start_tool`. Its output goes to unnamed temporary files, not pipes,
+    so it never stalls on a full pipe while the caller does other work before `finish_tool`."""
+
+    def __init__(self, argv: list[str]) -> None:
+        self.argv = argv
+        # They outlive this call by design; close() (via finish_tool) releases them.
+        self._out = tempfile.TemporaryFile()  # noqa: SIM115
+        self._err = tempfile.TemporaryFile()  # noqa: SIM115
+        try:
+            self.proc = subprocess.Popen(argv, stdout=self._out, stderr=self._err)
+        except OSError:
+            self.close()
+            raise
+
+    def outputs(self) -> tuple[bytes, bytes]:
+        self._out.seek(0)
+        self._err.seek(0)
+        return self._out.read(), self._err.read()
+
+    def close(self) -> None:
+        """Stop the tool if it still runs and drop its output; safe to call twice."""
+        proc = getattr(self, "proc", None)
+        if proc is not None and proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        self._out.close()
+        self._err.close()
+
+
+def start_tool(command: Sequence[str], *, what: str, hint: str = "") -> RunningTool:
+    """Start a tool without waiting, so work can overlap with it (two disassemblies of one
+    cubin side by side, the PTX parsed meanwhile); `finish_tool` waits and checks it."""
+    argv = [str(p) for p in command]
+    try:
+        return RunningTool(argv)
+    except FileNotFoundError as exc:
+        raise ToolFailed(f"{what}: the tool is missing", argv, str(exc), hint) from exc
+    except OSError as exc:
+        raise ToolFailed(f"{what}: could not be started", argv, str(exc), hint) from exc
 
 
 def finish_tool(
-    proc: subprocess.Popen[bytes], *, what: str, hint: str = "", timeout: float = DEFAULT_TIMEOUT_S
+    running: RunningTool, *, what: str, hint: str = "", timeout: float = DEFAULT_TIMEOUT_S
 ) -> str:
-    """Wait for a process from start_tool; same contract as run_tool."""
-    argv = [str(a) for a in proc.args] if isinstance(proc.args, list) else [str(proc.args)]
+    """Wait for a tool from start_tool and release it; same contract as run_tool."""
     try:
-        out, err = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired as exc:
-        proc.kill()
-        proc.communicate()
-        raise ToolFailed(f"{what}: gave no answer in {timeout:.0f} s", argv, "", hint) from exc
-    if proc.returncode != 0:
+        try:
+            running.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired as exc:
+            raise ToolFailed(
+                f"{what}: gave no answer in {timeout:.0f} s", running.argv, "", hint
+            ) from exc
+        out, err = running.outputs()
+    finally:
+        running.close()
+    if running.proc.returncode != 0:
         raise ToolFailed(
-            f"{what} failed (exit {proc.returncode})",
-            argv,
+            f"{what} failed (exit {running.proc.returncode})",
+            running.argv,
             (err or out).decode(errors="replace"),
             hint,
         )
