@@ -127,3 +127,23 @@ def test_cute_example_compiles_for_each_arch_with_lines_in_the_file() -> None:
         assert insp.kernel.opcode_counts().get("FADD") == 1
         files = {i.source.outermost.file for i in insp.kernel.instructions if i.source}
         assert files == {str(EXAMPLES / "cute" / "kernel.py")}
+
+
+def test_cute_hopper_gemm_runs_on_wgmma_fed_by_tma_through_an_mbarrier_pipeline() -> None:
+    pytest.importorskip("cutlass")
+    path = EXAMPLES / "cute" / "hopper_gemm.py"
+    _, programs = sassview.load_kernel_file(path)
+    assert [p.arch for p in programs] == ["sm_90a"]
+    (insp,) = sassview.analyze(programs[0])
+    tc = insp.facts("tensor_cores")
+    assert tc["path"] == "wgmma"
+    assert {op["mnemonic"] for op in tc["ops"]} == {"HGMMA.64x128x16.F32.BF16"}
+    assert sum(op["count"] for op in tc["ops"]) == 16  # 8 per k-tile: peeled tile + loop body
+    assert tc["waits"] == 2  # wait_group(1) in the loop and (0) after it: not serialized
+    ops = insp.kernel.opcode_counts()
+    assert ops["UTMALDG"] == 4 and ops["SYNCS"] > 0
+    assert ops["F2FP"] == ops["STG"] == 64  # the epilogue: bf16x2 pairs, stored from registers
+    assert insp.facts("memory")["max_global_store_bits"] == 32
+    assert not insp.facts("spills")["spills"]
+    files = {i.source.outermost.file for i in insp.kernel.instructions if i.source}
+    assert files == {str(path)}
