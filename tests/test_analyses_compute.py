@@ -254,3 +254,88 @@ def test_paths_and_fma_moves() -> None:
     assert not tensor_cores.is_fma(_ins("HFMA2.MMA", "R5", "-RZ", "RZ", "0", "0"))
     assert tensor_cores.is_fma(_ins("HFMA2", "R5", "R4", "R3", "R2"))
     assert tensor_cores.is_fma(_ins("FFMA", "R5", "R4", "R3", "R2"))
+
+
+# ptxas' own advisories (sassview/analyses/ptxas_advice.py) on the same wgmma loop written
+# three ways; the SASS shows what ptxas says: a WARPGROUP.DEPBAR after every HGMMA.
+
+PIPELINE = "wgmma_pipeline"
+
+
+def advice(mode: str, kernel: str) -> tuple[Findings, Kernel]:
+    from sassview.analyses import ptxas_advice
+
+    prog = program(mode, PIPELINE, "sm_90a")
+    k = prog.kernel(kernel)
+    return ptxas_advice.run(AnalysisContext(prog, k, None, (), None)), k  # type: ignore[arg-type]
+
+
+def depbars(k: Kernel) -> int:
+    return sum(i.opcode == "WARPGROUP" and "DEPBAR" in i.modifiers for i in k.instructions)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_no_advisory_when_each_k_step_waits(mode: str) -> None:
+    f, k = advice(mode, "_Z15waits_each_stepPKyPfi")
+    assert f.facts == {"wgmma_serialized": False, "injected_waits": 0, "advisories": []}
+    assert not f.annotations
+    assert depbars(k) == k.opcode_counts()["HGMMA"] == 5  # one explicit wait per k-step
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_serialized_pipeline_is_a_warning_at_the_wgmma(mode: str) -> None:
+    f, k = advice(mode, "_Z16waits_after_loopPKyPfi")
+    assert f.facts["wgmma_serialized"] and f.facts["injected_waits"] == 0
+    ((code, line),) = [(a["code"], a["ptx_line"]) for a in f.facts["advisories"]]
+    assert code == "C7515"
+    (note,) = f.annotations
+    assert note.kind == "wgmma-serialized" and note.severity is Severity.WARNING
+    assert "non wgmma instructions defining accumulator registers" in note.message
+    assert "scale-d = 0" in note.hint
+    # ptxas names the line that ends the pipeline stage, the wait after the loop; that asm
+    # left no SASS of its own (the serialized pipeline already waits), so only its source.
+    assert [s.outermost.line for s in note.source] == [34]
+    assert depbars(k) == k.opcode_counts()["HGMMA"] == 29  # serialized: a wait per HGMMA
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("kernel", ["_Z16call_in_pipelinePKyPfi", "_Z15add_in_pipelinePKyPfi"])
+def test_accumulator_use_inside_the_pipeline_injects_waits(mode: str, kernel: str) -> None:
+    f, k = advice(mode, kernel)
+    assert f.facts["wgmma_serialized"] and f.facts["injected_waits"] == 5
+    serialized, injected = f.annotations
+    assert serialized.kind == "wgmma-serialized" and "C7511" in serialized.message
+    assert "registers" in serialized.hint
+    # Here ptxas names a wgmma itself: the finding rests on the SASS of that asm line, the
+    # HGMMA and/or the WARPGROUP.ARRIVE / DEPBAR ptxas put around it.
+    found = {i.opcode for i in map(k.instruction_at, serialized.addresses) if i is not None}
+    assert found and found <= {"HGMMA", "WARPGROUP"}
+    assert injected.kind == "wgmma-wait-injected" and injected.severity is Severity.NOTE
+    assert injected.message.startswith("ptxas injected 5 wgmma.wait_group (PTX lines ")
+    assert len(injected.data["ptx_lines"]) == 5 and injected.addresses
+    assert depbars(k) == k.opcode_counts()["HGMMA"] == 10
+
+
+def test_advisories_are_read_from_every_report_shape() -> None:
+    from sassview.parse.ptxas_log import PtxasAdvisory, parse_ptxas_advisories
+
+    log = (
+        "ptxas info    : (C7515) Potential Performance Loss: wgmma.mma_async instructions are "
+        "serialized due to non wgmma instructions defining accumulator registers of a wgmma "
+        "between start and end of the pipeline stage in the function 'selp_b16'\n"
+        "ptxas info    : (C7517) wgmma.wait_group is injected in around line 91 by compiler to "
+        "allow use of registers defined by GMMA in function '_Z1kv'\n"
+        "ptxas info    : (C7517) wgmma.wait_group is injected in around line 91 by compiler to "
+        "allow use of registers defined by GMMA in function '_Z1kv'\n"
+        "ptxas info    : Used 30 registers, used 0 barriers\n"
+        "not ptxas: (C1234) something else\n"
+    )
+    first, second = parse_ptxas_advisories(log)  # the repeated line once
+    assert first.code == "C7515" and first.function == "selp_b16" and first.ptx_line is None
+    assert first.text.endswith("between start and end of the pipeline stage")
+    assert second == PtxasAdvisory(
+        "C7517",
+        "wgmma.wait_group is injected by compiler to allow use of registers defined by GMMA",
+        "_Z1kv",
+        91,
+    )

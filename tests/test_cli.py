@@ -58,6 +58,23 @@ def test_check_json_is_one_document_with_schema_version() -> None:
     assert f4["opcodes"]["LDG"] == 2 and f4["instruction_count"] == sum(f4["mix"].values())
 
 
+def test_check_says_when_ptxas_serialized_the_wgmma() -> None:
+    source = Path(__file__).parent / "data" / "analyses" / "sources" / "wgmma_pipeline.cu"
+    done = sassview("check", source, "--arch", "sm_90a", "--json")
+    assert done.returncode == 0, done.stderr
+    (program,) = json.loads(done.stdout)["programs"]
+    serialized = {k["name"]: k["analysis"]["wgmma_serialized"] for k in program["kernels"]}
+    assert serialized == {
+        "_Z15waits_each_stepPKyPfi": False,
+        "_Z16waits_after_loopPKyPfi": True,
+        "_Z16call_in_pipelinePKyPfi": True,
+        "_Z15add_in_pipelinePKyPfi": True,
+    }
+    text = sassview("check", source, "--arch", "sm_90a", "--kernel", "waits_after_loop").stdout
+    assert "wgmma: 29x HGMMA.64x8x16.F32.BF16 (m64n8k16); serialized by ptxas" in text
+    assert "warning  wgmma-serialized: ptxas serializes the wgmma pipeline (PTX line 426)" in text
+
+
 def test_second_check_of_unchanged_kernel_runs_no_compiler(tmp_path: Path) -> None:
     from sassview.toolchain.locate import nvdisasm
 

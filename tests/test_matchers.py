@@ -287,6 +287,22 @@ def test_features_and_the_architecture_hint() -> None:
 
 
 @compiled
+def test_serialized_wgmma_is_a_feature_with_ptxas_words() -> None:
+    source = Path(__file__).parent / "data" / "analyses" / "sources" / "wgmma_pipeline.cu"
+
+    def pipeline(name: str) -> KernelUnderTest:
+        (insp,) = sassview.inspect(source, arch="sm_90a", kernel=name)
+        return KernelUnderTest(insp)
+
+    pipeline("waits_each_step").assert_does_not_use("serialized wgmma")
+    serialized = pipeline("waits_after_loop")
+    serialized.assert_uses("serialized_wgmma")
+    message = failure(lambda: serialized.assert_does_not_use("serialized wgmma"))
+    assert "C7515 Potential Performance Loss: wgmma.mma_async instructions are serial" in message
+    assert "scale-d = 0" in message  # the hint of the wgmma-serialized finding
+
+
+@compiled
 def test_filecheck_points_at_the_check_written_here() -> None:
     k = kernel("vecadd.cu", "add_f4")
     k.filecheck("CHECK: LDG.E.128\nCHECK-NOT: STL\nCHECK: EXIT")

@@ -20,6 +20,7 @@ REGISTRY: Mapping[str, str] = MappingProxyType(
         "tensor_cores": "sassview.analyses.tensor_cores",
         "async_copy": "sassview.analyses.async_copy",
         "spills": "sassview.analyses.spills",
+        "ptxas": "sassview.analyses.ptxas_advice",
     }
 )
 

@@ -146,10 +146,8 @@ class _Parser:
                     elif piece and not piece.isspace():
                         parts.append(piece)
                         self.pending_line = lineno
-            elif self.section or not code:
-                continue
-            elif not parts and code.lstrip().startswith(".loc") and self.quick_loc(code, lineno):
-                continue
+            elif self.section or not code or (not parts and self.quick_loc(code, lineno)):
+                continue  # inside DWARF bytes, an empty line, or a plain `.loc` now read
             elif parts:
                 parts.append(code)
             elif not code.isspace():
@@ -259,7 +257,7 @@ class _Parser:
 
     def quick_loc(self, code: str, line: int) -> bool:
         """`.loc 1 16 3` (no inline chain): the other common line; False for anything else."""
-        key = loc_key_quick(code)
+        key = loc_key_quick(code) if code.lstrip().startswith(".loc") else None
         if key is None:
             return False
         self.expect_section = False

@@ -118,6 +118,16 @@ FEATURES: dict[str, Feature] = {
             ("spill", "local-array"),
         ),
         Feature(
+            "serialized wgmma",
+            lambda i: bool(i.facts("ptxas")["wgmma_serialized"]),
+            lambda i: (
+                "; ".join(f"{a['code']} {a['text']}" for a in i.facts("ptxas")["advisories"])
+                or "no ptxas advisory"
+            ),
+            ("wgmma-serialized", "wgmma-wait-injected"),
+            ("sm_90a",),
+        ),
+        Feature(
             "shared memory",
             lambda i: i.kernel.resources.shared_user > 0,
             lambda i: f"{i.kernel.resources.shared_user} bytes of shared memory declared",

@@ -75,7 +75,8 @@ def _analysis_lines(a: dict[str, Any]) -> list[str]:
             f"{op['count']}x {op['mnemonic']}" + (f" ({op['shape']})" if op["shape"] else "")
             for op in a["tensor_core_ops"]
         )
-        rows.append(("tensor cores", f"{a['tensor_core_path']}: {ops}"))
+        serialized = "; serialized by ptxas" if a["wgmma_serialized"] else ""
+        rows.append(("tensor cores", f"{a['tensor_core_path']}: {ops}{serialized}"))
     else:
         rows.append(("tensor cores", "none"))
     rows.append(

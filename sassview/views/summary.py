@@ -79,6 +79,7 @@ def _analysis(insp: Inspection) -> dict[str, Any]:
         "max_shared_load_bits": mem["max_shared_load_bits"],
         "max_shared_store_bits": mem["max_shared_store_bits"],
         "tensor_core_path": tc["path"],
+        "wgmma_serialized": insp.facts("ptxas")["wgmma_serialized"],
         "tensor_core_ops": [
             {k: op[k] for k in ("mnemonic", "shape", "accumulator", "inputs", "count")}
             for op in tc["ops"]

@@ -61,7 +61,10 @@ def header_text(view: KernelView, status: str = "") -> Text:
     _pair(out, "peak live", str(a["register_peak"]["live"]))
     out.append("\n")
     tc = a["tensor_core_path"]
-    _pair(out, "tensor", tc, "bold magenta" if tc != "none" else "")
+    if a["wgmma_serialized"]:
+        _pair(out, "tensor", f"{tc} (serialized)", "bold red")
+    else:
+        _pair(out, "tensor", tc, "bold magenta" if tc != "none" else "")
     widest = (
         f"G ld {_bits(a['max_global_load_bits'])} st {_bits(a['max_global_store_bits'])}"
         f" · S ld {_bits(a['max_shared_load_bits'])} st {_bits(a['max_shared_store_bits'])}"

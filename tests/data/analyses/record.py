@@ -33,6 +33,10 @@ CASES: dict[str, dict[str, object]] = {
     },
     "wgmma": {"source": "tests/corpus/sources/wgmma.cu", "archs": ["sm_90a"]},
     "wgmma_shapes": {"source": "tests/data/analyses/sources/wgmma_shapes.cu", "archs": ["sm_90a"]},
+    "wgmma_pipeline": {
+        "source": "tests/data/analyses/sources/wgmma_pipeline.cu",
+        "archs": ["sm_90a"],
+    },
     "tcgen05": {"source": "tests/data/analyses/sources/tcgen05.cu", "archs": ["sm_100a"]},
     "async": {"source": "tests/data/analyses/sources/async.cu", "archs": ["sm_80", "sm_90a"]},
     "spill": {
