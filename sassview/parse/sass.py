@@ -43,7 +43,7 @@ _Template = tuple[
 _templates: dict[tuple[str, str, str], _Template] = {}
 
 
-def _template(predicate: str, mnemonic: str, operand_text: str) -> _Template:
+def instruction_template(predicate: str, mnemonic: str, operand_text: str) -> _Template:
     """Unrolled code repeats whole instructions but for their address: decode each form once."""
     key = (predicate, mnemonic, operand_text)
     found = _templates.get(key)
@@ -76,7 +76,7 @@ def build_instruction(
     marks: tuple[str, ...] = (),
     control_flow: bool | None = None,
 ) -> SassInstruction:
-    opcode, modifiers, operands, guard, negated, target, flow = _template(
+    opcode, modifiers, operands, guard, negated, target, flow = instruction_template(
         predicate, mnemonic, operand_text
     )
     return SassInstruction(

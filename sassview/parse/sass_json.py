@@ -14,12 +14,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from sassview.errors import ParseError
-from sassview.ir import SourceLoc
+from sassview.ir import SassInstruction, SourceLoc
 from sassview.parse.sass import (
     INSTRUCTION_BYTES,
     SassFunction,
     SassListing,
-    build_instruction,
+    instruction_template,
     resolve_label_targets,
 )
 from sassview.parse.sass_text import LineInfo
@@ -156,22 +156,33 @@ def _function(
     )
     text_sources = info.sources if info else {}
     text_ptx = info.ptx_lines if info else {}
-    instructions = []
+    instructions: list[SassInstruction] = []
     locs: dict[tuple[int, int], SourceLoc] = {}
     loc: SourceLoc | None = None
     chain_of = text_sources.get
     ptx_of = text_ptx.get
+    new = tuple.__new__  # SassInstruction's own __new__ is a Python frame: 10^5 of them add up
     address = start - INSTRUCTION_BYTES
     for i, ins in enumerate(raw):
         address += INSTRUCTION_BYTES
         try:
             opcode = ins["opcode"]
             get = ins.get
+            size = len(ins)
         except (TypeError, KeyError, IndexError):
             opcode = None
         if type(opcode) is not str:
             raise ParseError(f"function {name}: instruction #{i} has no opcode", where=where)
-        line = get("source-line")
+        operands = get("operands", "")
+        if type(operands) is not str:
+            raise ParseError(
+                f"function {name}: instruction #{i}: operands are not text", where=where
+            )
+        predicate, flow = "", False  # no other-attributes: not control flow, as the JSON says
+        marks: tuple[str, ...] = ()
+        # Most entries are {opcode, operands} or those and a source line: ask for the rarer
+        # keys only when there are more.
+        line = get("source-line") if size > 2 else None
         if line is not None:
             file_id = get("source-file-id")
             loc = locs.get((file_id, line))
@@ -182,16 +193,15 @@ def _function(
                         where=where,
                     )
                 loc = locs[(file_id, line)] = SourceLoc(files[file_id], line)
-        operands = get("operands", "")
-        if type(operands) is not str:
-            raise ParseError(
-                f"function {name}: instruction #{i}: operands are not text", where=where
-            )
+        if size > (4 if line is not None else 2) or "operands" not in ins:
+            predicate = get("predicate", "")
+            attrs = get("other-attributes")
+            notes = get("annotations")
+            if notes:
+                marks = tuple(str(a.get("info", "")) for a in notes if isinstance(a, dict))
+            flow = attrs.get("control-flow") == "True" if isinstance(attrs, dict) else False
         if opcode[:6] == "LDGSTS" and operands[:5] == "desc[" and operands[-1:] == "]":
             operands = _ldgsts_in_order(operands)
-        attrs = get("other-attributes")
-        notes = get("annotations")
-        marks = tuple(str(a.get("info", "")) for a in notes if isinstance(a, dict)) if notes else ()
         source = loc
         chain = chain_of(address)
         # The text's chain is richer (inline frames); take it when it names the same line as the
@@ -199,22 +209,30 @@ def _function(
         if chain is not None and (loc is None or (chain[1] == loc[1] and chain[0] == loc[0])):
             source = chain
         try:
-            instructions.append(
-                build_instruction(
-                    address,
-                    get("predicate", ""),
-                    opcode,
-                    operands,
-                    source=source,
-                    ptx_line=ptx_of(address),
-                    marks=marks,
-                    control_flow=attrs.get("control-flow") == "True"
-                    if isinstance(attrs, dict)
-                    else False,
-                )
+            op, mods, ops, guard, negated, target, _ = instruction_template(
+                predicate, opcode, operands
             )
         except (ValueError, IndexError, AttributeError, TypeError) as exc:
             raise ParseError(f"function {name}: instruction #{i}: {exc}", where=where) from None
+        instructions.append(
+            new(
+                SassInstruction,
+                (
+                    address,
+                    op,
+                    mods,
+                    ops,
+                    guard,
+                    negated,
+                    source,
+                    ptx_of(address),
+                    marks,
+                    flow,
+                    target,
+                    (),
+                ),
+            )
+        )
     return SassFunction(name, tuple(instructions))
 
 

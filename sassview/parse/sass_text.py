@@ -13,8 +13,8 @@ a run of consecutive `//## File` lines is one inline chain, innermost first.
 
 from __future__ import annotations
 
+import contextlib
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from sassview.errors import ParseError
@@ -57,28 +57,44 @@ class LineInfo:
         return tuple(self.labels[n] for n in names if n in self.labels)
 
 
-@dataclass(slots=True)
-class _Scan:
-    """What the scanner knows at an instruction line."""
+# An instruction line as the scanner leaves it: line number, the line, and the source chain and
+# PTX line in force there.
+_Row = tuple[int, str, "SourceLoc | None", "int | None"]
 
-    function: str = ""
+
+@dataclass(slots=True)
+class _FunctionScan:
+    """One function's lines: its instruction rows, and each label with the row it names."""
+
+    name: str
+    rows: list[_Row] = field(default_factory=list)
+    labels: list[tuple[str, int]] = field(default_factory=list)  # (label, index in rows)
+
+
+def _scan(text: str, where: str) -> tuple[list[_FunctionScan], str]:
+    """The functions of a listing with their instruction rows, and the `.target` arch.
+
+    One pass and no per-line objects: both readers walk the rows afterwards, so this loop is
+    the only one that sees the 10^5 annotation lines of a large listing.
+    """
+    functions: list[_FunctionScan] = []
+    rows: list[_Row] = []
+    labels: list[tuple[str, int]] = []
+    chain: list[tuple[str, int, int]] = []
     loc: SourceLoc | None = None
     ptx_line: int | None = None
-    arch: str = ""
-
-
-def _scan(text: str, where: str) -> Iterator[tuple[str, int, str, _Scan]]:
-    """Yield ("function", ...) at each function start and ("instr", lineno, line, state) per
-    instruction, with the state's loc / ptx_line current for that instruction; label lines
-    yield ("label", lineno, name, state)."""
-    state = _Scan()
-    chain: list[tuple[str, int, int]] = []
-    in_function = False
+    arch = ""
     for lineno, line in enumerate(text.splitlines(), 1):
         # nvdisasm's own shapes of the three lines that make up nearly all of a listing, tested
         # by prefix; any other spelling (cuobjdump, older nvdisasm) takes the general path.
+        if line.startswith(_NVDISASM_INSTRUCTION) and line[10:11].isalnum() and functions:
+            if chain:
+                loc = _chain_loc(chain)
+                chain = []
+            rows.append((lineno, line, loc, ptx_line))
+            continue
         if line.startswith(_NVDISASM_PTX) and line[_NVDISASM_PTX_LEN:].isdigit():
-            state.ptx_line = int(line[_NVDISASM_PTX_LEN:])
+            ptx_line = int(line[_NVDISASM_PTX_LEN:])
             continue
         if line.startswith(_NVDISASM_FILE):
             frame = _frame(line)
@@ -89,17 +105,17 @@ def _scan(text: str, where: str) -> Iterator[tuple[str, int, str, _Scan]]:
         if head.startswith("/*"):
             if not head[2:3].isalnum():
                 continue  # cuobjdump's encoding-only line: /* 0x000fe20000000f00 */
-            if not in_function:
+            if not functions:
                 raise ParseError("an instruction before any function", where=f"{where}:{lineno}")
             if chain:
-                state.loc = _chain_loc(chain)
+                loc = _chain_loc(chain)
                 chain = []
-            yield "instr", lineno, line, state
+            rows.append((lineno, line, loc, ptx_line))
             continue
         if head.startswith("//#"):
             if _PTX_MARK in line:  # the -gp line: half of all annotation lines, so no regex
                 try:
-                    state.ptx_line = int(line.rsplit(" ", 1)[1])
+                    ptx_line = int(line.rsplit(" ", 1)[1])
                     continue
                 except (IndexError, ValueError):
                     pass
@@ -107,31 +123,32 @@ def _scan(text: str, where: str) -> Iterator[tuple[str, int, str, _Scan]]:
             if match:
                 path, num = match.group(1), int(match.group(2))
                 if path.startswith(PTX_FILE):
-                    state.ptx_line = num
+                    ptx_line = num
                 else:
                     chain.append((path, num, int(match.group(3) or 0)))
             continue
         section = _SECTION.match(line) or _CUOBJDUMP_FUNC.match(line)
         if section:
-            state = _Scan(function=section.group(1), arch=state.arch)
-            chain, in_function = [], True
-            yield "function", lineno, section.group(1), state
+            functions.append(_FunctionScan(section.group(1)))
+            rows, labels = functions[-1].rows, functions[-1].labels
+            chain, loc, ptx_line = [], None, None
             continue
         stripped = line.strip()
-        if in_function and stripped.endswith(":"):
+        if functions and stripped.endswith(":"):
             label = _LABEL.match(stripped)
             if label:
-                yield "label", lineno, label.group(1), state
+                labels.append((label.group(1), len(rows)))
                 continue
         target = _TARGET.match(line)
         if target:
-            state.arch = target.group(1)
-    yield "end", 0, "", state
+            arch = target.group(1)
+    return functions, arch
 
 
 _NVDISASM_PTX = f'\t//## File "{PTX_FILE}", line '
 _NVDISASM_PTX_LEN = len(_NVDISASM_PTX)
 _NVDISASM_FILE = '\t//## File "'
+_NVDISASM_INSTRUCTION = "        /*"
 
 
 def _frame(line: str) -> tuple[str, int, int] | None:
@@ -148,6 +165,11 @@ def _frame(line: str) -> tuple[str, int, int] | None:
 
 
 def _address(line: str, lineno: int, where: str) -> int:
+    if line.startswith("        /*"):  # nvdisasm's indent: read the digits without a regex
+        digits = line[10 : line.find("*/", 10)]
+        if len(digits) >= 4 and digits.isalnum() and digits.isascii() and "x" not in digits:
+            with contextlib.suppress(ValueError):
+                return int(digits, 16)
     match = _ADDRESS.match(line)
     if not match:
         raise ParseError("an instruction line without its /*address*/", where=f"{where}:{lineno}")
@@ -156,26 +178,22 @@ def _address(line: str, lineno: int, where: str) -> int:
 
 def read_line_info(text: str, where: str = "<nvdisasm text>") -> dict[str, LineInfo]:
     """Function name -> its LineInfo, without parsing the instructions themselves."""
+    functions, _ = _scan(text, where)
     out: dict[str, LineInfo] = {}
-    info = LineInfo()
-    pending: list[str] = []
-    for kind, lineno, payload, state in _scan(text, where):
-        if kind == "function":
-            info = out[payload] = LineInfo()
-            pending = []
-        elif kind == "label":
-            pending.append(payload)
-        elif kind == "instr":
-            address = _address(payload, lineno, where)
-            for label in pending:
-                info.labels[label] = address
-            pending = []
-            if state.loc is not None:
-                info.sources[address] = state.loc
-            if state.ptx_line is not None:
-                info.ptx_lines[address] = state.ptx_line
-            if _JUMP_TABLE in payload:
-                info.jump_tables[address] = _jump_table(payload)
+    for func in functions:
+        info = out[func.name] = LineInfo()
+        addresses = [_address(line, lineno, where) for lineno, line, _, _ in func.rows]
+        sources, ptx_lines = info.sources, info.ptx_lines
+        for address, (_, line, loc, ptx_line) in zip(addresses, func.rows, strict=True):
+            if loc is not None:
+                sources[address] = loc
+            if ptx_line is not None:
+                ptx_lines[address] = ptx_line
+            if _JUMP_TABLE in line:
+                info.jump_tables[address] = _jump_table(line)
+        for label, index in func.labels:
+            if index < len(addresses):  # a label after the last instruction names nothing
+                info.labels[label] = addresses[index]
     return out
 
 
@@ -191,39 +209,26 @@ def _jump_table(line: str) -> tuple[str, ...]:
 
 
 def parse_sass_text(text: str, where: str = "<nvdisasm text>") -> SassListing:
-    functions: list[SassFunction] = []
-    rows: list[tuple[int, str, str, str, SourceLoc | None, int | None, tuple[str, ...]]] = []
-    labels: dict[str, int] = {}
-    pending: list[str] = []
-    name: str | None = None
-    arch = ""
-    for kind, lineno, payload, state in _scan(text, where):
-        arch = state.arch or arch
-        if kind in ("function", "end"):
-            if name is not None:
-                functions.append(_make_function(name, rows, labels, where))
-            name, rows, labels, pending = payload, [], {}, []
-        elif kind == "label":
-            pending.append(payload)
-        elif kind == "instr":
-            match = _INSTR.match(payload)
+    functions, arch = _scan(text, where)
+    out = []
+    for func in functions:
+        rows: list[tuple[int, str, str, str, SourceLoc | None, int | None, tuple[str, ...]]] = []
+        for lineno, line, loc, ptx_line in func.rows:
+            match = _INSTR.match(line)
             if not match:
                 raise ParseError(
-                    f"cannot read this instruction: {payload.strip()!r}", where=f"{where}:{lineno}"
+                    f"cannot read this instruction: {line.strip()!r}", where=f"{where}:{lineno}"
                 )
-            address = int(match.group(1), 16)
-            for label in pending:
-                labels[label] = address
-            pending = []
             body = _BARE_LABEL_REF.sub(", ", match.group(4))
             marks = tuple(_MARK.findall(body))
             if marks:
                 body = _MARK.sub("", body).strip()
             predicate = (match.group(2) or "").strip()
-            rows.append(
-                (address, predicate, match.group(3), body, state.loc, state.ptx_line, marks)
-            )
-    return SassListing(tuple(functions), arch)
+            address = int(match.group(1), 16)
+            rows.append((address, predicate, match.group(3), body, loc, ptx_line, marks))
+        labels = {label: rows[i][0] for label, i in func.labels if i < len(rows)}
+        out.append(_make_function(func.name, rows, labels, where))
+    return SassListing(tuple(out), arch)
 
 
 _chains: dict[tuple[tuple[str, int, int], ...], SourceLoc | None] = {}
