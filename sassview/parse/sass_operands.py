@@ -31,10 +31,24 @@ _cache: dict[str, Operand] = {}
 _CACHE_LIMIT = 200_000
 
 
+# One whole operand with brackets, as nearly every memory and constant operand is written:
+# [R2.64+0x10], desc[UR4][R2.64+0x10], c[0x0][0x210], gdesc[UR4].tnspB. No comma can hide in it
+# and no bracket in it starts another operand (see split_operands).
+_ONE_BRACKETED = re.compile(
+    r"(?:(?:[-!|]*[a-z]+)?\[[^\[\],]*\]|[-!|]*[a-z]+\[[^\[\],]*\]\[[^\[\],]*\])[^\[\],]*"
+)
+
+
 def split_operands(text: str) -> list[str]:
     """Split at commas outside brackets: 'R1, c[0x0][0x28]' -> ['R1', 'c[0x0][0x28]']."""
-    if "[" not in text and "(" not in text and "{" not in text:
-        return [p.strip() for p in text.split(",") if p.strip()]
+    if "(" not in text and "{" not in text:
+        parts = [p.strip() for p in text.split(",")]
+        if "[" not in text or (
+            ")" not in text
+            and "}" not in text
+            and all(_ONE_BRACKETED.fullmatch(p) or not ("[" in p or "]" in p) for p in parts)
+        ):
+            return [p for p in parts if p]
     parts: list[str] = []
     depth = 0
     start = 0
@@ -82,11 +96,14 @@ def _int(token: str) -> int | None:
     return int(token, 0) if _INT.match(token) else None
 
 
+_TERMS = re.compile(r"(?=[+-])")
+
+
 def _address_parts(inner: str) -> tuple[tuple[Register, ...], int | None]:
     """'R2.64+UR4+0x10' -> (R2 (2 regs), UR4), 0x10."""
     regs: list[Register] = []
     offset: int | None = None
-    for raw in re.split(r"(?=[+-])", inner.replace(" ", "")):
+    for raw in _TERMS.split(inner.replace(" ", "")):
         term = raw.lstrip("+")
         if not term:
             continue
@@ -121,15 +138,16 @@ def _parse_operand(text: str) -> Operand:
     if len(body) > 2 and body[0] == "|" and body[-1] == "|":
         absolute, body = True, body[1:-1]
 
-    reg = _register(body)
+    bracketed = "[" in body  # no register or number has a bracket: skip those regexes
+    reg = None if bracketed else _register(body)
     if reg is not None:
         return Operand(text, OperandKind.REGISTER, (reg,), negated, absolute, reuse)
-    value = _int(body)
+    value = None if bracketed else _int(body)
     if value is not None:
         return Operand(
             text, OperandKind.IMMEDIATE, negated=False, value=-value if negated else value
         )
-    if _FLOAT.match(body):
+    if not bracketed and _FLOAT.match(body):
         try:
             fvalue = float(body.replace("QNAN", "nan").replace("INF", "inf"))
         except ValueError:
