@@ -42,13 +42,13 @@ _ONE_BRACKETED = re.compile(
 def split_operands(text: str) -> list[str]:
     """Split at commas outside brackets: 'R1, c[0x0][0x28]' -> ['R1', 'c[0x0][0x28]']."""
     if "(" not in text and "{" not in text:
-        parts = [p.strip() for p in text.split(",")]
+        pieces = [p.strip() for p in text.split(",")]
         if "[" not in text or (
             ")" not in text
             and "}" not in text
-            and all(_ONE_BRACKETED.fullmatch(p) or not ("[" in p or "]" in p) for p in parts)
+            and all(_ONE_BRACKETED.fullmatch(p) or not ("[" in p or "]" in p) for p in pieces)
         ):
-            return [p for p in parts if p]
+            return [p for p in pieces if p]
     parts: list[str] = []
     depth = 0
     start = 0
