@@ -5,8 +5,11 @@
 For generated cubins of about the given SASS instruction counts (see bench_parse.py), prints,
 best of --repeat: nvdisasm's wall time (the two runs sassview makes, in parallel), the time of
 `inspect_program` over the already-built model, their ratio (goal: <= 0.25 at 65k), the part
-taken by liveness, and time per instruction (flat means linear). The last line is the growth
-from the smallest to the largest size.
+taken by liveness, and time per instruction (flat means linear). The growth line compares the
+smallest and the largest size. A second table splits the analysis time by stage (the steps of
+`inspect_kernel`: CFG, loops, liveness, then each registered analysis), each best of --repeat.
+A stage's result is dropped at once, so a column adds up to less than `analyses s`, which keeps
+every kernel's results (and frees the previous run's inside its timing).
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -41,6 +45,7 @@ def main() -> None:
 
     tool = nvdisasm()
     rows = []
+    per_stage: list[dict[str, float]] = []
     for target in (int(s) for s in args.sizes.split(",")):
         art = compile_cuda(source(int(target / INSTRUCTIONS_PER_STEP)), arch="sm_90a")
         program = build_program(art)
@@ -67,6 +72,7 @@ def main() -> None:
 
         live_s = best(liveness_only, args.repeat)
         rows.append((count, disasm_s, analyses_s, live_s))
+        per_stage.append(stage_times(program, args.repeat))
 
     heads = ("instructions", "nvdisasm s", "analyses s", "ratio", "liveness s", "us/instr")
     print(" ".join(f"{h:>{w}}" for h, w in zip(heads, (12, 10, 10, 6, 10, 9), strict=True)))
@@ -78,6 +84,53 @@ def main() -> None:
     if len(rows) > 1:
         (c0, _, a0, _), (c1, _, a1, _) = rows[0], rows[-1]
         print(f"growth: {c1 / c0:.1f}x the instructions cost {a1 / a0:.1f}x the analysis time")
+    print()
+    print(f"{'stage s':>12}" + "".join(f" {count:>9}" for count, *_ in rows))
+    for name in per_stage[0]:
+        print(f"{name:>12}" + "".join(f" {times[name]:>9.3f}" for times in per_stage))
+
+
+def stage_times(program, repeat: int) -> dict[str, float]:  # type: ignore[no-untyped-def]
+    """Seconds per step of inspect_kernel over every kernel, each the best of `repeat` runs."""
+    import importlib
+
+    from sassview.analyses import REGISTRY
+    from sassview.analyses.base import AnalysisContext
+    from sassview.gcpause import without_gc
+    from sassview.graph.cfg import build_cfg
+    from sassview.graph.dataflow import compute_liveness, register_columns
+    from sassview.graph.loops import find_loops
+
+    columns = register_columns((k.instructions, k.resources.registers) for k in program.kernels)
+    modules = {name: importlib.import_module(m) for name, m in REGISTRY.items()}
+
+    @without_gc  # as inspect_kernel runs them
+    def kernel(k, times: dict[str, float]) -> None:  # type: ignore[no-untyped-def]
+        start = time.perf_counter()
+        cfg = build_cfg(k.instructions)
+        times["cfg"] += time.perf_counter() - start
+        start = time.perf_counter()
+        loops = find_loops(cfg, k.instructions)
+        times["loops"] += time.perf_counter() - start
+        start = time.perf_counter()
+        live = compute_liveness(
+            k.instructions, cfg, registers=k.resources.registers, columns=columns
+        )
+        times["liveness"] += time.perf_counter() - start
+        ctx = AnalysisContext(program, k, cfg, loops, live)
+        for name, module in modules.items():
+            start = time.perf_counter()
+            module.run(ctx)
+            times[name] += time.perf_counter() - start
+
+    found: dict[str, float] = {}
+    for _ in range(repeat):
+        times = dict.fromkeys(["cfg", "loops", "liveness", *modules], 0.0)
+        for k in program.kernels:
+            kernel(k, times)
+        for name, t in times.items():
+            found[name] = min(found.get(name, t), t)
+    return found
 
 
 if __name__ == "__main__":

@@ -37,11 +37,17 @@ from sassview.ir import OperandKind, SassInstruction
 
 _TMA = {"UTMALDG": "loads", "UTMASTG": "stores", "UTMAREDG": "reductions", "UTMAPF": "prefetches"}
 _BAR_KIND = {"SYNC": "sync", "ARV": "arrive", "RED": "reduce", "SYNCALL": "sync"}
+# Every opcode `run` looks at (the branches of its loop, and _mbarrier_kind's SYNCS / ATOMS).
+_WATCHED = frozenset(
+    {"LDGSTS", "LDGDEPBAR", "DEPBAR", *_TMA, "UBLKCP", "UBLKRED", "UBLKPF", "UTMACMDFLUSH",
+     "BAR", "UCGABAR_ARV", "UCGABAR_WAIT", "WARPSYNC", "NANOSLEEP", "LDSM", "STSM", "ARRIVES",
+     "SYNCS", "ATOMS"}
+)  # fmt: skip
 
 
 def run(ctx: AnalysisContext) -> Findings:
     kernel = ctx.kernel
-    table = ptx_lines(kernel)
+    table = ctx.shared(ptx_lines)
     cp: list[SassInstruction] = []
     commits: list[SassInstruction] = []
     depbars: list[SassInstruction] = []
@@ -57,8 +63,8 @@ def run(ctx: AnalysisContext) -> Findings:
     counts = {"warp_syncs": 0, "nanosleeps": 0, "ldmatrix": 0, "stmatrix": 0, "cp_async_arrives": 0}
     for ins in kernel.instructions:
         op = ins.opcode
-        if never_executes(ins):
-            continue
+        if op not in _WATCHED or never_executes(ins):
+            continue  # most of a kernel: skipped with one set lookup
         if op == "LDGSTS":
             cp.append(ins)
         elif op == "LDGDEPBAR":

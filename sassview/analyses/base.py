@@ -4,16 +4,17 @@ An analysis is one function `run(ctx) -> Findings`, in one file, registered once
 `sassview/analyses/__init__.py`. It reads the kernel's instructions and graph through `ctx`, and
 returns facts (plain, JSON-able values for reports and the pytest plugin) and annotations (each
 finding, pointing at addresses, blocks or loops, with a message and a hint naming the knob).
+An index of the kernel that several analyses build alike is made once, by `ctx.shared`.
 Analyses never import a view, and never print.
 """
 
 from __future__ import annotations
 
 import enum
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from sassview.ir import SourceLoc
 
@@ -22,6 +23,8 @@ if TYPE_CHECKING:
     from sassview.graph.dataflow import Liveness
     from sassview.graph.loops import Loop
     from sassview.ir import Kernel, Program
+
+_T = TypeVar("_T")
 
 
 class Severity(enum.IntEnum):
@@ -60,3 +63,20 @@ class AnalysisContext:
     cfg: ControlFlowGraph
     loops: tuple[Loop, ...]
     liveness: Liveness
+    # What `shared` computed so far, by the function that computes it.
+    _shared: dict[Callable[[Kernel], Any], Any] = field(
+        default_factory=dict, repr=False, compare=False
+    )
+
+    def shared(self, compute: Callable[[Kernel], _T]) -> _T:
+        """`compute(kernel)`, computed once per context: for the per-kernel indexes several
+        analyses read alike (the PTX line table, the JSON keys of source lines), which on a
+        65k-instruction kernel cost as much to rebuild as an analysis. `compute` must depend on
+        the kernel alone."""
+        found = self._shared.get(compute, _MISSING)
+        if found is _MISSING:
+            found = self._shared[compute] = compute(self.kernel)
+        return cast(_T, found)
+
+
+_MISSING = object()

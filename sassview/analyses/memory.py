@@ -87,12 +87,15 @@ def never_executes(ins: SassInstruction) -> bool:
 
 def access_bits(ins: SassInstruction) -> int | str:
     """Width in bits of one access by one thread, from the modifiers (32 when none says)."""
-    if ins.opcode in BULK_OPCODES:
+    return _bits(ins.opcode, ins.modifiers)
+
+
+def _bits(opcode: str, mods: tuple[str, ...]) -> int | str:
+    if opcode in BULK_OPCODES:
         return BULK
-    mods = ins.modifiers
     if not mods:
         return 32
-    if ins.opcode in _MATRIX:
+    if opcode in _MATRIX:
         # LDSM.16.M88.4 / LDSM.16.MT88.2 / LDSM.16.M88: a trailing count of 8x8 matrices.
         count = next((int(m) for m in reversed(mods) if m in ("1", "2", "4")), 1)
         return 32 * count
@@ -130,17 +133,25 @@ def ptx_for(
 
 def classify(ins: SassInstruction, ptx: PtxInstruction | None = None) -> MemoryAccess | None:
     """The access one instruction makes, or None when it touches no memory (or never runs)."""
-    kind = _KIND.get(ins.opcode)
-    if kind is None or never_executes(ins):
+    if ins.opcode not in _KIND or never_executes(ins):
         return None
-    space, direction = kind
-    if ins.opcode in ("UBLKCP", "UBLKRED"):
+    space, direction, bits = _form(ins.opcode, ins.modifiers, ptx)
+    return MemoryAccess(ins, space, direction, bits, _address_operand(ins, space))
+
+
+def _form(
+    opcode: str, modifiers: tuple[str, ...], ptx: PtxInstruction | None
+) -> tuple[str, str, int | str]:
+    """(space, direction, bits) of a memory opcode with these modifiers (and, for a generic
+    access, the PTX instruction it came from)."""
+    space, direction = _KIND[opcode]
+    if opcode in ("UBLKCP", "UBLKRED"):
         # UBLKCP.S.G: to shared from global (a load); UBLKCP.G.S: to global from shared.
-        letters = [_SPACE_LETTER[m] for m in ins.modifiers if m in _SPACE_LETTER]
+        letters = [_SPACE_LETTER[m] for m in modifiers if m in _SPACE_LETTER]
         if len(letters) >= 2:
             dst, src = letters[0], letters[1]
             if dst == "global":
-                space, direction = "global", "store" if ins.opcode == "UBLKCP" else "atomic"
+                space, direction = "global", "store" if opcode == "UBLKCP" else "atomic"
             elif src == "global":
                 space = "global"
             else:
@@ -148,31 +159,42 @@ def classify(ins: SassInstruction, ptx: PtxInstruction | None = None) -> MemoryA
     if space == "generic" and ptx is not None and ptx.opcode in ("ld", "st", "atom", "red"):
         space = next((s for s in _PTX_SPACES if s in ptx.modifiers), space)
         space = "constant" if space == "const" else space
+    return space, direction, _bits(opcode, modifiers)
+
+
+def _address_operand(ins: SassInstruction, space: str) -> Operand | None:
     want = OperandKind.CONSTANT if space == "constant" else OperandKind.MEMORY
-    operand = None
     for op in ins.operands:
         if op.kind is want:
-            operand = op
-            break
-    return MemoryAccess(ins, space, direction, access_bits(ins), operand)
+            return op
+    return None
 
 
 def accesses(
     kernel: Kernel, ptx_table: Mapping[int, PtxInstruction] | None = None
 ) -> list[MemoryAccess]:
-    """Every memory access of a kernel, in address order."""
+    """Every memory access of a kernel, in address order (what `classify` says of each)."""
     table = ptx_lines(kernel) if ptx_table is None else ptx_table
     to_ptx = kernel.correspondence.sass_ptx
+    # (opcode, modifiers) -> _form: only generic accesses depend on more, their PTX. A kernel
+    # has thousands of memory instructions and a handful of forms.
+    forms: dict[tuple[str, tuple[str, ...]], tuple[str, str, int | str]] = {}
     out = []
     for ins in kernel.instructions:
-        if ins.opcode in _KIND:
-            ptx = None
-            if ins.opcode in _GENERIC:  # only generic accesses need their PTX to classify
-                line = to_ptx.get(ins.address)
-                ptx = table.get(line) if line is not None else None
-            acc = classify(ins, ptx)
-            if acc is not None:
-                out.append(acc)
+        op = ins.opcode
+        if op not in _KIND or (ins.guard is not None and never_executes(ins)):
+            continue
+        if op in _GENERIC:
+            line = to_ptx.get(ins.address)
+            form = _form(op, ins.modifiers, table.get(line) if line is not None else None)
+        else:
+            key = (op, ins.modifiers)
+            found = forms.get(key)
+            if found is None:
+                found = forms[key] = _form(op, ins.modifiers, None)
+            form = found
+        space, direction, bits = form
+        out.append(MemoryAccess(ins, space, direction, bits, _address_operand(ins, space)))
     return out
 
 
@@ -192,12 +214,12 @@ def user_loc(ins: SassInstruction) -> SourceLoc | None:
 class LineKeys:
     """JSON keys for source lines: "34" for the kernel's main file, "file:34" for any other.
 
-    The main file is the one most instructions' outermost frames point at.
+    The main file is the one most instructions' outermost frames point at; `files` counts them.
     """
 
     def __init__(self, instructions: Iterable[SassInstruction]) -> None:
-        files = Counter(loc.file for loc in map(user_loc, instructions) if loc is not None)
-        self.main = files.most_common(1)[0][0] if files else ""
+        self.files = Counter(loc.file for loc in map(user_loc, instructions) if loc is not None)
+        self.main = self.files.most_common(1)[0][0] if self.files else ""
         self._keys: dict[tuple[str, int], str] = {}
 
     def key(self, loc: SourceLoc | None) -> str | None:
@@ -215,13 +237,25 @@ class LineKeys:
         return self.key(user_loc(ins))
 
 
+def line_keys(kernel: Kernel) -> LineKeys:
+    """The LineKeys of a kernel (for `AnalysisContext.shared`: several analyses read them)."""
+    return LineKeys(kernel.instructions)
+
+
 def distinct_locs(instructions: Iterable[SassInstruction]) -> tuple[SourceLoc, ...]:
     """The distinct user lines (outermost frames) of some instructions, in line order."""
     seen: dict[tuple[str, int], SourceLoc] = {}
+    last = None
     for ins in instructions:
-        loc = user_loc(ins)
-        if loc is not None:
-            seen.setdefault((loc.file, loc.line), loc)
+        loc = ins.source
+        # The parsers share one SourceLoc per location, so neighbours often repeat the one
+        # just recorded.
+        if loc is last or loc is None:
+            continue
+        last = loc
+        while loc.inlined_at is not None:  # user_loc, inlined: this runs per instruction
+            loc = loc.inlined_at
+        seen.setdefault((loc.file, loc.line), loc)
     return tuple(seen[k] for k in sorted(seen))
 
 

@@ -25,21 +25,21 @@ How it can be wrong:
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterable
-from typing import Any
+import functools
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, TypeVar
 
 from sassview.analyses.base import AnalysisContext, Annotation, Findings, Severity
 from sassview.analyses.memory import (
-    LineKeys,
     MemoryAccess,
     accesses,
     base_text,
     distinct_locs,
-    ptx_for,
+    line_keys,
     ptx_lines,
     user_loc,
 )
-from sassview.ir import OperandKind, SassInstruction
+from sassview.ir import Kernel, OperandKind, PtxInstruction, SassInstruction
 
 MERGE_SPACES = frozenset({"global", "generic", "shared"})
 NARROW_BELOW = 128
@@ -65,86 +65,149 @@ NARROW_HINT = (
 
 def run(ctx: AnalysisContext) -> Findings:
     kernel = ctx.kernel
-    table = ptx_lines(kernel)
+    table = ctx.shared(ptx_lines)
     found = accesses(kernel, table)
-    keys = LineKeys(kernel.instructions)
+    keys = ctx.shared(line_keys)
+    lines = [keys.of(a.instruction) for a in found]  # each access' source line key, or None
+    widest = _widest(found)
     facts: dict[str, Any] = {
-        "max_global_load_bits": _max_bits(found, "global", "load"),
-        "max_global_store_bits": _max_bits(found, "global", "store"),
-        "max_shared_load_bits": _max_bits(found, "shared", "load"),
-        "max_shared_store_bits": _max_bits(found, "shared", "store"),
-        "accesses": [_access_fact(kernel, table, a) for a in found],
-        "by_line": _by_line(found, keys),
+        "max_global_load_bits": widest.get(("global", "load")),
+        "max_global_store_bits": widest.get(("global", "store")),
+        "max_shared_load_bits": widest.get(("shared", "load")),
+        "max_shared_store_bits": widest.get(("shared", "store")),
+        "accesses": _access_facts(kernel, table, found),
+        "by_line": _by_line(found, lines),
     }
-    annotations = [*_narrow_lines(found, keys), *_merge_candidates(kernel.instructions, found)]
+    annotations = [*_narrow_lines(found, lines), *_merge_candidates(kernel.instructions, found)]
     return Findings(facts=facts, annotations=tuple(annotations))
 
 
-def _max_bits(found: Iterable[MemoryAccess], space: str, direction: str) -> int | None:
-    widths = [a.bits for a in found if a.space == space and a.direction == direction]
-    ints = [w for w in widths if isinstance(w, int)]
-    return max(ints) if ints else None
-
-
-def _access_fact(kernel: Any, table: Any, acc: MemoryAccess) -> dict[str, Any]:
-    ins = acc.instruction
-    loc = user_loc(ins)
-    ptx = ptx_for(kernel, table, ins.address)
-    return {
-        "address": ins.address,
-        "opcode": ins.mnemonic,
-        "space": acc.space,
-        "direction": acc.direction,
-        "bits": acc.bits,
-        "source_line": loc.line if loc is not None else None,
-        "ptx": ptx.mnemonic if ptx is not None else None,
-    }
-
-
-def _by_line(found: Iterable[MemoryAccess], keys: LineKeys) -> dict[str, dict[str, dict[str, int]]]:
-    """Source line -> {"loads"|"stores"|"atomics": {bits: count}}; constant loads left out."""
-    out: dict[str, dict[str, dict[str, int]]] = {}
-    for acc in found:
-        key = keys.of(acc.instruction)
-        if key is None or acc.space == "constant":
-            continue
-        entry = out.setdefault(key, {"loads": {}, "stores": {}, "atomics": {}})
-        bucket = entry[acc.direction + "s"]
-        bucket[str(acc.bits)] = bucket.get(str(acc.bits), 0) + 1
+def _widest(found: Iterable[MemoryAccess]) -> dict[tuple[str, str], int]:
+    """(space, direction) -> the widest access in bits (bulk copies have no width)."""
+    out: dict[tuple[str, str], int] = {}
+    for a in found:
+        bits = a.bits
+        if isinstance(bits, int):
+            key = (a.space, a.direction)
+            held = out.get(key)
+            if held is None or bits > held:
+                out[key] = bits
     return out
 
 
-def _narrow_lines(found: Iterable[MemoryAccess], keys: LineKeys) -> list[Annotation]:
-    lines: dict[str, list[MemoryAccess]] = {}
-    for acc in found:
-        if acc.space == "global" and acc.direction != "atomic" and isinstance(acc.bits, int):
-            key = keys.of(acc.instruction)
-            if key is not None:
-                lines.setdefault(key, []).append(acc)
+def _access_facts(
+    kernel: Kernel, table: Mapping[int, PtxInstruction], found: Iterable[MemoryAccess]
+) -> list[dict[str, Any]]:
+    """One fact per access. A kernel has thousands of accesses but a handful of SASS and PTX
+    instruction forms: each mnemonic text is made once, and shared by the facts."""
+    to_ptx = kernel.correspondence.sass_ptx
+    # (opcode, modifiers) -> mnemonic, for SASS and PTX forms alike: the text is the same
+    # function of the two in both.
+    names: dict[tuple[str, tuple[str, ...]], str] = {}
     out = []
-    for key, accs in lines.items():
-        widest = max(int(a.bits) for a in accs)
+    for acc in found:
+        ins = acc.instruction
+        form = (ins.opcode, ins.modifiers)
+        mnemonic = names.get(form)
+        if mnemonic is None:
+            mnemonic = names[form] = ins.mnemonic
+        line = to_ptx.get(ins.address)
+        p = table.get(line) if line is not None else None
+        ptx = None
+        if p is not None:
+            form = (p.opcode, p.modifiers)
+            ptx = names.get(form)
+            if ptx is None:
+                ptx = names[form] = p.mnemonic
+        loc = user_loc(ins)
+        out.append(
+            {
+                "address": ins.address,
+                "opcode": mnemonic,
+                "space": acc.space,
+                "direction": acc.direction,
+                "bits": acc.bits,
+                "source_line": loc.line if loc is not None else None,
+                "ptx": ptx,
+            }
+        )
+    return out
+
+
+_BUCKETS = {"load": "loads", "store": "stores", "atomic": "atomics"}
+
+
+def _by_line(
+    found: Sequence[MemoryAccess], lines: Sequence[str | None]
+) -> dict[str, dict[str, dict[str, int]]]:
+    """Source line -> {"loads"|"stores"|"atomics": {bits: count}}; constant loads left out."""
+    out: dict[str, dict[str, dict[str, int]]] = {}
+    texts: dict[int | str, str] = {}  # bits -> "32": one string per width, not per access
+    for acc, key in zip(found, lines, strict=True):
+        if key is None or acc.space == "constant":
+            continue
+        entry = out.get(key)
+        if entry is None:
+            entry = out[key] = {"loads": {}, "stores": {}, "atomics": {}}
+        bucket = entry[_BUCKETS[acc.direction]]
+        bits = texts.get(acc.bits)
+        if bits is None:
+            bits = texts[acc.bits] = str(acc.bits)
+        bucket[bits] = bucket.get(bits, 0) + 1
+    return out
+
+
+def _narrow_lines(found: Sequence[MemoryAccess], lines: Sequence[str | None]) -> list[Annotation]:
+    """One note per source line whose global loads and stores are all narrower than 128 bits.
+
+    Unrolled code has a line per access, hence a note per access (4096 in a 8k-instruction
+    kernel): the figures of a line are counted in a plain loop, not with max/sum/join over
+    generators, which for one access cost more than the note itself."""
+    groups: dict[str, list[MemoryAccess]] = {}
+    for acc, key in zip(found, lines, strict=True):
+        if key is None or acc.space != "global" or acc.direction == "atomic":
+            continue
+        if isinstance(acc.bits, int):
+            members = groups.get(key)
+            if members is None:
+                groups[key] = [acc]
+            else:
+                members.append(acc)
+    out = []
+    for key, accs in groups.items():
+        widest = loads = 0
+        for a in accs:
+            bits = int(a.bits)
+            if bits > widest:
+                widest = bits
+            loads += a.direction == "load"
         if widest >= NARROW_BELOW:
             continue
-        loads = sum(a.direction == "load" for a in accs)
         stores = len(accs) - loads
-        counts = ", ".join(
-            f"{n} {what}{'s' if n != 1 else ''}"
-            for n, what in ((loads, "load"), (stores, "store"))
-            if n
-        )
+        # A key names one (file, line), the user line of every access in the group: all that
+        # distinct_locs would return.
+        loc = user_loc(accs[0].instruction)
+        assert loc is not None  # it has a key
         out.append(
             Annotation(
                 kind="narrow-access",
                 severity=Severity.NOTE,
-                message=f"line {key}: global accesses at most {widest} bits wide ({counts})",
+                message=f"line {key}: global accesses at most {widest} bits wide "
+                f"({_counts(loads, stores)})",
                 hint=NARROW_HINT,
-                addresses=tuple(a.address for a in accs),
-                source=distinct_locs(a.instruction for a in accs),
+                addresses=tuple([a.instruction.address for a in accs]),
+                source=(loc,),
                 data={"line": key, "max_bits": widest, "loads": loads, "stores": stores},
             )
         )
     return out
+
+
+@functools.lru_cache(maxsize=256)
+def _counts(loads: int, stores: int) -> str:
+    """The counts in a note ("2 loads, 1 store"): few distinct pairs, one text each."""
+    pairs = ((loads, "load"), (stores, "store"))
+    return ", ".join(f"{n} {what}{'s' if n != 1 else ''}" for n, what in pairs if n)
 
 
 def _written_registers(ins: SassInstruction) -> range:
@@ -183,50 +246,82 @@ _NONE = range(0)
 def _merge_candidates(
     instructions: tuple[SassInstruction, ...], found: list[MemoryAccess]
 ) -> list[Annotation]:
-    """Group narrow accesses by (segment, space, direction, opcode, width, base, guard); a
-    segment ends at a branch, a branch target, a barrier or a fence. Only groups holding two
-    accesses at consecutive offsets are then checked for writes to their base registers, so the
-    cost is one cheap pass over the kernel plus the spans of the few real candidates."""
-    cands = [
-        a
-        for a in found
-        if a.space in MERGE_SPACES
-        and a.direction != "atomic"
-        and isinstance(a.bits, int)
-        and a.bits < NARROW_BELOW
-        and a.operand is not None
-        and a.operand.kind is OperandKind.MEMORY
-    ]
-    if len(cands) < 2:
-        return []
-    # Segment starts: branch targets, and whatever follows a branch / barrier / fence.
-    starts = {i.target for i in instructions if i.target is not None}
-    starts.update(i.address + 1 for i in instructions if i.control_flow or i.opcode in _ORDERING)
-    cuts = sorted(starts)
-    groups: dict[tuple[Any, ...], list[MemoryAccess]] = {}
-    for acc in cands:
-        ins, operand = acc.instruction, acc.operand
-        assert operand is not None  # kept by the filter above
-        segment = bisect.bisect_right(cuts, ins.address)
-        base = base_text(operand)
-        key = (segment, acc.space, acc.direction, ins.opcode, acc.bits, base, ins.guard,
-               ins.guard_negated)  # fmt: skip
-        members = groups.get(key)
-        if members is None:
-            groups[key] = [acc]
-        else:
-            members.append(acc)
+    """Chains of narrow accesses with one key — (segment, space, direction, opcode, width, base,
+    guard) — at consecutive offsets; a segment ends at a branch, a branch target, a barrier or a
+    fence. A chain needs two offsets one width apart in its group, so the accesses are grouped
+    by width, then base, then the rest of the key, and each step keeps only groups that still
+    have such a pair: most kernels stop at the first, cheap one (no base text, no segments).
+    Only the spans of the groups left are checked for writes to their base registers."""
+    by_width: dict[int, list[MemoryAccess]] = {}
+    for acc in found:
+        bits, operand = acc.bits, acc.operand
+        if (
+            isinstance(bits, int)
+            and bits < NARROW_BELOW
+            and acc.space in MERGE_SPACES
+            and acc.direction != "atomic"
+            and operand is not None
+            and operand.kind is OperandKind.MEMORY
+        ):
+            by_width.setdefault(bits, []).append(acc)
+    cuts: list[int] | None = None
     index: dict[int, int] | None = None
     out: list[Annotation] = []
-    for key, members in groups.items():
-        if len(members) < 2 or not _has_neighbours(members, int(key[4]) // 8):
+    for bits, same_width in by_width.items():
+        step = bits // 8
+        if not _has_neighbours(same_width, step):
             continue
-        if index is None:
-            index = {ins.address: n for n, ins in enumerate(instructions)}
-        for version in _split_at_writes(instructions, index, members):
-            out.extend(_chains(key[1:], version))
+        for base, same_base in _group(same_width, _base_of).items():
+            if not _has_neighbours(same_base, step):
+                continue
+            if cuts is None:
+                cuts = _segment_starts(instructions)
+            groups = _group(same_base, functools.partial(_rest_of_key, cuts))
+            for (_segment, space, direction, opcode, guard, negated), group in groups.items():
+                if not _has_neighbours(group, step):
+                    continue
+                if index is None:
+                    index = {ins.address: n for n, ins in enumerate(instructions)}
+                key = (space, direction, opcode, bits, base, guard, negated)
+                for version in _split_at_writes(instructions, index, group):
+                    out.extend(_chains(key, version))
+    # Chains share no access, so no two start at one address: the order is the same whatever
+    # order the groups were visited in.
     out.sort(key=lambda a: a.addresses[0])
     return out
+
+
+_K = TypeVar("_K")
+
+
+def _group(
+    accs: list[MemoryAccess], key: Callable[[MemoryAccess], _K]
+) -> dict[_K, list[MemoryAccess]]:
+    """Accesses by key, in first-seen order, each group in address order."""
+    out: dict[_K, list[MemoryAccess]] = {}
+    for acc in accs:
+        out.setdefault(key(acc), []).append(acc)
+    return out
+
+
+def _base_of(acc: MemoryAccess) -> str:
+    assert acc.operand is not None  # a merge candidate has its address operand
+    return base_text(acc.operand)
+
+
+def _rest_of_key(cuts: list[int], acc: MemoryAccess) -> tuple[Any, ...]:
+    """(segment, space, direction, opcode, guard, negated): the key beyond width and base."""
+    ins = acc.instruction
+    segment = bisect.bisect_right(cuts, ins.address)
+    return segment, acc.space, acc.direction, ins.opcode, ins.guard, ins.guard_negated
+
+
+def _segment_starts(instructions: tuple[SassInstruction, ...]) -> list[int]:
+    """Addresses where a segment starts: branch targets, and whatever follows a branch, a
+    barrier or a fence (accesses on the two sides of one cannot become one access)."""
+    starts = {i.target for i in instructions if i.target is not None}
+    starts.update(i.address + 1 for i in instructions if i.control_flow or i.opcode in _ORDERING)
+    return sorted(starts)
 
 
 def _has_neighbours(members: list[MemoryAccess], step: int) -> bool:

@@ -25,7 +25,13 @@ from __future__ import annotations
 from typing import Any
 
 from sassview.analyses.base import AnalysisContext, Annotation, Findings, Severity
-from sassview.analyses.memory import LineKeys, access_bits, distinct_locs, never_executes
+from sassview.analyses.memory import (
+    LineKeys,
+    access_bits,
+    distinct_locs,
+    line_keys,
+    never_executes,
+)
 from sassview.ir import Kernel, OperandKind, SassInstruction
 
 SPILL_MARK = "SpillRefill"
@@ -52,7 +58,7 @@ def run(ctx: AnalysisContext) -> Findings:
         spill = [i for i in local if _stack_relative(i)]
     spill_set = {i.address for i in spill}
     arrays = [i for i in local if i.address not in spill_set]
-    keys = LineKeys(kernel.instructions)
+    keys = ctx.shared(line_keys)
     by_line = _spill_lines(spill, keys)
     array_lines = _array_lines(arrays, keys)
     limit = _limit_text(ctx)

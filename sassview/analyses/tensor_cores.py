@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from collections.abc import Set as AbstractSet
 from typing import Any, Protocol
 
 from sassview.analyses.base import AnalysisContext, Annotation, Findings, Severity
@@ -129,20 +130,23 @@ def _join(types: Sequence[str]) -> str | None:
 
 def run(ctx: AnalysisContext) -> Findings:
     kernel = ctx.kernel
-    table = ptx_lines(kernel)
+    table = ctx.shared(ptx_lines)
     tensor: list[SassInstruction] = []
-    fma_addresses: set[int] = set()
+    fma: dict[int, SassInstruction] = {}  # address -> FMA, in address order
     fma_kinds: dict[str, int] = {}
     fences = waits = 0
     for ins in kernel.instructions:
-        if path_of(ins.opcode) is not None:
+        op = ins.opcode
+        if op in FMA_OPCODES:  # no FMA opcode ends in MMA: the order of the tests is free
+            if op != "HFMA2" or is_fma(ins):  # only HFMA2 can be a move
+                fma[ins.address] = ins
+                fma_kinds[op] = fma_kinds.get(op, 0) + 1
+        elif op.endswith("MMA"):  # path_of(op) is not None
             tensor.append(ins)
-        elif is_fma(ins):
-            fma_addresses.add(ins.address)
-            fma_kinds[ins.opcode] = fma_kinds.get(ins.opcode, 0) + 1
-        elif ins.opcode == "WARPGROUP":
+        elif op == "WARPGROUP":
             fences += ins.modifiers[:1] == ("ARRIVE",)
             waits += ins.modifiers[:1] == ("DEPBAR",)
+    fma_addresses = fma.keys()
     ops: dict[tuple[str, str | None], dict[str, Any]] = {}
     for ins in tensor:
         ptx = ptx_for(kernel, table, ins.address) if path_of(ins.opcode) == "tcgen05" else None
@@ -190,7 +194,7 @@ def run(ctx: AnalysisContext) -> Findings:
             )
         )
     annotations.extend(_emulation_notes(kernel, tensor))
-    annotations.extend(_fallback_notes(kernel, fallback, fallback_loops, fma_addresses, fma_kinds))
+    annotations.extend(_fallback_notes(kernel, fallback, fallback_loops, fma, fma_kinds))
     return Findings(facts=facts, annotations=tuple(annotations))
 
 
@@ -204,7 +208,7 @@ def _dominant(fma: int, total: int) -> bool:
 
 
 def _fallback_loops(
-    loops: Sequence[LoopLike], per_loop: dict[str, str], fma_addresses: set[int]
+    loops: Sequence[LoopLike], per_loop: dict[str, str], fma_addresses: AbstractSet[int]
 ) -> list[LoopLike]:
     """Loops without tensor ops where FMAs dominate; the innermost, one per nest."""
     picked: list[LoopLike] = []
@@ -303,7 +307,7 @@ def _fallback_notes(
     kernel: Kernel,
     whole: bool,
     loops: list[LoopLike],
-    fma_addresses: set[int],
+    fma: dict[int, SassInstruction],
     fma_kinds: dict[str, int],
 ) -> list[Annotation]:
     arch = kernel.arch
@@ -311,17 +315,16 @@ def _fallback_notes(
     hint = _NO_SUFFIX_HINT.get(arch, FALLBACK_HINT)
     main = max(fma_kinds, key=lambda k: fma_kinds[k]) if fma_kinds else "FFMA"
     label = {"DFMA": "fp64", "HFMA2": "fp16", "HFMA2_32I": "fp16"}.get(main, "fp32")
-    by_addr = {i.address: i for i in kernel.instructions}
     out = []
     scopes: list[tuple[str, tuple[int, ...], tuple[int, ...], SourceLoc | None]] = [
-        (f"loop {lp.index}", tuple(a for a in lp.addresses if a in fma_addresses), (lp.index,),
-         lp.source)
+        (f"loop {lp.index}", tuple(a for a in lp.addresses if a in fma), (lp.index,), lp.source)
         for lp in loops
-    ]  # fmt: skip
+    ]
     if whole and not scopes:
-        scopes.append(("kernel", tuple(sorted(fma_addresses)), (), None))
+        scopes.append(("kernel", tuple(sorted(fma)), (), None))
     for where, addrs, loop_ids, src in scopes:
-        locs = distinct_locs(by_addr[a] for a in addrs)
+        # A loop has its own line; the FMAs' lines are only needed without one.
+        source = (src.outermost,) if src is not None else distinct_locs(map(fma.__getitem__, addrs))
         out.append(
             Annotation(
                 kind="tensor-core",
@@ -331,7 +334,7 @@ def _fallback_notes(
                 hint=hint,
                 addresses=addrs,
                 loops=loop_ids,
-                source=(src.outermost,) if src is not None else locs,
+                source=source,
                 data={"fma": len(addrs), "arch": arch},
             )
         )

@@ -42,6 +42,7 @@ from pathlib import PurePath
 from typing import Any
 
 from sassview.analyses.base import AnalysisContext, Annotation, Findings, Severity
+from sassview.analyses.memory import line_keys
 from sassview.graph.loops import Loop, loop_source
 from sassview.ir import SassInstruction, SourceLoc
 from sassview.parse.source_loops import Request, SourceLoop, integer_macros, source_loops
@@ -145,10 +146,24 @@ def _measure(
 
 def _main_file(ctx: AnalysisContext) -> str | None:
     path = ctx.program.artifacts.source_path
-    files = Counter(ins.source.outermost.file for ins in ctx.kernel.instructions if ins.source)
+    files = ctx.shared(line_keys).files  # instructions per file of their outermost frames
     if path and path in files:
         return path
     return files.most_common(1)[0][0] if files else None
+
+
+def _main_lines(instructions: Iterable[SassInstruction], main: str | None) -> list[tuple[int, ...]]:
+    """Per instruction, the main-file lines of its inline chain, innermost first."""
+    out: list[tuple[int, ...]] = []
+    for ins in instructions:
+        loc = ins.source
+        if loc is None:
+            out.append(())
+        elif loc.inlined_at is None:  # most code: one frame
+            out.append((loc.line,) if loc.file == main else ())
+        else:
+            out.append(tuple(f.line for f in loc.frames() if f.file == main))
+    return out
 
 
 def run(ctx: AnalysisContext) -> Findings:
@@ -165,11 +180,8 @@ def run(ctx: AnalysisContext) -> Findings:
     sloops = source_loops(cxx_text, macros) if cxx else []
     by_line = {n: i for i, s in enumerate(sloops) for n in s.statement}
     # Per instruction, the main-file lines of its inline chain, innermost first: code inlined
-    # into a loop counts on the line of the call inside the loop.
-    lines = [
-        tuple(f.line for f in i.source.frames() if f.file == main) if i.source else ()
-        for i in instructions
-    ]
+    # into a loop counts on the line of the call inside the loop. Only source loops read them.
+    lines = _main_lines(instructions, main) if sloops else []
 
     def is_statement(loc: SourceLoc) -> bool:
         return loc.file == main and loc.line in by_line

@@ -71,9 +71,12 @@ def find_loops(
     is_loop_statement: LoopStatement | None = None,
 ) -> tuple[Loop, ...]:
     """The natural loops of a SASS CFG, ordered by first address (outer before inner)."""
+    succ = _intra_successors(cfg)
+    if not _goes_back(succ):
+        return ()  # before the per-instruction tables below: most kernels end here
     positions = [ins.address for ins in instructions]
     sources = [ins.source for ins in instructions]
-    return _find(cfg, positions, sources, _sass_condition(instructions), is_loop_statement)
+    return _find(cfg, succ, positions, sources, _sass_condition(instructions), is_loop_statement)
 
 
 @without_gc
@@ -81,9 +84,13 @@ def find_ptx_loops(
     cfg: ControlFlowGraph, function: PtxFunction, *, is_loop_statement: LoopStatement | None = None
 ) -> tuple[Loop, ...]:
     """The natural loops of a PTX CFG; addresses are PTX lines."""
+    succ = _intra_successors(cfg)
+    if not _goes_back(succ):
+        return ()
     ins = function.instructions
     lines = [i.line for i in ins]
-    return _find(cfg, lines, [i.source for i in ins], _ptx_condition(ins), is_loop_statement)
+    sources = [i.source for i in ins]
+    return _find(cfg, succ, lines, sources, _ptx_condition(ins), is_loop_statement)
 
 
 def loop_source(
@@ -174,17 +181,21 @@ def _intra_successors(cfg: ControlFlowGraph) -> dict[int, list[int]]:
     return succ
 
 
+def _goes_back(succ: dict[int, list[int]]) -> bool:
+    """Whether any edge goes back (or to itself): blocks are in address order, so a cycle
+    needs one."""
+    return any(d <= s for s, ds in succ.items() for d in ds)
+
+
 def _find(
     cfg: ControlFlowGraph,
+    succ: dict[int, list[int]],
     positions: Sequence[int],
     sources: Sequence[SourceLoc | None],
     condition: Condition,
     is_loop_statement: LoopStatement | None,
 ) -> tuple[Loop, ...]:
-    succ = _intra_successors(cfg)
-    # Blocks are in address order: a cycle needs an edge that goes back (or to itself).
-    if not any(d <= s for s, ds in succ.items() for d in ds):
-        return ()
+    """The loops of a CFG whose `_intra_successors` are `succ` (with an edge going back)."""
     import networkx
 
     graph = networkx.DiGraph()
