@@ -65,7 +65,11 @@ class Inspection:
 
 
 @without_gc  # the analyses make many small acyclic objects, like the model build
-def inspect_kernel(program: Program, kernel: Kernel) -> Inspection:
+def inspect_kernel(
+    program: Program, kernel: Kernel, columns: dict[str, int] | None = None
+) -> Inspection:
+    """`columns`: the program's register_columns, when the caller inspects several of its
+    kernels and has computed them once (inspect_program does)."""
     cfg = build_cfg(kernel.instructions)
     loops = find_loops(cfg, kernel.instructions)
     # CALL/RET clobber and preserve registers by the ABI: that needs the kernel's register count
@@ -74,29 +78,18 @@ def inspect_kernel(program: Program, kernel: Kernel) -> Inspection:
         kernel.instructions,
         cfg,
         registers=kernel.resources.registers,
-        columns=_columns(program),
+        columns=_columns(program) if columns is None else columns,
     )
     ctx = AnalysisContext(program=program, kernel=kernel, cfg=cfg, loops=loops, liveness=liveness)
     return Inspection(program, kernel, cfg, loops, liveness, MappingProxyType(run_all(ctx)))
 
 
-_COLUMNS: dict[int, dict[str, int]] = {}
-
-
 def _columns(program: Program) -> dict[str, int]:
-    """register_columns of a program, computed once per program (keyed by identity: programs
-    are immutable and live while their inspections are built)."""
-    key = id(program)
-    found = _COLUMNS.get(key)
-    if found is None:
-        if len(_COLUMNS) > 64:
-            _COLUMNS.clear()
-        found = _COLUMNS[key] = register_columns(
-            (k.instructions, k.resources.registers) for k in program.kernels
-        )
-    return found
+    """register_columns of a program: the widest register any of its functions names."""
+    return register_columns((k.instructions, k.resources.registers) for k in program.kernels)
 
 
 def inspect_program(program: Program, kernel: str | None = None) -> list[Inspection]:
     kernels = [program.kernel(kernel)] if kernel else list(program.kernels)
-    return [inspect_kernel(program, k) for k in kernels]
+    columns = _columns(program)
+    return [inspect_kernel(program, k, columns) for k in kernels]
