@@ -13,7 +13,6 @@ a run of consecutive `//## File` lines is one inline chain, innermost first.
 
 from __future__ import annotations
 
-import contextlib
 import re
 from dataclasses import dataclass, field
 
@@ -57,9 +56,9 @@ class LineInfo:
         return tuple(self.labels[n] for n in names if n in self.labels)
 
 
-# An instruction line as the scanner leaves it: line number, the line, and the source chain and
-# PTX line in force there.
-_Row = tuple[int, str, "SourceLoc | None", "int | None"]
+# An instruction line as the scanner leaves it: line number, the line, the source chain and PTX
+# line in force there, and its address when the line has nvdisasm's own shape (else None).
+_Row = tuple[int, str, "SourceLoc | None", "int | None", "int | None"]
 
 
 @dataclass(slots=True)
@@ -91,7 +90,9 @@ def _scan(text: str, where: str) -> tuple[list[_FunctionScan], str]:
             if chain:
                 loc = _chain_loc(chain)
                 chain = []
-            rows.append((lineno, line, loc, ptx_line))
+            digits = line[10 : line.find("*/", 10)]
+            hexa = len(digits) >= 4 and not digits.strip(_HEX_DIGITS)
+            rows.append((lineno, line, loc, ptx_line, int(digits, 16) if hexa else None))
             continue
         if line.startswith(_NVDISASM_PTX) and line[_NVDISASM_PTX_LEN:].isdigit():
             ptx_line = int(line[_NVDISASM_PTX_LEN:])
@@ -110,7 +111,7 @@ def _scan(text: str, where: str) -> tuple[list[_FunctionScan], str]:
             if chain:
                 loc = _chain_loc(chain)
                 chain = []
-            rows.append((lineno, line, loc, ptx_line))
+            rows.append((lineno, line, loc, ptx_line, None))
             continue
         if head.startswith("//#"):
             if _PTX_MARK in line:  # the -gp line: half of all annotation lines, so no regex
@@ -149,6 +150,7 @@ _NVDISASM_PTX = f'\t//## File "{PTX_FILE}", line '
 _NVDISASM_PTX_LEN = len(_NVDISASM_PTX)
 _NVDISASM_FILE = '\t//## File "'
 _NVDISASM_INSTRUCTION = "        /*"
+_HEX_DIGITS = "0123456789abcdefABCDEF"
 
 
 def _frame(line: str) -> tuple[str, int, int] | None:
@@ -165,11 +167,6 @@ def _frame(line: str) -> tuple[str, int, int] | None:
 
 
 def _address(line: str, lineno: int, where: str) -> int:
-    if line.startswith("        /*"):  # nvdisasm's indent: read the digits without a regex
-        digits = line[10 : line.find("*/", 10)]
-        if len(digits) >= 4 and digits.isalnum() and digits.isascii() and "x" not in digits:
-            with contextlib.suppress(ValueError):
-                return int(digits, 16)
     match = _ADDRESS.match(line)
     if not match:
         raise ParseError("an instruction line without its /*address*/", where=f"{where}:{lineno}")
@@ -182,9 +179,11 @@ def read_line_info(text: str, where: str = "<nvdisasm text>") -> dict[str, LineI
     out: dict[str, LineInfo] = {}
     for func in functions:
         info = out[func.name] = LineInfo()
-        addresses = [_address(line, lineno, where) for lineno, line, _, _ in func.rows]
+        addresses = []
         sources, ptx_lines = info.sources, info.ptx_lines
-        for address, (_, line, loc, ptx_line) in zip(addresses, func.rows, strict=True):
+        for lineno, line, loc, ptx_line, known in func.rows:
+            address = _address(line, lineno, where) if known is None else known
+            addresses.append(address)
             if loc is not None:
                 sources[address] = loc
             if ptx_line is not None:
@@ -213,7 +212,7 @@ def parse_sass_text(text: str, where: str = "<nvdisasm text>") -> SassListing:
     out = []
     for func in functions:
         rows: list[tuple[int, str, str, str, SourceLoc | None, int | None, tuple[str, ...]]] = []
-        for lineno, line, loc, ptx_line in func.rows:
+        for lineno, line, loc, ptx_line, _ in func.rows:
             match = _INSTR.match(line)
             if not match:
                 raise ParseError(
