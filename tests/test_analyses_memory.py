@@ -104,14 +104,21 @@ def test_each_access_names_its_ptx_and_source_line(mode: str, arch: str) -> None
 @pytest.mark.parametrize("arch", ["sm_80", "sm_90a"])
 @pytest.mark.parametrize("mode", MODES)
 def test_narrow_access_notes_only_for_lines_without_128_bit_accesses(mode: str, arch: str) -> None:
-    expect = {"vec4": [], "shared4": [], "vec2": ["12", "13"], "scalar": ["18"], "offset1": ["25"]}
-    for kernel, lines in expect.items():
+    # One note per run of consecutive lines: vec2's lines 12 and 13 share one.
+    expect = {"vec4": [], "shared4": [], "vec2": [["12", "13"]], "scalar": [["18"]]}
+    expect["offset1"] = [["25"]]
+    for kernel, runs in expect.items():
         f, _ = analyse(memory_width, mode, "widths", arch, kernel)
         notes = kinds(f, "narrow-access")
-        assert [n.data["line"] for n in notes] == lines, kernel
+        assert [n.data["lines"] for n in notes] == runs, kernel
+        assert [n.data["line"] for n in notes] == [run[0] for run in runs], kernel
         assert all(n.severity is Severity.NOTE for n in notes)
     f, _ = analyse(memory_width, mode, "widths", arch, "vec2")
-    assert [n.data["max_bits"] for n in kinds(f, "narrow-access")] == [64, 64]
+    (note,) = kinds(f, "narrow-access")
+    assert note.data["max_bits"] == 64 and note.message.startswith("lines 12-13: ")
+    assert [s.line for s in note.source] == [12, 13]
+    f, _ = analyse(memory_width, mode, "widths", arch, "scalar")
+    assert kinds(f, "narrow-access")[0].message.startswith("line 18: ")
 
 
 @pytest.mark.parametrize("arch", ["sm_80", "sm_90a"])

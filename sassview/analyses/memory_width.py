@@ -4,7 +4,7 @@ Detects, on every architecture sassview reads (sm_80 ... sm_120):
   - the width of every memory instruction (LDG/STG/LD/ST/LDS/STS/LDL/STL/LDC/LDGSTS/LDSM/STSM/
     ATOM*/RED*, and TMA / bulk copies as "bulk"), with the PTX instruction it came from;
   - "narrow-access" (NOTE): source lines whose global loads and stores are all narrower than
-    128 bits (LDG.E rather than LDG.E.128);
+    128 bits (LDG.E rather than LDG.E.128), one note per run of consecutive such lines;
   - "merge-candidate" (NOTE): several narrow accesses through one base register at consecutive
     offsets ([R2.64], [R2.64+0x4], [R2.64+0x8], [R2.64+0xc]) — one vector access could do it.
 
@@ -27,7 +27,7 @@ from __future__ import annotations
 import bisect
 import functools
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 from sassview.analyses.base import AnalysisContext, Annotation, Findings, Severity
 from sassview.analyses.memory import (
@@ -39,7 +39,7 @@ from sassview.analyses.memory import (
     ptx_lines,
     user_loc,
 )
-from sassview.ir import Kernel, OperandKind, PtxInstruction, SassInstruction
+from sassview.ir import Kernel, OperandKind, PtxInstruction, SassInstruction, SourceLoc
 
 MERGE_SPACES = frozenset({"global", "generic", "shared"})
 NARROW_BELOW = 128
@@ -158,49 +158,84 @@ def _by_line(
 
 
 def _narrow_lines(found: Sequence[MemoryAccess], lines: Sequence[str | None]) -> list[Annotation]:
-    """One note per source line whose global loads and stores are all narrower than 128 bits.
+    """One note per run of consecutive source lines whose global loads and stores are all
+    narrower than 128 bits ("line 18: ...", "lines 12-13: ...").
 
-    Unrolled code has a line per access, hence a note per access (4096 in a 8k-instruction
-    kernel): the figures of a line are counted in a plain loop, not with max/sum/join over
-    generators, which for one access cost more than the note itself."""
-    groups: dict[str, list[MemoryAccess]] = {}
+    Unrolled code has a line per access: a generated kernel of 4096 such lines gets one note,
+    not 4096 of the same text (its per-line figures stay in the `by_line` fact). The figures of
+    a line are counted in a plain loop, not with max/sum/join over generators, which for one
+    access cost more than the note itself."""
+    # key -> [first access, widest bits, loads, accesses]: one pass, lists updated in place.
+    stats: dict[str, list[Any]] = {}
     for acc, key in zip(found, lines, strict=True):
+        bits = acc.bits
         if key is None or acc.space != "global" or acc.direction == "atomic":
             continue
-        if isinstance(acc.bits, int):
-            members = groups.get(key)
-            if members is None:
-                groups[key] = [acc]
+        if isinstance(bits, int):
+            entry = stats.get(key)
+            if entry is None:
+                stats[key] = [acc, bits, int(acc.direction == "load"), [acc]]
             else:
-                members.append(acc)
-    out = []
-    for key, accs in groups.items():
-        widest = loads = 0
-        for a in accs:
-            bits = int(a.bits)
-            if bits > widest:
-                widest = bits
-            loads += a.direction == "load"
-        if widest >= NARROW_BELOW:
-            continue
-        stores = len(accs) - loads
-        # A key names one (file, line), the user line of every access in the group: all that
-        # distinct_locs would return.
-        loc = user_loc(accs[0].instruction)
-        assert loc is not None  # it has a key
-        out.append(
-            Annotation(
-                kind="narrow-access",
-                severity=Severity.NOTE,
-                message=f"line {key}: global accesses at most {widest} bits wide "
-                f"({_counts(loads, stores)})",
-                hint=NARROW_HINT,
-                addresses=tuple([a.instruction.address for a in accs]),
-                source=(loc,),
-                data={"line": key, "max_bits": widest, "loads": loads, "stores": stores},
-            )
-        )
-    return out
+                if bits > entry[1]:
+                    entry[1] = bits
+                entry[2] += acc.direction == "load"
+                entry[3].append(acc)
+    narrow: list[_NarrowLine] = []
+    for key, (first, widest, loads, accs) in stats.items():
+        if widest < NARROW_BELOW:
+            # A key names one (file, line), the user line of every access in the group.
+            loc = user_loc(first.instruction)
+            assert loc is not None  # it has a key
+            narrow.append(_NarrowLine(key, loc, widest, loads, len(accs) - loads, accs))
+    runs: list[list[_NarrowLine]] = []
+    for line in sorted(narrow, key=lambda n: (n.loc.file, n.loc.line)):
+        last = runs[-1][-1] if runs else None
+        if (
+            last is not None
+            and last.loc.file == line.loc.file
+            and last.loc.line + 1 == line.loc.line
+        ):
+            runs[-1].append(line)
+        else:
+            runs.append([line])
+    runs.sort(key=lambda run: run[0].accesses[0].instruction.address)  # in code order, as before
+    return [_narrow_note(run) for run in runs]
+
+
+class _NarrowLine(NamedTuple):
+    key: str  # the JSON key of the line ("34", "file.h:34")
+    loc: SourceLoc
+    widest: int
+    loads: int
+    stores: int
+    accesses: list[MemoryAccess]
+
+
+def _narrow_note(run: list[_NarrowLine]) -> Annotation:
+    first = run[0]
+    widest, loads, stores = first.widest, first.loads, first.stores
+    where = f"line {first.key}"
+    if len(run) > 1:
+        where = f"lines {first.key}-{run[-1].loc.line}"
+        for line in run[1:]:
+            widest = max(widest, line.widest)
+            loads += line.loads
+            stores += line.stores
+    return Annotation(
+        kind="narrow-access",
+        severity=Severity.NOTE,
+        message=f"{where}: global accesses at most {widest} bits wide ({_counts(loads, stores)})",
+        hint=NARROW_HINT,
+        addresses=tuple([a.instruction.address for line in run for a in line.accesses]),
+        source=tuple([line.loc for line in run]),
+        data={
+            "line": first.key,
+            "lines": [line.key for line in run],
+            "max_bits": widest,
+            "loads": loads,
+            "stores": stores,
+        },
+    )
 
 
 @functools.lru_cache(maxsize=256)
