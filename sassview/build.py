@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 
 from sassview.binary.elf import CubinKernel, read_cubin
-from sassview.disasm import start_disassembly
+from sassview.disasm import disassembling
 from sassview.errors import ParseError
 from sassview.gcpause import without_gc
 from sassview.ir import (
@@ -51,10 +51,10 @@ def build_program(artifacts: Artifacts, *, where: str = "<cubin>") -> Program:
     ptx_text = artifacts.ptx or info.debug_ptx
     if ptx_text and not artifacts.ptx:
         artifacts = dataclasses.replace(artifacts, ptx=ptx_text)
-    with start_disassembly(artifacts.cubin) as pending:
+    with disassembling(artifacts.cubin) as listings:
         # The PTX does not depend on the SASS: read it while nvdisasm runs.
         ptx = parse_ptx(ptx_text, where=f"{where} (PTX)") if ptx_text else None
-        disassembly = pending.result()
+        disassembly = listings()
     line_info = read_line_info(disassembly.text, where=f"{where} (nvdisasm)")
     listing = parse_sass_json(
         disassembly.json, where=f"{where} (nvdisasm -json)", line_info=line_info
