@@ -86,23 +86,16 @@ def _scan(text: str, where: str) -> tuple[list[_FunctionScan], str]:
     for lineno, line in enumerate(text.splitlines(), 1):
         # nvdisasm's own shapes of the three lines that make up nearly all of a listing, tested
         # by prefix; any other spelling (cuobjdump, older nvdisasm) takes the general path.
-        if line.startswith(_NVDISASM_INSTRUCTION) and line[10:11].isalnum() and functions:
-            if chain:
-                loc = _chain_loc(chain)
-                chain = []
-            digits = line[10 : line.find("*/", 10)]
-            hexa = len(digits) >= 4 and not digits.strip(_HEX_DIGITS)
-            rows.append((lineno, line, loc, ptx_line, int(digits, 16) if hexa else None))
-            continue
-        if line.startswith(_NVDISASM_PTX) and line[_NVDISASM_PTX_LEN:].isdigit():
+        if line.startswith(_NVDISASM_INSTRUCTION):
+            head = line[8:11]  # no lstrip() for the third of all lines
+        elif line.startswith(_NVDISASM_PTX) and line[_NVDISASM_PTX_LEN:].isdigit():
             ptx_line = int(line[_NVDISASM_PTX_LEN:])
             continue
-        if line.startswith(_NVDISASM_FILE):
-            frame = _frame(line)
-            if frame is not None:
-                chain.append(frame)
-                continue
-        head = line.lstrip()[:3]
+        elif line.startswith(_NVDISASM_FILE) and (frame := _frame(line)) is not None:
+            chain.append(frame)
+            continue
+        else:
+            head = line.lstrip()[:3]
         if head.startswith("/*"):
             if not head[2:3].isalnum():
                 continue  # cuobjdump's encoding-only line: /* 0x000fe20000000f00 */
@@ -111,7 +104,7 @@ def _scan(text: str, where: str) -> tuple[list[_FunctionScan], str]:
             if chain:
                 loc = _chain_loc(chain)
                 chain = []
-            rows.append((lineno, line, loc, ptx_line, None))
+            rows.append((lineno, line, loc, ptx_line, _nvdisasm_address(line)))
             continue
         if head.startswith("//#"):
             if _PTX_MARK in line:  # the -gp line: half of all annotation lines, so no regex
@@ -151,6 +144,15 @@ _NVDISASM_PTX_LEN = len(_NVDISASM_PTX)
 _NVDISASM_FILE = '\t//## File "'
 _NVDISASM_INSTRUCTION = "        /*"
 _HEX_DIGITS = "0123456789abcdefABCDEF"
+
+
+def _nvdisasm_address(line: str) -> int | None:
+    """The address of an instruction line in nvdisasm's own indent (`        /*03d0*/`), read
+    without a regex; None for any other spelling (`_address` then reads it or says why not)."""
+    if not line.startswith(_NVDISASM_INSTRUCTION):
+        return None
+    digits = line[10 : line.find("*/", 10)]
+    return int(digits, 16) if len(digits) >= 4 and not digits.strip(_HEX_DIGITS) else None
 
 
 def _frame(line: str) -> tuple[str, int, int] | None:
