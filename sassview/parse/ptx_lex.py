@@ -306,60 +306,41 @@ def instruction_fields(stmt: str) -> InsFields:
     """`@!%p1 ld.global.nc.v2.f32 {%f1, %f2}, [%rd5+8]` -> ("ld", ("global", "nc", "v2",
     "f32"), ("{%f1, %f2}", "[%rd5+8]"), "%p1", True). `shared::cta` stays one modifier.
     """
-    guard, negated = None, False
-    if stmt[0] == "@":
-        parts = stmt.split(None, 1)
-        guard = parts[0][1:]
-        if guard[:1] == "!":
-            guard, negated = guard[1:], True
-        if not guard or len(parts) < 2:
-            raise LexError(f"a guard without an instruction: {stmt[:60]!r}")
-        stmt = parts[1]
+    guarded = _guard(stmt)
+    if guarded is None:
+        raise LexError(f"a guard without an instruction: {stmt[:60]!r}")
+    guard, negated, stmt = guarded
     parts = stmt.split(None, 1)
     mnemonic, rest = parts[0], parts[1] if len(parts) > 1 else ""
     if "{" in mnemonic or "[" in mnemonic or "(" in mnemonic:  # ld.v2.f32{...: no space
         cut = min(i for i in (mnemonic.find(c) for c in "{[(") if i >= 0)
         mnemonic, rest = mnemonic[:cut], mnemonic[cut:] + " " + rest
-    opcode, _, mods = mnemonic.partition(".")
-    if not (opcode.isidentifier() and opcode.isascii()):
+    split = _mnemonic(mnemonic)
+    if split is None:
         raise LexError(f"not a PTX instruction: {stmt[:60]!r}")
     operands = split_top(rest) if rest else []
     if "\n" in rest:  # call.uni (retval0),\n f,\n (\n param0\n ) -> "(param0)"
         joined = (" ".join(op.split()) for op in operands)
         operands = [op.replace("( ", "(").replace(" )", ")") for op in joined]
-    return opcode, tuple(mods.split(".")) if mods else (), tuple(operands), guard, negated
-
-
-# Mnemonic -> (opcode, modifiers): a file of 10^5 instructions has a few dozen mnemonics.
-_mnemonics: dict[str, tuple[str, tuple[str, ...]]] = {}
+    return split[0], split[1], tuple(operands), guard, negated
 
 
 def quick_fields(stmt: str) -> InsFields | None:
     """`instruction_fields` for the one-line statement of nearly every PTX line, or None when
     the statement needs the general reader (a bracket that holds commas, braces, parentheses,
-    an odd mnemonic). Same result, a third of the time: no bracket walk, mnemonics memoised.
+    an odd mnemonic). Same result, a third of the time: no bracket walk.
     """
-    guard, negated = None, False
-    if stmt[0] == "@":
-        head = stmt.split(None, 1)
-        if len(head) < 2 or len(head[0]) < 2 or head[0] == "@!":
-            return None
-        guard = head[0][1:]
-        if guard[0] == "!":
-            guard, negated = guard[1:], True
-        stmt = head[1]
+    guarded = _guard(stmt)
+    if guarded is None:
+        return None
+    guard, negated, stmt = guarded
     parts = stmt.split(None, 1)
     mnemonic = parts[0]
-    split = _mnemonics.get(mnemonic)
+    if "{" in mnemonic or "[" in mnemonic or "(" in mnemonic:
+        return None
+    split = _mnemonic(mnemonic)
     if split is None:
-        if "{" in mnemonic or "[" in mnemonic or "(" in mnemonic:
-            return None
-        opcode, _, mods = mnemonic.partition(".")
-        if not (opcode.isidentifier() and opcode.isascii()):
-            return None
-        split = (opcode, tuple(mods.split(".")) if mods else ())
-        if len(_mnemonics) < 10_000:
-            _mnemonics[mnemonic] = split
+        return None
     if len(parts) == 1:
         return split[0], split[1], (), guard, negated
     rest = parts[1]
@@ -374,6 +355,37 @@ def quick_fields(stmt: str) -> InsFields | None:
     if "" in operands:
         operands = [op for op in operands if op]
     return split[0], split[1], tuple(operands), guard, negated
+
+
+def _guard(stmt: str) -> tuple[str | None, bool, str] | None:
+    """`@!%p1 rest` -> ("%p1", True, "rest"); no guard -> (None, False, stmt); None for a guard
+    without an instruction."""
+    if stmt[0] != "@":
+        return None, False, stmt
+    parts = stmt.split(None, 1)
+    guard, negated = parts[0][1:], False
+    if guard[:1] == "!":
+        guard, negated = guard[1:], True
+    if not guard or len(parts) < 2:
+        return None
+    return guard, negated, parts[1]
+
+
+# Mnemonic -> (opcode, modifiers): a file of 10^5 instructions has a few dozen mnemonics.
+_mnemonics: dict[str, tuple[str, tuple[str, ...]]] = {}
+
+
+def _mnemonic(mnemonic: str) -> tuple[str, tuple[str, ...]] | None:
+    """`ld.global.f32` -> ("ld", ("global", "f32")); None when the opcode is not a name."""
+    split = _mnemonics.get(mnemonic)
+    if split is None:
+        opcode, _, mods = mnemonic.partition(".")
+        if not (opcode.isidentifier() and opcode.isascii()):
+            return None
+        split = (opcode, tuple(mods.split(".")) if mods else ())
+        if len(_mnemonics) < 10_000:
+            _mnemonics[mnemonic] = split
+    return split
 
 
 def loc_key_quick(code: str) -> LocKey | None:
