@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import subprocess
 import sys
 import tempfile
 import time
@@ -33,10 +32,9 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3)
     args = ap.parse_args()
 
-    from bench_parse import INSTRUCTIONS_PER_STEP, best, source
+    from bench_parse import INSTRUCTIONS_PER_STEP, best, nvdisasm_both, source
 
     from sassview.build import build_program
-    from sassview.disasm import nvdisasm as nd
     from sassview.frontends.cuda import compile_cuda
     from sassview.graph.cfg import build_cfg
     from sassview.graph.dataflow import compute_liveness
@@ -54,15 +52,7 @@ def main() -> None:
             f.write(art.cubin)
             f.flush()
 
-            def both(name: str = f.name) -> None:
-                procs = [
-                    subprocess.Popen([tool, *a, name], stdout=subprocess.PIPE)
-                    for a in (nd.JSON_ARGS, nd.TEXT_ARGS)
-                ]
-                for p in procs:
-                    p.communicate()
-
-            disasm_s = best(both, args.repeat)
+            disasm_s = best(lambda name=f.name: nvdisasm_both(tool, name), args.repeat)
         inspect_program(program)  # warm imports (networkx) out of the measurement
         analyses_s = best(lambda p=program: inspect_program(p), args.repeat)
 

@@ -73,6 +73,18 @@ def best(fn, repeat: int, before=None) -> float:
     return min(times)
 
 
+def nvdisasm_both(tool: str, cubin_path: str) -> None:
+    """The two nvdisasm runs sassview makes of one cubin, side by side, as it makes them."""
+    from sassview.disasm import nvdisasm as nd
+
+    procs = [
+        subprocess.Popen([tool, *args, cubin_path], stdout=subprocess.PIPE)
+        for args in (nd.JSON_ARGS, nd.TEXT_ARGS)
+    ]
+    for p in procs:
+        p.communicate()
+
+
 def children_cpu(fn, repeat: int) -> float:
     """Least CPU time (user + system) that the child processes `fn` runs take."""
     import resource
@@ -122,12 +134,7 @@ def main() -> None:
             f.flush()
 
             def both() -> None:
-                procs = [
-                    subprocess.Popen([tool, *a, f.name], stdout=subprocess.PIPE)
-                    for a in (nd.JSON_ARGS, nd.TEXT_ARGS)
-                ]
-                for p in procs:
-                    p.communicate()
+                nvdisasm_both(tool, f.name)
 
             def json_only() -> None:
                 subprocess.run([tool, *nd.JSON_ARGS, f.name], capture_output=True, check=True)
