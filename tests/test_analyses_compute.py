@@ -9,39 +9,16 @@ tests do not depend on the loop finder.
 from __future__ import annotations
 
 import dataclasses
-import functools
-import importlib.util
-from pathlib import Path
 from typing import Any
 
+import analyses_data as recorded
 import pytest
+from analyses_data import MODES, program
 
 from sassview.analyses import tensor_cores
 from sassview.analyses.base import AnalysisContext, Findings, Severity
-from sassview.ir import Kernel, Program, SassInstruction, SourceLoc
+from sassview.ir import Kernel, SassInstruction, SourceLoc
 from sassview.parse.sass_operands import parse_operand
-
-_spec = importlib.util.spec_from_file_location(
-    "analyses_record", Path(__file__).parent / "data" / "analyses" / "record.py"
-)
-assert _spec is not None and _spec.loader is not None
-rec = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(rec)
-
-MODES = [pytest.param("live", marks=pytest.mark.compile), "recorded", "json", "text"]
-
-
-@functools.cache
-def program(mode: str, case: str, arch: str) -> Program:
-    if mode == "live":
-        import sassview
-
-        return sassview.compile(
-            path=rec.source_path(case), arch=arch, options=rec.case_options(case)
-        )
-    if mode == "recorded":
-        return rec.recorded_program(case, arch)
-    return rec.offline_program(case, arch, listing=mode)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -55,9 +32,7 @@ class StandInLoop:
 def analyse(
     mode: str, case: str, arch: str, kernel: str, loops: tuple[Any, ...] = ()
 ) -> tuple[Findings, Kernel]:
-    prog = program(mode, case, arch)
-    k = prog.kernel(kernel)
-    return tensor_cores.run(AnalysisContext(prog, k, None, loops, None)), k  # type: ignore[arg-type]
+    return recorded.analyse(tensor_cores, mode, case, arch, kernel, loops)
 
 
 def ops(f: Findings) -> list[tuple[Any, ...]]:
@@ -265,9 +240,7 @@ PIPELINE = "wgmma_pipeline"
 def advice(mode: str, kernel: str) -> tuple[Findings, Kernel]:
     from sassview.analyses import ptxas_advice
 
-    prog = program(mode, PIPELINE, "sm_90a")
-    k = prog.kernel(kernel)
-    return ptxas_advice.run(AnalysisContext(prog, k, None, (), None)), k  # type: ignore[arg-type]
+    return recorded.analyse(ptxas_advice, mode, PIPELINE, "sm_90a", kernel)
 
 
 def depbars(k: Kernel) -> int:

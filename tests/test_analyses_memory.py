@@ -9,48 +9,18 @@ Re-record with `python tests/data/analyses/record.py`.
 from __future__ import annotations
 
 import dataclasses
-import functools
-import importlib.util
 import json
 import time
-from pathlib import Path
 from typing import Any
 
 import pytest
+from analyses_data import MODES, analyse, program, rec
 
 from sassview.analyses import async_copy, memory_width, spills, tensor_cores
 from sassview.analyses.base import AnalysisContext, Findings, Severity
 from sassview.analyses.memory import access_bits, base_text, classify, never_executes
-from sassview.ir import Kernel, Program, SassInstruction
+from sassview.ir import SassInstruction
 from sassview.parse.sass_operands import parse_operand
-
-_spec = importlib.util.spec_from_file_location(
-    "analyses_record", Path(__file__).parent / "data" / "analyses" / "record.py"
-)
-assert _spec is not None and _spec.loader is not None
-rec = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(rec)
-
-MODES = [pytest.param("live", marks=pytest.mark.compile), "recorded", "json", "text"]
-
-
-@functools.cache
-def program(mode: str, case: str, arch: str) -> Program:
-    if mode == "live":
-        import sassview
-
-        return sassview.compile(
-            path=rec.source_path(case), arch=arch, options=rec.case_options(case)
-        )
-    if mode == "recorded":
-        return rec.recorded_program(case, arch)
-    return rec.offline_program(case, arch, listing=mode)
-
-
-def analyse(module: Any, mode: str, case: str, arch: str, kernel: str) -> tuple[Findings, Kernel]:
-    prog = program(mode, case, arch)
-    k = prog.kernel(kernel)
-    return module.run(AnalysisContext(prog, k, None, (), None)), k  # type: ignore[arg-type]
 
 
 def kinds(findings: Findings, kind: str) -> list[Any]:
