@@ -17,7 +17,13 @@ from sassview.analyses import Annotation, Findings, run_all
 from sassview.analyses.base import AnalysisContext
 from sassview.gcpause import without_gc
 from sassview.graph.cfg import ControlFlowGraph, build_cfg
-from sassview.graph.dataflow import Liveness, compute_liveness, register_columns
+from sassview.graph.dataflow import (
+    Effects,
+    Liveness,
+    compute_liveness,
+    instruction_effects,
+    register_columns,
+)
 from sassview.graph.loops import Loop, find_loops
 from sassview.ir import Kernel, Program
 
@@ -66,10 +72,14 @@ class Inspection:
 
 @without_gc  # the analyses make many small acyclic objects, like the model build
 def inspect_kernel(
-    program: Program, kernel: Kernel, columns: dict[str, int] | None = None
+    program: Program,
+    kernel: Kernel,
+    columns: dict[str, int] | None = None,
+    effects: list[Effects] | None = None,
 ) -> Inspection:
     """`columns`: the program's register_columns, when the caller inspects several of its
-    kernels and has computed them once (inspect_program does)."""
+    kernels and has computed them once (inspect_program does); `effects`: the kernel's
+    instruction_effects, which that took."""
     cfg = build_cfg(kernel.instructions)
     loops = find_loops(cfg, kernel.instructions)
     # CALL/RET clobber and preserve registers by the ABI: that needs the kernel's register count
@@ -79,6 +89,7 @@ def inspect_kernel(
         cfg,
         registers=kernel.resources.registers,
         columns=_columns(program) if columns is None else columns,
+        effects=effects,
     )
     ctx = AnalysisContext(program=program, kernel=kernel, cfg=cfg, loops=loops, liveness=liveness)
     return Inspection(program, kernel, cfg, loops, liveness, MappingProxyType(run_all(ctx)))
@@ -91,5 +102,9 @@ def _columns(program: Program) -> dict[str, int]:
 
 def inspect_program(program: Program, kernel: str | None = None) -> list[Inspection]:
     kernels = [program.kernel(kernel)] if kernel else list(program.kernels)
-    columns = _columns(program)
-    return [inspect_kernel(program, k, columns) for k in kernels]
+    # The register columns read every instruction's effects, as liveness does: once each.
+    effects = {k.name: instruction_effects(k.instructions) for k in program.kernels}
+    columns = register_columns(
+        (k.instructions, k.resources.registers, effects[k.name]) for k in program.kernels
+    )
+    return [inspect_kernel(program, k, columns, effects[k.name]) for k in kernels]

@@ -123,25 +123,35 @@ def register_effects(
     return RegisterEffects(sem.names(defs), sem.names(uses))
 
 
-def _widest(instructions: Sequence[SassInstruction]) -> dict[str, int]:
+Effects = tuple[int, int, int]  # (defs, uses, kind) bitsets of one instruction; kind: sem.CALL...
+
+
+def instruction_effects(instructions: Sequence[SassInstruction]) -> list[Effects]:
+    """Each instruction's (defs, uses, kind). Both `register_columns` and `compute_liveness`
+    need them: a caller doing both computes them once and passes them to each."""
+    return list(map(_effects, instructions))
+
+
+def _widest(effects: Iterable[Effects]) -> dict[str, int]:
     seen = 0
-    for ins in instructions:
-        defs, uses, _ = _effects(ins)
+    for defs, uses, _ in effects:
         seen |= defs | uses
     return {f: ((seen & sem.MASK[f]) >> sem.FILE_BASE[f]).bit_length() for f in sem.FILES}
 
 
 def register_columns(
-    functions: Iterable[tuple[Sequence[SassInstruction], int | None]],
+    functions: Iterable[tuple[Sequence[SassInstruction], int | None]]
+    | Iterable[tuple[Sequence[SassInstruction], int | None, Sequence[Effects]]],
 ) -> dict[str, int]:
     """nvdisasm's column count per register file for a cubin: its widest register name.
 
-    `functions` are (instructions, register count) of every function in the cubin; a function
-    with a RET also names its callee-saved registers up to its register count.
+    `functions` are (instructions, register count) of every function in the cubin, or
+    (instructions, register count, instruction_effects(instructions)); a function with a RET
+    also names its callee-saved registers up to its register count.
     """
     out = dict.fromkeys(sem.FILES, 0)
-    for instructions, registers in functions:
-        widest = _widest(instructions)
+    for instructions, registers, *known in functions:
+        widest = _widest(known[0] if known else map(_effects, instructions))
         if registers and any(ins.opcode == "RET" for ins in instructions):
             widest["GPR"] = max(widest["GPR"], callee_saved(registers).bit_length())
         for f in sem.FILES:
@@ -156,16 +166,20 @@ def compute_liveness(
     *,
     registers: int | None = None,
     columns: Mapping[str, int] | None = None,
+    effects: Sequence[Effects] | None = None,
 ) -> Liveness:
     """Occupied-register counts per instruction; see the module docstring for the rules.
 
     `registers` is the function's register count (Kernel.resources.registers), `columns` what
     `register_columns` says for the whole cubin; both only shape the CALL/RET ABI sets, and
-    default to what this function's own instructions name.
+    default to what this function's own instructions name. `effects`: instruction_effects of
+    `instructions`, when the caller has them already.
     """
     # No reference cycles, but enough objects to set off a full collection over the whole model
     # midway, which would cost more than the analysis.
-    return _liveness(instructions, cfg, registers, columns)
+    if effects is None:
+        effects = instruction_effects(instructions)
+    return _liveness(instructions, cfg, registers, columns, effects)
 
 
 def _liveness(
@@ -173,54 +187,57 @@ def _liveness(
     cfg: ControlFlowGraph,
     registers: int | None,
     columns: Mapping[str, int] | None,
+    effects: Sequence[Effects],
 ) -> Liveness:
     n = len(instructions)
-    effects = [_effects(ins) for ins in instructions]
     if columns is None:
-        seen = 0
-        for d, u, _ in effects:
-            seen |= d | u
-        columns = {f: ((seen & sem.MASK[f]) >> sem.FILE_BASE[f]).bit_length() for f in sem.FILES}
+        columns = _widest(effects)
     gpr = columns.get("GPR", 0) if registers is None else min(registers, columns.get("GPR", 0))
     clobber = caller_saved({**columns, "GPR": gpr})
     ret_live = callee_saved(registers if registers is not None else columns.get("GPR", 0))
     implicit = sem.implicit_descriptor(instructions)
-    uses = [0] * n
     kills = [0] * n
-    occ = [0] * n  # what each instruction itself occupies: its defs and uses, and R1
+    occ = [0] * n  # what is occupied at each instruction: its defs and uses, R1, what is live
     r1 = sem.R1
-    for i, ins in enumerate(instructions):
-        d, u, kind = effects[i]
-        if implicit is not None:
-            u |= implicit[i]
-        if kind:
-            if kind == sem.CALL:
-                d |= clobber
-            else:
-                u |= ret_live  # live after a RET; as it kills nothing, the same as read by it
-        uses[i] = u
-        occ[i] = d | u | r1
-        guard = ins.guard
-        # A definition under a P guard may not run, so it kills nothing; nvdisasm lets one
-        # under a UP guard kill (and @PT is no guard).
-        if guard is None or guard.file == "UP" or (guard.index is None and not ins.guard_negated):
-            kills[i] = d
     blocks = cfg.blocks
-    succ = _successors(cfg, instructions)
     gen = [0] * len(blocks)
     kill = [0] * len(blocks)
+    # One backward walk per block reads each instruction's effects and finds what is live after
+    # it as if nothing were live out of the block; live(L) = live(0) | (L minus what the block
+    # kills after that point), so the live-out part is added after the fixpoint, only where it
+    # is not empty, and only until the block has killed all of it.
     for b in blocks:
-        g = k = 0
+        live = k = 0
         for i in range(b.last, b.first - 1, -1):
-            g = (g & ~kills[i]) | uses[i]
-            k |= kills[i]
-        gen[b.index], kill[b.index] = g, k
-    live_out = _solve(len(blocks), succ, gen, kill)
+            d, u, kind = effects[i]
+            if implicit is not None:
+                u |= implicit[i]
+            if kind:
+                if kind == sem.CALL:
+                    d |= clobber
+                else:
+                    u |= ret_live  # live after a RET; as it kills nothing, the same as read by it
+            occ[i] = d | u | r1 | live
+            guard = instructions[i].guard
+            # A definition under a P guard may not run, so it kills nothing; nvdisasm lets one
+            # under a UP guard kill (and @PT is no guard).
+            if guard is None or guard.file == "UP" or (
+                guard.index is None and not instructions[i].guard_negated
+            ):
+                kills[i] = d
+                live = (live & ~d) | u
+                k |= d
+            else:
+                live |= u
+        gen[b.index], kill[b.index] = live, k
+    live_out = _solve(len(blocks), _successors(cfg, instructions), gen, kill)
     for b in blocks:
-        live = live_out[b.index]
-        for i in range(b.last, b.first - 1, -1):
-            occ[i] |= live
-            live = (live & ~kills[i]) | uses[i]
+        extra = live_out[b.index]
+        i = b.last
+        while extra and i >= b.first:
+            occ[i] |= extra
+            extra &= ~kills[i]
+            i -= 1
     counts = {f: tuple([(m & mask).bit_count() for m in occ]) for f, mask in sem.MASK.items()}
     peak = max(counts["GPR"], default=0)
     peak_index = counts["GPR"].index(peak) if n else -1
