@@ -27,7 +27,7 @@ from __future__ import annotations
 import bisect
 import functools
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, NamedTuple, TypeVar
+from typing import Any, TypeVar
 
 from sassview.analyses.base import AnalysisContext, Annotation, Findings, Severity
 from sassview.analyses.memory import (
@@ -37,7 +37,7 @@ from sassview.analyses.memory import (
     distinct_locs,
     line_keys,
     ptx_lines,
-    user_loc,
+    user_locs,
 )
 from sassview.ir import Kernel, OperandKind, PtxInstruction, SassInstruction, SourceLoc
 
@@ -68,17 +68,21 @@ def run(ctx: AnalysisContext) -> Findings:
     table = ctx.shared(ptx_lines)
     found = accesses(kernel, table)
     keys = ctx.shared(line_keys)
-    lines = [keys.of(a.instruction) for a in found]  # each access' source line key, or None
+    locs = user_locs([a.instruction for a in found])  # each access' user line, or None
+    lines = keys.keys(locs)  # and its JSON key
     widest = _widest(found)
     facts: dict[str, Any] = {
         "max_global_load_bits": widest.get(("global", "load")),
         "max_global_store_bits": widest.get(("global", "store")),
         "max_shared_load_bits": widest.get(("shared", "load")),
         "max_shared_store_bits": widest.get(("shared", "store")),
-        "accesses": _access_facts(kernel, table, found),
+        "accesses": _access_facts(kernel, table, found, locs),
         "by_line": _by_line(found, lines),
     }
-    annotations = [*_narrow_lines(found, lines), *_merge_candidates(kernel.instructions, found)]
+    annotations = [
+        *_narrow_lines(found, lines, locs),
+        *_merge_candidates(kernel.instructions, found),
+    ]
     return Findings(facts=facts, annotations=tuple(annotations))
 
 
@@ -96,7 +100,10 @@ def _widest(found: Iterable[MemoryAccess]) -> dict[tuple[str, str], int]:
 
 
 def _access_facts(
-    kernel: Kernel, table: Mapping[int, PtxInstruction], found: Iterable[MemoryAccess]
+    kernel: Kernel,
+    table: Mapping[int, PtxInstruction],
+    found: Iterable[MemoryAccess],
+    locs: Iterable[SourceLoc | None],
 ) -> list[dict[str, Any]]:
     """One fact per access. A kernel has thousands of accesses but a handful of SASS and PTX
     instruction forms: each mnemonic text is made once, and shared by the facts."""
@@ -105,7 +112,7 @@ def _access_facts(
     # function of the two in both.
     names: dict[tuple[str, tuple[str, ...]], str] = {}
     out = []
-    for acc in found:
+    for acc, loc in zip(found, locs, strict=True):
         ins = acc.instruction
         form = (ins.opcode, ins.modifiers)
         mnemonic = names.get(form)
@@ -119,7 +126,6 @@ def _access_facts(
             ptx = names.get(form)
             if ptx is None:
                 ptx = names[form] = p.mnemonic
-        loc = user_loc(ins)
         out.append(
             {
                 "address": ins.address,
@@ -157,84 +163,69 @@ def _by_line(
     return out
 
 
-def _narrow_lines(found: Sequence[MemoryAccess], lines: Sequence[str | None]) -> list[Annotation]:
+def _narrow_lines(
+    found: Sequence[MemoryAccess],
+    lines: Sequence[str | None],
+    locs: Sequence[SourceLoc | None],
+) -> list[Annotation]:
     """One note per run of consecutive source lines whose global loads and stores are all
     narrower than 128 bits ("line 18: ...", "lines 12-13: ...").
 
     Unrolled code has a line per access: a generated kernel of 4096 such lines gets one note,
-    not 4096 of the same text (its per-line figures stay in the `by_line` fact). The figures of
-    a line are counted in a plain loop, not with max/sum/join over generators, which for one
-    access cost more than the note itself."""
-    # key -> [first access, widest bits, loads, accesses]: one pass, lists updated in place.
+    not 4096 of the same text (its per-line figures stay in the `by_line` fact). So the work per
+    line is kept to a list updated in place and a plain tuple to sort (no key function, no
+    record per line)."""
+    # Line key -> [its user line, widest bits, loads, addresses]; a key names one (file, line).
     stats: dict[str, list[Any]] = {}
-    for acc, key in zip(found, lines, strict=True):
+    for acc, key, loc in zip(found, lines, locs, strict=True):
         bits = acc.bits
         if key is None or acc.space != "global" or acc.direction == "atomic":
             continue
         if isinstance(bits, int):
             entry = stats.get(key)
             if entry is None:
-                stats[key] = [acc, bits, int(acc.direction == "load"), [acc]]
+                stats[key] = [loc, bits, acc.direction == "load", [acc.instruction.address]]
             else:
                 if bits > entry[1]:
                     entry[1] = bits
                 entry[2] += acc.direction == "load"
-                entry[3].append(acc)
-    narrow: list[_NarrowLine] = []
-    for key, (first, widest, loads, accs) in stats.items():
-        if widest < NARROW_BELOW:
-            # A key names one (file, line), the user line of every access in the group.
-            loc = user_loc(first.instruction)
-            assert loc is not None  # it has a key
-            narrow.append(_NarrowLine(key, loc, widest, loads, len(accs) - loads, accs))
-    runs: list[list[_NarrowLine]] = []
-    for line in sorted(narrow, key=lambda n: (n.loc.file, n.loc.line)):
-        last = runs[-1][-1] if runs else None
-        if (
-            last is not None
-            and last.loc.file == line.loc.file
-            and last.loc.line + 1 == line.loc.line
-        ):
-            runs[-1].append(line)
+                entry[3].append(acc.instruction.address)
+    order = sorted([(e[0].file, e[0].line, key) for key, e in stats.items() if e[1] < NARROW_BELOW])
+    runs: list[list[str]] = []  # runs of consecutive lines, as their keys
+    last_file, last_line = None, 0
+    for file, line, key in order:
+        if file == last_file and line == last_line + 1:
+            runs[-1].append(key)
         else:
-            runs.append([line])
-    runs.sort(key=lambda run: run[0].accesses[0].instruction.address)  # in code order, as before
-    return [_narrow_note(run) for run in runs]
+            runs.append([key])
+        last_file, last_line = file, line
+    notes = [_narrow_note(run, stats) for run in runs]
+    notes.sort(key=lambda note: note.addresses[0])  # in code order, as before
+    return notes
 
 
-class _NarrowLine(NamedTuple):
-    key: str  # the JSON key of the line ("34", "file.h:34")
-    loc: SourceLoc
-    widest: int
-    loads: int
-    stores: int
-    accesses: list[MemoryAccess]
-
-
-def _narrow_note(run: list[_NarrowLine]) -> Annotation:
+def _narrow_note(run: list[str], stats: Mapping[str, list[Any]]) -> Annotation:
+    """The note of one run of lines (their keys), from their `_narrow_lines` figures."""
     first = run[0]
-    widest, loads, stores = first.widest, first.loads, first.stores
-    where = f"line {first.key}"
-    if len(run) > 1:
-        where = f"lines {first.key}-{run[-1].loc.line}"
-        for line in run[1:]:
-            widest = max(widest, line.widest)
-            loads += line.loads
-            stores += line.stores
+    widest = loads = accesses = 0
+    addresses: list[int] = []
+    for key in run:  # a loop per line: no comprehension, no max()
+        _loc, bits, line_loads, line_addresses = stats[key]
+        if bits > widest:
+            widest = bits
+        loads += line_loads
+        accesses += len(line_addresses)
+        addresses.extend(line_addresses)
+    stores = accesses - loads
+    where = f"line {first}" if len(run) == 1 else f"lines {first}-{stats[run[-1]][0].line}"
     return Annotation(
         kind="narrow-access",
         severity=Severity.NOTE,
         message=f"{where}: global accesses at most {widest} bits wide ({_counts(loads, stores)})",
         hint=NARROW_HINT,
-        addresses=tuple([a.instruction.address for line in run for a in line.accesses]),
-        source=tuple([line.loc for line in run]),
-        data={
-            "line": first.key,
-            "lines": [line.key for line in run],
-            "max_bits": widest,
-            "loads": loads,
-            "stores": stores,
-        },
+        addresses=tuple(addresses),
+        source=tuple([stats[key][0] for key in run]),
+        data={"line": first, "lines": run, "max_bits": widest, "loads": loads, "stores": stores},
     )
 
 
