@@ -129,7 +129,20 @@ Effects = tuple[int, int, int]  # (defs, uses, kind) bitsets of one instruction;
 def instruction_effects(instructions: Sequence[SassInstruction]) -> list[Effects]:
     """Each instruction's (defs, uses, kind). Both `register_columns` and `compute_liveness`
     need them: a caller doing both computes them once and passes them to each."""
-    return list(map(_effects, instructions))
+    # _effects, inlined for the cache hits that unrolled code is made of: a call per
+    # instruction would cost as much as the lookup.
+    get = _effects_cache.get
+    out: list[Effects] = []
+    for ins in instructions:
+        hit = get((ins.opcode, ins.modifiers, id(ins.operands)))
+        guard = ins.guard
+        if hit is None:
+            out.append(_effects(ins))  # computes it, and keeps it for the next ones
+        elif guard is None or guard.index is None:
+            out.append(hit)
+        else:
+            out.append((hit[0], hit[1] | sem.bits(guard.file, guard.index), hit[2]))
+    return out
 
 
 def _widest(effects: Iterable[Effects]) -> dict[str, int]:
@@ -221,8 +234,10 @@ def _liveness(
             guard = instructions[i].guard
             # A definition under a P guard may not run, so it kills nothing; nvdisasm lets one
             # under a UP guard kill (and @PT is no guard).
-            if guard is None or guard.file == "UP" or (
-                guard.index is None and not instructions[i].guard_negated
+            if (
+                guard is None
+                or guard.file == "UP"
+                or (guard.index is None and not instructions[i].guard_negated)
             ):
                 kills[i] = d
                 live = (live & ~d) | u
