@@ -3,6 +3,9 @@
 One linear pass over the lines: comments and strings are peeled per line (`ptx_lex`), the code
 is cut into statements at `;`, `{` and `}`, and a small state machine places each statement:
 module header, function header, register declaration, label, `.loc`, `.pragma` or instruction.
+The lines that are nearly all of a large file, a plain `.loc` and a one-line instruction, are
+recognised whole by one regex when no statement is pending and read straight into the
+function (`quick_line`); what that regex does not take goes the general way, unchanged.
 Directives that PTX ends at the line break (`.loc`, `.file`, `.version`, `.target`,
 `.address_size`, `.section`) end there; everything else may span lines (`call.uni` does).
 DWARF sections (`.section .debug_* { ... }`) are skipped a line at a time without being split.
@@ -17,7 +20,10 @@ escapes for any text.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
+from itertools import repeat
+from operator import add
 from types import MappingProxyType
 
 from sassview.errors import ParseError
@@ -25,10 +31,12 @@ from sassview.gcpause import without_gc
 from sassview.ir import PtxFunction, PtxInstruction, PtxModule, PtxRegisterDecl, SourceLoc
 from sassview.parse.ptx_lex import (
     HEADER,
+    QUICK_LINE,
     Chain,
     InlineChains,
-    InsFields,
+    InsRecord,
     LexError,
+    LocKey,
     file_directive,
     function_header,
     instruction_fields,
@@ -37,6 +45,7 @@ from sassview.parse.ptx_lex import (
     number,
     pieces,
     quick_fields,
+    quick_record,
     register_decls,
     source_locs,
     split_label,
@@ -52,9 +61,7 @@ _LINKAGE = (".visible", ".extern", ".weak", ".common", ".entry", ".func")
 _PTX_HINT = "expected PTX as NVRTC, Triton or the CuTe DSL write it (.version, .target, functions)"
 _BAD_HINT = "the PTX looks damaged: truncated, hand-edited, or from a tool sassview does not know"
 
-# An instruction before its source is resolved: its line, its fields, and the index of its
-# .loc in _Parser.locs (0: none), so the build step resolves each .loc once.
-_RawIns = tuple[int, InsFields, int]
+_new_tuple = tuple.__new__  # NamedTuples built from a tuple, without their Python __new__
 
 
 @dataclass
@@ -67,7 +74,10 @@ class _Func:
     params: tuple[str, ...]
     directives: dict[str, tuple[int, ...]]
     end_line: int = 0
-    instructions: list[_RawIns] = field(default_factory=list)
+    # Each instruction before its source is resolved: its line and fields, and beside it the
+    # index of its .loc in _Parser.locs (0: none), so the build step resolves each .loc once.
+    instructions: list[InsRecord] = field(default_factory=list)
+    locs: list[int] = field(default_factory=list)
     labels: dict[str, int] = field(default_factory=dict)
     registers: list[PtxRegisterDecl] = field(default_factory=list)
     pragmas: list[tuple[int, str]] = field(default_factory=list)
@@ -111,9 +121,15 @@ class _Parser:
         parts = self.parts
         statement = self.statement
         quick = self.quick_instruction
+        quick_line = QUICK_LINE.fullmatch
         for lineno, line in enumerate(text.split("\n"), 1):
-            if self.section and not in_block and not ("{" in line or "}" in line or "/*" in line):
-                continue  # DWARF bytes: the bulk of a -lineinfo/-G file
+            if self.section:
+                if not in_block and not ("{" in line or "}" in line or "/*" in line):
+                    continue  # DWARF bytes: the bulk of a -lineinfo/-G file
+            elif not (in_block or parts):
+                found = quick_line(line)
+                if found is not None and self.quick_line(found, lineno):
+                    continue
             if in_block or "/" in line:
                 code, in_block = strip_comments(line, in_block)
             else:
@@ -249,10 +265,26 @@ class _Parser:
         func = self.func
         if func is None or ":" in stmt:  # labels, `shared::cta`: the general path
             return False
-        fields = quick_fields(stmt)
-        if fields is None:
+        record = quick_fields(stmt, line)
+        if record is None:
             return False
-        func.instructions.append((line, fields, self.loc))
+        func.instructions.append(record)
+        func.locs.append(self.loc)
+        return True
+
+    def quick_line(self, found: re.Match[str], line: int) -> bool:
+        """A plain `.loc` or a plain instruction line, as QUICK_LINE matched it, when no
+        statement is pending; False (nothing done) for an instruction outside any function."""
+        file_id, src_line, column, negated, guard, mnemonic, operands = found.groups()
+        if mnemonic is None:
+            self.plain_loc((int(file_id), int(src_line), int(column) if column else 0), line)
+            return True
+        func = self.func
+        if func is None:
+            return False
+        self.expect_section = False
+        func.instructions.append(quick_record(line, negated, guard, mnemonic, operands))
+        func.locs.append(self.loc)
         return True
 
     def quick_loc(self, code: str, line: int) -> bool:
@@ -260,11 +292,14 @@ class _Parser:
         key = loc_key_quick(code) if code.lstrip().startswith(".loc") else None
         if key is None:
             return False
+        self.plain_loc(key, line)
+        return True
+
+    def plain_loc(self, key: LocKey, line: int) -> None:
         self.expect_section = False
         self.file_refs.setdefault(key[0], line)
         self.locs.append(self.chains.add(key, None, None))
         self.loc = len(self.locs) - 1
-        return True
 
     def place(self, stmt: str, line: int) -> None:
         self.expect_section = False
@@ -284,7 +319,8 @@ class _Parser:
                     "this does not look like PTX: no .version before it", line, _PTX_HINT
                 )
             raise self.error(f"instruction outside any function: {stmt[:60]!r}", line)
-        self.func.instructions.append((line, instruction_fields(stmt), self.loc))
+        self.func.instructions.append((line, *instruction_fields(stmt)))
+        self.func.locs.append(self.loc)
 
     def directive(self, stmt: str, line: int) -> None:
         head, *tail = stmt.split(None, 1)
@@ -379,7 +415,8 @@ class _Parser:
                 )
 
     def module(self) -> PtxModule:
-        sources = source_locs(self.locs, self.files)
+        # Each .loc's source as a 1-tuple, to end an instruction's record with.
+        sources = [(s,) for s in source_locs(self.locs, self.files)]
         funcs = tuple(self.build(f, sources) for f in self.functions)
         assert self.version is not None and self.target is not None  # finish() checked
         return PtxModule(
@@ -390,11 +427,11 @@ class _Parser:
             funcs,
         )
 
-    def build(self, f: _Func, sources: list[SourceLoc | None]) -> PtxFunction:
-        ins = tuple(
-            PtxInstruction(line, op, mods, operands, guard, neg, sources[loc])
-            for line, (op, mods, operands, guard, neg), loc in f.instructions
-        )
+    def build(self, f: _Func, sources: list[tuple[SourceLoc | None]]) -> PtxFunction:
+        # Record + (source,) per instruction, all in C: a Python loop over 10^5 instructions
+        # costs several times more.
+        records = map(add, f.instructions, map(sources.__getitem__, f.locs))
+        ins = tuple(map(_new_tuple, repeat(PtxInstruction), records))
         d = f.directives
         return PtxFunction(
             name=f.name,

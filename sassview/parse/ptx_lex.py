@@ -1,10 +1,12 @@
 """Helpers of the PTX parser: lines into statement pieces, statements into their fields, and
 `.loc` directives into inline chains.
 
-Kept apart from `ptx.py` so the parser reads as a state machine over statements. The line
-helpers use plain `str` methods on the common path and walk characters only for lines holding
-a string literal or a block comment; the regexes here are anchored and cannot backtrack, so a
-file is read in one linear pass. The statement readers are pure: they raise `LexError` with a
+Kept apart from `ptx.py` so the parser reads as a state machine over statements. The two
+common lines, a plain `.loc` and a one-line instruction, are recognised whole by one regex
+(`QUICK_LINE`); the other line helpers use plain `str` methods and walk characters only for
+lines holding a string literal or a block comment. The regexes here are anchored, and where
+they backtrack they give up at the first character that cannot fit, so a file is read in
+linear time. The statement readers are pure: they raise `LexError` with a
 message, and the parser adds the line and turns it into a `ParseError`.
 """
 
@@ -31,6 +33,8 @@ Chain = tuple[int, int, int, "Chain | None", int, "str | None"]
 MAX_INLINE_DEPTH = 256
 # What an instruction statement holds: opcode, modifiers, operands, guard, guard negated.
 InsFields = tuple[str, tuple[str, ...], tuple[str, ...], "str | None", bool]
+# The same after its line: the first six fields of a PtxInstruction, built in one tuple.
+InsRecord = tuple[int, str, tuple[str, ...], tuple[str, ...], "str | None", bool]
 
 
 class LexError(ValueError):
@@ -325,36 +329,86 @@ def instruction_fields(stmt: str) -> InsFields:
     return split[0], split[1], tuple(operands), guard, negated
 
 
-def quick_fields(stmt: str) -> InsFields | None:
-    """`instruction_fields` for the one-line statement of nearly every PTX line, or None when
-    the statement needs the general reader (a bracket that holds commas, braces, parentheses,
-    an odd mnemonic). Same result, a third of the time: no bracket walk.
+# The two lines that make up nearly all of a PTX file, recognised by one regex so that each
+# costs one C call instead of a dozen string methods: a plain `.loc FILE LINE [COLUMN]`
+# (groups 1-3) and a whole one-line instruction `[@[!]%p] op.mods a, b, [c+8];` (groups 4-7:
+# "!" or "", guard, mnemonic, operands), either maybe followed by a `//` comment. It accepts
+# only lines that `loc_key_quick` / `quick_fields` would read, and only shapes whose operands
+# they would cut at ", " alone: no whitespace, comma or bracket inside an operand but for one
+# whole `[address]`. `\s` is str.isspace(), as for strip() and split(). Anything else (labels,
+# `shared::cta`, vectors, strings, odd spacing) does not match and is read the longer way.
+_ATOM = r'[^\s,;{}()\[\]"/:]+'  # %r1, 0f3F800000, $L__BB0_2, -1
+_ADDRESS = rf"\[{_ATOM}\]"
+_OPERANDS = rf"{_ATOM}(?:, {_ATOM})*(?:, {_ADDRESS}(?:, {_ATOM})*)?|{_ADDRESS}(?:, {_ATOM})*"
+_NUMBER = "([0-9]{1,20})"
+QUICK_LINE = re.compile(
+    rf"\s*(?:\.loc\s+{_NUMBER}\s+{_NUMBER}(?:\s+{_NUMBER})?"
+    rf'|(?:@(!?)([^\s;{{}}"/:!]+)\s+)?([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z0-9_]+)*)'
+    rf"(?:\s+({_OPERANDS}))?\s*;)\s*(?://.*)?"
+)
+
+
+def quick_record(
+    line: int, negated: str, guard: str | None, mnemonic: str, operands: str | None
+) -> InsRecord:
+    """The record of an instruction line QUICK_LINE matched, from its groups 4-7."""
+    split = _mnemonics.get(mnemonic) or _mnemonic(mnemonic)
+    assert split is not None  # the regex let through only an identifier as the opcode
+    return (
+        line,
+        split[0],
+        split[1],
+        tuple(operands.split(", ")) if operands else (),
+        guard,
+        negated == "!",
+    )
+
+
+def quick_fields(stmt: str, line: int) -> InsRecord | None:
+    """`instruction_fields` for the one-line statement of nearly every PTX line, as the record
+    of `line`, or None when the statement needs the general reader (a bracket that holds
+    commas, braces, parentheses, an odd mnemonic). Same result, a fraction of the time: no
+    bracket walk, and the usual `a, b, [c+8]` split without stripping each operand.
     """
-    guarded = _guard(stmt)
-    if guarded is None:
-        return None
-    guard, negated, stmt = guarded
+    if stmt[0] == "@":
+        guarded = _guard(stmt)
+        if guarded is None:
+            return None
+        guard, negated, stmt = guarded
+    else:
+        guard, negated = None, False
     parts = stmt.split(None, 1)
-    mnemonic = parts[0]
-    if "{" in mnemonic or "[" in mnemonic or "(" in mnemonic:
-        return None
-    split = _mnemonic(mnemonic)
+    # Only mnemonics without `{[(` and with a name for an opcode are ever memoized.
+    split = _mnemonics.get(parts[0]) or _quick_mnemonic(parts[0])
     if split is None:
         return None
     if len(parts) == 1:
-        return split[0], split[1], (), guard, negated
+        return line, split[0], split[1], (), guard, negated
     rest = parts[1]
-    if "{" in rest or "(" in rest or "\n" in rest:
+    if "{" in rest or "(" in rest:
         return None
     if "[" in rest:  # one address, no comma inside it: `[%rd5+8]`, not `[%rd1, {%r2}]`
         left = rest.find("[")
         right = rest.find("]", left)
         if right < 0 or rest.find(",", left, right) >= 0 or rest.find("[", left + 1) >= 0:
             return None
-    operands = [op.strip() for op in rest.split(",")]
+    operands = rest.split(", ")
+    # Every comma followed by one space and no other whitespace: the pieces need no strip.
+    # (`rest` has no whitespace at either end: it follows split() of a stripped statement.)
+    if not (len(operands) - 1 == rest.count(",") == rest.count(" ") and rest.isprintable()):
+        if "\n" in rest:
+            return None
+        operands = [op.strip() for op in rest.split(",")]
     if "" in operands:
         operands = [op for op in operands if op]
-    return split[0], split[1], tuple(operands), guard, negated
+    return line, split[0], split[1], tuple(operands), guard, negated
+
+
+def _quick_mnemonic(mnemonic: str) -> tuple[str, tuple[str, ...]] | None:
+    """`_mnemonic` for the quick reader, which leaves `ld.v2.f32{...` to the general one."""
+    if "{" in mnemonic or "[" in mnemonic or "(" in mnemonic:
+        return None
+    return _mnemonic(mnemonic)
 
 
 def _guard(stmt: str) -> tuple[str | None, bool, str] | None:
