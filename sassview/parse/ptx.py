@@ -102,6 +102,7 @@ class _Parser:
         self.expect_section = False
         self.locs: list[Chain | None] = [None]  # every .loc read, in order
         self.loc = 0  # index in locs of the .loc in force
+        self.inlined = True  # whether any .loc may have `inlined_at`; run() looks
         self.chains = InlineChains()
         # The statement read so far (lines end with "\n"); cleared, never rebound, as run()
         # holds it in a local.
@@ -116,6 +117,8 @@ class _Parser:
     # -- the pass ---------------------------------------------------------------------------
 
     def run(self, text: str) -> None:
+        self.inlined = "inlined_at" in text
+        self.chains = InlineChains(self.inlined)
         in_block = False
         lineno = 0
         parts = self.parts
@@ -298,7 +301,7 @@ class _Parser:
     def plain_loc(self, key: LocKey, line: int) -> None:
         self.expect_section = False
         self.file_refs.setdefault(key[0], line)
-        self.locs.append(self.chains.add(key, None, None))
+        self.locs.append(self.chains.add_plain(key))
         self.loc = len(self.locs) - 1
 
     def place(self, stmt: str, line: int) -> None:
@@ -388,7 +391,7 @@ class _Parser:
         self.func = _Func(name, is_entry, line, params, directives, pragmas=self.header_pragmas)
         self.header_pragmas = []
         self.scopes.append(("func", lineno))
-        self.loc, self.chains = 0, InlineChains()
+        self.loc, self.chains = 0, InlineChains(self.inlined)
 
     # -- the result -------------------------------------------------------------------------
 

@@ -454,6 +454,9 @@ def loc_key_quick(code: str) -> LocKey | None:
     return int(parts[1]), int(parts[2]), int(parts[3]) if len(parts) == 4 else 0
 
 
+_new_tuple = tuple.__new__
+
+
 class InlineChains:
     """Links each `.loc` of one function to the `.loc` of its call site.
 
@@ -468,7 +471,10 @@ class InlineChains:
     becomes a frame without a caller.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, remember: bool = True) -> None:
+        # False when no .loc of the text has `inlined_at`: then nothing ever reads back what
+        # add() records, and add_plain() skips it (a third of a .loc line's cost).
+        self.remember = remember
         self.previous: Chain | None = None
         self.latest: dict[LocKey, Chain] = {}
         self.latest_in: dict[tuple[LocKey, str | None], Chain] = {}
@@ -492,6 +498,13 @@ class InlineChains:
         self.previous = self.latest[key] = self.latest_in[key, function] = chain
         return chain
 
+    def add_plain(self, key: LocKey) -> Chain:
+        """`add(key, None, None)`: a `.loc` outside inlined code, the common one."""
+        chain: Chain = (*key, None, 1, None)
+        if self.remember:
+            self.previous = self.latest[key] = self.latest_in[key, None] = chain
+        return chain
+
 
 def source_locs(chains: list[Chain | None], files: dict[int, str]) -> list[SourceLoc | None]:
     """The SourceLoc of each chain, once `.file` has named every file id they use; frames
@@ -500,14 +513,20 @@ def source_locs(chains: list[Chain | None], files: dict[int, str]) -> list[Sourc
     memo: dict[int, SourceLoc] = {}
     out: list[SourceLoc | None] = []
     for chain in chains:
+        if chain is not None and chain[3] is None and id(chain) not in memo:
+            # A .loc outside inlined code, nearly every one: its only frame.
+            outer = _new_tuple(SourceLoc, (files[chain[0]], chain[1], chain[2], None))
+            memo[id(chain)] = outer
+            out.append(outer)
+            continue
         frames: list[Chain] = []
         link = chain
         while link is not None and id(link) not in memo:
             frames.append(link)
             link = link[3]
         outer = memo[id(link)] if link is not None else None
-        for frame in reversed(frames):
-            outer = SourceLoc(files[frame[0]], frame[1], frame[2], outer)
+        for frame in reversed(frames):  # SourceLoc(...) without its Python __new__
+            outer = _new_tuple(SourceLoc, (files[frame[0]], frame[1], frame[2], outer))
             memo[id(frame)] = outer
         out.append(outer)
     return out
