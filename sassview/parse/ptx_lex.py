@@ -515,9 +515,9 @@ def source_locs(chains: list[Chain | None], files: dict[int, str]) -> list[Sourc
     for chain in chains:
         if chain is not None and chain[3] is None and id(chain) not in memo:
             # A .loc outside inlined code, nearly every one: its only frame.
-            outer = _new_tuple(SourceLoc, (files[chain[0]], chain[1], chain[2], None))
-            memo[id(chain)] = outer
-            out.append(outer)
+            only = _new_tuple(SourceLoc, (files[chain[0]], chain[1], chain[2], None))
+            memo[id(chain)] = only
+            out.append(only)
             continue
         frames: list[Chain] = []
         link = chain
