@@ -14,23 +14,27 @@ from __future__ import annotations
 import functools
 import re
 from bisect import bisect_right
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 Request = int | str | None  # N, "full", or nothing asked
 
-_KEYWORD = re.compile(r"\b(for|while|do)\b")
+# The patterns scanned over a whole source begin with their literal words, not with \b or ^\s*:
+# the regex engine then jumps between candidate first characters instead of trying every
+# position (5-10x faster on a 1.4 MB generated source); `_word_starts` checks the boundary.
+_KEYWORD = re.compile(r"(for|while|do)\b")
 _STATEMENT = re.compile(r"(for|while|if|switch|do)\b")
 _SPACE = re.compile(r"\s*")
 _PRAGMA = re.compile(
     r"^\s*#\s*pragma\s+(unroll|nounroll)\b\s*\(?\s*([^)\s]*)"
     r"|_Pragma\(\"unroll\s*(\d*)\"\)"
 )
+# Comments, strings, character literals and preprocessor lines (a `#` first on its line).
 _BLANKS = re.compile(
-    r"//[^\n]*|/\*.*?\*/|\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'"
-    r"|^\s*#[^\n]*(?:\\\n[^\n]*)*",
-    re.S | re.M,
+    r"//[^\n]*|/\*.*?\*/|\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'|#[^\n]*(?:\\\n[^\n]*)*",
+    re.S,
 )
+_WORD_CHAR = re.compile(r"\w")
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,10 +95,46 @@ _DEFINE = re.compile(
 
 
 _CONSTEXPR = re.compile(
-    r"\b(?:static\s+)?(?:constexpr|const)\s+(?:unsigned\s+)?(?:int|long|short|size_t|unsigned)\s+"
-    r"([^;(){}]+);"
-)
+    r"(?:constexpr|const)\s+(?:unsigned\s+)?(?:int|long|short|size_t|unsigned)\s+([^;(){}]+);"
+)  # `static` before it may be there or not: the match starts at the word that matters
 _ASSIGN = re.compile(r"^\s*(\w+)\s*=\s*(0x[0-9a-fA-F]+|\d+)[uUlL]*\s*$")
+
+
+def _word_starts(pattern: re.Pattern[str], text: str) -> Iterator[re.Match[str]]:
+    """pattern.finditer(text) as if the pattern began with \b (its first character being a word
+    character): a match inside a word is dropped and the search goes on one character later."""
+    pos = 0
+    while (m := pattern.search(text, pos)) is not None:
+        start = m.start()
+        if start and _WORD_CHAR.match(text, start - 1):
+            pos = start + 1
+            continue
+        yield m
+        pos = max(m.end(), start + 1)
+
+
+def _blanked(text: str) -> str:
+    """The text with every comment, string, character literal and preprocessor line turned to
+    spaces (newlines kept, so positions and line numbers stay). A `#` counts as a directive only
+    first on its line; its indent is blanked too."""
+    out: list[str] = []
+    done = pos = 0
+    while (m := _BLANKS.search(text, pos)) is not None:
+        start, end = m.span()
+        if text[start] == "#":
+            line_start = text.rfind("\n", 0, start) + 1
+            if text[line_start:start].strip():
+                pos = start + 1  # a `#` after code (token pasting, ...): not a directive
+                continue
+            start = max(line_start, done)
+        out.append(text[done:start])
+        out.append(_NOT_NEWLINE.sub(" ", text[start:end]))
+        done = pos = end
+    out.append(text[done:])
+    return "".join(out)
+
+
+_NOT_NEWLINE = re.compile(r"[^\n]")
 
 
 def integer_macros(text: str, options: Sequence[str] = ()) -> dict[str, int]:
@@ -106,7 +146,7 @@ def integer_macros(text: str, options: Sequence[str] = ()) -> dict[str, int]:
 @functools.lru_cache(maxsize=16)
 def _integer_macros(text: str, options: tuple[str, ...]) -> tuple[tuple[str, int], ...]:
     macros: dict[str, int] = {}
-    for m in _CONSTEXPR.finditer(text):
+    for m in _word_starts(_CONSTEXPR, text):
         for part in m.group(1).split(","):
             a = _ASSIGN.match(part)
             if a:
@@ -260,14 +300,14 @@ def source_loops(text: str, macros: Mapping[str, int] | None = None) -> list[Sou
 @functools.lru_cache(maxsize=16)
 def _source_loops(text: str, macro_items: tuple[tuple[str, int], ...]) -> tuple[SourceLoop, ...]:
     macros = dict(macro_items)
-    t = _BLANKS.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
+    t = _blanked(text)
     newlines = [m.start() for m in re.finditer("\n", t)]
 
     def line(pos: int) -> int:
         return bisect_right(newlines, pos - 1) + 1
 
     raw = []  # (start, statement, first and last body line, end) per loop
-    for m in _KEYWORD.finditer(t):
+    for m in _word_starts(_KEYWORD, t):
         try:
             found = _scan_loop(t, m, line)
         except RecursionError:  # thousands of `else if`s deep: not worth a loop entry
