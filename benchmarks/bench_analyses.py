@@ -4,12 +4,15 @@
 
 For generated cubins of about the given SASS instruction counts (see bench_parse.py), prints,
 best of --repeat: nvdisasm's wall time (the two runs sassview makes, in parallel), the time of
-`inspect_program` over the already-built model, their ratio (goal: <= 0.25 at 65k), the part
-taken by liveness, and time per instruction (flat means linear). The growth line compares the
-smallest and the largest size. A second table splits the analysis time by stage (the steps of
-`inspect_kernel`: CFG, loops, liveness, then each registered analysis), each best of --repeat.
-A stage's result is dropped at once, so a column adds up to less than `analyses s`, which keeps
-every kernel's results (and frees the previous run's inside its timing).
+`inspect_program` over the already-built model with the analyses' memo tables emptied before
+each run (as the one run of a `sassview check` process: the headline), their ratio (goal:
+<= 0.25 at 65k), the same run with the memos kept from the run before (`warm`, as a TUI
+re-inspecting), the part taken by liveness, and time per instruction (flat means linear).
+The growth line compares the smallest and the largest size. A second table splits the
+analysis time by stage (the steps of `inspect_kernel`: CFG, loops, liveness, then each
+registered analysis), each best of --repeat, memos emptied before each. A stage's result is
+dropped at once, so a column adds up to less than `analyses s`, which keeps every kernel's
+results (and frees the previous run's inside its timing).
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ def main() -> None:
 
     from bench_parse import INSTRUCTIONS_PER_STEP, best, nvdisasm_both, source
 
+    from sassview.analyses import forget_memos
     from sassview.build import build_program
     from sassview.frontends.cuda import compile_cuda
     from sassview.graph.cfg import build_cfg
@@ -54,25 +58,28 @@ def main() -> None:
 
             disasm_s = best(lambda name=f.name: nvdisasm_both(tool, name), args.repeat)
         inspect_program(program)  # warm imports (networkx) out of the measurement
-        analyses_s = best(lambda p=program: inspect_program(p), args.repeat)
+        analyses_s = best(lambda p=program: inspect_program(p), args.repeat, forget_memos)
+        warm_s = best(lambda p=program: inspect_program(p), args.repeat)
 
         def liveness_only(p=program) -> None:  # type: ignore[no-untyped-def]
             for k in p.kernels:
                 compute_liveness(k.instructions, build_cfg(k.instructions))
 
         live_s = best(liveness_only, args.repeat)
-        rows.append((count, disasm_s, analyses_s, live_s))
+        rows.append((count, disasm_s, analyses_s, warm_s, live_s))
         per_stage.append(stage_times(program, args.repeat))
 
-    heads = ("instructions", "nvdisasm s", "analyses s", "ratio", "liveness s", "us/instr")
-    print(" ".join(f"{h:>{w}}" for h, w in zip(heads, (12, 10, 10, 6, 10, 9), strict=True)))
-    for count, disasm_s, analyses_s, live_s in rows:
+    heads = ("instructions", "nvdisasm s", "analyses s", "ratio", "warm s", "liveness s")
+    heads += ("us/instr",)
+    widths = (12, 10, 10, 6, 7, 10, 9)
+    print(" ".join(f"{h:>{w}}" for h, w in zip(heads, widths, strict=True)))
+    for count, disasm_s, analyses_s, warm_s, live_s in rows:
         print(
             f"{count:>12} {disasm_s:>10.3f} {analyses_s:>10.3f} {analyses_s / disasm_s:>6.2f} "
-            f"{live_s:>10.3f} {analyses_s / count * 1e6:>9.1f}"
+            f"{warm_s:>7.3f} {live_s:>10.3f} {analyses_s / count * 1e6:>9.1f}"
         )
     if len(rows) > 1:
-        (c0, _, a0, _), (c1, _, a1, _) = rows[0], rows[-1]
+        (c0, _, a0, *_), (c1, _, a1, *_) = rows[0], rows[-1]
         print(f"growth: {c1 / c0:.1f}x the instructions cost {a1 / a0:.1f}x the analysis time")
     print()
     print(f"{'stage s':>12}" + "".join(f" {count:>9}" for count, *_ in rows))
@@ -84,7 +91,7 @@ def stage_times(program, repeat: int) -> dict[str, float]:  # type: ignore[no-un
     """Seconds per step of inspect_kernel over every kernel, each the best of `repeat` runs."""
     import importlib
 
-    from sassview.analyses import REGISTRY
+    from sassview.analyses import REGISTRY, forget_memos
     from sassview.analyses.base import AnalysisContext
     from sassview.gcpause import without_gc
     from sassview.graph.cfg import build_cfg
@@ -115,6 +122,7 @@ def stage_times(program, repeat: int) -> dict[str, float]:  # type: ignore[no-un
 
     found: dict[str, float] = {}
     for _ in range(repeat):
+        forget_memos()
         times = dict.fromkeys(["cfg", "loops", "liveness", *modules], 0.0)
         for k in program.kernels:
             kernel(k, times)

@@ -91,6 +91,12 @@ _kept: list[object] = []  # the operand tuples keyed by id() above, kept alive s
 _CACHE_LIMIT = 200_000
 
 
+def forget_effects() -> None:
+    """Empty the memo of register effects per instruction form (for benchmarks)."""
+    _effects_cache.clear()
+    _kept.clear()
+
+
 def _effects(ins: SassInstruction) -> tuple[int, int, int]:
     """operand_effects plus the guard, memoised: the parsers share one operand tuple per
     distinct operand text, so unrolled code mostly hits."""

@@ -137,6 +137,12 @@ def _blanked(text: str) -> str:
 _NOT_NEWLINE = re.compile(r"[^\n]")
 
 
+def forget_memos() -> None:
+    """Empty the memos of `integer_macros` and `source_loops` (for benchmarks)."""
+    _integer_macros.cache_clear()
+    _source_loops.cache_clear()
+
+
 def integer_macros(text: str, options: Sequence[str] = ()) -> dict[str, int]:
     """Named integer constants a pragma or a loop header may use: `#define NAME 4`,
     `constexpr int A = 64, B = 16;` (file-wide: scopes are not tracked) and `-DNAME=4` options."""
