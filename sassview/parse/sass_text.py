@@ -70,73 +70,168 @@ class _FunctionScan:
     labels: list[tuple[str, int]] = field(default_factory=list)  # (label, index in rows)
 
 
+# What str.splitlines splits at: no record spans one, so records and the general path see the
+# same lines.
+_LINE_END = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+_NOT_PTX = f"(?!{re.escape(PTX_FILE)})"  # a path that does not name the embedded PTX
+_FRAME_LINE = (  # one frame of an inline chain, as `_frame` reads it
+    rf'\t//## File "{_NOT_PTX}([^"{_LINE_END}]*)", line ([0-9]+)(?:, column ([0-9]+))?'
+)
+_OUTER_FRAME_LINE = rf'\t//## File "{_NOT_PTX}[^"{_LINE_END}]*", line [0-9]+(?:, column [0-9]+)?'
+# An instruction line in nvdisasm's own shape with the annotation lines just before it, as
+# nvdisasm writes nearly all of a listing: the inline chain (its innermost frame in groups, the
+# outer frames as text), the PTX line, then the instruction line. A record starts with the
+# newline before its first line: a literal first character lets the regex engine skip to the
+# candidates at memchr speed (a `^` is tried at every character, several times slower). The
+# outer frames are capped so that a run of File lines with no instruction after it costs
+# bounded time from each of its lines; a longer chain's first lines go to the general path.
+_RECORD = re.compile(
+    rf"\n(?:{_FRAME_LINE}((?:\n{_OUTER_FRAME_LINE}){{0,63}})\n)?"
+    rf'(?:\t//## File "{re.escape(PTX_FILE)}", line ([0-9]+)\n)?'
+    rf"(        /\*([0-9a-fA-F]{{4,}})\*/[^{_LINE_END}]*)(?=\n|\Z)"
+)
+_RECORD_FIELDS = _RECORD.groups + 1  # re.split gives the text before each record, then groups
+
+
 def _scan(text: str, where: str) -> tuple[list[_FunctionScan], str]:
     """The functions of a listing with their instruction rows, and the `.target` arch.
 
-    One pass and no per-line objects: both readers walk the rows afterwards, so this loop is
-    the only one that sees the 10^5 annotation lines of a large listing.
+    The records (`_RECORD`) are found by one regex split over the whole text, which leaves
+    the lines between them (headers, labels, any other spelling) to `_Scan.read_lines`, the
+    general path. Both update one state in listing order, so the rows are those of reading
+    every line the general way; the records, 10^5 in a large listing, cost a fraction of it.
     """
-    functions: list[_FunctionScan] = []
-    rows: list[_Row] = []
-    labels: list[tuple[str, int]] = []
-    chain: list[tuple[str, int, int]] = []
+    scan = _Scan(where)
+    # With a newline in front, every line starts after one, the first included; each gap
+    # between records is then empty, or a newline (ending the line before) and whole lines.
+    pieces = _RECORD.split("\n" + text)
+    fields = iter(pieces)
+    # The state lives in locals here, and in `scan` while the general path reads a gap.
+    rows, loc, ptx_line, lineno = scan.rows, None, None, 0
+    pending: list[tuple[str, int, int]] = []  # frames the general path read, not yet used
+    in_function = False
+    for gap, path, number, column, outer, ptx, line, digits in zip(
+        *[fields] * _RECORD_FIELDS,
+        strict=False,  # the last piece is the text after the last record
+    ):
+        if gap:
+            scan.loc, scan.ptx_line, scan.lineno = loc, ptx_line, lineno
+            scan.read_lines((gap[1:] + "\n").splitlines())  # the next newline ends its last line
+            rows, loc, ptx_line, lineno = scan.rows, scan.loc, scan.ptx_line, scan.lineno
+            pending, in_function = scan.chain, bool(scan.functions)
+        if number is not None:
+            if outer or pending:  # an inline chain, or frames read before by the general path
+                outer_frames = map(_frame, outer[1:].split("\n")) if outer else ()
+                frame = (path, int(number), int(column) if column else 0)
+                loc = _chain_loc((*pending, frame, *outer_frames))
+                pending = scan.chain = []
+                lineno += 1 + outer.count("\n")
+            else:
+                loc = _frame_locs.get((path, number, column)) or _frame_loc(path, number, column)
+                lineno += 1
+        elif pending:
+            loc = _chain_loc(tuple(pending))
+            pending = scan.chain = []
+        if ptx is not None:
+            ptx_line = int(ptx)
+            lineno += 1
+        lineno += 1
+        if not in_function:
+            raise ParseError("an instruction before any function", where=f"{where}:{lineno}")
+        rows.append((lineno, line, loc, ptx_line, int(digits, 16)))
+    scan.loc, scan.ptx_line, scan.lineno = loc, ptx_line, lineno
+    scan.read_lines(pieces[-1][1:].splitlines())
+    return scan.functions, scan.arch
+
+
+# One-frame chains by the text of their File line's numbers: most instructions have one.
+_frame_locs: dict[tuple[str, str, str | None], SourceLoc] = {}
+_new_tuple = tuple.__new__
+
+
+def _frame_loc(path: str, number: str, column: str | None) -> SourceLoc:
+    # tuple.__new__: SourceLoc's own __new__ is a Python frame, and most lines are new ones.
+    loc = _new_tuple(SourceLoc, (path, int(number), int(column) if column else 0, None))
+    if len(_frame_locs) < 200_000:
+        _frame_locs[(path, number, column)] = loc
+    return loc
+
+
+@dataclass(slots=True)
+class _Scan:
+    """The state of a listing scan: what the lines read so far put in force."""
+
+    where: str
+    functions: list[_FunctionScan] = field(default_factory=list)
+    rows: list[_Row] = field(default_factory=list)  # the current function's
+    labels: list[tuple[str, int]] = field(default_factory=list)  # the current function's
+    chain: list[tuple[str, int, int]] = field(default_factory=list)  # File lines not yet used
     loc: SourceLoc | None = None
     ptx_line: int | None = None
-    arch = ""
-    for lineno, line in enumerate(text.splitlines(), 1):
+    arch: str = ""
+    lineno: int = 0  # of the last line read
+
+    def read_lines(self, lines: list[str]) -> None:
+        """The general path: lines one at a time, in any spelling nvdisasm or cuobjdump may use."""
+        for line in lines:
+            self.lineno += 1
+            self.read_line(line)
+
+    def read_line(self, line: str) -> None:
         # nvdisasm's own shapes of the three lines that make up nearly all of a listing, tested
         # by prefix; any other spelling (cuobjdump, older nvdisasm) takes the general path.
         if line.startswith(_NVDISASM_INSTRUCTION):
             head = line[8:11]  # no lstrip() for the third of all lines
         elif line.startswith(_NVDISASM_PTX) and line[_NVDISASM_PTX_LEN:].isdigit():
-            ptx_line = int(line[_NVDISASM_PTX_LEN:])
-            continue
+            self.ptx_line = int(line[_NVDISASM_PTX_LEN:])
+            return
         elif line.startswith(_NVDISASM_FILE) and (frame := _frame(line)) is not None:
-            chain.append(frame)
-            continue
+            self.chain.append(frame)
+            return
         else:
             head = line.lstrip()[:3]
         if head.startswith("/*"):
             if not head[2:3].isalnum():
-                continue  # cuobjdump's encoding-only line: /* 0x000fe20000000f00 */
-            if not functions:
-                raise ParseError("an instruction before any function", where=f"{where}:{lineno}")
-            if chain:
-                loc = _chain_loc(chain)
-                chain = []
-            rows.append((lineno, line, loc, ptx_line, _nvdisasm_address(line)))
-            continue
+                return  # cuobjdump's encoding-only line: /* 0x000fe20000000f00 */
+            if not self.functions:
+                raise ParseError(
+                    "an instruction before any function", where=f"{self.where}:{self.lineno}"
+                )
+            if self.chain:
+                self.loc = _chain_loc(tuple(self.chain))
+                self.chain = []
+            self.rows.append((self.lineno, line, self.loc, self.ptx_line, _nvdisasm_address(line)))
+            return
         if head.startswith("//#"):
-            if _PTX_MARK in line:  # the -gp line: half of all annotation lines, so no regex
+            if _PTX_MARK in line:  # the -gp line, in a spelling other than nvdisasm's own
                 try:
-                    ptx_line = int(line.rsplit(" ", 1)[1])
-                    continue
+                    self.ptx_line = int(line.rsplit(" ", 1)[1])
+                    return
                 except (IndexError, ValueError):
                     pass
             match = _FILE.match(line)
             if match:
                 path, num = match.group(1), int(match.group(2))
                 if path.startswith(PTX_FILE):
-                    ptx_line = num
+                    self.ptx_line = num
                 else:
-                    chain.append((path, num, int(match.group(3) or 0)))
-            continue
+                    self.chain.append((path, num, int(match.group(3) or 0)))
+            return
         section = _SECTION.match(line) or _CUOBJDUMP_FUNC.match(line)
         if section:
-            functions.append(_FunctionScan(section.group(1)))
-            rows, labels = functions[-1].rows, functions[-1].labels
-            chain, loc, ptx_line = [], None, None
-            continue
+            self.functions.append(_FunctionScan(section.group(1)))
+            self.rows, self.labels = self.functions[-1].rows, self.functions[-1].labels
+            self.chain, self.loc, self.ptx_line = [], None, None
+            return
         stripped = line.strip()
-        if functions and stripped.endswith(":"):
+        if self.functions and stripped.endswith(":"):
             label = _LABEL.match(stripped)
             if label:
-                labels.append((label.group(1), len(rows)))
-                continue
+                self.labels.append((label.group(1), len(self.rows)))
+                return
         target = _TARGET.match(line)
         if target:
-            arch = target.group(1)
-    return functions, arch
+            self.arch = target.group(1)
 
 
 _NVDISASM_PTX = f'\t//## File "{PTX_FILE}", line '
@@ -178,23 +273,28 @@ def _address(line: str, lineno: int, where: str) -> int:
 def read_line_info(text: str, where: str = "<nvdisasm text>") -> dict[str, LineInfo]:
     """Function name -> its LineInfo, without parsing the instructions themselves."""
     functions, _ = _scan(text, where)
+    jump_tables = _JUMP_TABLE in text  # most listings have none: skip the test of each line
     out: dict[str, LineInfo] = {}
     for func in functions:
         info = out[func.name] = LineInfo()
-        addresses = []
-        sources, ptx_lines = info.sources, info.ptx_lines
-        for lineno, line, loc, ptx_line, known in func.rows:
-            address = _address(line, lineno, where) if known is None else known
-            addresses.append(address)
-            if loc is not None:
-                sources[address] = loc
-            if ptx_line is not None:
-                ptx_lines[address] = ptx_line
-            if _JUMP_TABLE in line:
-                info.jump_tables[address] = _jump_table(line)
-        for label, index in func.labels:
-            if index < len(addresses):  # a label after the last instruction names nothing
-                info.labels[label] = addresses[index]
+        if not func.rows:
+            continue
+        linenos, lines, locs, ptx_lines, addresses = zip(*func.rows, strict=True)
+        if None in addresses:  # some other spelling: read each such address, or say why not
+            addresses = tuple(
+                _address(line, lineno, where) if address is None else address
+                for lineno, line, address in zip(linenos, lines, addresses, strict=True)
+            )
+        info.sources = {a: loc for a, loc in zip(addresses, locs, strict=True) if loc is not None}
+        info.ptx_lines = {a: n for a, n in zip(addresses, ptx_lines, strict=True) if n is not None}
+        if jump_tables:
+            info.jump_tables = {
+                a: _jump_table(line)
+                for a, line in zip(addresses, lines, strict=True)
+                if _JUMP_TABLE in line
+            }
+        # A label after the last instruction names nothing.
+        info.labels = {label: addresses[i] for label, i in func.labels if i < len(addresses)}
     return out
 
 
@@ -235,17 +335,16 @@ def parse_sass_text(text: str, where: str = "<nvdisasm text>") -> SassListing:
 _chains: dict[tuple[tuple[str, int, int], ...], SourceLoc | None] = {}
 
 
-def _chain_loc(chain: list[tuple[str, int, int]]) -> SourceLoc | None:
+def _chain_loc(chain: tuple[tuple[str, int, int], ...]) -> SourceLoc | None:
     """Consecutive File lines: innermost first, each inlined into the next one."""
-    key = tuple(chain)
-    found = _chains.get(key, False)
+    found = _chains.get(chain, False)
     if found is not False:
         return found  # type: ignore[return-value]
     loc: SourceLoc | None = None
     for path, line, col in reversed(chain):
         loc = SourceLoc(path, line, col, loc)
     if len(_chains) < 200_000:
-        _chains[key] = loc
+        _chains[chain] = loc
     return loc
 
 
