@@ -12,6 +12,7 @@ def forget_memos() -> None:
         sass._operand_lists,
         sass_operands._cache,
         sass_text._chains,
+        sass_text._frame_locs,
         ptx_lex._mnemonics,
     ):
         table.clear()
