@@ -90,8 +90,8 @@ def _statement_end(t: str, pos: int) -> int:
 
 
 _DEFINE = re.compile(
-    r"^\s*#\s*define\s+(\w+)\s+(\(?\s*(?:0x[0-9a-fA-F]+|\d+)\s*\)?)\s*(?://.*)?$", re.M
-)
+    r"#\s*define\s+(\w+)\s+(\(?\s*(?:0x[0-9a-fA-F]+|\d+)\s*\)?)\s*(?://.*)?$", re.M
+)  # first on its line: `_first_on_line`
 
 
 _CONSTEXPR = re.compile(
@@ -101,7 +101,7 @@ _ASSIGN = re.compile(r"^\s*(\w+)\s*=\s*(0x[0-9a-fA-F]+|\d+)[uUlL]*\s*$")
 
 
 def _word_starts(pattern: re.Pattern[str], text: str) -> Iterator[re.Match[str]]:
-    """pattern.finditer(text) as if the pattern began with \b (its first character being a word
+    r"""pattern.finditer(text) as if the pattern began with \b (its first character being a word
     character): a match inside a word is dropped and the search goes on one character later."""
     pos = 0
     while (m := pattern.search(text, pos)) is not None:
@@ -113,6 +113,24 @@ def _word_starts(pattern: re.Pattern[str], text: str) -> Iterator[re.Match[str]]
         pos = max(m.end(), start + 1)
 
 
+def _first_on_line(pattern: re.Pattern[str], text: str) -> Iterator[re.Match[str]]:
+    r"""pattern.finditer(text) as if the pattern began with ^\s* (re.M): only matches with
+    nothing but whitespace before them on their line."""
+    pos = 0
+    while (m := pattern.search(text, pos)) is not None:
+        start = m.start()
+        if _code_before(text, start):
+            pos = start + 1
+            continue
+        yield m
+        pos = max(m.end(), start + 1)
+
+
+def _code_before(text: str, pos: int) -> bool:
+    """Whether anything but whitespace precedes `pos` on its line."""
+    return bool(text[text.rfind("\n", 0, pos) + 1 : pos].strip())
+
+
 def _blanked(text: str) -> str:
     """The text with every comment, string, character literal and preprocessor line turned to
     spaces (newlines kept, so positions and line numbers stay). A `#` counts as a directive only
@@ -122,11 +140,10 @@ def _blanked(text: str) -> str:
     while (m := _BLANKS.search(text, pos)) is not None:
         start, end = m.span()
         if text[start] == "#":
-            line_start = text.rfind("\n", 0, start) + 1
-            if text[line_start:start].strip():
+            if _code_before(text, start):
                 pos = start + 1  # a `#` after code (token pasting, ...): not a directive
                 continue
-            start = max(line_start, done)
+            start = max(text.rfind("\n", 0, start) + 1, done)  # the indent too
         out.append(text[done:start])
         out.append(_NOT_NEWLINE.sub(" ", text[start:end]))
         done = pos = end
@@ -157,7 +174,9 @@ def _integer_macros(text: str, options: tuple[str, ...]) -> tuple[tuple[str, int
             a = _ASSIGN.match(part)
             if a:
                 macros[a.group(1)] = int(a.group(2), 0)
-    macros.update({m.group(1): int(m.group(2).strip("() "), 0) for m in _DEFINE.finditer(text)})
+    macros.update(
+        {m.group(1): int(m.group(2).strip("() "), 0) for m in _first_on_line(_DEFINE, text)}
+    )
     for opt in options:
         if opt.startswith("-D") and "=" in opt:
             name, _, value = opt[2:].partition("=")
@@ -307,9 +326,12 @@ def source_loops(text: str, macros: Mapping[str, int] | None = None) -> list[Sou
 def _source_loops(text: str, macro_items: tuple[tuple[str, int], ...]) -> tuple[SourceLoop, ...]:
     macros = dict(macro_items)
     t = _blanked(text)
-    newlines = [m.start() for m in re.finditer("\n", t)]
+    newlines: list[int] = []  # where each line ends: found at the first loop (most have none)
 
     def line(pos: int) -> int:
+        if not newlines:
+            newlines.extend(m.start() for m in re.finditer("\n", t))
+            newlines.append(len(t))
         return bisect_right(newlines, pos - 1) + 1
 
     raw = []  # (start, statement, first and last body line, end) per loop
