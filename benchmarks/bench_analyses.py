@@ -69,8 +69,8 @@ def main() -> None:
         rows.append((count, disasm_s, analyses_s, warm_s, live_s))
         per_stage.append(stage_times(program, args.repeat))
 
-    heads = ("instructions", "nvdisasm s", "analyses s", "ratio", "warm s", "liveness s")
-    heads += ("us/instr",)
+    heads = ["instructions", "nvdisasm s", "analyses s", "ratio", "warm s", "liveness s"]
+    heads.append("us/instr")
     widths = (12, 10, 10, 6, 7, 10, 9)
     print(" ".join(f"{h:>{w}}" for h, w in zip(heads, widths, strict=True)))
     for count, disasm_s, analyses_s, warm_s, live_s in rows:

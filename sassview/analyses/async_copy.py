@@ -29,10 +29,18 @@ How it can be wrong:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from sassview.analyses.base import AnalysisContext, Annotation, Findings, Severity
-from sassview.analyses.memory import access_bits, distinct_locs, never_executes, ptx_for, ptx_lines
+from sassview.analyses.memory import (
+    access_bits,
+    distinct_locs,
+    never_executes,
+    ptx_for,
+    ptx_lines,
+    ptx_opcodes,
+)
 from sassview.ir import OperandKind, SassInstruction
 
 _TMA = {"UTMALDG": "loads", "UTMASTG": "stores", "UTMAREDG": "reductions", "UTMAPF": "prefetches"}
@@ -123,7 +131,7 @@ def run(ctx: AnalysisContext) -> Findings:
         "bulk_waits": [w for w in waits if w["kind"] == "bulk"],
         "other_waits": [w for w in waits if w["kind"] == "other"],
         "mbarrier_ops": {**mbar, "by_mnemonic": mbar_mnemonics},
-        "ptx_mbarrier_ops": _ptx_mbarrier_ops(kernel),
+        "ptx_mbarrier_ops": _ptx_mbarrier_ops(kernel, ctx.shared(ptx_opcodes)),
         "barriers": barriers,
         "warp_syncs": counts["warp_syncs"],
         "nanosleeps": counts["nanosleeps"],
@@ -239,9 +247,10 @@ def _wait(
     }  # fmt: skip
 
 
-def _ptx_mbarrier_ops(kernel: Any) -> dict[str, int]:
+def _ptx_mbarrier_ops(kernel: Any, present: Mapping[str, int]) -> dict[str, int]:
+    """mbarrier operations of the PTX by kind; `present`: ptx_opcodes of the kernel."""
     out: dict[str, int] = {}
-    if kernel.ptx is None:
+    if kernel.ptx is None or not present.get("mbarrier"):
         return out
     for p in kernel.ptx.instructions:
         if p.opcode == "mbarrier" and p.modifiers:

@@ -120,6 +120,18 @@ def ptx_lines(kernel: Kernel) -> dict[int, PtxInstruction]:
     return table
 
 
+def ptx_opcodes(kernel: Kernel) -> Counter[str]:
+    """How many PTX instructions of each opcode the kernel has (for `AnalysisContext.shared`):
+    an analysis looking for a few rare opcodes (mma, wgmma, mbarrier) skips the 10^5
+    instructions of a kernel without them. Counted in C, by Counter over the opcodes."""
+    if kernel.ptx is None:
+        return Counter()
+    return Counter(map(_OPCODE, kernel.ptx.instructions))
+
+
+_OPCODE = operator.attrgetter("opcode")
+
+
 _PTX_MEMORY = frozenset(
     {"ld", "st", "atom", "red", "cp", "ldmatrix", "stmatrix", "ldu", "mbarrier", "wgmma", "mma"}
 )
@@ -197,9 +209,9 @@ def accesses(
         space, direction, bits = form
         want = _CONSTANT if space == "constant" else _MEMORY
         operand = None
-        for op in ins.operands:  # _address_operand, inlined: it runs per access
-            if op.kind is want:
-                operand = op
+        for candidate in ins.operands:  # _address_operand, inlined: it runs per access
+            if candidate.kind is want:
+                operand = candidate
                 break
         out.append(_new_access(MemoryAccess, (ins, space, direction, bits, operand)))
     return out

@@ -29,12 +29,12 @@ How it can be wrong:
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from typing import Any, Protocol
 
 from sassview.analyses.base import AnalysisContext, Annotation, Findings, Severity
-from sassview.analyses.memory import distinct_locs, ptx_for, ptx_lines
+from sassview.analyses.memory import distinct_locs, ptx_for, ptx_lines, ptx_opcodes
 from sassview.ir import Kernel, SassInstruction, SourceLoc
 
 PATHS = ("tcgen05", "wgmma", "mma.sync", "none")  # most advanced first
@@ -161,7 +161,8 @@ def run(ctx: AnalysisContext) -> Findings:
     tensor_paths = {i.address: str(path_of(i.opcode)) for i in tensor}
     loops: Sequence[LoopLike] = tuple(ctx.loops or ())
     per_loop = {str(lp.index): _best(tensor_paths.get(a) for a in lp.addresses) for lp in loops}
-    ptx_ops = _ptx_tensor_ops(kernel)
+    present = ctx.shared(ptx_opcodes)
+    ptx_ops = _ptx_tensor_ops(kernel, present)
     n = len(kernel.instructions)
     fma_total = len(fma_addresses)
     fallback = path == "none" and _dominant(fma_total, n)
@@ -193,7 +194,7 @@ def run(ctx: AnalysisContext) -> Findings:
                 data={"ptx_ops": {k: ptx_ops[k] for k in missing}},
             )
         )
-    annotations.extend(_emulation_notes(kernel, tensor))
+    annotations.extend(_emulation_notes(kernel, tensor, present))
     annotations.extend(_fallback_notes(kernel, fallback, fallback_loops, fma, fma_kinds))
     return Findings(facts=facts, annotations=tuple(annotations))
 
@@ -223,10 +224,11 @@ def _fallback_loops(
     return sorted(picked, key=lambda x: x.index)
 
 
-def _ptx_tensor_ops(kernel: Kernel) -> dict[str, int]:
-    """PTX tensor instructions by their leading words: mma.sync, wgmma.mma_async, tcgen05.mma."""
+def _ptx_tensor_ops(kernel: Kernel, present: Mapping[str, int]) -> dict[str, int]:
+    """PTX tensor instructions by their leading words: mma.sync, wgmma.mma_async, tcgen05.mma.
+    `present`: ptx_opcodes of the kernel."""
     out: dict[str, int] = {}
-    if kernel.ptx is None:
+    if kernel.ptx is None or not any(present.get(op) for op in ("mma", "wgmma", "tcgen05")):
         return out
     for p in kernel.ptx.instructions:
         if p.opcode in ("mma", "wgmma", "tcgen05") and p.modifiers:
@@ -239,9 +241,11 @@ def _ptx_tensor_ops(kernel: Kernel) -> dict[str, int]:
     return out
 
 
-def _emulation_notes(kernel: Kernel, tensor: list[SassInstruction]) -> list[Annotation]:
+def _emulation_notes(
+    kernel: Kernel, tensor: list[SassInstruction], present: Mapping[str, int]
+) -> list[Annotation]:
     """PTX mma.sync on fp8 / int4 that the SASS runs on other types: ptxas emulated it."""
-    if kernel.ptx is None:
+    if kernel.ptx is None or not present.get("mma"):
         return []
     asked: dict[str, list[int]] = {}
     for p in kernel.ptx.instructions:
