@@ -10,7 +10,8 @@ instructions are control flow.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
+from itertools import repeat
 from typing import Any
 
 from sassview.errors import ParseError
@@ -19,6 +20,7 @@ from sassview.parse.sass import (
     INSTRUCTION_BYTES,
     SassFunction,
     SassListing,
+    _templates,
     instruction_template,
     resolve_label_targets,
 )
@@ -154,14 +156,149 @@ def _function(
     info = line_info.get(name) or line_info.get(
         name.split("$")[1] if name.startswith("$") and name.count("$") >= 2 else ""
     )
-    text_sources = info.sources if info else {}
-    text_ptx = info.ptx_lines if info else {}
+    chains = info.sources if info else {}
+    ptx_lines = info.ptx_lines if info else {}
+    instructions = _read_in_bulk(raw, start, files, chains, ptx_lines)
+    if instructions is None:
+        instructions = _read_one_by_one(raw, start, files, chains, ptx_lines, name, where)
+    return SassFunction(name, instructions)
+
+
+_new = tuple.__new__  # SassInstruction's own __new__ is a Python frame: 10^5 of them add up
+
+
+def _read_in_bulk(
+    raw: list[Any],
+    start: int,
+    files: dict[int, str],
+    chains: Mapping[int, SourceLoc],
+    ptx_lines: Mapping[int, int],
+) -> tuple[SassInstruction, ...] | None:
+    """The instructions of one function, read field by field over all entries at once (C-level
+    map and zip instead of 10^5 turns of a Python loop); None when anything is unusual (an
+    entry not a dict, an odd field, an error of any kind) for `_read_one_by_one` to read or
+    reject, so that the result, or the error, is always that one's."""
+    try:
+        if not raw or set(map(type, raw)) != {dict}:
+            return None if raw else ()
+        opcodes: list[Any] = list(map(dict.get, raw, repeat("opcode")))
+        operand_texts = list(map(dict.get, raw, repeat("operands"), repeat("")))
+        if set(map(type, opcodes)) != {str} or set(map(type, operand_texts)) != {str}:
+            return None
+        lines = list(map(dict.get, raw, repeat("source-line")))
+        addresses = range(start, start + INSTRUCTION_BYTES * len(raw), INSTRUCTION_BYTES)
+        file_ids = list(map(dict.get, raw, repeat("source-file-id")))
+        text_chains = map(chains.get, addresses) if chains else repeat(None)
+        sources = _sources(lines, file_ids, text_chains, files)
+        if sources is None:
+            return None
+        predicates, marks, flows = _rare_fields(raw, lines)
+        if any(op[:6] == "LDGSTS" for op in set(opcodes)):
+            operand_texts = [
+                _ldgsts_in_order(text) if _is_13_1_ldgsts(op, text) else text
+                for op, text in zip(opcodes, operand_texts, strict=True)
+            ]
+        known = _templates.get
+        templates = [
+            known(key) or instruction_template(*key)
+            for key in zip(predicates, opcodes, operand_texts, strict=True)
+        ]
+    except Exception:  # noqa: BLE001 - `_read_one_by_one` raises it, or the one before it
+        return None
+    ops, mods, operands, guards, negated, targets, _ = zip(*templates, strict=True)
+    n = len(raw)
+    return tuple(
+        map(
+            _new,
+            repeat(SassInstruction),
+            zip(
+                addresses,
+                ops,
+                mods,
+                operands,
+                guards,
+                negated,
+                sources,
+                map(ptx_lines.get, addresses) if ptx_lines else [None] * n,
+                marks,
+                flows,
+                targets,
+                [()] * n,
+                strict=True,
+            ),
+        )
+    )
+
+
+def _sources(
+    lines: list[Any], file_ids: list[Any], chains: Iterable[SourceLoc | None], files: dict[int, str]
+) -> list[SourceLoc | None] | None:
+    """Each entry's source line. The JSON gives one where a line-table row begins, held until
+    the next one, as in DWARF; the text's chain is richer (inline frames), and taken when it
+    names the same line, or when the JSON has none (nvdisasm 13.1 ignores -g in JSON mode).
+    None if an entry names an unknown file. (`_read_one_by_one` ignores the line of an entry
+    of two keys; with an opcode, that entry has no source-file-id: rejected here too.)"""
+    out: list[SourceLoc | None] = []
+    locs: dict[tuple[Any, Any], SourceLoc] = {}
+    loc: SourceLoc | None = None
+    for line, file_id, chain in zip(lines, file_ids, chains, strict=False):  # chains may repeat
+        if line is not None:
+            loc = locs.get((file_id, line))
+            if loc is None:
+                if file_id not in files or type(line) is not int:
+                    return None
+                loc = locs[(file_id, line)] = _new(SourceLoc, (files[file_id], line, 0, None))
+        if chain is not None and (loc is None or (chain[1] == loc[1] and chain[0] == loc[0])):
+            out.append(chain)
+        else:
+            out.append(loc)
+    return out
+
+
+def _rare_fields(
+    raw: list[dict[str, Any]], lines: list[Any]
+) -> tuple[list[Any], list[tuple[str, ...]], list[bool]]:
+    """Predicates, marks and control-flow flags. Most entries are {opcode, operands}, or those
+    and a source line: only the others are asked for the rarer keys."""
+    n = len(raw)
+    predicates: list[Any] = [""] * n
+    marks: list[tuple[str, ...]] = [()] * n
+    flows = [False] * n  # no other-attributes: not control flow, as the JSON says
+    for i, (ins, line) in enumerate(zip(raw, lines, strict=True)):
+        if len(ins) > (2 if line is None else 4) or "operands" not in ins:
+            predicates[i], marks[i], flows[i] = _extras(ins)
+    return predicates, marks, flows
+
+
+def _extras(ins: dict[str, Any]) -> tuple[Any, tuple[str, ...], bool]:
+    """An entry's predicate, nvdisasm's annotations (SpillRefill) and control-flow flag."""
+    attrs = ins.get("other-attributes")
+    notes = ins.get("annotations")
+    marks: tuple[str, ...] = ()
+    if notes:
+        marks = tuple(str(a.get("info", "")) for a in notes if isinstance(a, dict))
+    flow = attrs.get("control-flow") == "True" if isinstance(attrs, dict) else False
+    return ins.get("predicate", ""), marks, flow
+
+
+def _is_13_1_ldgsts(opcode: str, operands: str) -> bool:
+    return opcode[:6] == "LDGSTS" and operands[:5] == "desc[" and operands[-1:] == "]"
+
+
+def _read_one_by_one(
+    raw: list[Any],
+    start: int,
+    files: dict[int, str],
+    chains: Mapping[int, SourceLoc],
+    ptx_lines: Mapping[int, int],
+    name: str,
+    where: str,
+) -> tuple[SassInstruction, ...]:
+    """The reader that says what is wrong, at the first entry where something is: used when
+    `_read_in_bulk` finds anything unusual, and the definition of what that one returns."""
     instructions: list[SassInstruction] = []
     locs: dict[tuple[int, int], SourceLoc] = {}
     loc: SourceLoc | None = None
-    chain_of = text_sources.get
-    ptx_of = text_ptx.get
-    new = tuple.__new__  # SassInstruction's own __new__ is a Python frame: 10^5 of them add up
     address = start - INSTRUCTION_BYTES
     for i, ins in enumerate(raw):
         address += INSTRUCTION_BYTES
@@ -180,8 +317,6 @@ def _function(
             )
         predicate, flow = "", False  # no other-attributes: not control flow, as the JSON says
         marks: tuple[str, ...] = ()
-        # Most entries are {opcode, operands} or those and a source line: ask for the rarer
-        # keys only when there are more.
         line = get("source-line") if size > 2 else None
         if line is not None:
             file_id = get("source-file-id")
@@ -194,18 +329,11 @@ def _function(
                     )
                 loc = locs[(file_id, line)] = SourceLoc(files[file_id], line)
         if size > (4 if line is not None else 2) or "operands" not in ins:
-            predicate = get("predicate", "")
-            attrs = get("other-attributes")
-            notes = get("annotations")
-            if notes:
-                marks = tuple(str(a.get("info", "")) for a in notes if isinstance(a, dict))
-            flow = attrs.get("control-flow") == "True" if isinstance(attrs, dict) else False
-        if opcode[:6] == "LDGSTS" and operands[:5] == "desc[" and operands[-1:] == "]":
+            predicate, marks, flow = _extras(ins)
+        if _is_13_1_ldgsts(opcode, operands):
             operands = _ldgsts_in_order(operands)
         source = loc
-        chain = chain_of(address)
-        # The text's chain is richer (inline frames); take it when it names the same line as the
-        # JSON, or when the JSON has none (nvdisasm 13.1 ignores -g in JSON mode).
+        chain = chains.get(address)
         if chain is not None and (loc is None or (chain[1] == loc[1] and chain[0] == loc[0])):
             source = chain
         try:
@@ -215,25 +343,21 @@ def _function(
         except (ValueError, IndexError, AttributeError, TypeError) as exc:
             raise ParseError(f"function {name}: instruction #{i}: {exc}", where=where) from None
         instructions.append(
-            new(
-                SassInstruction,
-                (
-                    address,
-                    op,
-                    mods,
-                    ops,
-                    guard,
-                    negated,
-                    source,
-                    ptx_of(address),
-                    marks,
-                    flow,
-                    target,
-                    (),
-                ),
+            SassInstruction(
+                address,
+                op,
+                mods,
+                ops,
+                guard,
+                negated,
+                source,
+                ptx_lines.get(address),
+                marks,
+                flow,
+                target,
             )
         )
-    return SassFunction(name, tuple(instructions))
+    return tuple(instructions)
 
 
 def _ldgsts_in_order(operands: str) -> str:
