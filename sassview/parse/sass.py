@@ -101,7 +101,7 @@ def _operands(text: str) -> tuple[Operand, ...]:
     """Whole operand strings repeat ("R1,c[0x0][0x28]"): parse each distinct one once."""
     found = _operand_lists.get(text)
     if found is None:
-        found = tuple(parse_operand(t) for t in split_operands(text))
+        found = tuple(map(parse_operand, split_operands(text)))
         if len(_operand_lists) < 500_000:
             _operand_lists[text] = found
     return found

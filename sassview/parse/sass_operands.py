@@ -75,7 +75,19 @@ def split_operands(text: str) -> list[str]:
     return [p for p in parts if p]
 
 
+_registers: dict[str, Register | None] = {}  # R2.64 -> Register("R", 2, 2), for 10^4 addresses
+
+
 def _register(token: str) -> Register | None:
+    found = _registers.get(token, False)
+    if found is False:
+        found = _read_register(token) if token[:1] in "RUPB" else None  # every register's file
+        if len(_registers) < 20_000:
+            _registers[token] = found
+    return found  # type: ignore[return-value]
+
+
+def _read_register(token: str) -> Register | None:
     if token in _ZERO_NAMES:
         return Register(_ZERO_NAMES[token], None)
     match = _REG.match(token)
