@@ -11,6 +11,7 @@ def forget_memos() -> None:
         sass._templates,
         sass._operand_lists,
         sass_operands._cache,
+        sass_operands._registers,
         sass_text._chains,
         sass_text._frame_locs,
         ptx_lex._mnemonics,
