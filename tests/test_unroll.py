@@ -259,6 +259,23 @@ def test_pragma_naming_a_macro_reads_defines_and_options() -> None:
     assert [s.requested for s in source_loops(text)] == [None, None]
 
 
+def test_loop_words_and_directives_count_only_where_cpp_has_them() -> None:
+    """The source scans look for their words first and check the boundaries after (faster on
+    big sources): a keyword inside a name, a `#` after code and a `const` inside a name are
+    not what they spell; an indented directive after blank lines still is one."""
+    from sassview.parse.source_loops import integer_macros
+
+    text = (
+        "int xfor(int); int undo; int whilex;\n"  # names ending/starting with loop words
+        "int a = 1; #define NOT_A_DIRECTIVE 3\n"  # a '#' after code
+        "\n\t\n   #  define WIDTH 16 // indented, after blank lines\n"
+        "int notconst int q = 1; static constexpr int A = 2, B = 0x10;\n"
+        "void k(int n) { do_it(); for (int i = 0; i < n; ++i) xfor(i); }\n"
+    )
+    assert integer_macros(text) == {"WIDTH": 16, "A": 2, "B": 16}
+    assert [s.line for s in source_loops(text)] == [7]
+
+
 @pytest.mark.parametrize(
     ("header", "trips"),
     [
