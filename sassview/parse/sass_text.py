@@ -78,24 +78,25 @@ _NOT_PTX = f"(?!{re.escape(PTX_FILE)})"  # a path that does not name the embedde
 
 
 def _record_regex(line_end: str) -> re.Pattern[str]:
-    """An instruction line in nvdisasm's own shape with the annotation lines just before it,
-    as nvdisasm writes nearly all of a listing: the inline chain (its innermost frame in
-    groups, read as `_frame` reads it; the outer frames as text), the PTX line, then the
-    instruction line. No line may hold a character of `line_end`.
+    """An instruction line in nvdisasm's own shape with the annotation lines after it, as
+    nvdisasm writes nearly all of a listing: the instruction, then the inline chain and the PTX
+    line of the next instruction (the chain's innermost frame in groups, read as `_frame`
+    reads it; its outer frames as text). No line may hold a character of `line_end`.
 
     A record starts with the newline before its first line: a literal first character lets
     the regex engine skip to the candidates at memchr speed (a `^` is tried at every
-    character, several times slower). The outer frames are capped so that a run of File lines
-    with no instruction after it costs bounded time from each of its lines; a longer chain's
-    first lines go to the general path."""
+    character, several times slower). The annotations come after the instruction, all
+    optional, so that no attempt fails after it has read a line: the split stays linear in
+    the text, whatever runs of annotation lines a malformed listing has."""
     line_char = f"[^{line_end}]"
     path = f'{_NOT_PTX}[^"{line_end}]*'
-    frame = rf'\t//## File "({path})", line ([0-9]+)(?:, column ([0-9]+))?'
-    outer_frame = rf'\t//## File "{path}", line [0-9]+(?:, column [0-9]+)?'
+    end = r"(?=\n|\Z)"
+    frame = rf'\t//## File "({path})", line ([0-9]+)(?:, column ([0-9]+))?{end}'
+    outer_frame = rf'\t//## File "{path}", line [0-9]+(?:, column [0-9]+)?{end}'
     return re.compile(
-        rf"\n(?:{frame}((?:\n{outer_frame}){{0,63}})\n)?"
-        rf'(?:\t//## File "{re.escape(PTX_FILE)}", line ([0-9]+)\n)?'
-        rf"(        /\*([0-9a-fA-F]{{4,}})\*/{line_char}*)(?=\n|\Z)"
+        rf"\n(        /\*([0-9a-fA-F]{{4,}})\*/{line_char}*){end}"
+        rf"(?:\n{frame}((?:\n{outer_frame})*))?"
+        rf'(?:\n\t//## File "{re.escape(PTX_FILE)}", line ([0-9]+){end})?'
     )
 
 
@@ -130,40 +131,52 @@ def _scan(text: str, where: str) -> tuple[list[_FunctionScan], str]:
     fields = iter(pieces)
     # The state lives in locals here, and in `scan` while the general path reads a gap.
     rows, loc, ptx_line, lineno = scan.rows, None, None, 0
-    pending: list[tuple[str, int, int]] = []  # frames the general path read, not yet used
+    frame: tuple[str, str, str | None] | None = None  # a one-frame chain not yet used, as text
+    chain = scan.chain  # any other chain not yet used
     in_function = False
-    for gap, path, number, column, outer, ptx, line, digits in zip(
+    for gap, line, digits, path, number, column, outer, ptx in zip(
         *[fields] * _RECORD_FIELDS,
         strict=False,  # the last piece is the text after the last record
     ):
         if gap:
+            if frame is not None:
+                chain.append(_frame_of(*frame))
+                frame = None
             scan.loc, scan.ptx_line, scan.lineno = loc, ptx_line, lineno
             scan.read_lines((gap[1:] + "\n").splitlines())  # the next newline ends its last line
             rows, loc, ptx_line, lineno = scan.rows, scan.loc, scan.ptx_line, scan.lineno
-            pending, in_function = scan.chain, bool(scan.functions)
-        if number is not None:
-            if outer or pending:  # an inline chain, or frames read before by the general path
-                outer_frames = map(_frame, outer[1:].split("\n")) if outer else ()
-                frame = (path, int(number), int(column) if column else 0)
-                loc = _chain_loc((*pending, frame, *outer_frames))
-                pending = scan.chain = []
-                lineno += 1 + outer.count("\n")
-            else:
-                loc = _frame_locs.get((path, number, column)) or _frame_loc(path, number, column)
-                lineno += 1
-        elif pending:
-            loc = _chain_loc(tuple(pending))
-            pending = scan.chain = []
-        if ptx is not None:
-            ptx_line = int(ptx)
-            lineno += 1
+            chain, in_function = scan.chain, bool(scan.functions)
         lineno += 1
         if not in_function:
             raise ParseError("an instruction before any function", where=f"{where}:{lineno}")
+        if frame is not None:
+            loc = _frame_locs.get(frame) or _frame_loc(*frame)
+            frame = None
+        elif chain:
+            loc = _chain_loc(tuple(chain))
+            chain.clear()
         rows.append((lineno, line, loc, ptx_line, int(digits, 16)))
+        if number is not None:  # the next instruction's chain
+            if outer:
+                chain.append(_frame_of(path, number, column))
+                # The regex read each in `_frame`'s shape: none is None.
+                chain.extend(map(_frame, outer[1:].split("\n")))  # type: ignore[arg-type]
+                lineno += 1 + outer.count("\n")
+            else:
+                frame = (path, number, column)
+                lineno += 1
+        if ptx is not None:
+            ptx_line = int(ptx)
+            lineno += 1
+    if frame is not None:
+        chain.append(_frame_of(*frame))
     scan.loc, scan.ptx_line, scan.lineno = loc, ptx_line, lineno
     scan.read_lines(pieces[-1][1:].splitlines())
     return scan.functions, scan.arch
+
+
+def _frame_of(path: str, number: str, column: str | None) -> tuple[str, int, int]:
+    return path, int(number), int(column) if column else 0
 
 
 # One-frame chains by the text of their File line's numbers: most instructions have one.
@@ -173,7 +186,7 @@ _new_tuple = tuple.__new__
 
 def _frame_loc(path: str, number: str, column: str | None) -> SourceLoc:
     # tuple.__new__: SourceLoc's own __new__ is a Python frame, and most lines are new ones.
-    loc = _new_tuple(SourceLoc, (path, int(number), int(column) if column else 0, None))
+    loc = _new_tuple(SourceLoc, (*_frame_of(path, number, column), None))
     if len(_frame_locs) < 200_000:
         _frame_locs[(path, number, column)] = loc
     return loc
