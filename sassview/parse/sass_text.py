@@ -214,7 +214,8 @@ class _Scan:
 
     def read_line(self, line: str) -> None:
         # nvdisasm's own shapes of the three lines that make up nearly all of a listing, tested
-        # by prefix; any other spelling (cuobjdump, older nvdisasm) takes the general path.
+        # by prefix (records take most of them; these are the ones between, such as a
+        # function's first annotations); any other spelling goes on to the tests below.
         if line.startswith(_NVDISASM_INSTRUCTION):
             head = line[8:11]  # no lstrip() for the third of all lines
         elif line.startswith(_NVDISASM_PTX) and line[_NVDISASM_PTX_LEN:].isdigit():
