@@ -8,7 +8,8 @@ best of --repeat: nvdisasm's wall time (the two runs sassview makes, in parallel
 each run (as the one run of a `sassview check` process: the headline), their ratio (goal:
 <= 0.25 at 65k), the same run with the memos kept from the run before (`warm`, as a TUI
 re-inspecting), the part taken by liveness, and time per instruction (flat means linear).
-The growth line compares the smallest and the largest size. A second table splits the
+Each size is measured in a process of its own. A growth line compares each size with the
+next (goal: 2x the instructions cost at most 2x the time). A second table splits the
 analysis time by stage (the steps of `inspect_kernel`: CFG, loops, liveness, then each
 registered analysis), each best of --repeat, memos emptied before each. A stage's result is
 dropped at once, so a column adds up to less than `analyses s`, which keeps every kernel's
@@ -18,11 +19,14 @@ results (and frees the previous run's inside its timing).
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 os.environ.setdefault("SASSVIEW_CACHE_DIR", str(HERE / ".cache"))
@@ -33,41 +37,21 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--sizes", default="32768,65536,131072")
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--one", type=int, help=argparse.SUPPRESS)  # measure one size, print JSON
     args = ap.parse_args()
-
-    from bench_parse import INSTRUCTIONS_PER_STEP, best, nvdisasm_both, source
-
-    from sassview.analyses import forget_memos
-    from sassview.build import build_program
-    from sassview.frontends.cuda import compile_cuda
-    from sassview.graph.cfg import build_cfg
-    from sassview.graph.dataflow import compute_liveness
-    from sassview.inspection import inspect_program
-    from sassview.toolchain.locate import nvdisasm
-
-    tool = nvdisasm()
+    if args.one:
+        print(json.dumps(measure(args.one, args.repeat)))
+        return
     rows = []
     per_stage: list[dict[str, float]] = []
     for target in (int(s) for s in args.sizes.split(",")):
-        art = compile_cuda(source(int(target / INSTRUCTIONS_PER_STEP)), arch="sm_90a")
-        program = build_program(art)
-        count = sum(len(k.instructions) for k in program.kernels)
-        with tempfile.NamedTemporaryFile(suffix=".cubin") as f:
-            f.write(art.cubin)
-            f.flush()
-
-            disasm_s = best(lambda name=f.name: nvdisasm_both(tool, name), args.repeat)
-        inspect_program(program)  # warm imports (networkx) out of the measurement
-        analyses_s = best(lambda p=program: inspect_program(p), args.repeat, forget_memos)
-        warm_s = best(lambda p=program: inspect_program(p), args.repeat)
-
-        def liveness_only(p=program) -> None:  # type: ignore[no-untyped-def]
-            for k in p.kernels:
-                compute_liveness(k.instructions, build_cfg(k.instructions))
-
-        live_s = best(liveness_only, args.repeat)
-        rows.append((count, disasm_s, analyses_s, warm_s, live_s))
-        per_stage.append(stage_times(program, args.repeat))
+        # Each size in a process of its own, as each `sassview check` is: a process that has
+        # built and dropped smaller programs before runs the next one measurably slower
+        # (allocator and cache state), which read as growth that is not the analyses'.
+        one = [sys.executable, __file__, "--one", str(target), "--repeat", str(args.repeat)]
+        found = json.loads(subprocess.run(one, check=True, capture_output=True).stdout)
+        rows.append(tuple(found["row"]))
+        per_stage.append(found["stages"])
 
     heads = ["instructions", "nvdisasm s", "analyses s", "ratio", "warm s", "liveness s"]
     heads.append("us/instr")
@@ -78,13 +62,46 @@ def main() -> None:
             f"{count:>12} {disasm_s:>10.3f} {analyses_s:>10.3f} {analyses_s / disasm_s:>6.2f} "
             f"{warm_s:>7.3f} {live_s:>10.3f} {analyses_s / count * 1e6:>9.1f}"
         )
-    if len(rows) > 1:
-        (c0, _, a0, *_), (c1, _, a1, *_) = rows[0], rows[-1]
-        print(f"growth: {c1 / c0:.1f}x the instructions cost {a1 / a0:.1f}x the analysis time")
+    for (c0, _, a0, *_), (c1, _, a1, *_) in zip(rows, rows[1:], strict=False):
+        print(f"growth: {c1 / c0:.1f}x the instructions cost {a1 / a0:.2f}x the analysis time")
     print()
     print(f"{'stage s':>12}" + "".join(f" {count:>9}" for count, *_ in rows))
     for name in per_stage[0]:
         print(f"{name:>12}" + "".join(f" {times[name]:>9.3f}" for times in per_stage))
+
+
+def measure(target: int, repeat: int) -> dict[str, Any]:
+    """One size: the row of the first table and the column of the second."""
+    from bench_parse import INSTRUCTIONS_PER_STEP, best, nvdisasm_both, source
+
+    from sassview.analyses import forget_memos
+    from sassview.build import build_program
+    from sassview.frontends.cuda import compile_cuda
+    from sassview.graph.cfg import build_cfg
+    from sassview.graph.dataflow import compute_liveness
+    from sassview.inspection import inspect_program
+    from sassview.toolchain.locate import nvdisasm
+
+    art = compile_cuda(source(int(target / INSTRUCTIONS_PER_STEP)), arch="sm_90a")
+    program = build_program(art)
+    count = sum(len(k.instructions) for k in program.kernels)
+    with tempfile.NamedTemporaryFile(suffix=".cubin") as f:
+        f.write(art.cubin)
+        f.flush()
+        disasm_s = best(lambda: nvdisasm_both(nvdisasm(), f.name), repeat)
+    inspect_program(program)  # warm imports (networkx) out of the measurement
+    analyses_s = best(lambda: inspect_program(program), repeat, forget_memos)
+    warm_s = best(lambda: inspect_program(program), repeat)
+
+    def liveness_only() -> None:
+        for k in program.kernels:
+            compute_liveness(k.instructions, build_cfg(k.instructions))
+
+    live_s = best(liveness_only, repeat)
+    return {
+        "row": (count, disasm_s, analyses_s, warm_s, live_s),
+        "stages": stage_times(program, repeat),
+    }
 
 
 def stage_times(program, repeat: int) -> dict[str, float]:  # type: ignore[no-untyped-def]
