@@ -41,6 +41,9 @@ _Template = tuple[
     str, tuple[str, ...], tuple[Operand, ...], Register | None, bool, int | None, bool
 ]
 _templates: dict[tuple[str, str, str], _Template] = {}
+# The memo's lookup alone, for a reader that asks for 10^5 forms in a row: a hit costs no
+# Python call; on None it calls instruction_template.
+decoded_template = _templates.get
 
 
 def instruction_template(predicate: str, mnemonic: str, operand_text: str) -> _Template:

@@ -20,7 +20,7 @@ from sassview.parse.sass import (
     INSTRUCTION_BYTES,
     SassFunction,
     SassListing,
-    _templates,
+    decoded_template,
     instruction_template,
     resolve_label_targets,
 )
@@ -198,9 +198,8 @@ def _read_in_bulk(
                 _ldgsts_in_order(text) if _is_13_1_ldgsts(op, text) else text
                 for op, text in zip(opcodes, operand_texts, strict=True)
             ]
-        known = _templates.get
         templates = [
-            known(key) or instruction_template(*key)
+            decoded_template(key) or instruction_template(*key)
             for key in zip(predicates, opcodes, operand_texts, strict=True)
         ]
     except Exception:  # noqa: BLE001 - `_read_one_by_one` raises it, or the one before it
