@@ -30,6 +30,7 @@ redefinition where the equations keep it (two places in ~80k checked rows; see t
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -42,6 +43,7 @@ from sassview.ir import SassInstruction
 if TYPE_CHECKING:
     from sassview.graph.cfg import ControlFlowGraph
 
+_OPCODE = operator.attrgetter("opcode")
 _DEFAULT_COLUMNS = MappingProxyType({"GPR": 255, "PRED": 7, "UGPR": 63, "UPRED": 7})
 
 
@@ -171,7 +173,7 @@ def register_columns(
     out = dict.fromkeys(sem.FILES, 0)
     for instructions, registers, *known in functions:
         widest = _widest(known[0] if known else map(_effects, instructions))
-        if registers and any(ins.opcode == "RET" for ins in instructions):
+        if registers and "RET" in map(_OPCODE, instructions):  # compared in C
             widest["GPR"] = max(widest["GPR"], callee_saved(registers).bit_length())
         for f in sem.FILES:
             out[f] = max(out[f], widest[f])
