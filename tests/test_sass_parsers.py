@@ -13,7 +13,7 @@ from sassview.ir import OperandKind, Register
 from sassview.parse.sass import resolve_label_targets
 from sassview.parse.sass_json import parse_sass_json
 from sassview.parse.sass_operands import parse_operand, split_operands
-from sassview.parse.sass_text import parse_sass_text
+from sassview.parse.sass_text import parse_sass_text, read_line_info
 
 LISTINGS = [(d, v) for d in corpus_dirs() for v in ("", "-13.1") if (d / f"sass{v}.json").exists()]
 
@@ -184,6 +184,21 @@ def test_json_reader_refuses_a_newer_schema_instead_of_guessing() -> None:
 def test_text_reader_rejects_instruction_outside_a_function() -> None:
     with pytest.raises(ParseError, match="before any function"):
         parse_sass_text("        /*0000*/                   MOV R1, c[0x0][0x28] ;\n")
+
+
+@pytest.mark.parametrize(
+    "annotation", ['//## File "/a/k.cu", line {n}', '//## File ".nv_debug_ptx_txt", line {n}']
+)
+def test_text_reader_rejects_a_line_number_no_int_can_hold(annotation: str) -> None:
+    """Found by reading the readers for speed: past 4300 digits int() raises ValueError."""
+    listing = (
+        '\t.section\t.text.k,"ax",@progbits\nk:\n'
+        f"\t{annotation.format(n='9' * 5000)}\n"
+        "        /*0000*/                   MOV R1, c[0x0][0x28] ;\n"
+    )
+    for read in (parse_sass_text, read_line_info):
+        with pytest.raises(ParseError, match="longer than any nvdisasm writes"):
+            read(listing)
 
 
 CUOBJDUMP = [d for d in corpus_dirs() if (d / "cuobjdump-sass.txt").exists()]

@@ -119,7 +119,19 @@ _RECORD_FIELDS = _RECORD.groups + 1  # re.split gives the text before each recor
 
 
 def _scan(text: str, where: str) -> tuple[list[_FunctionScan], str]:
-    """The functions of a listing with their instruction rows, and the `.target` arch.
+    """The functions of a listing with their instruction rows, and the `.target` arch."""
+    try:
+        return _scan_text(text, where)
+    except ValueError:  # int() of a number past Python's limit of 4300 digits
+        raise ParseError(
+            "a number longer than any nvdisasm writes (over 4300 digits)",
+            where=where,
+            hint="the listing looks damaged: produce it again with nvdisasm",
+        ) from None
+
+
+def _scan_text(text: str, where: str) -> tuple[list[_FunctionScan], str]:
+    """`_scan`, which see.
 
     The records (`_RECORD`) are found by one regex split over the whole text, which leaves
     the lines between them (headers, labels, any other spelling) to `_Scan.read_lines`, the
