@@ -75,8 +75,9 @@ def build_program(artifacts: Artifacts, *, where: str = "<cubin>") -> Program:
 
 
 def _dynamic_shared(artifacts: Artifacts) -> int | None:
-    """Triton's metadata says how much shared memory its launcher requests."""
-    meta = artifacts.stages.get("metadata")
+    """Triton's metadata, or the CuTe DSL's launch config (frontends.cute.launch_metadata),
+    says how much shared memory the launch requests."""
+    meta = artifacts.stages.get("metadata") or artifacts.stages.get("launch")
     if not meta:
         return None
     try:

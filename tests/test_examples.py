@@ -145,5 +145,10 @@ def test_cute_hopper_gemm_runs_on_wgmma_fed_by_tma_through_an_mbarrier_pipeline(
     assert ops["F2FP"] == ops["STG"] == 64  # the epilogue: bf16x2 pairs, stored from registers
     assert insp.facts("memory")["max_global_store_bits"] == 32
     assert not insp.facts("spills")["spills"]
+    # The stages are dynamic shared memory, sized by the DSL after the traced MLIR: read from
+    # the launch config of the lowered host code (4 x 32 KiB, and the pipeline's mbarriers).
+    stages = 4 * (128 + 128) * 64 * 2
+    assert insp.kernel.resources.shared_user == 0
+    assert stages < (insp.kernel.resources.shared_dynamic or 0) <= stages + 1024
     files = {i.source.outermost.file for i in insp.kernel.instructions if i.source}
     assert files == {str(path)}

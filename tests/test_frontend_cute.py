@@ -194,3 +194,39 @@ def test_bad_inputs_are_input_errors(ck: ModuleType, call: Any, named: str) -> N
     with pytest.raises(InputError) as info:
         call(ck)
     assert named in info.value.message
+
+
+_CONFIG = "!llvm.struct<(array<3 x i32>, array<3 x i32>, i64, ptr, ptr, i32)>"  # cudaLaunchConfig_t
+
+
+def _host(*sizes: str) -> str:
+    """Lowered host IR as the DSL writes it: one function per launch, storing `size` into the
+    config's dynamicSmemBytes field (a constant, or a value computed at run time)."""
+    out = []
+    for n, size in enumerate(sizes):
+        value = f"llvm.mlir.constant({size} : i64) : i64" if size.isdigit() else "llvm.mul %a, %b"
+        out.append(
+            f"llvm.func @host{n}(%arg0: i64) {{\n"
+            f"    %13 = {value}\n"
+            f"    %153 = llvm.getelementptr %147[0, 2] : (!llvm.ptr) -> !llvm.ptr, {_CONFIG}\n"
+            "    llvm.store %13, %153 : i64, !llvm.ptr\n}\n"
+        )
+    return "module {\n" + "".join(out) + "}\n"
+
+
+@pytest.mark.parametrize(
+    ("sizes", "expected"),
+    [
+        (("132096",), '{"shared": 132096}'),
+        (("0", "0"), '{"shared": 0}'),
+        (("1024", "2048"), ""),  # two launches asking for different sizes: no one number
+        (("runtime",), ""),  # computed when launched
+        ((), ""),  # no launch at all
+    ],
+)
+def test_launch_metadata_reads_the_dynamic_shared_memory_of_the_launch(
+    sizes: tuple[str, ...], expected: str
+) -> None:
+    from sassview.frontends.cute import launch_metadata
+
+    assert launch_metadata(_host(*sizes)) == expected

@@ -18,7 +18,8 @@ What the SASS shows (sm_90a, no GPU needed: the tensors are fake, M, N, K are ru
 - no spills: the 128 x 128 fp32 accumulator is 128 of the thread's ~154 registers;
 - the epilogue: 64 `F2FP` (fp32 pairs to bf16x2) and 64 32-bit `STG.E`, straight from
   registers (sassview notes them as narrow; a TMA-store epilogue would replace them);
-- shared memory 0 B static: the 128 KiB of stages are dynamic, sized by the DSL at launch.
+- shared memory: 0 B static, 132,096 B dynamic: the 128 KiB of stages and the pipeline's
+  mbarriers, which the DSL sizes after tracing and asks for at launch.
 
 Limits, to stay small: M and N multiples of 128 (the epilogue stores whole tiles unchecked),
 K a positive multiple of 8 (TMA wants 16-byte row strides; it zero-fills a ragged last

@@ -21,6 +21,7 @@ import functools
 import hashlib
 import inspect
 import io
+import json
 import logging
 import os
 import re
@@ -45,7 +46,7 @@ _LOCK = threading.Lock()
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 # Options sassview sets itself; a user's copy would fight them.
 _MANAGED = ("--gpu-arch", "--dump-dir", "--keep-ptx", "--keep-cubin", "--remark-output")
-_FILES = ("kernel.ptx", "kernel.cubin", "compile.log", "mlir.txt")
+_FILES = ("kernel.ptx", "kernel.cubin", "compile.log", "mlir.txt", "launch.json")
 
 
 def compile_cute(
@@ -77,6 +78,7 @@ def compile_cute(
             "options": options.strip(),
             "env": {k: v for k, v in os.environ.items() if k.startswith("CUTE_DSL_")},
             "tools": versions,
+            "files": _FILES,  # an entry written before launch.json existed is not read
         }
     )
     store = cache.Store("cute")
@@ -105,7 +107,9 @@ def compile_cute(
         compile_log=_text(files["compile.log"]),
         options=("--gpu-arch", arch_name, "--generate-line-info", "remarks{ptx}", *options.split()),
         toolchain=MappingProxyType({**versions, **producer}),
-        stages=MappingProxyType({"mlir": _text(files["mlir.txt"])}),
+        stages=MappingProxyType(
+            {"mlir": _text(files["mlir.txt"]), "launch": _text(files["launch.json"])}
+        ),
     )
 
 
@@ -195,6 +199,8 @@ def _run(
             raise _error(exc, fn, out.getvalue()) from exc
         ptx, cubin = compiled.__ptx__, compiled.__cubin__
         report = _ptxas_report(Path(dump) / "remarks.yaml")
+        host = getattr(compiled, "ir_module", None)
+        launch = launch_metadata(str(host)) if host is not None else ""
     if not ptx or not cubin:
         raise CompileError(
             f"the CuTe DSL produced no {'PTX' if not ptx else 'cubin'} for {fn.__name__}",
@@ -206,7 +212,35 @@ def _run(
         "kernel.cubin": cubin if isinstance(cubin, bytes) else cubin.encode(),
         "compile.log": report,
         "mlir.txt": traced[-1] if traced else "",
+        "launch.json": launch,
     }
+
+
+# In the lowered host module, the field of cudaLaunchConfig_t that holds the dynamic shared
+# memory (gridDim, blockDim, dynamicSmemBytes, stream, attrs, numAttrs): its address, then the
+# value stored there, then that value's definition.
+_SMEM_FIELD = re.compile(
+    r"(%\w+) = llvm\.getelementptr %\w+\[0, 2\] : \(!llvm\.ptr\) -> !llvm\.ptr, "
+    r"!llvm\.struct<\(array<3 x i32>, array<3 x i32>, i64, ptr, ptr, i32\)>"
+)
+
+
+def launch_metadata(host_ir: str) -> str:
+    """The dynamic shared memory the kernel launches ask for, as `{"shared": bytes}` JSON (the
+    shape of Triton's metadata, which the model builder reads), or "" when it is not one
+    constant: the DSL sizes the stages of a `SmemAllocator` in a pass after the traced MLIR,
+    and writes the result into the launch config of the lowered host code, nowhere else."""
+    sizes = set()
+    for function in host_ir.split("llvm.func @")[1:]:  # SSA names are per function
+        for field in _SMEM_FIELD.finditer(function):
+            stored = re.search(rf"llvm\.store (%\w+), {re.escape(field.group(1))} :", function)
+            value = stored and re.search(
+                rf"{re.escape(stored.group(1))} = llvm\.mlir\.constant\((\d+) : i64\)", function
+            )
+            if not value:
+                return ""  # computed at run time: no one number to show
+            sizes.add(int(value.group(1)))
+    return json.dumps({"shared": sizes.pop()}) if len(sizes) == 1 else ""
 
 
 _REMARK = re.compile(r"Remark:\s+'((?:[^']|'')*)'", re.DOTALL)
