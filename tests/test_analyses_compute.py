@@ -312,3 +312,39 @@ def test_advisories_are_read_from_every_report_shape() -> None:
         "_Z1kv",
         91,
     )
+
+
+def test_an_advisory_about_a_called_device_function_reaches_the_calling_kernel() -> None:
+    """ptxas names the non-inlined function, not the kernel: the finding goes to each kernel
+    whose PTX calls it, says which function, and rests on that function's SASS and line."""
+    from pathlib import Path
+
+    from sassview.analyses import ptxas_advice
+    from sassview.build import build_program
+    from sassview.ir import Artifacts
+
+    case = Path(__file__).parent / "corpus" / "bounds" / "sm_90a"  # bounded() calls slow_square()
+    ptx = (case / "kernel.ptx").read_text()
+    plain = build_program(
+        Artifacts(kind="cuda", arch="sm_90a", ptx=ptx, cubin=(case / "kernel.cubin").read_bytes())
+    )
+    assert plain.ptx is not None
+    callee = next(f for f in plain.ptx.functions if f.name == "_Z11slow_squaref")
+    line = next(p.line for p in callee.instructions if p.opcode == "fma")  # it has SASS
+    log = (
+        "ptxas info    : (C7599) Potential Performance Loss: something about the callee "
+        f"in line {line} in function '_Z11slow_squaref'\n"
+        "ptxas info    : (C7598) Potential Performance Loss: about some other function "
+        "in function '_Z5otherv'\n"
+    )
+    program = dataclasses.replace(
+        plain, artifacts=dataclasses.replace(plain.artifacts, compile_log=log)
+    )
+    kernel = program.kernel("_Z7boundedPf")
+    f = ptxas_advice.run(AnalysisContext(program, kernel, None, (), None))  # type: ignore[arg-type]
+    (note,) = f.annotations
+    assert note.kind == "ptxas-advisory" and note.data["function"] == "_Z11slow_squaref"
+    assert f"(PTX line {line}, in slow_square(float))" in note.message
+    assert note.addresses and all(kernel.correspondence.sass_ptx[a] == line for a in note.addresses)
+    assert note.source and note.source[0].file.endswith("bounds.cu")
+    assert [a["code"] for a in f.facts["advisories"]] == ["C7599"]
