@@ -41,10 +41,8 @@ from sassview.parse.ptx_lex import (
     function_header,
     instruction_fields,
     loc_fields,
-    loc_key_quick,
     number,
     pieces,
-    quick_fields,
     quick_record,
     register_decls,
     source_locs,
@@ -123,7 +121,6 @@ class _Parser:
         lineno = 0
         parts = self.parts
         statement = self.statement
-        quick = self.quick_instruction
         quick_line = QUICK_LINE.fullmatch
         for lineno, line in enumerate(text.split("\n"), 1):
             if self.section:
@@ -148,7 +145,7 @@ class _Parser:
                     ):
                         self.expect_section = False
                         stmt = stmt[:-1].rstrip()
-                        if stmt and not (stmt[0] != "." and quick(stmt, lineno)):
+                        if stmt:
                             statement(stmt, lineno)
                         continue
                 for piece in pieces(code):
@@ -165,8 +162,8 @@ class _Parser:
                     elif piece and not piece.isspace():
                         parts.append(piece)
                         self.pending_line = lineno
-            elif self.section or not code or (not parts and self.quick_loc(code, lineno)):
-                continue  # inside DWARF bytes, an empty line, or a plain `.loc` now read
+            elif self.section or not code:
+                continue  # inside DWARF bytes, or an empty line
             elif parts:
                 parts.append(code)
             elif not code.isspace():
@@ -262,19 +259,6 @@ class _Parser:
         except LexError as exc:
             raise self.error(str(exc), line) from None
 
-    def quick_instruction(self, stmt: str, line: int) -> bool:
-        """The statement of nearly every line, `[@%p] op.mods a, b, [c+8]` inside a function,
-        read without the general path's layers; False (nothing done) for anything else."""
-        func = self.func
-        if func is None or ":" in stmt:  # labels, `shared::cta`: the general path
-            return False
-        record = quick_fields(stmt, line)
-        if record is None:
-            return False
-        func.instructions.append(record)
-        func.locs.append(self.loc)
-        return True
-
     def quick_line(self, found: re.Match[str], line: int) -> bool:
         """A plain `.loc` or a plain instruction line, as QUICK_LINE matched it, when no
         statement is pending; False (nothing done) for an instruction outside any function."""
@@ -288,14 +272,6 @@ class _Parser:
         self.expect_section = False
         func.instructions.append(quick_record(line, negated, guard, mnemonic, operands))
         func.locs.append(self.loc)
-        return True
-
-    def quick_loc(self, code: str, line: int) -> bool:
-        """`.loc 1 16 3` (no inline chain): the other common line; False for anything else."""
-        key = loc_key_quick(code) if code.lstrip().startswith(".loc") else None
-        if key is None:
-            return False
-        self.plain_loc(key, line)
         return True
 
     def plain_loc(self, key: LocKey, line: int) -> None:

@@ -333,9 +333,9 @@ def instruction_fields(stmt: str) -> InsFields:
 # costs one C call instead of a dozen string methods: a plain `.loc FILE LINE [COLUMN]`
 # (groups 1-3) and a whole one-line instruction `[@[!]%p] op.mods a, b, [c+8];` (groups 4-7:
 # "!" or "", guard, mnemonic, operands), either maybe followed by a `//` comment. It accepts
-# only lines that `loc_key_quick` / `quick_fields` would read, and only shapes whose operands
-# they would cut at ", " alone: no whitespace, comma or bracket inside an operand but for one
-# whole `[address]`. `\s` is str.isspace(), as for strip() and split(). Anything else (labels,
+# only lines the general reader reads the same way, and only shapes whose operands it would
+# cut at ", " alone: no whitespace, comma or bracket inside an operand but for one whole
+# `[address]`. `\s` is str.isspace(), as for strip() and split(). Anything else (labels,
 # `shared::cta`, vectors, strings, odd spacing) does not match and is read the longer way.
 _ATOM = r'[^\s,;{}()\[\]"/:]+'  # %r1, 0f3F800000, $L__BB0_2, -1
 _ADDRESS = rf"\[{_ATOM}\]"
@@ -362,53 +362,6 @@ def quick_record(
         guard,
         negated == "!",
     )
-
-
-def quick_fields(stmt: str, line: int) -> InsRecord | None:
-    """`instruction_fields` for the one-line statement of nearly every PTX line, as the record
-    of `line`, or None when the statement needs the general reader (a bracket that holds
-    commas, braces, parentheses, an odd mnemonic). Same result, a fraction of the time: no
-    bracket walk, and the usual `a, b, [c+8]` split without stripping each operand.
-    """
-    if stmt[0] == "@":
-        guarded = _guard(stmt)
-        if guarded is None:
-            return None
-        guard, negated, stmt = guarded
-    else:
-        guard, negated = None, False
-    parts = stmt.split(None, 1)
-    # Only mnemonics without `{[(` and with a name for an opcode are ever memoized.
-    split = _mnemonics.get(parts[0]) or _quick_mnemonic(parts[0])
-    if split is None:
-        return None
-    if len(parts) == 1:
-        return line, split[0], split[1], (), guard, negated
-    rest = parts[1]
-    if "{" in rest or "(" in rest:
-        return None
-    if "[" in rest:  # one address, no comma inside it: `[%rd5+8]`, not `[%rd1, {%r2}]`
-        left = rest.find("[")
-        right = rest.find("]", left)
-        if right < 0 or rest.find(",", left, right) >= 0 or rest.find("[", left + 1) >= 0:
-            return None
-    operands = rest.split(", ")
-    # Every comma followed by one space and no other whitespace: the pieces need no strip.
-    # (`rest` has no whitespace at either end: it follows split() of a stripped statement.)
-    if not (len(operands) - 1 == rest.count(",") == rest.count(" ") and rest.isprintable()):
-        if "\n" in rest:
-            return None
-        operands = [op.strip() for op in rest.split(",")]
-    if "" in operands:
-        operands = [op for op in operands if op]
-    return line, split[0], split[1], tuple(operands), guard, negated
-
-
-def _quick_mnemonic(mnemonic: str) -> tuple[str, tuple[str, ...]] | None:
-    """`_mnemonic` for the quick reader, which leaves `ld.v2.f32{...` to the general one."""
-    if "{" in mnemonic or "[" in mnemonic or "(" in mnemonic:
-        return None
-    return _mnemonic(mnemonic)
 
 
 def _guard(stmt: str) -> tuple[str | None, bool, str] | None:
@@ -440,18 +393,6 @@ def _mnemonic(mnemonic: str) -> tuple[str, tuple[str, ...]] | None:
         if len(_mnemonics) < 10_000:
             _mnemonics[mnemonic] = split
     return split
-
-
-def loc_key_quick(code: str) -> LocKey | None:
-    """The key of a plain `.loc FILE LINE [COLUMN]` line, or None for any other line (one with
-    `inlined_at`, or malformed: the general reader then explains)."""
-    parts = code.split()
-    if parts[0] != ".loc" or not 3 <= len(parts) <= 4:
-        return None
-    for part in parts[1:]:
-        if not (part.isdigit() and part.isascii() and len(part) <= 20):
-            return None
-    return int(parts[1]), int(parts[2]), int(parts[3]) if len(parts) == 4 else 0
 
 
 _new_tuple = tuple.__new__
