@@ -259,17 +259,10 @@ class LineKeys:
         self._keys: dict[tuple[str, int], str] = {}
 
     def key(self, loc: SourceLoc | None) -> str | None:
-        if loc is None:
-            return None
-        where = (loc.file, loc.line)
-        key = self._keys.get(where)
-        if key is None:
-            key = str(loc.line) if loc.file == self.main else f"{loc.file}:{loc.line}"
-            self._keys[where] = key
-        return key
+        return self.keys((loc,))[0]
 
     def keys(self, locs: Iterable[SourceLoc | None]) -> list[str | None]:
-        """`key` of each location (the loop inlined, for thousands of them)."""
+        """The key of each location, made once per (file, line)."""
         known, main = self._keys, self.main
         out: list[str | None] = []
         for loc in locs:
