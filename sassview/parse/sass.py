@@ -53,7 +53,7 @@ def instruction_template(predicate: str, mnemonic: str, operand_text: str) -> _T
     if found is not None:
         return found
     opcode, modifiers = split_mnemonic(mnemonic)
-    operands = list(_operands(operand_text)) if operand_text else []
+    operands, target = branch_target(opcode, _operands(operand_text) if operand_text else ())
     guard = None
     negated = False
     if predicate:
@@ -61,8 +61,7 @@ def instruction_template(predicate: str, mnemonic: str, operand_text: str) -> _T
         negated = pred.startswith("!")
         guard_op = parse_operand(pred.lstrip("!"))
         guard = guard_op.registers[0] if guard_op.registers else None
-    target = branch_target(opcode, operands)
-    found = (opcode, modifiers, tuple(operands), guard, negated, target, opcode in CONTROL_FLOW)
+    found = (opcode, modifiers, operands, guard, negated, target, opcode in CONTROL_FLOW)
     if len(_templates) < 500_000:
         _templates[key] = found
     return found

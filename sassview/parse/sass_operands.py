@@ -34,21 +34,25 @@ _CACHE_LIMIT = 200_000
 # One whole operand with brackets, as nearly every memory and constant operand is written:
 # [R2.64+0x10], desc[UR4][R2.64+0x10], c[0x0][0x210], gdesc[UR4].tnspB. No comma can hide in it
 # and no bracket in it starts another operand (see split_operands).
-_ONE_BRACKETED = re.compile(
-    r"(?:(?:[-!|]*[a-z]+)?\[[^\[\],]*\]|[-!|]*[a-z]+\[[^\[\],]*\]\[[^\[\],]*\])[^\[\],]*"
+_ONE_BRACKETED = (
+    r"(?:[-!|]*[a-z]+\[[^\[\],]*\]\[[^\[\],]*\]|(?:[-!|]*[a-z]+)?\[[^\[\],]*\])[^\[\],]*"
 )
+# A list of operands each of which has no bracket or is _ONE_BRACKETED (after blanks): one
+# match rather than one per operand.
+_PLAIN_OPERAND = rf"(?:[^\[\],]*|\s*{_ONE_BRACKETED})"
+_PLAIN_LIST = re.compile(rf"{_PLAIN_OPERAND}(?:,{_PLAIN_OPERAND})*")
 
 
 def split_operands(text: str) -> list[str]:
     """Split at commas outside brackets: 'R1, c[0x0][0x28]' -> ['R1', 'c[0x0][0x28]']."""
-    if "(" not in text and "{" not in text:
-        pieces = [p.strip() for p in text.split(",")]
-        if "[" not in text or (
-            ")" not in text
-            and "}" not in text
-            and all(_ONE_BRACKETED.fullmatch(p) or not ("[" in p or "]" in p) for p in pieces)
-        ):
-            return [p for p in pieces if p]
+    if (
+        "(" not in text
+        and "{" not in text
+        and (
+            "[" not in text or (")" not in text and "}" not in text and _PLAIN_LIST.fullmatch(text))
+        )
+    ):
+        return [p for p in map(str.strip, text.split(",")) if p]
     parts: list[str] = []
     depth = 0
     start = 0
@@ -133,13 +137,66 @@ def parse_operand(text: str) -> Operand:
     cached = _cache.get(text)
     if cached is not None:
         return cached
-    op = _parse_operand(text)
+    shape = _quick_shape(text)
+    return _remember(text, _general_operand(text) if shape is None else _quick_operand(shape))
+
+
+def _remember(text: str, op: Operand) -> Operand:
     if len(_cache) < _CACHE_LIMIT:
         _cache[text] = op
     return op
 
 
-def _parse_operand(text: str) -> Operand:
+# The operands that tell one unrolled instruction from the next, read without the general
+# path's tries: an address whose last bracket ends in a hex offset (desc[UR4][R2.64+0x318],
+# [R1+-0x8], c[0x0][0x210]) and a plain number (0x318, -3, 1.0060000419616699219). In
+# unrolled code nearly every instruction has a new one; the rest of the address repeats.
+_OFFSET_ADDRESS = re.compile(
+    r"(?P<head>(?:[a-z]+\[[\w.]*\]|[a-z]*)\[)(?:(?P<base>[\w.]*)(?P<sign>\+-?|-))?"
+    r"(?P<hex>0x[0-9a-fA-F]+)\]",
+    re.ASCII,
+)
+_NUMBER = re.compile(r"[+-]?(?:0x[0-9a-fA-F]+|[0-9]+(?P<fraction>\.[0-9]*(?:[eE][+-]?[0-9]+)?)?)")
+
+
+def _quick_shape(text: str) -> re.Match[str] | None:
+    return (_OFFSET_ADDRESS if text[-1:] == "]" else _NUMBER).fullmatch(text)
+
+
+def _quick_operand(shape: re.Match[str]) -> Operand:
+    """What _general_operand makes of an operand of one of the two shapes above."""
+    if shape.re is _OFFSET_ADDRESS:
+        return _offset_address(shape)
+    # _INT or _FLOAT matches such a number whole, sign included: no negation, no register.
+    text = shape.string
+    value = int(text, 0) if shape["fraction"] is None else float(text)
+    return Operand(text, OperandKind.IMMEDIATE, (), False, False, False, value)
+
+
+def _offset_address(address: re.Match[str]) -> Operand:
+    """desc[UR4][R2.64+0x318] is its base desc[UR4][R2.64] (memoised) at offset 0x318.
+
+    The general path tells constant from memory by the brackets, reads the last one as terms
+    split before each sign, blanks removed, and adds up the numbers among them. Head and base
+    hold no sign or blank: the address reads as the base does, with one more term, the offset.
+    """
+    head, base_text, sign, hex_text = address.groups()
+    base = parse_operand(head + (base_text or "") + "]")
+    offset = -int(hex_text, 16) if sign and "-" in sign else int(hex_text, 16)
+    return Operand(
+        address.string,
+        base.kind,
+        base.registers,
+        base.negated,
+        base.absolute,
+        base.reuse,
+        base.value,
+        base.bank,
+        (base.offset or 0) + offset,
+    )
+
+
+def _general_operand(text: str) -> Operand:
     body = text
     negated = absolute = False
     if body[:1] in "-!~" and len(body) > 1 and not _INT.match(body) and not _FLOAT.match(body):
@@ -209,19 +266,18 @@ CONTROL_FLOW = frozenset(
 )
 
 
-def branch_target(opcode: str, operands: list[Operand]) -> int | None:
-    """The constant code address a branch names, if any (JSON prints it as 0x3a0).
-
-    That operand is turned into a LABEL in place, so both readers type it the same way.
-    """
+def branch_target(
+    opcode: str, operands: tuple[Operand, ...]
+) -> tuple[tuple[Operand, ...], int | None]:
+    """The constant code address a branch names, if any (JSON prints it as 0x3a0), and the
+    operands with that one turned into a LABEL, so both readers type it the same way."""
     if opcode not in BRANCHES:
-        return None
+        return operands, None
     for i in range(len(operands) - 1, -1, -1):
         op = operands[i]
         if op.kind is OperandKind.IMMEDIATE and isinstance(op.value, int) and _HEX.match(op.text):
-            operands[i] = label_operand(op.value)
-            return op.value
-    return None
+            return (*operands[:i], label_operand(op.value), *operands[i + 1 :]), op.value
+    return operands, None
 
 
 def label_operand(address: int) -> Operand:
