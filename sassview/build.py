@@ -25,6 +25,7 @@ from sassview.ir import (
     PtxModule,
     SassInstruction,
 )
+from sassview.parse.inline_asm import CallSites, asm_blocks
 from sassview.parse.ptx import parse_ptx
 from sassview.parse.ptxas_log import PtxasReport, parse_ptxas_log
 from sassview.parse.sass import SassListing
@@ -62,8 +63,10 @@ def build_program(artifacts: Artifacts, *, where: str = "<cubin>") -> Program:
     reports = parse_ptxas_log(artifacts.compile_log)
     if info.arch and info.arch != artifacts.arch:
         artifacts = dataclasses.replace(artifacts, arch=info.arch)
+    sites = CallSites(asm_blocks(ptx_text, ptx.files) if ptx is not None else [])
     kernels = tuple(
-        _kernel(ck, artifacts, info.arch, listing, ptx, reports, where) for ck in info.kernels
+        _kernel(ck, artifacts, info.arch, listing, ptx, reports, sites, where)
+        for ck in info.kernels
     )
     return Program(
         artifacts=artifacts,
@@ -94,12 +97,16 @@ def _kernel(
     listing: SassListing,
     ptx: PtxModule | None,
     reports: Mapping[str, PtxasReport],
+    sites: CallSites,
     where: str,
 ) -> Kernel:
     func = listing.function(ck.name)
     if func is None:
         raise ParseError(f"nvdisasm printed no code for kernel {ck.name}", where=where)
     instructions = func.instructions
+    ptx_func = ptx.function(ck.name) if ptx else None
+    if sites:
+        instructions, ptx_func = _at_call_sites(instructions, ptx_func, sites)
     report = reports.get(ck.name)
     resources = ck.resources
     if report is not None and report.spill_stores is not None:
@@ -109,7 +116,6 @@ def _kernel(
     dynamic = _dynamic_shared(artifacts)
     if dynamic is not None:
         resources = dataclasses.replace(resources, shared_dynamic=dynamic)
-    ptx_func = ptx.function(ck.name) if ptx else None
     if ptx_func is not None and resources.min_blocks_per_sm is None and ptx_func.minnctapersm:
         # ptxas folds .minnctapersm into MAXREG_COUNT and keeps no record of it in the cubin.
         resources = dataclasses.replace(resources, min_blocks_per_sm=ptx_func.minnctapersm)
@@ -123,6 +129,23 @@ def _kernel(
         ptx=ptx_func,
         is_entry=ck.is_entry,
     )
+
+
+def _at_call_sites(
+    instructions: tuple[SassInstruction, ...], ptx_func: PtxFunction | None, sites: CallSites
+) -> tuple[tuple[SassInstruction, ...], PtxFunction | None]:
+    """SASS and PTX inside inline asm at the asm statement's line (`parse.inline_asm`)."""
+    fixed = tuple(
+        i if (loc := sites.fix(i.source, i.ptx_line)) is i.source else i._replace(source=loc)
+        for i in instructions
+    )
+    if ptx_func is not None:
+        ptx_fixed = tuple(
+            p if (loc := sites.fix(p.source, p.line)) is p.source else p._replace(source=loc)
+            for p in ptx_func.instructions
+        )
+        ptx_func = dataclasses.replace(ptx_func, instructions=ptx_fixed)
+    return fixed, ptx_func
 
 
 def _correspondence(

@@ -109,10 +109,21 @@ def cute_ptx() -> dict[str, str]:
     return {"cute_add_sm90a": compiled.__ptx__.replace(str(SRC) + os.sep, "/src/")}
 
 
+def cute_gemm_ptx() -> dict[str, str]:
+    """The Hopper GEMM example's PTX, as sassview compiles it: LLVM numbers the lines of its
+    inline asm (mbarrier waits, wgmma) from the calling statement."""
+    import sassview
+
+    example = HERE.parents[2] / "examples" / "cute" / "hopper_gemm.py"
+    _, (program,) = sassview.load_kernel_file(example)
+    assert program.artifacts.ptx is not None
+    return {"cute_gemm_sm90a": program.artifacts.ptx.replace(str(example), "/src/hopper_gemm.py")}
+
+
 def main() -> None:
     for out, (source, arch, extra) in CUDA.items():
         (HERE / f"{out}.ptx").write_text(nvrtc_ptx(source, arch, extra))
-    for out, text in (triton_ptx() | cute_ptx()).items():
+    for out, text in (triton_ptx() | cute_ptx() | cute_gemm_ptx()).items():
         (HERE / f"{out}.ptx").write_text(text)
 
 
