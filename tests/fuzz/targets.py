@@ -32,9 +32,16 @@ def _sass_json_with_line_info(data: bytes) -> None:
 
 
 def _ptx(data: bytes) -> None:
+    from sassview.parse.inline_asm import CallSites, asm_blocks
     from sassview.parse.ptx import parse_ptx
 
-    parse_ptx(data.decode("utf-8", errors="replace"))
+    text = data.decode("utf-8", errors="replace")
+    module = parse_ptx(text)
+    # What build_program does next: put inline-asm lines back on their statements.
+    sites = CallSites(asm_blocks(text, module.files))
+    for func in module.functions:
+        for ins in func.instructions:
+            sites.fix(ins.source, ins.line)
 
 
 def _elf(data: bytes) -> None:
