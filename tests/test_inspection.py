@@ -77,3 +77,22 @@ def test_every_annotation_points_at_real_addresses() -> None:
         for a in insp.annotations:
             assert set(a.addresses) <= addresses, a
             assert all(0 <= i < len(insp.loops) for i in a.loops)
+
+
+def test_check_text_columns_stay_apart_for_long_shared_memory() -> None:
+    # Triton's and the CuTe DSL's shared memory reads "0 B (+1024 B reserved) + 98304 B
+    # dynamic": longer than the column, which must widen rather than run into "constant".
+    from analyses_data import program
+
+    from sassview.views.render import render_kernel
+    from sassview.views.summary import kernel_summary
+
+    (insp,) = inspect_program(program("recorded", "wgmma", "sm_90a"))[:1]
+    summary = kernel_summary(insp)
+    summary["resources"]["shared_reserved_bytes"] = 1024
+    summary["resources"]["shared_dynamic_bytes"] = 98304
+    rows = render_kernel(summary).splitlines()[1:5]
+    assert "0 B (+1024 B reserved) + 98304 B dynamic  constant" in rows[2]
+    labels = ("stack frame", "local memory", "constant", "barriers")
+    third = [row.index(label) for row, label in zip(rows, labels, strict=True)]
+    assert len(set(third)) == 1, rows

@@ -38,9 +38,12 @@ def render_kernel(k: dict[str, Any]) -> str:
         ("launch bounds", bounds, "barriers", str(r["barriers"])),
     ]
     lines = [f"{k['display_name']}{kind}"]
+    # The second column widens for a long value (shared memory with reserved and dynamic
+    # bytes) rather than running into the third.
+    width = max(28, *(len(b) + 1 for _, b, _, _ in rows))
     for a, b, c, d in rows:
-        lines.append(f"  {a:<14} {b:<28} {c:<13} {d}")
-    lines.append(f"  {'instructions':<14} {k['instruction_count']:<28} mix: {mix}")
+        lines.append(f"  {a:<14} {b:<{width}} {c:<13} {d}")
+    lines.append(f"  {'instructions':<14} {k['instruction_count']:<{width}} mix: {mix}")
     lines += _analysis_lines(k["analysis"])
     lines += _findings(k["annotations"])
     return "\n".join(lines)
