@@ -222,6 +222,14 @@ def test_matmul_uses_the_tensor_cores_of_each_arch(
     assert {s.line for s in outer} <= set(line_range(tk.matmul_kernel))
     dots = {i.source.outermost.line for i in kernel.instructions if i.opcode == mma}
     assert dots == {line_of("acc = tl.dot")}
+    # One tl.dot is many MMAs (a tile), not unrolled copies: the K loop is measured by PTX
+    # line, and ptxas did not unroll it (counted by source line it read "unrolled x64").
+    from sassview.inspection import inspect_program
+
+    (insp,) = inspect_program(program)
+    loops = insp.facts("unroll")["loops"]
+    k_loop = [e for e in loops if e["source_line"] == line_of("for k in range")]
+    assert [e["achieved_factor"] for e in k_loop] == [1]
 
 
 @pytest.mark.compile

@@ -6,7 +6,10 @@ All architectures. For CUDA C++ the source text is scanned for `for`, `while` an
 statement) and the `#pragma unroll` on the line above. Each SASS loop is tied to the source loop
 whose statement `sassview.graph.loops.loop_source` finds for it. Without C++ source (PTX, Triton,
 a bare cubin) loops are reported by the line the loop finder gives them, and the only request
-known is PTX `.pragma "nounroll"`, checked against what ptxas itself did.
+known is PTX `.pragma "nounroll"`, checked against what ptxas itself did. Triton and the CuTe
+DSL write tile operations, one statement of many instructions: their loops are measured by PTX
+line (the copies of each PTX instruction in one trip: what ptxas unrolled; unrolling before the
+PTX is not seen).
 
 The factor. Take one trip through the SASS loop (its blocks minus those of loops nested in it)
 and the instructions whose line is one of the loop's own body lines (not the `for` line, which
@@ -72,6 +75,10 @@ _MATH = frozenset(
     }
 )
 Counts = Counter[tuple[str, int, int]]  # (opcode, line, kind: see _weight) -> count
+# Frontends whose statements are tile operations: one `tl.dot` or `cute.gemm` is many
+# instructions by design, so copies per source line would read the tile as an unroll factor
+# (a 64x64 tl.dot is 64 HMMA: "unrolled x64"). Their loops are measured by PTX line instead.
+_TILE_LANGUAGES = frozenset({"triton", "cute"})
 
 
 def _weight(ins: SassInstruction) -> tuple[int, int]:
@@ -117,7 +124,11 @@ def _count(
     instructions: tuple[SassInstruction, ...],
     indices: Iterable[int],
     line_of: Callable[[int], int | None],
+    widths: bool = True,
 ) -> Counts:
+    """Instructions per (opcode, line, kind); with `widths`, a memory access counts its width
+    in 32-bit words (source lines merged into one wide access). Without, each counts 1: the
+    copies of a PTX instruction, which already has its width."""
     counts: Counts = Counter()
     for i in indices:
         if "SpillRefill" in instructions[i].marks:
@@ -125,8 +136,12 @@ def _count(
         line = line_of(i)
         if line is not None:
             kind, weight = _weight(instructions[i])
-            counts[(instructions[i].opcode, line, kind)] += weight
+            counts[(instructions[i].opcode, line, kind)] += weight if widths else 1
     return counts
+
+
+def _ptx_line(instructions: tuple[SassInstruction, ...]) -> Callable[[int], int | None]:
+    return lambda i: instructions[i].ptx_line
 
 
 def _measure(
@@ -291,7 +306,15 @@ def run(ctx: AnalysisContext) -> Findings:
             src = instructions[i].source
             return src.line if src and at and (src.file, src.line) != at else None
 
-        f, loop, rest, _ = _measure(group, lambda lp: _count(instructions, region(lp), other_lines))
+        if artifacts.kind in _TILE_LANGUAGES:  # the copies of each PTX line: what ptxas did
+            f, loop, rest, _ = _measure(
+                group,
+                lambda lp: _count(instructions, region(lp), _ptx_line(instructions), widths=False),
+            )
+        else:
+            f, loop, rest, _ = _measure(
+                group, lambda lp: _count(instructions, region(lp), other_lines)
+            )
         requested, ptxas = (None, None) if cxx else _ptx_request(ctx, region(loop))
         entry = _entry(
             at[1] if at else None,
@@ -357,7 +380,7 @@ def _ptx_request(ctx: AnalysisContext, indices: list[int]) -> tuple[Request, int
     for at, text in ptx.pragmas:
         k = bisect_right(starts, at)
         if text.strip('"') == "nounroll" and k < len(starts) and starts[k] in lines:
-            return 1, _factor(_count(ins, indices, lambda i: ins[i].ptx_line))
+            return 1, _factor(_count(ins, indices, _ptx_line(ins), widths=False))
     return None, None
 
 

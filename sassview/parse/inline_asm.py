@@ -6,11 +6,13 @@ same file and column. In a kernel.py those lines belong to nothing in the asm: t
 comments, blank lines or the next statements. (hopper_gemm.py: `consumer_wait` at line 149 is an
 mbarrier wait loop whose lines showed at 151-155, on a comment and on `consumer_release`.)
 ptxas copies them into the cubin's line table, so the SASS of the asm carries them too.
-Triton's asm goes the same way when it has more than one line (its wgmma wait starts with a
-comment line, so the wait shows on the line after `tl.dot`). NVRTC writes no `.loc` inside
-inline asm. The rule below moves only a line past the statement's, in its file, by less than
-the block's length; code up to the next `.loc` after a block goes back too, as the block's
-last `.loc` holds there.
+Triton's asm goes the same way when it has more than one line: the Triton frontend gives
+every `.loc` of a block the block's first before ptxas runs
+(`frontends.triton.collapse_inline_asm_locs`), but that first one may be an offset too (the
+wgmma wait starts with a comment line, so it shows on the line after `tl.dot`). NVRTC writes no
+`.loc` inside inline asm. The rule below moves only a line past the statement's, in its
+file, by less than the block's length; code up to the next `.loc` after a block goes back too,
+as the block's last `.loc` holds there.
 
 The blocks are found in the PTX text by the comments NVVM and LLVM put around inline asm,
 `// begin inline asm` and `// end inline asm`.
