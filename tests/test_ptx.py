@@ -8,9 +8,11 @@ No compiler is needed to run these tests.
 from __future__ import annotations
 
 import contextlib
+import re
 import time
 from collections import Counter
 from pathlib import Path
+from unittest import mock
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -18,6 +20,7 @@ from hypothesis import strategies as st
 
 from sassview.errors import ParseError
 from sassview.ir import PtxFunction, PtxInstruction, PtxModule, PtxRegisterDecl, SourceLoc
+from sassview.parse import ptx, ptx_lex
 from sassview.parse.ptx import parse_ptx
 
 DATA = Path(__file__).parent / "data" / "ptx"
@@ -419,6 +422,103 @@ def test_mutated_real_ptx_raises_only_parse_error(
     for f in module.functions:  # what does parse is well formed
         assert f.start_line <= f.end_line
         assert all(f.start_line < i.line < f.end_line for i in f.instructions)
+
+
+# -- the lines read in bulk ----------------------------------------------------------------
+
+# Finds nothing, with RECORD's groups: with it every line goes the general way.
+_NO_RECORDS = re.compile("(?!)" + "()" * ptx_lex.RECORD.groups)
+# Lines of every shape RECORD takes, and of shapes next to them.
+_SHAPE_LINES = [
+    "\t.loc\t1 4 3",
+    "\tld.param.u64 \t%rd1, [p];",
+    "\t@%p1 bra \t$L__BB0_2;",
+    '\t@!%p2 add.s32 %r1, %r2, 4;   // a comment, "quoted" /* */',
+    "$L__BB0_2:",
+    "\t.loc\t2 9 5, function_name $L__info_string0, inlined_at 1 4 3 // inlined",
+    "\tld.global.v2.f32 \t{%f1, %f2}, [%rd6+8];",
+    "\tst.shared::cta.v2.f32 \t[%r1], {%f1, %f2};",
+    "\tmov.b64 \t%rd2, {%r1,%r2};",
+    "\tadd.s32 %r1 , %r2, [ %r3 + 4 ];",
+    "\tadd.s32 %r1, , %r2;",
+    "\tadd.s32 %r1, %r2,, [%r3];",
+    "\tadd.s32 %r1, [%r2, %r3];",
+    "\tadd.s32 %r1,x %r2;",
+    "\tcall.uni (retval0), f, (param0);",
+    "\tmbarrier.try_wait.parity.shared::cta.b64 %p1, [%r1], %r2;",
+    "\tadd.s32\t\t%r1,%r2;\r",
+    "\t.loc\t1 5 3\r",
+    "\tret;",
+    "",
+    "\tld.global.nc.f32 \t%f5, [%rd6+132]; ld.global.f32 %f6, [%rd6];",
+    "\tbar.sync \t0;",
+    "L1:\tadd.s32 %r1, %r2, %r3;",
+    "\t.loc 1 7",
+    "\t@%p1 ret;",
+    "\t@%p}1 add.s32 %r1, %r2;",  # the general path ends a statement at the brace
+    '\t@%p"1 add.s32 %r1, %r2;',
+]
+_HEADER = HEAD + '.file 1 "/a.cu"\n.file 2 "/b.h"\n.visible .entry k(.param .u64 p)\n{\n'
+_SHAPES = {
+    "shapes": _HEADER + "\n".join(_SHAPE_LINES) + "\n}\n",
+    # Each alone in a run of plain lines, so that the bulk checks see it first.
+    **{
+        f"shape{i}": _HEADER + f"\t.loc\t1 2 3\n{line}\n\tadd.s32 \t%r1, %r2, %r3;\n}}\n"
+        for i, line in enumerate(_SHAPE_LINES)
+    },
+}
+_RECORD_EDGES = [", ", ",", " ", "\t", "\r", "\x0b", "\xa0", "{", "}", "[", "]", "(", ")"]
+_RECORD_EDGES += [":", "::", ";", '"', "//", "/*", "*/", "@", "@!", "$L1:", ", inlined_at 1 2 3"]
+_RECORD_EDGES += ["1" * 25]
+_record_edit = st.tuples(
+    st.sampled_from(["delete", "duplicate", "insert", "insert", "replace", "swap"]),
+    st.integers(min_value=0, max_value=10**6),
+    st.integers(min_value=0, max_value=10**6),
+    st.lists(st.sampled_from(_RECORD_EDGES), min_size=1, max_size=3).map("".join),
+)
+
+
+def _read(text: str) -> str:
+    try:
+        return repr(parse_ptx(text, "t"))
+    except ParseError as err:
+        return f"{err.where}: {err.message} ({err.hint})"
+
+
+def _read_by_lines(text: str) -> str:
+    with mock.patch.object(ptx, "RECORD", _NO_RECORDS):
+        return _read(text)
+
+
+@pytest.mark.parametrize("name", [*sorted(REAL), *_SHAPES])
+def test_records_read_in_bulk_as_line_by_line(name: str) -> None:
+    """The runs of lines RECORD finds are read in bulk, into what the general path makes of
+    each line: the same module, or the same error on the same line."""
+    text = REAL.get(name) or _SHAPES[name]
+    assert _read(text) == _read_by_lines(text)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    name=st.sampled_from([*sorted(REAL), "shapes"]),
+    edits=st.lists(_record_edit, min_size=1, max_size=4),
+)
+def test_edited_records_read_in_bulk_as_line_by_line(
+    name: str, edits: list[tuple[str, int, int, str]]
+) -> None:
+    text = _mutate(REAL.get(name) or _SHAPES[name], edits)
+    assert _read(text) == _read_by_lines(text)
+
+
+def test_lines_almost_records_stay_linear() -> None:
+    """Lines RECORD gives up on after a long stretch: backtracking over it twice would hang."""
+    blanks = " " * 100_000
+    lines = [f"add{blanks}x", f"add {blanks}", f"\t{blanks}x", f".loc{blanks}1", f"a ,{blanks};"]
+    text = HEAD + ".entry e()\n{\n" + "\n".join(lines * 4) + "\nret;\n}\n"
+    start = time.perf_counter()
+    with contextlib.suppress(ParseError):
+        parse_ptx(text)
+    assert time.perf_counter() - start < 10
 
 
 @given(st.text(max_size=400))

@@ -1,18 +1,24 @@
 """Helpers of the PTX parser: lines into statement pieces, statements into their fields, and
 `.loc` directives into inline chains.
 
-Kept apart from `ptx.py` so the parser reads as a state machine over statements. The two
-common lines, a plain `.loc` and a one-line instruction, are recognised whole by one regex
-(`QUICK_LINE`); the other line helpers use plain `str` methods and walk characters only for
-lines holding a string literal or a block comment. The regexes here are anchored, and where
-they backtrack they give up at the first character that cannot fit, so a file is read in
-linear time. The statement readers are pure: they raise `LexError` with a
-message, and the parser adds the line and turns it into a `ParseError`.
+Kept apart from `ptx.py` so the parser reads as a state machine over statements. The lines
+that make up nearly all of a file are found by one regex split over the whole text
+(`RECORD`), and the fields of a run of them are checked in bulk (`plain_name`,
+`plain_operands`, `odd_instructions`, `own_statement`) against what the general path would
+read; the other line helpers use plain `str` methods and walk characters only for lines
+holding a string literal or a block comment. The regexes here are anchored, and where they
+backtrack they give up at the first character that cannot fit, so a file is read in linear
+time. The statement readers are pure: they raise `LexError` with a message, and the parser
+adds the line and turns it into a `ParseError`.
 """
 
 from __future__ import annotations
 
+import json
 import re
+from dataclasses import dataclass, field
+from itertools import compress, count, repeat
+from operator import itemgetter, not_
 
 from sassview.ir import PtxRegisterDecl, SourceLoc
 
@@ -299,6 +305,39 @@ def loc_fields(rest: str) -> tuple[LocKey, str | None, LocKey | None]:
     return _loc_key(head), function, call_site
 
 
+def loc_numbers(text: str) -> list[int]:
+    """The numbers in `text`, a run of ASCII digits between blanks (the numbers of .loc lines
+    RECORD took), as int() reads each.
+
+    A JSON array of them is read in C in about half the time; JSON takes a number of digits
+    without a leading zero as int() reads it, and fails on anything else (two blanks, a tab,
+    a leading zero), which int() then reads."""
+    if len(text) > 1000:  # else json's own cost is more than it saves
+        try:
+            numbers: list[int] = json.loads("[" + text.replace(" ", ",") + "]")
+        except ValueError:
+            pass
+        else:
+            return numbers
+    return list(map(int, text.split()))
+
+
+# What `loc_fields` reads: key, function_name, key of the call site.
+LocFields = tuple[LocKey, "str | None", "LocKey | None"]
+
+
+def read_locs(texts: list[str]) -> tuple[list[LocFields], int | None]:
+    """`loc_fields` of each text up to the first it cannot read, and the index of that one
+    (None when it reads them all)."""
+    found: list[LocFields] = []
+    for text in texts:
+        try:
+            found.append(loc_fields(text))
+        except LexError:
+            return found, len(found)
+    return found, None
+
+
 def _loc_key(text: str) -> LocKey:
     parts = text.split()
     if len(parts) not in (2, 3):
@@ -329,39 +368,160 @@ def instruction_fields(stmt: str) -> InsFields:
     return split[0], split[1], tuple(operands), guard, negated
 
 
-# The two lines that make up nearly all of a PTX file, recognised by one regex so that each
-# costs one C call instead of a dozen string methods: a plain `.loc FILE LINE [COLUMN]`
-# (groups 1-3) and a whole one-line instruction `[@[!]%p] op.mods a, b, [c+8];` (groups 4-7:
-# "!" or "", guard, mnemonic, operands), either maybe followed by a `//` comment. It accepts
-# only lines the general reader reads the same way, and only shapes whose operands it would
-# cut at ", " alone: no whitespace, comma or bracket inside an operand but for one whole
-# `[address]`. `\s` is str.isspace(), as for strip() and split(). Anything else (labels,
-# `shared::cta`, vectors, strings, odd spacing) does not match and is read the longer way.
-_ATOM = r'[^\s,;{}()\[\]"/:]+'  # %r1, 0f3F800000, $L__BB0_2, -1
-_ADDRESS = rf"\[{_ATOM}\]"
-_OPERANDS = rf"{_ATOM}(?:, {_ATOM})*(?:, {_ADDRESS}(?:, {_ATOM})*)?|{_ADDRESS}(?:, {_ATOM})*"
-_NUMBER = "([0-9]{1,20})"
-QUICK_LINE = re.compile(
-    rf"\s*(?:\.loc\s+{_NUMBER}\s+{_NUMBER}(?:\s+{_NUMBER})?"
-    rf'|(?:@(!?)([^\s;{{}}"/:!]+)\s+)?([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z0-9_]+)*)'
-    rf"(?:\s+({_OPERANDS}))?\s*;)\s*(?://.*)?"
+# The lines that make up nearly all of a PTX file, found by one regex split over the whole
+# text (`_Parser.run`): a `.loc FILE LINE COLUMN[, function_name ..., inlined_at ...]`
+# (group 1: what follows `.loc`), a one-line instruction with operands
+# `[@[!]%p] op.mods a, b, [c+8];` (2: the guard and the mnemonic, 3: the operands), a lone
+# label `$L__BB0_2:` (4) and a blank line, any of them maybe followed by a `//` comment. A
+# record starts with the newline before its line: a literal first character lets sre skip
+# to the candidates at memchr speed. Every part is exact, or given up at the first character
+# that cannot fit, so the split stays linear.
+#
+# sre pays per group and per construct more than per character: the guard and the mnemonic
+# are one group, `(?:X|)` stands for `(?:X)?` (a branch costs less than a repeat), and the
+# mnemonic and the operands are taken loosely, as runs of any character. So the bulk cut of
+# a run's instructions is checked first, over the whole run at once (`plain_name`,
+# `plain_operands`); an instruction it would cut otherwise than the general path (a vector,
+# odd spacing) has the fields `instruction_fields` reads off its line, and a line that is
+# more than its one statement (`own_statement`) goes the general way. Whitespace is a space
+# or a tab: the general path also takes "\r" and the rest of str.isspace().
+RECORD = re.compile(
+    r"\n[ \t]*(?:(?:"
+    r'\.loc[ \t]+([0-9]{1,20}[ \t]+[0-9]{1,20}[ \t]+[0-9]{1,20}(?:,[^\n;{}"/]*|))'
+    r"|((?:@[^ \t\n]+[ \t]+|)[A-Za-z_][^ \t\n]*)[ \t]+([^ \t\n,](?:[^\n]*[^ \t\n,]|));"
+    r"|([A-Za-z_$%][A-Za-z0-9_$]*):"
+    r")[ \t\r]*|)(?://[^\n]*|)(?![^\n])"
 )
+# re.split gives the text before each record and then its four groups.
+RECORD_STRIDE = RECORD.groups + 1
+
+# Characters that make the general path read a guard or a mnemonic otherwise: it cuts a
+# mnemonic at `{[(`, `;{}"/` send the whole line another way, and a colon may make a label.
+_NOT_IN_GUARD = re.compile(r'[;{}"/:]')
+_NOT_IN_MNEMONIC = re.compile(r'[{}\[(;"/]')
+_BRACES = re.compile("[{}]")
+# Operands that are plain for certain, one text: pieces between ", " without whitespace,
+# commas or `;{}()"/:`, a bracket only around a part of a piece. Used where `plain_operands`
+# fails for a run, to find the instructions it failed on.
+_ATOM = r'[^\s,;{}()\[\]"/:]'
+_PIECE = rf"(?:{_ATOM}+|\[{_ATOM}*\]{_ATOM}*)(?:\[{_ATOM}*\]{_ATOM}*)*"
+_PLAIN_OPERANDS = re.compile(f"{_PIECE}(?:, {_PIECE})*")
+# The characters that make operands odd on their own, looked for first (`odd_instructions`).
+_ODD_CHARACTERS = '{}()";/:'
+# ASCII bytes the operand check keeps: brackets, the separators of operands and of pieces,
+# and what the general path reads otherwise: other brackets, strings, statements, comments,
+# labels and whitespace (str.isspace() in ASCII).
+_ASCII_SPACE = "".join(c for c in map(chr, range(128)) if c.isspace())
+_OPERAND_KEEP = frozenset(f'[]\n,;{{}}()"/:{_ASCII_SPACE}'.encode())
+_OPERAND_DROP = bytes(b for b in range(128) if b not in _OPERAND_KEEP)
 
 
-def quick_record(
-    line: int, negated: str, guard: str | None, mnemonic: str, operands: str | None
-) -> InsRecord:
-    """The record of an instruction line QUICK_LINE matched, from its groups 4-7."""
-    split = _mnemonics.get(mnemonic) or _mnemonic(mnemonic)
-    assert split is not None  # the regex let through only an identifier as the opcode
-    return (
-        line,
-        split[0],
-        split[1],
-        tuple(operands.split(", ")) if operands else (),
-        guard,
-        negated == "!",
-    )
+@dataclass
+class Names:
+    """What `plain_name` reads off each guard and mnemonic (RECORD's group 2) seen so far,
+    as dicts that the bulk reading maps over: a file has a few dozen of them."""
+
+    opcodes: dict[str, str] = field(default_factory=dict)
+    modifiers: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    guards: dict[str, str | None] = field(default_factory=dict)
+    negated: dict[str, bool] = field(default_factory=dict)
+    guarded: set[str] = field(default_factory=set)  # those with a guard
+    odd: set[str] = field(default_factory=set)  # those `plain_name` does not take
+
+    def learn(self, names: set[str]) -> None:
+        """Read the names not seen before."""
+        for name in names.difference(self.opcodes, self.odd):
+            fields = plain_name(name)
+            if fields is None:
+                self.odd.add(name)
+                continue
+            opcode, modifiers, guard, negated = fields
+            self.opcodes[name], self.modifiers[name] = opcode, modifiers
+            self.guards[name], self.negated[name] = guard, negated
+            if guard is not None:
+                self.guarded.add(name)
+
+
+def plain_name(name: str) -> tuple[str, tuple[str, ...], str | None, bool] | None:
+    """Opcode, modifiers, guard and negation of a guard and mnemonic RECORD took, as
+    `instruction_fields` reads them,
+    or None when it would read them otherwise or not at all: an empty guard, a character in
+    `_NOT_IN_GUARD` or `_NOT_IN_MNEMONIC`, a colon not first of `::` (a label), whitespace
+    RECORD does not take for it, or an opcode that is not a name."""
+    words = name.split()
+    guard, negated, mnemonic = None, False, words[-1]
+    if name[0] == "@":
+        guard = words[0][1:]
+        if guard[:1] == "!":
+            guard, negated = guard[1:], True
+        if len(words) != 2 or not guard or _NOT_IN_GUARD.search(guard):
+            return None
+    elif words != [name]:
+        return None
+    colon = mnemonic.find(":")
+    split = _mnemonic(mnemonic)
+    if (
+        split is None
+        or _NOT_IN_MNEMONIC.search(mnemonic)
+        or (colon >= 0 and mnemonic[colon + 1 : colon + 2] != ":")
+    ):
+        return None
+    return split[0], split[1], guard, negated
+
+
+def odd_instructions(names: list[str], operands: list[str], odd_names: set[str]) -> list[int]:
+    """Where the instructions of a run are that the bulk cut does not read: a name in
+    `odd_names`, or operands `plain_operands` does not take. Those with a character of
+    `_ODD_CHARACTERS` (vectors, calls: the usual ones) are found by a test per character, in
+    C loops; the rest, if some of them fail `plain_operands`, one text at a time."""
+    text = "\n".join(operands)
+    masks = [map(str.__contains__, operands, repeat(c)) for c in _ODD_CHARACTERS if c in text]
+    if not odd_names.isdisjoint(names):
+        masks.append(map(odd_names.__contains__, names))
+    odd = list(map(any, zip(*masks, strict=True))) if masks else [False] * len(operands)
+    kept = list(compress(count(), map(not_, odd)))
+    rest = list(map(operands.__getitem__, kept))
+    if not plain_operands(rest):
+        for i in compress(kept, map(not_, map(_PLAIN_OPERANDS.fullmatch, rest))):
+            odd[i] = True
+    return list(compress(count(), odd))
+
+
+def own_statement(text: str) -> bool:
+    """Whether the general path reads the line of an instruction record, `text` being its
+    guard, mnemonic and operands, as that one statement and nothing else: no string,
+    comment or other statement in it, no colon that may make a label, and no `}` that
+    would close a scope. Then it reads `instruction_fields` of the line."""
+    if ";" in text or '"' in text or "/" in text:
+        return False
+    colon = text.find(":")
+    if colon >= 0 and text[colon + 1 : colon + 2] != ":":
+        return False
+    depth = 0
+    for brace in _BRACES.findall(text) if "}" in text else ():
+        depth += 1 if brace == "{" else -1
+        if depth < 0:
+            return False
+    return True
+
+
+def plain_operands(operands: list[str]) -> bool:
+    """Whether the general path reads each operand text RECORD took as its pieces between
+    ", ": each piece not empty, without whitespace, commas or `;{}()"/:`, and any `[` closed
+    by a `]` in the same piece before another bracket (then `split_top` cuts nowhere else).
+
+    Checked over the whole run at once, the operands one per line: counts say that every
+    comma is one of ", ", and a bytes.translate keeping only what the rules look at leaves
+    nothing but line breaks once each ", " and then each `[]` pair goes.
+    """
+    text = "\n".join(operands)
+    # RECORD takes no operands that start with a comma or end with a comma or a blank, so a
+    # piece can be empty only between two ", ".
+    if not text.isascii() or ", , " in text or text.count(",") != text.count(", "):
+        return False
+    left = text.encode().translate(None, _OPERAND_DROP)
+    left = left.replace(b", ", b"\n").replace(b"[]", b"")
+    return left.count(b"\n") == len(left)
 
 
 def _guard(stmt: str) -> tuple[str | None, bool, str] | None:
@@ -414,7 +574,7 @@ class InlineChains:
 
     def __init__(self, remember: bool = True) -> None:
         # False when no .loc of the text has `inlined_at`: then nothing ever reads back what
-        # add() records, and add_plain() skips it (a third of a .loc line's cost).
+        # add() records, and add_plains() skips it.
         self.remember = remember
         self.previous: Chain | None = None
         self.latest: dict[LocKey, Chain] = {}
@@ -439,18 +599,30 @@ class InlineChains:
         self.previous = self.latest[key] = self.latest_in[key, function] = chain
         return chain
 
-    def add_plain(self, key: LocKey) -> Chain:
-        """`add(key, None, None)`: a `.loc` outside inlined code, the common one."""
-        chain: Chain = (*key, None, 1, None)
-        if self.remember:
-            self.previous = self.latest[key] = self.latest_in[key, None] = chain
-        return chain
+    def add_plains(self, numbers: list[int]) -> list[Chain]:
+        """`add(key, None, None)` of each key in turn, .loc lines outside inlined code, in C
+        loops: `numbers` holds the keys' fields in a row."""
+        read = iter(numbers)
+        # strict=False: repeat() never ends, and `read` ends when the keys do.
+        none, one = repeat(None), repeat(1)
+        chains: list[Chain] = list(zip(read, read, read, none, one, none, strict=False))
+        if self.remember and chains:
+            keys = list(map(_key, chains))
+            self.previous = chains[-1]
+            self.latest.update(zip(keys, chains, strict=True))
+            self.latest_in.update(zip(zip(keys, none, strict=False), chains, strict=True))
+        return chains
+
+
+_key = itemgetter(0, 1, 2)  # a chain's key
 
 
 def source_locs(chains: list[Chain | None], files: dict[int, str]) -> list[SourceLoc | None]:
     """The SourceLoc of each chain, once `.file` has named every file id they use; frames
     shared between chains become shared objects.
     """
+    if not any(map(_parent, filter(None, chains))):
+        return _plain_source_locs(chains, files)
     memo: dict[int, SourceLoc] = {}
     out: list[SourceLoc | None] = []
     for chain in chains:
@@ -471,3 +643,32 @@ def source_locs(chains: list[Chain | None], files: dict[int, str]) -> list[Sourc
             memo[id(frame)] = outer
         out.append(outer)
     return out
+
+
+_parent = itemgetter(3)  # a chain's call site
+_file, _line, _column = itemgetter(0), itemgetter(1), itemgetter(2)
+
+
+def _plain_source_locs(chains: list[Chain | None], files: dict[int, str]) -> list[SourceLoc | None]:
+    """`source_locs` when no chain has a call site (no `inlined_at` in the text), in C loops:
+    each chain between the Nones that start functions is its only frame."""
+    out: list[SourceLoc | None] = []
+    start = 0
+    while True:
+        try:
+            stop = chains.index(None, start)
+        except ValueError:
+            stop = len(chains)
+        run: list[Chain] = chains[start:stop]  # type: ignore[assignment]
+        frames = zip(
+            map(files.__getitem__, map(_file, run)),
+            map(_line, run),
+            map(_column, run),
+            repeat(None),
+            strict=False,  # repeat() never ends
+        )
+        out.extend(map(_new_tuple, repeat(SourceLoc), frames))
+        if stop == len(chains):
+            return out
+        out.append(None)
+        start = stop + 1
