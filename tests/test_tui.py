@@ -558,13 +558,21 @@ def test_a_triton_kernel_file_shows_its_stages_and_variants(tmp_path: Path) -> N
             await pilot.pause()
             labels = [label for _, label in app.screen.options]  # type: ignore[attr-defined]
             assert labels == ["num_warps=2", "num_warps=4"]
-            await pilot.press("down", "enter", "t")
+            await pilot.press("down", "enter")
             await pilot.pause()
             assert app.index == 1
-            await pilot.press("down", "enter")  # TTGIR
+            app.pane("source").move_cursor(10, notify=True)  # the tl.store line
             await pilot.pause()
-            assert type(app.screen).__name__ == "StageScreen"
-            assert app.screen.stage == "ttgir"  # type: ignore[attr-defined]
+            await pilot.press("t", "down", "enter")  # TTGIR
+            await pilot.pause()
+            screen = app.screen
+            assert type(screen).__name__ == "StageScreen"
+            assert screen.stage == "ttgir"  # type: ignore[attr-defined]
+            # It opens at that line's code: its ops marked, the cursor on the first.
+            listing = screen.query_one("#stage")
+            lines = screen.text.splitlines()  # type: ignore[attr-defined]
+            assert listing.marks and "tt.store" in "".join(lines[r] for r in listing.marks)
+            assert listing.cursor == min(listing.marks)
 
     run(go)
 

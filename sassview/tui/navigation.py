@@ -39,6 +39,7 @@ class NavigationApp(App[None]):
     match_rows: list[int] = []  # noqa: RUF012 - replaced, never mutated
     match_pane: str = "sass"
     search_pattern: str = ""
+    current_line: int | None = None  # the source line of the last cursor move
 
     def pane(self, name: str) -> Listing:
         raise NotImplementedError
@@ -256,7 +257,7 @@ class NavigationApp(App[None]):
 
         def done(key: str | None) -> None:
             if key:
-                self.push_screen(StageScreen(key, stages[key]))
+                self.push_screen(StageScreen(key, stages[key], view.main_file, self.current_line))
 
         self.push_screen(PickerScreen("stage", [(k, k.upper()) for k in stages]), done)
 

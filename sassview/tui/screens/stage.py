@@ -30,12 +30,16 @@ def stage_lexer(name: str) -> Lexer | None:
 
 
 class StageScreen(Screen[None]):
+    """A stage opens at the code of the source line the cursor was on (its debug locations,
+    `views.stage_lines`): those lines are marked and the cursor is on the first."""
+
     BINDINGS = [Binding("escape,q,t,D", "dismiss", "Back")]
 
-    def __init__(self, name: str, text: str) -> None:
+    def __init__(self, name: str, text: str, file: str | None = None, line: int | None = None):
         super().__init__()
         self.stage = name
         self.text = text
+        self.file, self.line = file, line
 
     def compose(self) -> ComposeResult:
         listing = Listing(self.stage, id="stage")
@@ -46,7 +50,19 @@ class StageScreen(Screen[None]):
     def on_mount(self) -> None:
         listing = self.query_one(Listing)
         listing.set_painter(TextPainter(self.text.splitlines(), stage_lexer(self.stage)))
+        rows = self.rows_of_line()
+        if rows:
+            listing.set_marks(rows, show=False)
+            listing.move_cursor(rows[0], center=True)
+            listing.border_subtitle = f"line {self.line}: {len(rows)} of {self.stage.upper()}"
         listing.focus()
+
+    def rows_of_line(self) -> list[int]:
+        if self.file is None or self.line is None:
+            return []
+        from sassview.views.stage_lines import rows_by_line
+
+        return list(rows_by_line(self.text, self.file).get(self.line, ()))
 
     async def action_dismiss(self, result: None = None) -> None:
         self.dismiss(result)
