@@ -20,7 +20,7 @@ Frame = tuple[str, int]  # (file, line)
 
 _MLIR_USE = re.compile(r'loc\((#loc\d*|"[^"]*":\d+:\d+)\)\s*$')
 _MLIR_ALIAS = re.compile(r"^(#loc\d*) = loc\((.*)\)\s*$")
-_MLIR_PLACE = re.compile(r'"([^"]*)":(\d+):\d+')
+_MLIR_PLACE = re.compile(r'"([^"]*)":([0-9]{1,20}):[0-9]+')  # past 20 digits: no line
 _MLIR_REF = re.compile(r"#loc\d*\b")
 _LLVM_USE = re.compile(r"!dbg (![0-9]+)")
 _LLVM_NODE = re.compile(r"^(![0-9]+) = (?:distinct )?!(\w+)\((.*)\)\s*$")
@@ -89,8 +89,9 @@ def _llvm_frames(lines: list[str]) -> dict[int, frozenset[Frame]]:
         out: set[Frame] = set()
         if kind == "DILocation" and depth < 64:
             path = file_of(fields.get("scope"))
-            if path is not None and fields.get("line", "").isdigit():
-                out.add((path, int(fields["line"])))
+            number = fields.get("line", "")
+            if path is not None and number.isdigit() and len(number) <= 20:
+                out.add((path, int(number)))
             if "inlinedAt" in fields:
                 out |= frames(fields["inlinedAt"], depth + 1)
         memo[loc] = frozenset(out)
