@@ -573,6 +573,14 @@ def test_a_triton_kernel_file_shows_its_stages_and_variants(tmp_path: Path) -> N
             lines = screen.text.splitlines()  # type: ignore[attr-defined]
             assert listing.marks and "tt.store" in "".join(lines[r] for r in listing.marks)
             assert listing.cursor == min(listing.marks)
+            assert listing.border_subtitle.startswith("kernel.py:11: ")
+            # Moving in the stage marks the code of the line under the cursor.
+            first = min(screen.lines_of_row)  # type: ignore[attr-defined]
+            listing.move_cursor(first, notify=True)
+            await pilot.pause()
+            line = screen.lines_of_row[first][0]  # type: ignore[attr-defined]
+            assert listing.border_subtitle.startswith(f"kernel.py:{line}: ")
+            assert first in listing.marks
 
     run(go)
 

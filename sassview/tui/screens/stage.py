@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from pathlib import PurePath
+
 from pygments.lexer import Lexer
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import Footer
 
+from sassview.tui.messages import CursorMoved
 from sassview.tui.paint import TextPainter
 from sassview.tui.widgets.listing import Listing
 
@@ -31,7 +34,8 @@ def stage_lexer(name: str) -> Lexer | None:
 
 class StageScreen(Screen[None]):
     """A stage opens at the code of the source line the cursor was on (its debug locations,
-    `views.stage_lines`): those lines are marked and the cursor is on the first."""
+    `views.stage_lines`): those lines are marked and the cursor is on the first. Moving the
+    cursor marks the code of the line under it and names that line in the border."""
 
     BINDINGS = [Binding("escape,q,t,D", "dismiss", "Back")]
 
@@ -40,6 +44,8 @@ class StageScreen(Screen[None]):
         self.stage = name
         self.text = text
         self.file, self.line = file, line
+        self.by_line: dict[int, list[int]] = {}  # source line -> stage rows
+        self.lines_of_row: dict[int, list[int]] = {}  # stage row -> source lines
 
     def compose(self) -> ComposeResult:
         listing = Listing(self.stage, id="stage")
@@ -50,19 +56,31 @@ class StageScreen(Screen[None]):
     def on_mount(self) -> None:
         listing = self.query_one(Listing)
         listing.set_painter(TextPainter(self.text.splitlines(), stage_lexer(self.stage)))
-        rows = self.rows_of_line()
+        if self.file is not None:
+            from sassview.views.stage_lines import rows_by_line
+
+            self.by_line = dict(rows_by_line(self.text, self.file))
+            for line, rows in sorted(self.by_line.items()):
+                for row in rows:
+                    self.lines_of_row.setdefault(row, []).append(line)
+        rows = self.by_line.get(self.line, []) if self.line is not None else []
         if rows:
-            listing.set_marks(rows, show=False)
             listing.move_cursor(rows[0], center=True)
-            listing.border_subtitle = f"line {self.line}: {len(rows)} of {self.stage.upper()}"
+            self.mark_line(self.line)
         listing.focus()
 
-    def rows_of_line(self) -> list[int]:
-        if self.file is None or self.line is None:
-            return []
-        from sassview.views.stage_lines import rows_by_line
+    def mark_line(self, line: int | None) -> None:
+        """Mark the code of source line `line` and name it in the border."""
+        listing = self.query_one(Listing)
+        rows = self.by_line.get(line, []) if line is not None else []
+        listing.set_marks(rows, show=False)
+        name = PurePath(self.file).name if self.file else ""
+        listing.border_subtitle = f"{name}:{line}: {len(rows)} lines" if rows else ""
 
-        return list(rows_by_line(self.text, self.file).get(self.line, ()))
+    def on_cursor_moved(self, message: CursorMoved) -> None:
+        if message.pane == self.stage:
+            lines = self.lines_of_row.get(message.row)
+            self.mark_line(lines[0] if lines else None)
 
     async def action_dismiss(self, result: None = None) -> None:
         self.dismiss(result)
