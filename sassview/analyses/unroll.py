@@ -9,7 +9,7 @@ a bare cubin) loops are reported by the line the loop finder gives them, and the
 known is PTX `.pragma "nounroll"`, checked against what ptxas itself did. Triton and the CuTe
 DSL write tile operations, one statement of many instructions: their loops are measured by PTX
 line (the copies of each PTX instruction in one trip: what ptxas unrolled; unrolling before the
-PTX is not seen).
+PTX is not seen), and loops on one line are told apart by the PTX branch they loop back with.
 
 The factor. Take one trip through the SASS loop (its blocks minus those of loops nested in it)
 and the instructions whose line is one of the loop's own body lines (not the `for` line, which
@@ -46,8 +46,9 @@ from typing import Any
 
 from sassview.analyses.base import AnalysisContext, Annotation, Findings, Severity
 from sassview.analyses.memory import line_keys
+from sassview.graph.cfg import ControlFlowGraph
 from sassview.graph.loops import Loop, loop_source
-from sassview.ir import SassInstruction, SourceLoc
+from sassview.ir import PtxFunction, SassInstruction, SourceLoc
 from sassview.parse.source_loops import Request, SourceLoop, integer_macros, source_loops
 
 _C_SUFFIXES = (".cu", ".cuh", ".cpp", ".cc", ".cxx", ".h", ".hpp")
@@ -219,13 +220,21 @@ def run(ctx: AnalysisContext) -> Findings:
         return lambda i: next((n for n in lines[i] if low <= n <= high and n in wanted), None)
 
     placed: dict[int, list[Loop]] = {}
-    loose: dict[tuple[str, int] | int, list[Loop]] = {}
+    loose: dict[tuple[Any, ...] | int, list[Loop]] = {}  # (file, line[, PTX branch]) or loop
     for loop in ctx.loops:
         loc = loop_source(loop, cfg, instructions, is_statement if sloops else None)
         if loc is not None and is_statement(loc):
             placed.setdefault(by_line[loc.line], []).append(loop)
+        elif loc is None:
+            loose.setdefault(loop.index, []).append(loop)
+        elif artifacts.kind in _TILE_LANGUAGES:
+            # Here one line holds several loops (the DSL puts the loop control it generates at
+            # its function's line; one helper's inline-asm wait loop at each call): they are
+            # told apart by the PTX branch they loop back with, which ptxas' copies keep.
+            branch = _back_branch(loop, cfg, instructions)
+            loose.setdefault((loc.file, loc.line, branch), []).append(loop)
         else:
-            loose.setdefault((loc.file, loc.line) if loc else loop.index, []).append(loop)
+            loose.setdefault((loc.file, loc.line), []).append(loop)
 
     entries: list[dict[str, Any]] = []
     notes: list[Annotation] = []
@@ -300,7 +309,7 @@ def run(ctx: AnalysisContext) -> Findings:
             notes += _describe(entry, None, [], False, tuple(instructions[h].address for h in hits))
         entries.append(entry)
     for key, group in loose.items():
-        at = key if isinstance(key, tuple) else None
+        at = (key[0], key[1]) if isinstance(key, tuple) else None
 
         def other_lines(i: int, at: tuple[str, int] | None = at) -> int | None:
             src = instructions[i].source
@@ -370,18 +379,47 @@ def _entry(
 
 
 def _ptx_request(ctx: AnalysisContext, indices: list[int]) -> tuple[Request, int | None]:
-    """A PTX `.pragma "nounroll"` just before one of this loop's PTX lines: requested 1, and the
-    factor ptxas applied (copies of each PTX line's instructions in one trip)."""
+    """A PTX `.pragma "nounroll"` on this loop: requested 1, and the factor ptxas applied (copies
+    of each PTX line's instructions in one trip). The pragma's loop is the one that branches back
+    to the label just before it, or failing that whose code holds the first PTX instruction
+    after it (ptxas may fold that one into others)."""
     ptx, ins = ctx.kernel.ptx, ctx.kernel.instructions
     if ptx is None or not ptx.pragmas:
         return None, None
     lines = {ins[i].ptx_line for i in indices if ins[i].ptx_line is not None}
     starts = sorted(p.line for p in ptx.instructions)
     for at, text in ptx.pragmas:
+        if text.strip('"') != "nounroll":
+            continue
         k = bisect_right(starts, at)
-        if text.strip('"') == "nounroll" and k < len(starts) and starts[k] in lines:
+        back = _branch_back_to(ptx, at)
+        if (back is not None and back in lines) or (k < len(starts) and starts[k] in lines):
             return 1, _factor(_count(ins, indices, _ptx_line(ins), widths=False))
     return None, None
+
+
+def _branch_back_to(ptx: PtxFunction, line: int) -> int | None:
+    """The PTX line of the last branch after `line` to the last label at or before it."""
+    label = max(((at, name) for name, at in ptx.labels.items() if at <= line), default=None)
+    if label is None:
+        return None
+    branches = [
+        p.line
+        for p in ptx.instructions
+        if p.opcode == "bra" and p.line > line and label[1] in p.operands
+    ]
+    return branches[-1] if branches else None
+
+
+def _back_branch(
+    loop: Loop, cfg: ControlFlowGraph, instructions: tuple[SassInstruction, ...]
+) -> int | None:
+    """The PTX line of the branch that ends the loop's first latch (its back edge)."""
+    for latch in sorted(loop.latches):
+        line = instructions[cfg.blocks[latch].last].ptx_line
+        if line is not None:
+            return line
+    return None
 
 
 def _describe(
