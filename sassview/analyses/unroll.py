@@ -49,6 +49,7 @@ from sassview.analyses.memory import line_keys
 from sassview.graph.cfg import ControlFlowGraph
 from sassview.graph.loops import Loop, loop_source
 from sassview.ir import PtxFunction, SassInstruction, SourceLoc
+from sassview.parse.inline_asm import CallSites, asm_blocks
 from sassview.parse.source_loops import Request, SourceLoop, integer_macros, source_loops
 
 _C_SUFFIXES = (".cu", ".cuh", ".cpp", ".cc", ".cxx", ".h", ".hpp")
@@ -308,6 +309,7 @@ def run(ctx: AnalysisContext) -> Findings:
             )
             notes += _describe(entry, None, [], False, tuple(instructions[h].address for h in hits))
         entries.append(entry)
+    sites: CallSites | None = None  # the program's inline asm, read for the first loose loop
     for key, group in loose.items():
         at = (key[0], key[1]) if isinstance(key, tuple) else None
 
@@ -340,8 +342,13 @@ def run(ctx: AnalysisContext) -> Findings:
         if requested is not None:
             entry["ptxas_factor"] = ptxas
         # With C++ source, a SASS loop at no loop statement was made by the compiler (a spin or
-        # retry loop, e.g. around TMA issue or an mbarrier wait in inline asm).
+        # retry loop, e.g. around TMA issue or an mbarrier wait in inline asm); without, one
+        # all of whose code is inline asm (the DSL's and Triton's mbarrier waits).
         entry["statement"] = not cxx
+        if not cxx:
+            if sites is None:
+                sites = _call_sites(ctx)
+            entry["statement"] = not _all_inline_asm(sites, instructions, region(loop))
         entries.append(entry)
         notes += _describe(entry, loop, rest, False)
     entries.sort(
@@ -409,6 +416,19 @@ def _branch_back_to(ptx: PtxFunction, line: int) -> int | None:
         if p.opcode == "bra" and p.line > line and label[1] in p.operands
     ]
     return branches[-1] if branches else None
+
+
+def _call_sites(ctx: AnalysisContext) -> CallSites:
+    ptx_text, module = ctx.program.artifacts.ptx, ctx.program.ptx
+    return CallSites(asm_blocks(ptx_text, module.files) if ptx_text and module else [])
+
+
+def _all_inline_asm(
+    sites: CallSites, instructions: tuple[SassInstruction, ...], indices: list[int]
+) -> bool:
+    """Whether every instruction of `indices` with a PTX line comes from inside inline asm."""
+    lines = [n for i in indices if (n := instructions[i].ptx_line) is not None]
+    return bool(sites) and bool(lines) and all(map(sites.inside, lines))
 
 
 def _back_branch(

@@ -110,6 +110,11 @@ class CallSites:
             return self.blocks[i]
         return None
 
+    def inside(self, ptx_line: int) -> bool:
+        """Whether `ptx_line` is inside a block (between its two comments)."""
+        block = self.at(ptx_line)
+        return block is not None and block.first < ptx_line < block.last
+
     def fix(self, loc: SourceLoc | None, ptx_line: int | None) -> SourceLoc | None:
         """The source of code at `ptx_line`, with an offset line inside a block put back."""
         if loc is None or ptx_line is None:
