@@ -158,11 +158,13 @@ def test_cute_hopper_gemm_runs_on_wgmma_fed_by_tma_through_an_mbarrier_pipeline(
     shown = {i.source.line for i in insp.kernel.instructions if i.source}
     assert all(lines[n - 1].strip() and lines[n - 1].strip()[0] != "#" for n in shown)
     # Every SASS loop is in the loop list: the two `cutlass.range(..., unroll=1)` loops (the
-    # prologue's and the main loop; the DSL puts their control at its @cute.jit line) and the
-    # inline-asm mbarrier wait loops, one per call, several on one line.
+    # prologue's and the main loop), at their `for` lines although the DSL puts their control at
+    # its @cute.jit line, and the inline-asm mbarrier wait loops, one per call.
     loops = insp.facts("unroll")["loops"]
     assert len(loops) == len(insp.loops) == 6
     asked = [e for e in loops if e["requested_factor"] == 1]
-    assert len(asked) == 2 and all(e["achieved_factor"] == 1 and e["statement"] for e in asked)
+    assert all(e["achieved_factor"] == 1 and e["statement"] for e in asked)
+    ranges = [n for n, text in enumerate(lines, 1) if "in cutlass.range(" in text]
+    assert [e["source_line"] for e in asked] == ranges and len(ranges) == 2
     waits = [e for e in loops if not e["statement"]]  # all their code is inline asm
     assert len(waits) == 4 and not any(e in asked for e in waits)

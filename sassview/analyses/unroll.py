@@ -10,6 +10,8 @@ known is PTX `.pragma "nounroll"`, checked against what ptxas itself did. Triton
 DSL write tile operations, one statement of many instructions: their loops are measured by PTX
 line (the copies of each PTX instruction in one trip: what ptxas unrolled; unrolling before the
 PTX is not seen), and loops on one line are told apart by the PTX branch they loop back with.
+A loop the DSL placed at a function's line goes to the Python loop statement whose body holds
+most of its lines (`ast`); a loop of nothing but inline asm is no loop statement.
 
 The factor. Take one trip through the SASS loop (its blocks minus those of loops nested in it)
 and the instructions whose line is one of the loop's own body lines (not the `for` line, which
@@ -310,8 +312,23 @@ def run(ctx: AnalysisContext) -> Findings:
             notes += _describe(entry, None, [], False, tuple(instructions[h].address for h in hits))
         entries.append(entry)
     sites: CallSites | None = None  # the program's inline asm, read for the first loose loop
+    python_loops = (
+        _python_loops(artifacts.source_text or "")
+        if artifacts.kind in _TILE_LANGUAGES and any(isinstance(k, tuple) for k in loose)
+        else None
+    )
     for key, group in loose.items():
         at = (key[0], key[1]) if isinstance(key, tuple) else None
+        if at is not None and python_loops and at[0] == main and at[1] in python_loops.generated:
+            # The DSL puts the control of the loops it lowers at its function's line: the loop
+            # statement is the one whose body holds most of the loop's own lines.
+            own = {
+                src.line
+                for i in region(min(group, key=lambda lp: lp.first_address))
+                if (src := instructions[i].source) is not None and src.file == main
+            }
+            line = python_loops.holding(own - python_loops.generated)
+            at = (at[0], line) if line is not None else at
 
         def other_lines(i: int, at: tuple[str, int] | None = at) -> int | None:
             src = instructions[i].source
@@ -429,6 +446,42 @@ def _all_inline_asm(
     """Whether every instruction of `indices` with a PTX line comes from inside inline asm."""
     lines = [n for i in indices if (n := instructions[i].ptx_line) is not None]
     return bool(sites) and bool(lines) and all(map(sites.inside, lines))
+
+
+class _PythonLoops:
+    """The `for` and `while` statements of a Python source, and its `def` and decorator lines
+    (where Triton and the CuTe DSL put code they generate for no statement)."""
+
+    def __init__(self, spans: list[tuple[int, int]], generated: frozenset[int]) -> None:
+        self.spans = spans  # (first, last line) of each loop statement
+        self.generated = generated
+
+    def holding(self, lines: set[int]) -> int | None:
+        """The line of the loop statement whose body holds most of `lines` (the innermost of
+        equals); None when none holds any."""
+        best: tuple[int, int, int] | None = None  # (lines held, -length, first line)
+        for first, last in self.spans:
+            held = sum(1 for n in lines if first < n <= last)
+            if held and (best is None or (held, first - last) > best[:2]):
+                best = (held, first - last, first)
+        return best[2] if best else None
+
+
+def _python_loops(text: str) -> _PythonLoops | None:
+    import ast
+
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return None
+    spans: list[tuple[int, int]] = []
+    generated: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.For | ast.While | ast.AsyncFor):
+            spans.append((node.lineno, node.end_lineno or node.lineno))
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            generated.update((node.lineno, *(d.lineno for d in node.decorator_list)))
+    return _PythonLoops(spans, frozenset(generated))
 
 
 def _back_branch(
