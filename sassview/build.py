@@ -64,6 +64,8 @@ def build_program(artifacts: Artifacts, *, where: str = "<cubin>") -> Program:
     if info.arch and info.arch != artifacts.arch:
         artifacts = dataclasses.replace(artifacts, arch=info.arch)
     sites = CallSites(asm_blocks(ptx_text, ptx.files) if ptx is not None else [])
+    if ptx is not None and sites:
+        ptx = _ptx_at_call_sites(ptx, sites)
     kernels = tuple(
         _kernel(ck, artifacts, info.arch, listing, ptx, reports, sites, where)
         for ck in info.kernels
@@ -104,9 +106,12 @@ def _kernel(
     if func is None:
         raise ParseError(f"nvdisasm printed no code for kernel {ck.name}", where=where)
     instructions = func.instructions
+    if sites:  # SASS inside inline asm at the asm statement's line (`parse.inline_asm`)
+        instructions = tuple(
+            i if (loc := sites.fix(i.source, i.ptx_line)) is i.source else i._replace(source=loc)
+            for i in instructions
+        )
     ptx_func = ptx.function(ck.name) if ptx else None
-    if sites:
-        instructions, ptx_func = _at_call_sites(instructions, ptx_func, sites)
     report = reports.get(ck.name)
     resources = ck.resources
     if report is not None and report.spill_stores is not None:
@@ -131,21 +136,20 @@ def _kernel(
     )
 
 
-def _at_call_sites(
-    instructions: tuple[SassInstruction, ...], ptx_func: PtxFunction | None, sites: CallSites
-) -> tuple[tuple[SassInstruction, ...], PtxFunction | None]:
-    """SASS and PTX inside inline asm at the asm statement's line (`parse.inline_asm`)."""
-    fixed = tuple(
-        i if (loc := sites.fix(i.source, i.ptx_line)) is i.source else i._replace(source=loc)
-        for i in instructions
-    )
-    if ptx_func is not None:
-        ptx_fixed = tuple(
-            p if (loc := sites.fix(p.source, p.line)) is p.source else p._replace(source=loc)
-            for p in ptx_func.instructions
+def _ptx_at_call_sites(ptx: PtxModule, sites: CallSites) -> PtxModule:
+    """The module with its code inside inline asm at the asm statement's line, and its blocks
+    kept for the analyses (`parse.inline_asm`)."""
+    functions = tuple(
+        dataclasses.replace(
+            f,
+            instructions=tuple(
+                p if (loc := sites.fix(p.source, p.line)) is p.source else p._replace(source=loc)
+                for p in f.instructions
+            ),
         )
-        ptx_func = dataclasses.replace(ptx_func, instructions=ptx_fixed)
-    return fixed, ptx_func
+        for f in ptx.functions
+    )
+    return dataclasses.replace(ptx, functions=functions, inline_asm=tuple(sites.blocks))
 
 
 def _correspondence(

@@ -171,12 +171,34 @@ class PtxFunction:
 
 
 @dataclass(frozen=True, slots=True)
+class AsmBlock:
+    """One inline-asm block of the PTX (`sassview.parse.inline_asm`): the PTX lines of its two
+    comments, the asm statement's file and line, and the PTX line where the `.loc`s written
+    inside it stop holding (the next `.loc`, block or function outside it)."""
+
+    first: int
+    last: int
+    file: str
+    line: int
+    reach: int
+
+    def call_site(self, loc: SourceLoc) -> SourceLoc:
+        """`loc` with its innermost line put back on the statement's, when it is an offset."""
+        if loc.file == self.file and self.line < loc.line <= self.line + self.last - self.first:
+            return loc._replace(line=self.line)
+        return loc
+
+
+@dataclass(frozen=True, slots=True)
 class PtxModule:
     version: str
     target: str
     address_size: int
     files: Mapping[int, str]
     functions: tuple[PtxFunction, ...]
+    # The inline-asm blocks with a statement line, in line order; the functions' sources
+    # inside them are already put back on that line (sassview.build).
+    inline_asm: tuple[AsmBlock, ...] = ()
 
     def function(self, name: str) -> PtxFunction | None:
         return next((f for f in self.functions if f.name == name), None)

@@ -51,7 +51,7 @@ from sassview.analyses.memory import line_keys
 from sassview.graph.cfg import ControlFlowGraph
 from sassview.graph.loops import Loop, loop_source
 from sassview.ir import PtxFunction, SassInstruction, SourceLoc
-from sassview.parse.inline_asm import CallSites, asm_blocks
+from sassview.parse.inline_asm import CallSites
 from sassview.parse.source_loops import Request, SourceLoop, integer_macros, source_loops
 
 _C_SUFFIXES = (".cu", ".cuh", ".cpp", ".cc", ".cxx", ".h", ".hpp")
@@ -201,6 +201,7 @@ def run(ctx: AnalysisContext) -> Findings:
     # Per instruction, the main-file lines of its inline chain, innermost first: code inlined
     # into a loop counts on the line of the call inside the loop. Only source loops read them.
     lines = _main_lines(instructions, main) if sloops else []
+    tile = artifacts.kind in _TILE_LANGUAGES
 
     def is_statement(loc: SourceLoc) -> bool:
         return loc.file == main and loc.line in by_line
@@ -230,7 +231,7 @@ def run(ctx: AnalysisContext) -> Findings:
             placed.setdefault(by_line[loc.line], []).append(loop)
         elif loc is None:
             loose.setdefault(loop.index, []).append(loop)
-        elif artifacts.kind in _TILE_LANGUAGES:
+        elif tile:
             # Here one line holds several loops (the DSL puts the loop control it generates at
             # its function's line; one helper's inline-asm wait loop at each call): they are
             # told apart by the PTX branch they loop back with, which ptxas' copies keep.
@@ -311,10 +312,10 @@ def run(ctx: AnalysisContext) -> Findings:
             )
             notes += _describe(entry, None, [], False, tuple(instructions[h].address for h in hits))
         entries.append(entry)
-    sites: CallSites | None = None  # the program's inline asm, read for the first loose loop
+    sites = CallSites(ctx.program.ptx.inline_asm if ctx.program.ptx else ())
     python_loops = (
         _python_loops(artifacts.source_text or "")
-        if artifacts.kind in _TILE_LANGUAGES and any(isinstance(k, tuple) for k in loose)
+        if tile and any(isinstance(k, tuple) for k in loose)
         else None
     )
     for key, group in loose.items():
@@ -334,15 +335,13 @@ def run(ctx: AnalysisContext) -> Findings:
             src = instructions[i].source
             return src.line if src and at and (src.file, src.line) != at else None
 
-        if artifacts.kind in _TILE_LANGUAGES:  # the copies of each PTX line: what ptxas did
-            f, loop, rest, _ = _measure(
-                group,
-                lambda lp: _count(instructions, region(lp), _ptx_line(instructions), widths=False),
-            )
-        else:
-            f, loop, rest, _ = _measure(
-                group, lambda lp: _count(instructions, region(lp), other_lines)
-            )
+        # Tile languages: the copies of each PTX line, what ptxas did (see _TILE_LANGUAGES).
+        line_of = _ptx_line(instructions) if tile else other_lines
+
+        def trip_counts(lp: Loop, line_of: Callable[[int], int | None] = line_of) -> Counts:
+            return _count(instructions, region(lp), line_of, widths=not tile)
+
+        f, loop, rest, _ = _measure(group, trip_counts)
         requested, ptxas = (None, None) if cxx else _ptx_request(ctx, region(loop))
         entry = _entry(
             at[1] if at else None,
@@ -361,11 +360,7 @@ def run(ctx: AnalysisContext) -> Findings:
         # With C++ source, a SASS loop at no loop statement was made by the compiler (a spin or
         # retry loop, e.g. around TMA issue or an mbarrier wait in inline asm); without, one
         # all of whose code is inline asm (the DSL's and Triton's mbarrier waits).
-        entry["statement"] = not cxx
-        if not cxx:
-            if sites is None:
-                sites = _call_sites(ctx)
-            entry["statement"] = not _all_inline_asm(sites, instructions, region(loop))
+        entry["statement"] = not cxx and not _all_inline_asm(sites, instructions, region(loop))
         entries.append(entry)
         notes += _describe(entry, loop, rest, False)
     entries.sort(
@@ -433,11 +428,6 @@ def _branch_back_to(ptx: PtxFunction, line: int) -> int | None:
         if p.opcode == "bra" and p.line > line and label[1] in p.operands
     ]
     return branches[-1] if branches else None
-
-
-def _call_sites(ctx: AnalysisContext) -> CallSites:
-    ptx_text, module = ctx.program.artifacts.ptx, ctx.program.ptx
-    return CallSites(asm_blocks(ptx_text, module.files) if ptx_text and module else [])
 
 
 def _all_inline_asm(

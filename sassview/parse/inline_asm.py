@@ -22,10 +22,9 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
 
-from sassview.ir import SourceLoc
+from sassview.ir import AsmBlock, SourceLoc
 
 BEGIN = "// begin inline asm"
 _END = "// end inline asm"
@@ -37,25 +36,6 @@ _MARKS = re.compile(
     rf"|{re.escape(BEGIN)}|{re.escape(_END)}",
     re.MULTILINE,
 )
-
-
-@dataclass(frozen=True, slots=True)
-class AsmBlock:
-    """One inline-asm block: the PTX lines of its two comments, the asm statement's file and
-    line, and the PTX line where the `.loc`s written inside it stop holding (the next `.loc`,
-    block or function outside it)."""
-
-    first: int
-    last: int
-    file: str
-    line: int
-    reach: int
-
-    def call_site(self, loc: SourceLoc) -> SourceLoc:
-        """`loc` with its innermost line put back on the statement's, when it is an offset."""
-        if loc.file == self.file and self.line < loc.line <= self.line + self.last - self.first:
-            return loc._replace(line=self.line)
-        return loc
 
 
 def asm_blocks(ptx: str, files: Mapping[int, str]) -> list[AsmBlock]:
@@ -97,7 +77,7 @@ def asm_blocks(ptx: str, files: Mapping[int, str]) -> list[AsmBlock]:
 class CallSites:
     """The blocks of one module, looked up by PTX line."""
 
-    def __init__(self, blocks: list[AsmBlock]) -> None:
+    def __init__(self, blocks: Sequence[AsmBlock]) -> None:
         self.blocks = blocks
         self.firsts = [b.first for b in blocks]
 

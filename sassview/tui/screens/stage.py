@@ -13,6 +13,7 @@ from textual.widgets import Footer
 from sassview.tui.messages import CursorMoved
 from sassview.tui.paint import TextPainter
 from sassview.tui.widgets.listing import Listing
+from sassview.views.stage_lines import rows_by_line
 
 
 def stage_lexer(name: str) -> Lexer | None:
@@ -57,8 +58,6 @@ class StageScreen(Screen[None]):
         listing = self.query_one(Listing)
         listing.set_painter(TextPainter(self.text.splitlines(), stage_lexer(self.stage)))
         if self.file is not None:
-            from sassview.views.stage_lines import rows_by_line
-
             self.by_line = dict(rows_by_line(self.text, self.file))
             for line, rows in sorted(self.by_line.items()):
                 for row in rows:
