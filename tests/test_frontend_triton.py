@@ -233,6 +233,39 @@ def test_matmul_uses_the_tensor_cores_of_each_arch(
 
 
 @pytest.mark.compile
+@pytest.mark.parametrize("unroll", [1, 4])
+def test_triton_unrolling_multiplies_what_ptxas_did(tk: ModuleType, unroll: int) -> None:
+    from sassview.inspection import inspect_program
+    from sassview.views.render import _loop
+
+    art = compile_triton(
+        tk.rowsum_kernel,
+        signature={"x_ptr": "*fp32", "out_ptr": "*fp32", "n": "i32"},
+        constexprs={"BLOCK": 128, "UNROLL": unroll},
+        arch="sm_90a",
+    )
+    (insp,) = inspect_program(build_program(art))
+    line = line_of("ROWSUM LOOP")
+    here = [e for e in insp.facts("unroll")["loops"] if e["source_line"] == line]
+    main = here[0]
+    # One element per thread per iteration (BLOCK = 128 threads): the loads in one trip of the
+    # SASS loop are the source iterations it runs, whoever unrolled them.
+    by_address = {i.address: i for i in insp.kernel.instructions}
+    trip = insp.loops[main["sass_loops"][0]].addresses
+    loads = sum(1 for a in trip if by_address[a].opcode.startswith("LDG"))
+    assert main["achieved_factor"] == loads
+    assert main["triton_factor"] == unroll and not main["triton_remainder"]
+    if unroll == 1:
+        assert len(here) == 1  # ptxas' own remainder loop is part of the entry
+    else:
+        # Triton's remainder loop: the iterations its unrolling leaves over, ptxas unrolls too.
+        assert [e["triton_remainder"] for e in here] == [False, True]
+        assert "(x4 by Triton)" in _loop(main) and "Triton's remainder loop" in _loop(here[1])
+        notes = [a.message for a in insp.annotations if a.kind == "unroll"]
+        assert any(f"by {loads}: by 4 in Triton's IR" in n for n in notes)
+
+
+@pytest.mark.compile
 def test_second_compile_is_a_cache_hit(
     tk: ModuleType, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -8,8 +8,10 @@ whose statement `sassview.graph.loops.loop_source` finds for it. Without C++ sou
 a bare cubin) loops are reported by the line the loop finder gives them, and the only request
 known is PTX `.pragma "nounroll"`, checked against what ptxas itself did. Triton and the CuTe
 DSL write tile operations, one statement of many instructions: their loops are measured by PTX
-line (the copies of each PTX instruction in one trip: what ptxas unrolled; unrolling before the
-PTX is not seen), and loops on one line are told apart by the PTX branch they loop back with.
+line (the copies of each PTX instruction in one trip: what ptxas unrolled), and loops on one
+line are told apart by the PTX branch they loop back with. Triton's own unrolling
+(`loop_unroll_factor`) is read from its MLIR, where each copy of an op keeps the op's location,
+and multiplies ptxas' factor; unrolling the CuTe DSL or LLVM does before the PTX is not read.
 A loop the DSL placed at a function's line goes to the Python loop statement whose body holds
 most of its lines (`ast`); a loop of nothing but inline asm is no loop statement.
 
@@ -42,9 +44,9 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import PurePath
-from typing import Any
+from typing import Any, NamedTuple
 
 from sassview.analyses.base import AnalysisContext, Annotation, Findings, Severity
 from sassview.analyses.memory import line_keys
@@ -52,6 +54,7 @@ from sassview.graph.cfg import ControlFlowGraph
 from sassview.graph.loops import Loop, loop_source
 from sassview.ir import PtxFunction, SassInstruction, SourceLoc
 from sassview.parse.inline_asm import CallSites
+from sassview.parse.mlir import for_loops
 from sassview.parse.source_loops import Request, SourceLoop, integer_macros, source_loops
 
 _C_SUFFIXES = (".cu", ".cuh", ".cpp", ".cc", ".cxx", ".h", ".hpp")
@@ -110,9 +113,13 @@ def _factor(counts: Counts) -> int | None:
     """The largest number that divides the counts of most (more than half of) the pairs."""
     if not counts:
         return None
-    pool = [counts[k] for k in _pool(counts)]
-    for g in sorted({d for c in pool for d in range(1, c + 1) if c % d == 0}, reverse=True):
-        if 2 * sum(1 for c in pool if c % g == 0) > len(pool):
+    return _divides_most([counts[k] for k in _pool(counts)])
+
+
+def _divides_most(values: list[int]) -> int:
+    """The largest number that divides most (more than half) of `values`."""
+    for g in sorted({d for c in values for d in range(1, c + 1) if c % d == 0}, reverse=True):
+        if 2 * sum(1 for c in values if c % g == 0) > len(values):
             return g
     return 1
 
@@ -318,6 +325,24 @@ def run(ctx: AnalysisContext) -> Findings:
         if tile and any(isinstance(k, tuple) for k in loose)
         else None
     )
+    # Triton unrolls `tl.range(..., loop_unroll_factor=N)` in its own IR: the PTX already holds
+    # N copies, which the PTX-line count above does not see. Its MLIR says how many.
+    triton = _triton_loops(artifacts.stages, main) if artifacts.kind == "triton" else {}
+    from_triton = (
+        _pair_triton_loops(
+            triton,
+            {
+                k: first.first_address
+                for k, group in loose.items()
+                if isinstance(k, tuple)
+                for first in [min(group, key=lambda lp: lp.first_address)]
+                if not _all_inline_asm(sites, instructions, region(first))
+            },
+            main,
+        )
+        if triton
+        else {}
+    )
     for key, group in loose.items():
         at = (key[0], key[1]) if isinstance(key, tuple) else None
         if at is not None and python_loops and at[0] == main and at[1] in python_loops.generated:
@@ -357,6 +382,11 @@ def run(ctx: AnalysisContext) -> Findings:
         )
         if requested is not None:
             entry["ptxas_factor"] = ptxas
+        made = from_triton.get(key) if isinstance(key, tuple) else None
+        if made is not None:
+            entry["triton_factor"], entry["triton_remainder"] = made.factor, made.remainder
+            if f is not None:
+                entry["achieved_factor"] = f * made.factor
         # With C++ source, a SASS loop at no loop statement was made by the compiler (a spin or
         # retry loop, e.g. around TMA issue or an mbarrier wait in inline asm); without, one
         # all of whose code is inline asm (the DSL's and Triton's mbarrier waits).
@@ -474,6 +504,70 @@ def _python_loops(text: str) -> _PythonLoops | None:
     return _PythonLoops(spans, frozenset(generated))
 
 
+class _TritonLoop(NamedTuple):
+    """What Triton's own unroller (`tl.range(..., loop_unroll_factor=N)`) did to one `scf.for`,
+    read off its MLIR before the PTX exists: the copies of its body in one trip, and whether
+    it is the remainder loop the unroller put after the loop before it."""
+
+    factor: int
+    remainder: bool
+
+
+def _triton_loops(stages: Mapping[str, str], main: str | None) -> dict[int, list[_TritonLoop]]:
+    """Main-file line -> its `scf.for` loops in text order, as Triton unrolled them. TTIR is
+    read: the unroller's copies are plain there (TTGIR's pipelining rewrites the body's ops);
+    both stages hold the same loops. The copies are counted per op and location (each copy
+    keeps the location of the op it copies), the loop's own line (its induction) left out. The
+    remainder is a loop right after an unrolled one, on its line, not unrolled, with no op the
+    unrolled one lacks."""
+    text = stages.get("ttir") or stages.get("ttgir")
+    if not text or main is None:
+        return {}
+    out: dict[int, list[_TritonLoop]] = {}
+    before: dict[int, tuple[int, set[tuple[str, str]], int]] = {}  # depth -> line, ops, factor
+    for lp in for_loops(text):
+        lines = {n for f, n in lp.frames if f == main}
+        before = {d: v for d, v in before.items() if d <= lp.depth}
+        if len(lines) != 1:
+            before.pop(lp.depth, None)
+            continue
+        line = lines.pop()
+        counts = Counter((op.name, op.loc) for op in lp.ops if (main, line) not in op.frames)
+        factor = _divides_most(list(counts.values())) if counts else 1
+        prior = before.get(lp.depth)
+        remainder = (
+            prior is not None
+            and prior[0] == line
+            and prior[2] > 1
+            and factor == 1
+            and set(counts) <= prior[1]
+        )
+        out.setdefault(line, []).append(_TritonLoop(factor, remainder))
+        before[lp.depth] = (line, set(counts), factor)
+    return out
+
+
+def _pair_triton_loops(
+    triton: dict[int, list[_TritonLoop]],
+    firsts: Mapping[tuple[Any, ...], int],
+    main: str | None,
+) -> dict[tuple[Any, ...], _TritonLoop]:
+    """The loop statements' SASS groups, keyed (file, line, PTX back branch) with the address
+    each starts at, each with the Triton loop it comes from: on each line, the MLIR loops in
+    text order and the groups in address order. LLVM may turn a remainder of at most one trip
+    into straight-line code: when the numbers differ, the loops other than remainders are
+    paired if their number is the groups'; otherwise the line gets none (LLVM also unswitches
+    loops into versions, and fully unrolls constant trips)."""
+    paired: dict[tuple[Any, ...], _TritonLoop] = {}
+    for line, found in triton.items():
+        here = sorted((k for k in firsts if k[0] == main and k[1] == line), key=firsts.__getitem__)
+        if len(here) != len(found):
+            found = [t for t in found if not t.remainder]
+        if len(here) == len(found):
+            paired.update(zip(here, found, strict=True))
+    return paired
+
+
 def _back_branch(
     loop: Loop, cfg: ControlFlowGraph, instructions: tuple[SassInstruction, ...]
 ) -> int | None:
@@ -506,7 +600,18 @@ def _describe(
     elif f is None:
         text = f"{where}: unroll factor not measured (no instructions of its body in the loop)"
     else:
-        text = f"{where} not unrolled" if f == 1 else f"{where} unrolled by {f}"
+        t = entry.get("triton_factor", 1)
+        if entry.get("triton_remainder"):
+            text = (
+                f"{where}: the remainder loop of Triton's unrolling (the iterations the loop "
+                "before it leaves over), " + ("not unrolled" if f == 1 else f"unrolled by {f}")
+            )
+        elif t > 1:
+            text = f"{where} unrolled by {f}: by {t} in Triton's IR" + (
+                "" if f == t else f", then by {f // t} in ptxas"
+            )
+        else:
+            text = f"{where} not unrolled" if f == 1 else f"{where} unrolled by {f}"
         if rest or straight:
             text += ", with a remainder loop" if rest else ", with a straight-line remainder"
     notes = [Annotation("unroll", Severity.INFO, text, data=dict(entry), **common)]

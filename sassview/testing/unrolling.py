@@ -25,6 +25,10 @@ def describe(entry: dict[str, Any]) -> str:
         text = "not unrolled"
     else:
         text = f"unrolled by {f}" + (", with a remainder" if entry["remainder"] else "")
+    if entry.get("triton_remainder"):
+        text = f"the remainder loop of Triton's unrolling, {text}"
+    elif entry.get("triton_factor", 1) > 1:
+        text += f" ({entry['triton_factor']} of them by Triton)"
     return text + asked(entry["requested_factor"])
 
 

@@ -64,6 +64,10 @@ def _loop(e: dict[str, Any]) -> str:
         text = f"{where}: factor unknown"
     else:
         text = f"{where}: " + ("not unrolled" if f == 1 else f"unrolled x{f}")
+        if e.get("triton_remainder"):
+            text = f"{where}: Triton's remainder loop, " + text[len(where) + 2 :]
+        elif e.get("triton_factor", 1) > 1:
+            text += f" (x{e['triton_factor']} by Triton)"
         if e["remainder"]:
             text += " + remainder"
     if want is not None:

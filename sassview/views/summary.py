@@ -61,6 +61,9 @@ def _register_key(name: str) -> tuple[str, int]:
     return (m.group(1), int(m.group(2))) if m else (name, 0)
 
 
+_TRITON = ("triton_factor", "triton_remainder")  # only on loops of Triton kernels
+
+
 def _analysis(insp: Inspection) -> dict[str, Any]:
     mem = insp.facts("memory")
     tc = insp.facts("tensor_cores")
@@ -71,7 +74,7 @@ def _analysis(insp: Inspection) -> dict[str, Any]:
     keep = ("source_line", "file", "depth", "has_back_edge", "achieved_factor", "requested_factor")
     return {
         "loops": [
-            {k: e[k] for k in (*keep, "remainder", "statement")}
+            {k: e[k] for k in (*keep, "remainder", "statement", *_TRITON) if k in e}
             for e in insp.facts("unroll")["loops"]
         ],
         "max_global_load_bits": mem["max_global_load_bits"],

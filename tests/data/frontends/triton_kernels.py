@@ -55,3 +55,12 @@ def matmul_kernel(
     c = acc.to(tl.float16)
     c_ptrs = c_ptr + offs_m[:, None] * stride_cm + offs_n[None, :] * stride_cn
     tl.store(c_ptrs, c, mask=(offs_m[:, None] < M) & (offs_n[None, :] < N))
+
+
+@triton.jit
+def rowsum_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr, UNROLL: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    acc = tl.zeros((BLOCK,), dtype=tl.float32)
+    for k in tl.range(0, n, loop_unroll_factor=UNROLL):  # ROWSUM LOOP
+        acc += tl.load(x_ptr + tl.program_id(0) * n * BLOCK + k * BLOCK + offs)
+    tl.store(out_ptr + tl.program_id(0) * BLOCK + offs, acc)

@@ -70,3 +70,12 @@ def nested_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
     y = _norm_ish(x)
     z = tl.sum(y, axis=0)
     tl.store(out_ptr + offs, y + z, mask=m)
+
+
+@triton.jit
+def rowsum_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr, UNROLL: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    acc = tl.zeros((BLOCK,), dtype=tl.float32)
+    for k in tl.range(0, n, loop_unroll_factor=UNROLL):
+        acc += tl.load(x_ptr + tl.program_id(0) * n * BLOCK + k * BLOCK + offs)
+    tl.store(out_ptr + tl.program_id(0) * BLOCK + offs, acc)
