@@ -56,6 +56,17 @@ def _ptxas_log(data: bytes) -> None:
     parse_ptxas_log(data.decode("utf-8", errors="replace"))
 
 
+def _mlir(data: bytes) -> None:
+    from sassview.analyses.unroll import _triton_loops
+    from sassview.views.stage_lines import rows_by_line
+
+    # Triton's stages come from its compile, or from the cache: read as the analysis and the
+    # TUI read them.
+    text = data.decode("utf-8", errors="replace")
+    _triton_loops({"ttir": text}, "/src/triton_kernels.py")
+    rows_by_line(text, "/src/triton_kernels.py")
+
+
 def _filecheck(data: bytes) -> None:
     from sassview.testing.filecheck import run_filecheck
 
@@ -77,6 +88,7 @@ TARGETS: dict[str, tuple[str, Callable[[bytes], None]]] = {
     "elf": ("*/*/kernel.cubin", _elf),
     "ptxas-log": ("*/*/compile.log", _ptxas_log),
     "filecheck": ("../data/filecheck/*.checks", _filecheck),
+    "mlir": ("../data/stages/*.tt*ir", _mlir),
 }
 
 
