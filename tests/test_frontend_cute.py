@@ -144,6 +144,44 @@ def test_shapes_and_alignment_are_part_of_the_key(
 
 
 @pytest.mark.compile
+def test_hosts_made_by_one_factory_are_compiled_apart(
+    ck: ModuleType, caplog: pytest.LogCaptureFixture
+) -> None:
+    # Same code, name and file; only the kernel each closes over differs (it once shared one
+    # cache entry: every host showed the first one's SASS).
+    caplog.set_level(logging.INFO, logger="sassview")
+    args = ck.fake_args(128)[:2]
+    two = compile_cute(ck.make_host(ck.scale_by_two_kernel), *args, arch="sm_90a")
+    one = compile_cute(ck.make_host(ck.add_one_kernel), *args, arch="sm_90a")
+    assert "scale_by_two_kernel" in two.ptx and "add_one_kernel" not in two.ptx
+    assert "add_one_kernel" in one.ptx and "scale_by_two_kernel" not in one.ptx
+    caplog.clear()
+    again = compile_cute(ck.make_host(ck.add_one_kernel), *args, arch="sm_90a")
+    assert any("cute: cache hit" in r.getMessage() for r in caplog.records)
+    assert again.cubin == one.cubin
+
+
+def test_a_closure_over_an_anonymous_object_is_not_cached(ck: ModuleType) -> None:
+    from sassview.frontends.cute import _closure
+
+    assert _closure(ck.vector_add) == {}
+    named = _closure(ck.make_host(ck.add_one_kernel))
+    assert named["kernel"]["function"].endswith(".add_one_kernel")
+    anonymous = object()
+
+    def host() -> object:
+        return anonymous
+
+    assert _closure(host) is None  # known only by its address: no stable key
+    scale = 2.5
+
+    def scaled() -> float:
+        return scale
+
+    assert _closure(scaled) == {"scale": "2.5"}
+
+
+@pytest.mark.compile
 def test_a_compile_leaves_no_trace(
     ck: ModuleType,
     tmp_path: Path,

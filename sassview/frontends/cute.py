@@ -67,10 +67,12 @@ def compile_cute(
     sources = _user_files(fn)
     versions = {"cutlass-dsl": str(cutlass.__version__), **toolchain_versions()}
     name = getattr(_function_of(fn), "__qualname__", repr(fn))
+    closure = _closure(fn)
     key = cache.make_key(
         {
             "frontend": "cute",
             "function": name,
+            "closure": closure,
             "sources": {p: hashlib.sha256(b).hexdigest() for p, b in sorted(sources.items())},
             "args": _describe(list(args), {}),
             "kwargs": _describe(dict(kwargs), {}),
@@ -82,7 +84,9 @@ def compile_cute(
         }
     )
     store = cache.Store("cute")
-    entry = store.get(key)
+    entry = store.get(key) if closure is not None else None
+    if closure is None:
+        log.info("cute: %s closes over an object that names no code or value: not cached", name)
     if entry is not None:
         log.info("cute: cache hit for %s (%s)", name, arch_name)
         files: Mapping[str, bytes | str] = {n: entry.read_bytes(n) for n in _FILES}
@@ -92,7 +96,8 @@ def compile_cute(
         log.info(
             "cute: compiled %s for %s in %.2f s", name, arch_name, time.perf_counter() - started
         )
-        store.put(key, files, meta={"function": name, "arch": arch_name})
+        if closure is not None:
+            store.put(key, files, meta={"function": name, "arch": arch_name})
     cubin = files["kernel.cubin"]
     cubin = cubin if isinstance(cubin, bytes) else cubin.encode()
     producer = _check_cubin_arch(cubin, arch_name)
@@ -338,7 +343,8 @@ def _user_files(fn: Any) -> dict[str, bytes]:
     """
     root = _function_of(fn)
     paths = {root.__code__.co_filename}
-    for value in list(getattr(root, "__globals__", {}).values()):
+    closed = _closed_values(root)
+    for value in [*getattr(root, "__globals__", {}).values(), *closed]:
         if isinstance(value, ModuleType):  # a user's module of kernels, not a library
             user_module = _is_user_file(str(getattr(value, "__file__", None) or ""))
             candidates: Any = vars(value).values() if user_module else ()
@@ -355,6 +361,49 @@ def _user_files(fn: Any) -> dict[str, bytes]:
     for p in sorted(paths):
         with contextlib.suppress(OSError):
             out[p] = Path(p).read_bytes()
+    return out
+
+
+def _closed_values(function: Any) -> list[Any]:
+    """The values in a function's closure (the cells already filled)."""
+    out = []
+    for cell in getattr(function, "__closure__", None) or ():
+        with contextlib.suppress(ValueError):  # a cell not yet filled
+            out.append(cell.cell_contents)
+    return out
+
+
+def _closure(fn: Any, depth: int = 0) -> Any:
+    """What the host function closes over, as far as it decides the compile. A factory's hosts
+    (`def make(kern): @cute.jit def host(...): kern(...).launch(...)`) differ from each other
+    only here: their code, name and file are one. A function or kernel is named by module and
+    qualified name, with its own closure (its code is in the key through its file,
+    `_user_files`); a value as `_describe` describes arguments. None when something has no
+    name that holds from one run to the next (an object known only by its address): the
+    compile is then not cached."""
+    target = _function_of(fn)
+    code = getattr(target, "__code__", None)
+    if code is None or depth > 8:
+        return None if depth > 8 else {}
+    out: dict[str, Any] = {}
+    for name, cell in zip(code.co_freevars, target.__closure__ or (), strict=False):
+        try:
+            value = cell.cell_contents
+        except ValueError:  # not yet filled
+            out[name] = "<empty>"
+            continue
+        inner = inspect.unwrap(value) if callable(value) else None
+        if inspect.isfunction(inner):
+            nested = _closure(inner, depth + 1)
+            if nested is None:
+                return None
+            # Not its line: the DSL rewrites a kernel's code when it compiles it.
+            out[name] = {"function": f"{inner.__module__}.{inner.__qualname__}", "closure": nested}
+            continue
+        described = _describe(value, {})
+        if isinstance(described, str) and " at 0x" in repr(value):
+            return None
+        out[name] = described
     return out
 
 

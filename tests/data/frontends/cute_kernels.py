@@ -31,3 +31,25 @@ def fake_args(n: int | None = None, dtype: type = cutlass.Float32) -> tuple:
     return tuple(
         cute.runtime.make_fake_compact_tensor(dtype, (size,), assumed_align=16) for _ in range(3)
     )
+
+
+@cute.kernel
+def scale_by_two_kernel(gA: cute.Tensor, gC: cute.Tensor):
+    tidx, _, _ = cute.arch.thread_idx()
+    gC[tidx] = gA[tidx] * 2.0
+
+
+@cute.kernel
+def add_one_kernel(gA: cute.Tensor, gC: cute.Tensor):
+    tidx, _, _ = cute.arch.thread_idx()
+    gC[tidx] = gA[tidx] + 1.0
+
+
+def make_host(kernel):  # noqa: ANN001, ANN201 - a factory, as generated launch code is written
+    """A host function that launches `kernel`: the hosts it makes share their code and name."""
+
+    @cute.jit
+    def host(mA: cute.Tensor, mC: cute.Tensor):
+        kernel(mA, mC).launch(grid=(1, 1, 1), block=(128, 1, 1))
+
+    return host
