@@ -182,6 +182,53 @@ def test_a_closure_over_an_anonymous_object_is_not_cached(ck: ModuleType) -> Non
 
 
 @pytest.mark.compile
+def test_loops_the_dsl_unrolled_before_the_ptx_count_their_copies(ck: ModuleType) -> None:
+    # NVVM unrolls as `unroll=` asks (or as it likes), then marks each loop "nounroll" for
+    # ptxas: the copies are in the PTX, with a remainder loop of one iteration a trip.
+    import cutlass
+    import cutlass.cute as cute
+
+    from sassview.inspection import inspect_program
+
+    rows = cute.runtime.make_fake_compact_tensor(
+        cutlass.Float32, (cute.sym_int32(),), assumed_align=16
+    )
+    (insp,) = inspect_program(
+        build_program(
+            compile_cute(ck.sum_rows, rows, ck.fake_args(128)[0], cutlass.Int32(7), arch="sm_90a")
+        )
+    )
+    by_address = {i.address: i for i in insp.kernel.instructions}
+    loops = insp.facts("unroll")["loops"]
+    for marker, asked in (("AS LLVM LIKES", None), ("UNROLL 4", 4), ("UNROLL 1", 1)):
+        (entry,) = [e for e in loops if e["source_line"] == line_of(f"# ROWS: {marker}")]
+        trip = insp.loops[entry["sass_loops"][0]].addresses
+        loads = sum(1 for a in trip if by_address[a].opcode.startswith("LDG"))
+        assert entry["achieved_factor"] == loads, marker  # one load an iteration
+        assert entry["requested_factor"] == asked, marker
+        assert entry["remainder"] == (loads > 1), marker
+    assert [e["achieved_factor"] for e in loops if e["requested_factor"] == 4] == [4]
+    assert not [a for a in insp.annotations if a.kind == "unroll" and a.severity.name == "WARNING"]
+
+
+def test_unroll_requests_are_read_off_the_range_call() -> None:
+    from sassview.analyses.tile_loops import python_loops
+
+    source = "\n".join(
+        [
+            "for i in cutlass.range(n, unroll=4): pass",
+            "for i in cutlass.range(n, unroll_full=True): pass",
+            "for i in range(n, unroll=0): pass",
+            "for i in cutlass.range(n): pass",
+            "for i in cutlass.range(n, unroll=k): pass",
+            "for i in other(n, unroll=2): pass",
+        ]
+    )
+    loops = python_loops(source)
+    assert loops is not None and dict(loops.requests) == {1: 4, 2: "full", 3: 1}
+
+
+@pytest.mark.compile
 def test_a_compile_leaves_no_trace(
     ck: ModuleType,
     tmp_path: Path,

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
-from sassview.analyses.unroll import _pair_triton_loops, _triton_loops, _TritonLoop
+from sassview.analyses.tile_loops import TritonLoop, pair_triton_loops, triton_loops
 from sassview.parse.mlir import for_loops
 
 DATA = Path(__file__).parent / "data" / "stages"
@@ -116,26 +116,26 @@ def test_a_damaged_text_ends_the_loops_it_leaves_open() -> None:
 
 
 def test_triton_unrolling_by_line() -> None:
-    assert _triton_loops({"ttir": stage("rowsum_unroll4.ttir")}, KERNEL) == {
-        79: [_TritonLoop(4, False), _TritonLoop(1, True)]
+    assert triton_loops({"ttir": stage("rowsum_unroll4.ttir")}, KERNEL) == {
+        79: [TritonLoop(4, False), TritonLoop(1, True)]
     }
-    assert _triton_loops({"ttir": stage("matmul.ttir")}, KERNEL) == {43: [_TritonLoop(1, False)]}
-    assert _triton_loops({"ttir": stage("matmul.ttir")}, "/elsewhere.py") == {}
-    assert _triton_loops({}, KERNEL) == {}
+    assert triton_loops({"ttir": stage("matmul.ttir")}, KERNEL) == {43: [TritonLoop(1, False)]}
+    assert triton_loops({"ttir": stage("matmul.ttir")}, "/elsewhere.py") == {}
+    assert triton_loops({}, KERNEL) == {}
 
 
 def test_pairing_with_the_sass_loops_of_a_line() -> None:
-    unrolled, rest, plain = _TritonLoop(4, False), _TritonLoop(1, True), _TritonLoop(1, False)
+    unrolled, rest, plain = TritonLoop(4, False), TritonLoop(1, True), TritonLoop(1, False)
     main, second, third = (KERNEL, 79, 120), (KERNEL, 79, 90), (KERNEL, 79, None)
     # In address order, whatever the PTX line of the back branch.
-    assert _pair_triton_loops({79: [unrolled, rest]}, {main: 0x100, second: 0x900}, KERNEL) == {
+    assert pair_triton_loops({79: [unrolled, rest]}, {main: 0x100, second: 0x900}, KERNEL) == {
         main: unrolled,
         second: rest,
     }
     # LLVM made the remainder straight-line code: the main loop alone.
-    assert _pair_triton_loops({79: [unrolled, rest]}, {main: 0x100}, KERNEL) == {main: unrolled}
+    assert pair_triton_loops({79: [unrolled, rest]}, {main: 0x100}, KERNEL) == {main: unrolled}
     # LLVM unswitched the loop into versions: no pairing claimed.
     three = {main: 0x100, second: 0x900, third: 0x1000}
-    assert _pair_triton_loops({79: [unrolled, rest]}, three, KERNEL) == {}
-    assert _pair_triton_loops({79: [plain]}, {}, KERNEL) == {}  # fully unrolled by LLVM
-    assert _pair_triton_loops({79: [plain]}, {("/other.py", 79, 1): 0}, KERNEL) == {}
+    assert pair_triton_loops({79: [unrolled, rest]}, three, KERNEL) == {}
+    assert pair_triton_loops({79: [plain]}, {}, KERNEL) == {}  # fully unrolled by LLVM
+    assert pair_triton_loops({79: [plain]}, {("/other.py", 79, 1): 0}, KERNEL) == {}

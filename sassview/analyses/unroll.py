@@ -11,7 +11,9 @@ DSL write tile operations, one statement of many instructions: their loops are m
 line (the copies of each PTX instruction in one trip: what ptxas unrolled), and loops on one
 line are told apart by the PTX branch they loop back with. Triton's own unrolling
 (`loop_unroll_factor`) is read from its MLIR, where each copy of an op keeps the op's location,
-and multiplies ptxas' factor; unrolling the CuTe DSL or LLVM does before the PTX is not read.
+and multiplies ptxas' factor. The CuTe DSL's NVVM unrolls as `range(..., unroll=N)` asks and
+marks the loop nounroll: its request is read from the source, its factor is the ratio of the
+unrolled loop to the one-iteration remainder loop beside it (`_fold_dsl_remainders`).
 A loop the DSL placed at a function's line goes to the Python loop statement whose body holds
 most of its lines (`ast`); a loop of nothing but inline asm is no loop statement.
 
@@ -44,17 +46,22 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from pathlib import PurePath
-from typing import Any, NamedTuple
+from typing import Any
 
 from sassview.analyses.base import AnalysisContext, Annotation, Findings, Severity
 from sassview.analyses.memory import line_keys
+from sassview.analyses.tile_loops import (
+    divides_most,
+    pair_triton_loops,
+    python_loops,
+    triton_loops,
+)
 from sassview.graph.cfg import ControlFlowGraph
 from sassview.graph.loops import Loop, loop_source
 from sassview.ir import PtxFunction, SassInstruction, SourceLoc
 from sassview.parse.inline_asm import CallSites
-from sassview.parse.mlir import for_loops
 from sassview.parse.source_loops import Request, SourceLoop, integer_macros, source_loops
 
 _C_SUFFIXES = (".cu", ".cuh", ".cpp", ".cc", ".cxx", ".h", ".hpp")
@@ -113,15 +120,7 @@ def _factor(counts: Counts) -> int | None:
     """The largest number that divides the counts of most (more than half of) the pairs."""
     if not counts:
         return None
-    return _divides_most([counts[k] for k in _pool(counts)])
-
-
-def _divides_most(values: list[int]) -> int:
-    """The largest number that divides most (more than half) of `values`."""
-    for g in sorted({d for c in values for d in range(1, c + 1) if c % d == 0}, reverse=True):
-        if 2 * sum(1 for c in values if c % g == 0) > len(values):
-            return g
-    return 1
+    return divides_most([counts[k] for k in _pool(counts)])
 
 
 def _ratio(counts: Counts, ref: Counts) -> int | None:
@@ -320,16 +319,16 @@ def run(ctx: AnalysisContext) -> Findings:
             notes += _describe(entry, None, [], False, tuple(instructions[h].address for h in hits))
         entries.append(entry)
     sites = CallSites(ctx.program.ptx.inline_asm if ctx.program.ptx else ())
-    python_loops = (
-        _python_loops(artifacts.source_text or "")
+    statements = (
+        python_loops(artifacts.source_text or "")
         if tile and any(isinstance(k, tuple) for k in loose)
         else None
     )
     # Triton unrolls `tl.range(..., loop_unroll_factor=N)` in its own IR: the PTX already holds
     # N copies, which the PTX-line count above does not see. Its MLIR says how many.
-    triton = _triton_loops(artifacts.stages, main) if artifacts.kind == "triton" else {}
+    triton = triton_loops(artifacts.stages, main) if artifacts.kind == "triton" else {}
     from_triton = (
-        _pair_triton_loops(
+        pair_triton_loops(
             triton,
             {
                 k: first.first_address
@@ -343,9 +342,16 @@ def run(ctx: AnalysisContext) -> Findings:
         if triton
         else {}
     )
+    dsl = artifacts.kind == "cute"
+    pending: list[tuple[dict[str, Any], Loop, list[Loop]]] = []
+
+    def in_main(i: int) -> int | None:
+        src = instructions[i].source
+        return src.line if src is not None and src.file == main else None
+
     for key, group in loose.items():
         at = (key[0], key[1]) if isinstance(key, tuple) else None
-        if at is not None and python_loops and at[0] == main and at[1] in python_loops.generated:
+        if at is not None and statements and at[0] == main and at[1] in statements.generated:
             # The DSL puts the control of the loops it lowers at its function's line: the loop
             # statement is the one whose body holds most of the loop's own lines.
             own = {
@@ -353,7 +359,7 @@ def run(ctx: AnalysisContext) -> Findings:
                 for i in region(min(group, key=lambda lp: lp.first_address))
                 if (src := instructions[i].source) is not None and src.file == main
             }
-            line = python_loops.holding(own - python_loops.generated)
+            line = statements.holding(own - statements.generated)
             at = (at[0], line) if line is not None else at
 
         def other_lines(i: int, at: tuple[str, int] | None = at) -> int | None:
@@ -368,6 +374,20 @@ def run(ctx: AnalysisContext) -> Findings:
 
         f, loop, rest, _ = _measure(group, trip_counts)
         requested, ptxas = (None, None) if cxx else _ptx_request(ctx, region(loop))
+        before_ptx = False
+        if dsl:
+            # NVVM writes `nounroll` on every loop once it has unrolled it, as for CUDA C++: the
+            # request is the source's `unroll=`, and the copies made by it are in the PTX
+            # already, where counting by PTX line does not see them (`_fold_dsl_remainders`).
+            marked = requested == 1
+            requested = (
+                statements.requests.get(at[1])
+                if statements is not None and at is not None and at[0] == main
+                else None
+            )
+            before_ptx = marked and requested not in (None, 1)
+            if before_ptx:
+                f = None
         entry = _entry(
             at[1] if at else None,
             at[0] if at else None,
@@ -380,8 +400,10 @@ def run(ctx: AnalysisContext) -> Findings:
             len(loop.addresses),
             [loop, *rest],
         )
-        if requested is not None:
+        if requested is not None and not dsl:
             entry["ptxas_factor"] = ptxas
+        if before_ptx:
+            entry["before_ptx"] = True
         made = from_triton.get(key) if isinstance(key, tuple) else None
         if made is not None:
             entry["triton_factor"], entry["triton_remainder"] = made.factor, made.remainder
@@ -391,12 +413,50 @@ def run(ctx: AnalysisContext) -> Findings:
         # retry loop, e.g. around TMA issue or an mbarrier wait in inline asm); without, one
         # all of whose code is inline asm (the DSL's and Triton's mbarrier waits).
         entry["statement"] = not cxx and not _all_inline_asm(sites, instructions, region(loop))
+        pending.append((entry, loop, rest))
+    if dsl:
+        pending = _fold_dsl_remainders(
+            pending, lambda lp: _count(instructions, region(lp), in_main)
+        )
+    for entry, loop, rest in pending:
         entries.append(entry)
-        notes += _describe(entry, loop, rest, False)
+        notes += _describe(entry, loop, rest, False, dsl=dsl)
     entries.sort(
         key=lambda e: (e["source_line"] is None, e["source_line"] or 0, e["first_address"] or 0)
     )
     return Findings(facts={"loops": entries}, annotations=tuple(notes))
+
+
+def _fold_dsl_remainders(
+    pending: list[tuple[dict[str, Any], Loop, list[Loop]]],
+    counts_of: Callable[[Loop], Counts],
+) -> list[tuple[dict[str, Any], Loop, list[Loop]]]:
+    """A CuTe DSL loop LLVM unrolled (asked or by itself) leaves two SASS loops on its line:
+    the unrolled one and a remainder loop of one iteration a trip. Counted by source line both
+    hold the same statements (one tile operation is as many instructions in each), so the
+    ratio of their counts is the factor. The two become one entry, as a C++ loop's do."""
+    lines: dict[tuple[Any, Any], list[int]] = {}
+    for k, (entry, _, _) in enumerate(pending):
+        if entry["statement"] and entry["source_line"] is not None:
+            lines.setdefault((entry["file"], entry["source_line"]), []).append(k)
+    folded: set[int] = set()
+    for pair in lines.values():
+        if len(pair) != 2:
+            continue  # one loop: nothing to compare with; more: versions, not told apart
+        counts = [counts_of(pending[k][1]) for k in pair]
+        small, big = sorted((0, 1), key=lambda j: sum(counts[j].values()))
+        r = _ratio(counts[big], counts[small])
+        if not r or r < 2:
+            continue
+        entry, loop, rest = pending[pair[big]]
+        spare, spare_loop, spare_rest = pending[pair[small]]
+        entry["achieved_factor"] = r * (spare["achieved_factor"] or 1)
+        entry["remainder"] = True
+        entry.pop("before_ptx", None)
+        entry["remainder_loops"] += [spare_loop.index, *spare["remainder_loops"]]
+        pending[pair[big]] = (entry, loop, [*rest, spare_loop, *spare_rest])
+        folded.add(pair[small])
+    return [p for k, p in enumerate(pending) if k not in folded]
 
 
 def _entry(
@@ -468,106 +528,6 @@ def _all_inline_asm(
     return bool(sites) and bool(lines) and all(map(sites.inside, lines))
 
 
-class _PythonLoops:
-    """The `for` and `while` statements of a Python source, and its `def` and decorator lines
-    (where Triton and the CuTe DSL put code they generate for no statement)."""
-
-    def __init__(self, spans: list[tuple[int, int]], generated: frozenset[int]) -> None:
-        self.spans = spans  # (first, last line) of each loop statement
-        self.generated = generated
-
-    def holding(self, lines: set[int]) -> int | None:
-        """The line of the loop statement whose body holds most of `lines` (the innermost of
-        equals); None when none holds any."""
-        best: tuple[int, int, int] | None = None  # (lines held, -length, first line)
-        for first, last in self.spans:
-            held = sum(1 for n in lines if first < n <= last)
-            if held and (best is None or (held, first - last) > best[:2]):
-                best = (held, first - last, first)
-        return best[2] if best else None
-
-
-def _python_loops(text: str) -> _PythonLoops | None:
-    import ast
-
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError):
-        return None
-    spans: list[tuple[int, int]] = []
-    generated: set[int] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.For | ast.While | ast.AsyncFor):
-            spans.append((node.lineno, node.end_lineno or node.lineno))
-        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-            generated.update((node.lineno, *(d.lineno for d in node.decorator_list)))
-    return _PythonLoops(spans, frozenset(generated))
-
-
-class _TritonLoop(NamedTuple):
-    """What Triton's own unroller (`tl.range(..., loop_unroll_factor=N)`) did to one `scf.for`,
-    read off its MLIR before the PTX exists: the copies of its body in one trip, and whether
-    it is the remainder loop the unroller put after the loop before it."""
-
-    factor: int
-    remainder: bool
-
-
-def _triton_loops(stages: Mapping[str, str], main: str | None) -> dict[int, list[_TritonLoop]]:
-    """Main-file line -> its `scf.for` loops in text order, as Triton unrolled them. TTIR is
-    read: the unroller's copies are plain there (TTGIR's pipelining rewrites the body's ops);
-    both stages hold the same loops. The copies are counted per op and location (each copy
-    keeps the location of the op it copies), the loop's own line (its induction) left out. The
-    remainder is a loop right after an unrolled one, on its line, not unrolled, with no op the
-    unrolled one lacks."""
-    text = stages.get("ttir") or stages.get("ttgir")
-    if not text or main is None:
-        return {}
-    out: dict[int, list[_TritonLoop]] = {}
-    before: dict[int, tuple[int, set[tuple[str, str]], int]] = {}  # depth -> line, ops, factor
-    for lp in for_loops(text):
-        lines = {n for f, n in lp.frames if f == main}
-        before = {d: v for d, v in before.items() if d <= lp.depth}
-        if len(lines) != 1:
-            before.pop(lp.depth, None)
-            continue
-        line = lines.pop()
-        counts = Counter((op.name, op.loc) for op in lp.ops if (main, line) not in op.frames)
-        factor = _divides_most(list(counts.values())) if counts else 1
-        prior = before.get(lp.depth)
-        remainder = (
-            prior is not None
-            and prior[0] == line
-            and prior[2] > 1
-            and factor == 1
-            and set(counts) <= prior[1]
-        )
-        out.setdefault(line, []).append(_TritonLoop(factor, remainder))
-        before[lp.depth] = (line, set(counts), factor)
-    return out
-
-
-def _pair_triton_loops(
-    triton: dict[int, list[_TritonLoop]],
-    firsts: Mapping[tuple[Any, ...], int],
-    main: str | None,
-) -> dict[tuple[Any, ...], _TritonLoop]:
-    """The loop statements' SASS groups, keyed (file, line, PTX back branch) with the address
-    each starts at, each with the Triton loop it comes from: on each line, the MLIR loops in
-    text order and the groups in address order. LLVM may turn a remainder of at most one trip
-    into straight-line code: when the numbers differ, the loops other than remainders are
-    paired if their number is the groups'; otherwise the line gets none (LLVM also unswitches
-    loops into versions, and fully unrolls constant trips)."""
-    paired: dict[tuple[Any, ...], _TritonLoop] = {}
-    for line, found in triton.items():
-        here = sorted((k for k in firsts if k[0] == main and k[1] == line), key=firsts.__getitem__)
-        if len(here) != len(found):
-            found = [t for t in found if not t.remainder]
-        if len(here) == len(found):
-            paired.update(zip(here, found, strict=True))
-    return paired
-
-
 def _back_branch(
     loop: Loop, cfg: ControlFlowGraph, instructions: tuple[SassInstruction, ...]
 ) -> int | None:
@@ -585,6 +545,7 @@ def _describe(
     rest: list[Loop],
     straight: bool,
     addresses: tuple[int, ...] = (),
+    dsl: bool = False,
 ) -> list[Annotation]:
     line, f = entry["source_line"], entry["achieved_factor"]
     where = f"loop at line {line}" if line is not None else "loop"
@@ -597,6 +558,11 @@ def _describe(
     }
     if not entry["has_back_edge"]:
         text = f"{where} fully unrolled: {f} {'copy' if f == 1 else 'copies'}, no loop left"
+    elif f is None and entry.get("before_ptx"):
+        text = (
+            f"{where}: unrolled before the PTX as `unroll=` asked (by NVVM); the factor is not "
+            "measured: no remainder loop to compare with"
+        )
     elif f is None:
         text = f"{where}: unroll factor not measured (no instructions of its body in the loop)"
     else:
@@ -628,14 +594,15 @@ def _describe(
                 data={"remainder_of": entry["sass_loops"]},
             )
         )
-    warning = _mismatch(entry, where)
+    warning = _mismatch(entry, where, dsl)
     if warning:
         notes.append(Annotation("unroll", Severity.WARNING, *warning, **common))
     return notes
 
 
-def _mismatch(entry: dict[str, Any], where: str) -> tuple[str, str] | None:
-    """(message, hint) when what the loop asked for is not what it got."""
+def _mismatch(entry: dict[str, Any], where: str, dsl: bool) -> tuple[str, str] | None:
+    """(message, hint) when what the loop asked for is not what it got. A CuTe DSL (`dsl`)
+    loop asks with its range call's keywords; a C++ loop with a pragma."""
     f, want, back = entry["achieved_factor"], entry["requested_factor"], entry["has_back_edge"]
     if "ptxas_factor" in entry:
         got = entry["ptxas_factor"]
@@ -647,22 +614,31 @@ def _mismatch(entry: dict[str, Any], where: str) -> tuple[str, str] | None:
         return None
     if want is None or f is None:
         return None
+    full = "unroll_full=True" if dsl else "#pragma unroll"
+    rolled = "unroll=1" if dsl else "#pragma unroll 1"
+    asked = f"unroll={want}" if dsl else f"#pragma unroll {want}"
     if want == "full" and back:
         return (
-            f"{where}: #pragma unroll asked for full unrolling; a loop unrolled by {f} remains",
-            "the trip count is not a compile-time constant (or is too large): make the bound a "
-            "constant or template parameter, or ask for a factor with #pragma unroll N",
+            f"{where}: {full} asked for full unrolling; a loop unrolled by {f} remains",
+            (
+                "the trip count is not known when the DSL compiles: make the bounds constants "
+                "(Python ints or cutlass.Constexpr), or ask for a factor with unroll=N"
+                if dsl
+                else "the trip count is not a compile-time constant (or is too large): make the "
+                "bound a constant or template parameter, or ask for a factor with #pragma unroll N"
+            ),
         )
     if want == 1 and f > 1:
         return (
-            f"{where}: #pragma unroll 1 asked to keep the loop rolled, got {f} copies",
-            "check that the pragma sits directly above the loop",
+            f"{where}: {rolled} asked to keep the loop rolled, got {f} copies",
+            "check that the request is on this loop"
+            if dsl
+            else "check that the pragma sits directly above the loop",
         )
     if isinstance(want, int) and want > 1 and ((back and f != want) or (not back and f > want)):
         return (
-            f"{where}: #pragma unroll {want} asked for {want}, got {f}"
-            + ("" if back else " (fully unrolled)"),
+            f"{where}: {asked} asked for {want}, got {f}" + ("" if back else " (fully unrolled)"),
             "the compiler caps unrolling for code size and registers, and unrolls bodies with "
-            "calls or barriers less: try a smaller #pragma unroll N",
+            f"calls or barriers less: try a smaller {'unroll=N' if dsl else '#pragma unroll N'}",
         )
     return None

@@ -57,13 +57,13 @@ def _ptxas_log(data: bytes) -> None:
 
 
 def _mlir(data: bytes) -> None:
-    from sassview.analyses.unroll import _triton_loops
+    from sassview.analyses.unroll import triton_loops
     from sassview.views.stage_lines import rows_by_line
 
     # Triton's stages come from its compile, or from the cache: read as the analysis and the
     # TUI read them.
     text = data.decode("utf-8", errors="replace")
-    _triton_loops({"ttir": text}, "/src/triton_kernels.py")
+    triton_loops({"ttir": text}, "/src/triton_kernels.py")
     rows_by_line(text, "/src/triton_kernels.py")
 
 

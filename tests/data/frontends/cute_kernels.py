@@ -53,3 +53,24 @@ def make_host(kernel):  # noqa: ANN001, ANN201 - a factory, as generated launch 
         kernel(mA, mC).launch(grid=(1, 1, 1), block=(128, 1, 1))
 
     return host
+
+
+@cute.kernel
+def sum_rows_kernel(gA: cute.Tensor, gC: cute.Tensor, n: cutlass.Int32):
+    tidx, _, _ = cute.arch.thread_idx()
+    a = cutlass.Float32(0.0)
+    for j in cutlass.range(n):  # ROWS: AS LLVM LIKES
+        a += gA[j * 128 + tidx]
+    b = cutlass.Float32(0.0)
+    for j in cutlass.range(n, unroll=4):  # ROWS: UNROLL 4
+        b += gA[j * 128 + tidx] * 2.0
+    c = cutlass.Float32(0.0)
+    for j in cutlass.range(n, unroll=1):  # ROWS: UNROLL 1
+        c += gA[j * 128 + tidx] * 3.0
+    gC[tidx] = a + b + c
+
+
+@cute.jit
+def sum_rows(mA: cute.Tensor, mC: cute.Tensor, n: cutlass.Int32):
+    """Three loops over n rows, each asking for a different unrolling."""
+    sum_rows_kernel(mA, mC, n).launch(grid=(1, 1, 1), block=(128, 1, 1))
