@@ -208,6 +208,16 @@ def test_loops_the_dsl_unrolled_before_the_ptx_count_their_copies(ck: ModuleType
         assert entry["requested_factor"] == asked, marker
         assert entry["remainder"] == (loads > 1), marker
     assert [e["achieved_factor"] for e in loops if e["requested_factor"] == 4] == [4]
+    # A constant trip count, unroll_full=True: no loop left, four copies of the body.
+    (full,) = [e for e in loops if e["source_line"] == line_of("# ROWS: FULL")]
+    assert (full["has_back_edge"], full["achieved_factor"], full["requested_factor"]) == (
+        False,
+        4,
+        "full",
+    )
+    body = line_of("# ROWS: FULL") + 1
+    copies = [i for i in insp.kernel.instructions if i.source and i.source.line == body]
+    assert sum(1 for i in copies if i.opcode.startswith("LDG")) == 4
     assert not [a for a in insp.annotations if a.kind == "unroll" and a.severity.name == "WARNING"]
 
 
@@ -222,10 +232,15 @@ def test_unroll_requests_are_read_off_the_range_call() -> None:
             "for i in cutlass.range(n): pass",
             "for i in cutlass.range(n, unroll=k): pass",
             "for i in other(n, unroll=2): pass",
+            "for i in cutlass.range(2, 10, 3, unroll_full=True): pass",
+            "for i in range(16): pass",
+            "for i in range(0, 4, 0): pass",
+            "for i in range(n, 4): pass",
         ]
     )
     loops = python_loops(source)
-    assert loops is not None and dict(loops.requests) == {1: 4, 2: "full", 3: 1}
+    assert loops is not None and dict(loops.requests) == {1: 4, 2: "full", 3: 1, 7: "full"}
+    assert dict(loops.trips) == {7: 3, 8: 16}  # bounds written as numbers only
 
 
 @pytest.mark.compile

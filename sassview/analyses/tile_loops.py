@@ -26,17 +26,24 @@ def divides_most(values: list[int]) -> int:
 class PythonLoops:
     """The `for` and `while` statements of a Python source, and its `def` and decorator lines
     (where Triton and the CuTe DSL put code they generate for no statement); the unrolling each
-    `for ... in ...range(..., unroll=N)` asks for (`unroll_full=True`: "full")."""
+    `for ... in ...range(..., unroll=N)` asks for (`unroll_full=True`: "full"), and the trip
+    count of each whose bounds are written as numbers."""
 
     def __init__(
         self,
         spans: list[tuple[int, int]],
         generated: frozenset[int],
         requests: Mapping[int, int | str] | None = None,
+        trips: Mapping[int, int] | None = None,
     ) -> None:
         self.spans = spans  # (first, last line) of each loop statement
         self.generated = generated
         self.requests: Mapping[int, int | str] = requests or {}
+        self.trips: Mapping[int, int] = trips or {}
+
+    def depth(self, line: int) -> int:
+        """How many loop statements the one on `line` is in, itself included."""
+        return sum(1 for first, last in self.spans if first <= line <= last)
 
     def holding(self, lines: set[int]) -> int | None:
         """The line of the loop statement whose body holds most of `lines` (the innermost of
@@ -59,15 +66,40 @@ def python_loops(text: str) -> PythonLoops | None:
     spans: list[tuple[int, int]] = []
     generated: set[int] = set()
     requests: dict[int, int | str] = {}
+    trips: dict[int, int] = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.For | ast.While | ast.AsyncFor):
             spans.append((node.lineno, node.end_lineno or node.lineno))
             asked = _unroll_keyword(node.iter) if isinstance(node, ast.For) else None
             if asked is not None:
                 requests[node.lineno] = asked
+            count = _trip_count(node.iter) if isinstance(node, ast.For) else None
+            if count is not None:
+                trips[node.lineno] = count
         elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             generated.update((node.lineno, *(d.lineno for d in node.decorator_list)))
-    return PythonLoops(spans, frozenset(generated), requests)
+    return PythonLoops(spans, frozenset(generated), requests, trips)
+
+
+def _trip_count(call: Any) -> int | None:
+    """len(range(a, b, c)) of a `...range(...)` call whose bounds are all written as numbers."""
+    import ast
+
+    if not isinstance(call, ast.Call) or not _is_range(call) or not 1 <= len(call.args) <= 3:
+        return None
+    bounds = [a.value if isinstance(a, ast.Constant) else None for a in call.args]
+    if not all(type(b) is int and abs(b) < 1 << 31 for b in bounds) or bounds[2:3] == [0]:
+        return None
+    return len(range(*bounds))  # type: ignore[arg-type]
+
+
+def _is_range(call: Any) -> bool:
+    """A call of `range`, `cutlass.range`, `cutlass.range_constexpr`..."""
+    import ast
+
+    func = call.func
+    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+    return isinstance(name, str) and name.startswith("range")
 
 
 def _unroll_keyword(call: Any) -> int | str | None:
@@ -76,11 +108,7 @@ def _unroll_keyword(call: Any) -> int | str | None:
     knows."""
     import ast
 
-    if not isinstance(call, ast.Call):
-        return None
-    func = call.func
-    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
-    if not name.startswith("range"):
+    if not isinstance(call, ast.Call) or not _is_range(call):
         return None
     for kw in call.keywords:
         value = kw.value.value if isinstance(kw.value, ast.Constant) else None

@@ -53,6 +53,7 @@ from typing import Any
 from sassview.analyses.base import AnalysisContext, Annotation, Findings, Severity
 from sassview.analyses.memory import line_keys
 from sassview.analyses.tile_loops import (
+    PythonLoops,
     divides_most,
     pair_triton_loops,
     python_loops,
@@ -321,7 +322,7 @@ def run(ctx: AnalysisContext) -> Findings:
     sites = CallSites(ctx.program.ptx.inline_asm if ctx.program.ptx else ())
     statements = (
         python_loops(artifacts.source_text or "")
-        if tile and any(isinstance(k, tuple) for k in loose)
+        if artifacts.kind == "cute" or (tile and any(isinstance(k, tuple) for k in loose))
         else None
     )
     # Triton unrolls `tl.range(..., loop_unroll_factor=N)` in its own IR: the PTX already holds
@@ -421,10 +422,53 @@ def run(ctx: AnalysisContext) -> Findings:
     for entry, loop, rest in pending:
         entries.append(entry)
         notes += _describe(entry, loop, rest, False, dsl=dsl)
+    if dsl and statements is not None:
+        looped = {e["source_line"] for e in entries if e["file"] == main}
+        for entry, code in _fully_unrolled(statements, looped, instructions, main):
+            entries.append(entry)
+            notes += _describe(entry, None, [], False, code, dsl=True)
     entries.sort(
         key=lambda e: (e["source_line"] is None, e["source_line"] or 0, e["first_address"] or 0)
     )
     return Findings(facts={"loops": entries}, annotations=tuple(notes))
+
+
+def _fully_unrolled(
+    statements: PythonLoops,
+    looped: set[int],
+    instructions: tuple[SassInstruction, ...],
+    main: str | None,
+) -> list[tuple[dict[str, Any], tuple[int, ...]]]:
+    """CuTe DSL loop statements with code in the SASS but no SASS loop: fully unrolled (as
+    `unroll_full=True` asks of a loop whose trip count is known, and as NVVM does to short
+    loops by itself). Only those whose bounds are written as numbers: their copies are the trip
+    count. Each with the addresses of its code."""
+    out = []
+    for first, last in statements.spans:
+        trips = statements.trips.get(first)
+        if trips is None or first in looped:
+            continue
+        hits = tuple(
+            i.address
+            for i in instructions
+            if i.source is not None and i.source.file == main and first < i.source.line <= last
+        )
+        if not hits:
+            continue
+        entry = _entry(
+            first,
+            main,
+            statements.depth(first),
+            False,
+            trips,
+            statements.requests.get(first),
+            False,
+            hits[0],
+            len(hits),
+            [],
+        )
+        out.append((entry, hits))
+    return out
 
 
 def _fold_dsl_remainders(
