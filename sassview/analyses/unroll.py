@@ -405,6 +405,8 @@ def run(ctx: AnalysisContext) -> Findings:
             entry["ptxas_factor"] = ptxas
         if before_ptx:
             entry["before_ptx"] = True
+        if dsl and requested is not None:
+            entry["requested_by"] = "range"  # a keyword of the loop's range call
         made = from_triton.get(key) if isinstance(key, tuple) else None
         if made is not None:
             entry["triton_factor"], entry["triton_remainder"] = made.factor, made.remainder
@@ -467,6 +469,8 @@ def _fully_unrolled(
             len(hits),
             [],
         )
+        if entry["requested_factor"] is not None:
+            entry["requested_by"] = "range"
         out.append((entry, hits))
     return out
 

@@ -29,12 +29,15 @@ def describe(entry: dict[str, Any]) -> str:
         text = f"the remainder loop of Triton's unrolling, {text}"
     elif entry.get("triton_factor", 1) > 1:
         text += f" ({entry['triton_factor']} of them by Triton)"
-    return text + asked(entry["requested_factor"])
+    return text + asked(entry["requested_factor"], entry.get("requested_by") == "range")
 
 
-def asked(requested: Any) -> str:
+def asked(requested: Any, by_range: bool = False) -> str:
+    """How the source asked: a C++ pragma, or a CuTe DSL range call's keyword (`by_range`)."""
     if requested is None:
         return ""
+    if by_range:
+        return f" (asked: {'unroll_full=True' if requested == 'full' else f'unroll={requested}'})"
     if requested == "full":
         return " (asked: #pragma unroll)"
     return f" (asked: #pragma unroll {requested})"
