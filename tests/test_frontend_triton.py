@@ -266,6 +266,24 @@ def test_triton_unrolling_multiplies_what_ptxas_did(tk: ModuleType, unroll: int)
 
 
 @pytest.mark.compile
+def test_a_static_range_is_fully_unrolled(tk: ModuleType) -> None:
+    from sassview.inspection import inspect_program
+
+    art = compile_triton(
+        tk.static_sum_kernel,
+        signature={"x_ptr": "*fp32", "out_ptr": "*fp32"},
+        constexprs={"BLOCK": 128},
+        arch="sm_90a",
+    )
+    (insp,) = inspect_program(build_program(art))
+    line = line_of("STATIC LOOP")
+    (entry,) = [e for e in insp.facts("unroll")["loops"] if e["source_line"] == line]
+    assert (entry["has_back_edge"], entry["achieved_factor"]) == (False, 4)
+    body = [i for i in insp.kernel.instructions if i.source and i.source.line == line + 1]
+    assert sum(1 for i in body if i.opcode.startswith("LDG")) == 4
+
+
+@pytest.mark.compile
 def test_second_compile_is_a_cache_hit(
     tk: ModuleType, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
 ) -> None:

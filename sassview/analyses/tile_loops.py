@@ -94,12 +94,14 @@ def _trip_count(call: Any) -> int | None:
 
 
 def _is_range(call: Any) -> bool:
-    """A call of `range`, `cutlass.range`, `cutlass.range_constexpr`..."""
+    """A call of `range`, `cutlass.range`, `cutlass.range_constexpr`, `tl.range`,
+    `tl.static_range`..."""
     import ast
 
     func = call.func
     name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
-    return isinstance(name, str) and name.startswith("range")
+    return isinstance(name, str) and (name.startswith("range") or name == "static_range")
+
 
 
 def _unroll_keyword(call: Any) -> int | str | None:

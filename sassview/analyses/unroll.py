@@ -322,7 +322,7 @@ def run(ctx: AnalysisContext) -> Findings:
     sites = CallSites(ctx.program.ptx.inline_asm if ctx.program.ptx else ())
     statements = (
         python_loops(artifacts.source_text or "")
-        if artifacts.kind == "cute" or (tile and any(isinstance(k, tuple) for k in loose))
+        if tile
         else None
     )
     # Triton unrolls `tl.range(..., loop_unroll_factor=N)` in its own IR: the PTX already holds
@@ -424,11 +424,11 @@ def run(ctx: AnalysisContext) -> Findings:
     for entry, loop, rest in pending:
         entries.append(entry)
         notes += _describe(entry, loop, rest, False, dsl=dsl)
-    if dsl and statements is not None:
+    if statements is not None:
         looped = {e["source_line"] for e in entries if e["file"] == main}
         for entry, code in _fully_unrolled(statements, looped, instructions, main):
             entries.append(entry)
-            notes += _describe(entry, None, [], False, code, dsl=True)
+            notes += _describe(entry, None, [], False, code, dsl=dsl)
     entries.sort(
         key=lambda e: (e["source_line"] is None, e["source_line"] or 0, e["first_address"] or 0)
     )
@@ -441,9 +441,9 @@ def _fully_unrolled(
     instructions: tuple[SassInstruction, ...],
     main: str | None,
 ) -> list[tuple[dict[str, Any], tuple[int, ...]]]:
-    """CuTe DSL loop statements with code in the SASS but no SASS loop: fully unrolled (as
-    `unroll_full=True` asks of a loop whose trip count is known, and as NVVM does to short
-    loops by itself). Only those whose bounds are written as numbers: their copies are the trip
+    """Triton and CuTe DSL loop statements with code in the SASS but no SASS loop: fully
+    unrolled (as `unroll_full=True` and `tl.static_range` ask, and as LLVM does to short loops
+    by itself). Only those whose bounds are written as numbers: their copies are the trip
     count. Each with the addresses of its code."""
     out = []
     for first, last in statements.spans:

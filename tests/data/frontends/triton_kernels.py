@@ -64,3 +64,12 @@ def rowsum_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr, UNROLL: tl.constexpr):
     for k in tl.range(0, n, loop_unroll_factor=UNROLL):  # ROWSUM LOOP
         acc += tl.load(x_ptr + tl.program_id(0) * n * BLOCK + k * BLOCK + offs)
     tl.store(out_ptr + tl.program_id(0) * BLOCK + offs, acc)
+
+
+@triton.jit
+def static_sum_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    acc = tl.zeros((BLOCK,), dtype=tl.float32)
+    for k in tl.static_range(4):  # STATIC LOOP
+        acc += tl.load(x_ptr + k * BLOCK + offs)
+    tl.store(out_ptr + offs, acc)
