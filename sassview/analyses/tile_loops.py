@@ -103,7 +103,6 @@ def _is_range(call: Any) -> bool:
     return isinstance(name, str) and (name.startswith("range") or name == "static_range")
 
 
-
 def _unroll_keyword(call: Any) -> int | str | None:
     """N of `range(..., unroll=N)` (`cutlass.range`, `cute.range`...), "full" for
     `unroll_full=True`; None when the call asks nothing, or asks with a value only the run

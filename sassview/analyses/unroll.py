@@ -320,11 +320,7 @@ def run(ctx: AnalysisContext) -> Findings:
             notes += _describe(entry, None, [], False, tuple(instructions[h].address for h in hits))
         entries.append(entry)
     sites = CallSites(ctx.program.ptx.inline_asm if ctx.program.ptx else ())
-    statements = (
-        python_loops(artifacts.source_text or "")
-        if tile
-        else None
-    )
+    statements = python_loops(artifacts.source_text or "") if tile else None
     # Triton unrolls `tl.range(..., loop_unroll_factor=N)` in its own IR: the PTX already holds
     # N copies, which the PTX-line count above does not see. Its MLIR says how many.
     triton = triton_loops(artifacts.stages, main) if artifacts.kind == "triton" else {}
