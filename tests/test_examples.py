@@ -144,6 +144,13 @@ def test_cute_hopper_gemm_runs_on_wgmma_fed_by_tma_through_an_mbarrier_pipeline(
     assert ops["UTMALDG"] == 4 and ops["SYNCS"] > 0
     assert ops["F2FP"] == ops["STG"] == 64  # the epilogue: bf16x2 pairs, stored from registers
     assert insp.facts("memory")["max_global_store_bits"] == 32
+    # A and B arrive by TMA only: no per-thread width, shown as bulk copies, not as none.
+    assert insp.facts("memory")["max_global_load_bits"] is None
+    assert insp.facts("memory")["bulk_global_loads"] == 4
+    from sassview.views.render import render_kernel
+    from sassview.views.summary import kernel_summary
+
+    assert "global load bulk copies, store 32-bit" in render_kernel(kernel_summary(insp))
     assert not insp.facts("spills")["spills"]
     # The stages are dynamic shared memory, sized by the DSL after the traced MLIR: read from
     # the launch config of the lowered host code (4 x 32 KiB, and the pipeline's mbarriers).
@@ -168,3 +175,7 @@ def test_cute_hopper_gemm_runs_on_wgmma_fed_by_tma_through_an_mbarrier_pipeline(
     assert [e["source_line"] for e in asked] == ranges and len(ranges) == 2
     waits = [e for e in loops if not e["statement"]]  # all their code is inline asm
     assert len(waits) == 4 and not any(e in asked for e in waits)
+    # Each PTX try_wait is a .TRYWAIT check and a plain one that retries it: no test_wait.
+    mbar = insp.facts("async_copy")
+    assert mbar["ptx_mbarrier_ops"]["try_wait"] == mbar["mbarrier_ops"]["try_wait"] == 4
+    assert mbar["mbarrier_ops"]["try_wait_retry"] == 4 and "test_wait" not in mbar["mbarrier_ops"]

@@ -93,6 +93,13 @@ def test_vector_add_compiles_for_the_arch_asked(ck: ModuleType, arch: str) -> No
     assert "Used" in art.compile_log
     assert "cute.kernel" in art.stages["mlir"]  # the traced module, before lowering
     assert art.toolchain["cutlass-dsl"] and art.toolchain["ptxas"]
+    # One element a thread: the note's advice is the DSL's (a value layout, a copy atom).
+    from sassview.inspection import inspect_program
+
+    (insp,) = inspect_program(program)
+    notes = [a for a in insp.annotations if a.kind == "narrow-access"]
+    assert notes and all("num_bits_per_copy=128" in a.hint for a in notes)
+    assert not any("__restrict__" in a.hint for a in insp.annotations)
 
 
 @pytest.mark.compile

@@ -153,9 +153,16 @@ def test_divisibility_makes_the_vector_add_load_128_bits(tk: ModuleType) -> None
     assert memory_ops(wide, "LDG") == {"LDG.E.128"}
     assert memory_ops(wide, "STG") == {"STG.E.128"}
     # Without the promise Triton cannot assume 16-byte alignment: one 32-bit access per element.
-    narrow = only_kernel(compile_add(tk, arch="sm_90a"))
+    program = compile_add(tk, arch="sm_90a")
+    narrow = only_kernel(program)
     assert memory_ops(narrow, "LDG") == {"LDG.E"}
     assert memory_ops(narrow, "STG") == {"STG.E"}
+    # The note's advice is Triton's knob, not C++'s vector types and __restrict__.
+    from sassview.inspection import inspect_program
+
+    (insp,) = inspect_program(program)
+    notes = [a for a in insp.annotations if a.kind in ("narrow-access", "merge-candidate")]
+    assert notes and all("divisibility" in a.hint and "__restrict__" not in a.hint for a in notes)
 
 
 @pytest.mark.compile

@@ -12,8 +12,9 @@ What the SASS looks like (nvdisasm 13.5, checked on sm_80, sm_90a, sm_100a, sm_1
   - mbarriers (sm_90+ in hardware): init SYNCS.EXCH.64; arrive SYNCS.ARRIVE.TRANS64.A1T0 (plain),
     SYNCS.ARRIVE.TRANS64 (arrive.expect_tx), .ART0 (noComplete), .OPTOUT.A1T0 (arrive_drop),
     .RED.A0TR (expect_tx), .RED.A0TX (complete_tx), .RED.A1T0 (remote, shared::cluster);
-    try_wait SYNCS.PHASECHK.TRANS64.TRYWAIT, test_wait SYNCS.PHASECHK.TRANS64, inval
-    SYNCS.CCTL.IV. On sm_80 mbarriers are software: STS.64 (init), ATOMS.ARRIVE.64, LDS (wait);
+    try_wait SYNCS.PHASECHK.TRANS64.TRYWAIT (and a plain SYNCS.PHASECHK.TRANS64 that retries it,
+    counted as try_wait_retry), test_wait SYNCS.PHASECHK.TRANS64, inval SYNCS.CCTL.IV. On sm_80
+    mbarriers are software: STS.64 (init), ATOMS.ARRIVE.64, LDS (wait);
   - barriers: BAR.SYNC.DEFER_BLOCKING id[, threads] (sm_80 prints `barrier.sync 3` as BAR.SYNC 0x3),
     BAR.ARV id, threads; BAR.RED.POPC.DEFER_BLOCKING (__syncthreads_count); cluster barriers
     UCGABAR_ARV / UCGABAR_WAIT; WARPSYNC (only when the mask is not all lanes, or on sm_120
@@ -107,6 +108,8 @@ def run(ctx: AnalysisContext) -> Findings:
             counts["cp_async_arrives"] += 1
             mbar_addrs.append(ins.address)
         kind = _mbarrier_kind(ins)
+        if kind == "test_wait" and _retries_try_wait(kernel, table, ins):
+            kind = "try_wait_retry"
         if kind is not None:
             mbar[kind] = mbar.get(kind, 0) + 1
             mbar_mnemonics[ins.mnemonic] = mbar_mnemonics.get(ins.mnemonic, 0) + 1
@@ -223,6 +226,13 @@ def _mbarrier_kind(ins: SassInstruction) -> str | None:
     if op == "ATOMS" and mods[:1] == ("ARRIVE",):
         return "arrive"  # sm_80: mbarrier.arrive in software
     return None
+
+
+def _retries_try_wait(kernel: Any, table: Any, ins: SassInstruction) -> bool:
+    """A PHASECHK without .TRYWAIT is a test_wait, unless its PTX is an mbarrier.try_wait:
+    ptxas compiles that one to a .TRYWAIT check and a plain one that retries it in a loop."""
+    ptx = ptx_for(kernel, table, ins.address)
+    return ptx is not None and ptx.opcode == "mbarrier" and ptx.modifiers[:1] == ("try_wait",)
 
 
 def _wait(

@@ -61,6 +61,37 @@ NARROW_HINT = (
     "load and store float4/int4 (or float2) per thread where the data is 16-byte aligned; "
     "`__restrict__ const` pointers and aligned sizes let the compiler vectorize"
 )
+# Triton and the CuTe DSL have no vector types or `__restrict__`: their own ways to the same end.
+_TRITON_NARROW_HINT = (
+    "Triton widens loads and stores to 128 bits where it can prove 16-byte alignment and "
+    "contiguity: pointer and size arguments divisible by 16 (Triton specializes them at "
+    "launch; in a kernel.py, `divisibility=`), or `tl.multiple_of` / `tl.max_contiguous` on "
+    "the offsets; `sassview try` tests the first"
+)
+_CUTE_NARROW_HINT = (
+    "give each thread 4 or more contiguous elements (its value layout) and copy them with a "
+    "128-bit copy atom (`cute.make_copy_atom(cute.nvgpu.CopyUniversalOp(), dtype, "
+    "num_bits_per_copy=128)`) on 16-byte aligned tensors; a tile epilogue whose threads "
+    "write in strides can go through shared memory instead (stmatrix, then a TMA store)"
+)
+_TRITON_MERGE_HINT = (
+    "Triton makes these one vector access when it can prove the base 16-byte aligned: "
+    "pointer and size arguments divisible by 16 (`divisibility=` in a kernel.py), or "
+    "`tl.multiple_of` on the offsets"
+)
+_CUTE_MERGE_HINT = (
+    "a 128-bit copy atom (`num_bits_per_copy=128`) on a tensor the DSL knows to be 16-byte "
+    "aligned (`assumed_align=16`) moves these in one access"
+)
+
+
+def hints_for(kind: str) -> tuple[str, str]:
+    """(narrow-access hint, merge-candidate hint) in the terms of the kernel's language."""
+    if kind == "triton":
+        return _TRITON_NARROW_HINT, _TRITON_MERGE_HINT
+    if kind == "cute":
+        return _CUTE_NARROW_HINT, _CUTE_MERGE_HINT
+    return NARROW_HINT, MERGE_HINT
 
 
 def run(ctx: AnalysisContext) -> Findings:
@@ -76,12 +107,20 @@ def run(ctx: AnalysisContext) -> Findings:
         "max_global_store_bits": widest.get(("global", "store")),
         "max_shared_load_bits": widest.get(("shared", "load")),
         "max_shared_store_bits": widest.get(("shared", "store")),
+        # TMA and bulk copies move a tile, not a width per thread: counted apart.
+        "bulk_global_loads": sum(
+            a.bits == "bulk" and a.space == "global" and a.direction == "load" for a in found
+        ),
+        "bulk_global_stores": sum(
+            a.bits == "bulk" and a.space == "global" and a.direction == "store" for a in found
+        ),
         "accesses": _access_facts(kernel, table, found, locs),
         "by_line": _by_line(found, lines),
     }
+    narrow_hint, merge_hint = hints_for(ctx.program.artifacts.kind)
     annotations = [
-        *_narrow_lines(found, lines, locs),
-        *_merge_candidates(kernel.instructions, found),
+        *_narrow_lines(found, lines, locs, narrow_hint),
+        *_merge_candidates(kernel.instructions, found, merge_hint),
     ]
     return Findings(facts=facts, annotations=tuple(annotations))
 
@@ -167,6 +206,7 @@ def _narrow_lines(
     found: Sequence[MemoryAccess],
     lines: Sequence[str | None],
     locs: Sequence[SourceLoc | None],
+    hint: str = NARROW_HINT,
 ) -> list[Annotation]:
     """One note per run of consecutive source lines whose global loads and stores are all
     narrower than 128 bits ("line 18: ...", "lines 12-13: ...").
@@ -199,12 +239,12 @@ def _narrow_lines(
         else:
             runs.append([key])
         last_file, last_line = file, line
-    notes = [_narrow_note(run, stats) for run in runs]
+    notes = [_narrow_note(run, stats, hint) for run in runs]
     notes.sort(key=lambda note: note.addresses[0])  # in code order, as before
     return notes
 
 
-def _narrow_note(run: list[str], stats: Mapping[str, list[Any]]) -> Annotation:
+def _narrow_note(run: list[str], stats: Mapping[str, list[Any]], hint: str) -> Annotation:
     """The note of one run of lines (their keys), from their `_narrow_lines` figures."""
     first = run[0]
     widest = loads = accesses = 0
@@ -222,7 +262,7 @@ def _narrow_note(run: list[str], stats: Mapping[str, list[Any]]) -> Annotation:
         kind="narrow-access",
         severity=Severity.NOTE,
         message=f"{where}: global accesses at most {widest} bits wide ({_counts(loads, stores)})",
-        hint=NARROW_HINT,
+        hint=hint,
         addresses=tuple(addresses),
         source=tuple([stats[key][0] for key in run]),
         data={"line": first, "lines": run, "max_bits": widest, "loads": loads, "stores": stores},
@@ -270,7 +310,7 @@ _NONE = range(0)
 
 
 def _merge_candidates(
-    instructions: tuple[SassInstruction, ...], found: list[MemoryAccess]
+    instructions: tuple[SassInstruction, ...], found: list[MemoryAccess], hint: str = MERGE_HINT
 ) -> list[Annotation]:
     """Chains of narrow accesses with one key — (segment, space, direction, opcode, width, base,
     guard) — at consecutive offsets; a segment ends at a branch, a branch target, a barrier or a
@@ -310,7 +350,7 @@ def _merge_candidates(
                     index = {ins.address: n for n, ins in enumerate(instructions)}
                 key = (space, direction, opcode, bits, base, guard, negated)
                 for version in _split_at_writes(instructions, index, group):
-                    out.extend(_chains(key, version))
+                    out.extend(_chains(key, version, hint))
     # Chains share no access, so no two start at one address: the order is the same whatever
     # order the groups were visited in.
     out.sort(key=lambda a: a.addresses[0])
@@ -377,7 +417,7 @@ def _split_at_writes(
     return versions
 
 
-def _chains(key: tuple[Any, ...], members: list[MemoryAccess]) -> list[Annotation]:
+def _chains(key: tuple[Any, ...], members: list[MemoryAccess], hint: str) -> list[Annotation]:
     space, direction, _opcode, bits, base, _guard, _negated = key
     step = bits // 8
     by_offset: dict[int, MemoryAccess] = {}
@@ -409,7 +449,7 @@ def _chains(key: tuple[Any, ...], members: list[MemoryAccess]) -> list[Annotatio
                     f"{len(run)} {bits}-bit {space} {direction}s from {base} at consecutive "
                     f"offsets ({span}, {nbytes} bytes) could be {widest}-bit accesses"
                 ),
-                hint=MERGE_HINT,
+                hint=hint,
                 addresses=tuple(a.address for a in accs),
                 source=distinct_locs(a.instruction for a in accs),
                 data={

@@ -49,8 +49,12 @@ def render_kernel(k: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _bits(n: int | None) -> str:
-    return "-" if n is None else f"{n}-bit"
+def _bits(n: int | None, bulk: int | None = 0) -> str:
+    """An access width; with `bulk`, the TMA / bulk copies beside (they have no width)."""
+    text = "-" if n is None else f"{n}-bit"
+    if bulk:
+        text = "bulk copies" if n is None else f"{text} (+ bulk copies)"
+    return text
 
 
 def _loop(e: dict[str, Any]) -> str:
@@ -89,8 +93,9 @@ def _analysis_lines(a: dict[str, Any]) -> list[str]:
     rows.append(
         (
             "widest access",
-            f"global load {_bits(a['max_global_load_bits'])}, store "
-            f"{_bits(a['max_global_store_bits'])}; shared load {_bits(a['max_shared_load_bits'])}"
+            f"global load {_bits(a['max_global_load_bits'], a.get('bulk_global_loads'))}, store "
+            f"{_bits(a['max_global_store_bits'], a.get('bulk_global_stores'))}; "
+            f"shared load {_bits(a['max_shared_load_bits'])}"
             f", store {_bits(a['max_shared_store_bits'])}",
         )
     )

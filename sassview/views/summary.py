@@ -78,6 +78,8 @@ def _analysis(insp: Inspection) -> dict[str, Any]:
             for e in insp.facts("unroll")["loops"]
         ],
         "max_global_load_bits": mem["max_global_load_bits"],
+        "bulk_global_loads": mem["bulk_global_loads"],
+        "bulk_global_stores": mem["bulk_global_stores"],
         "max_global_store_bits": mem["max_global_store_bits"],
         "max_shared_load_bits": mem["max_shared_load_bits"],
         "max_shared_store_bits": mem["max_shared_store_bits"],
