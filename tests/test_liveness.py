@@ -1,10 +1,10 @@
 """Register liveness against nvdisasm's own: `nvdisasm -c -plr -lrm count`, row by row.
 
 Every cubin with a recorded plr.txt — the corpus (tests/corpus/record_plr.py) and the wide /
-tensor / control-flow kernels of tests/data/liveness (make.py there) — is parsed from its recorded
-listing (no tools needed), and for every instruction of every function the GPR, PRED, UGPR and
-UPRED counts must equal nvdisasm's. The ABI sets of CALL/RET need the cubin's register columns
-and each function's register count, which the test reads from the cubin as a caller would.
+tensor / control-flow / Triton kernels of tests/data/liveness (make.py there) — is parsed from its
+recorded listing (no tools needed), and for every instruction of every function the GPR, PRED,
+UGPR and UPRED counts must equal nvdisasm's. The ABI sets of CALL/RET need the cubin's register
+columns and each function's register count, which the test reads from the cubin as a caller would.
 
 Known divergences, strict xfails so they speak up when they go away:
 (A BRX jump table used to be one: the text listing's `(*"BRANCH_TARGETS ..."*)` now gives
@@ -241,6 +241,12 @@ EFFECTS = [
     ("LDSM.16.M88.4 R16, [R12+UR4]", "R16 R17 R18 R19", "R12 UR4"),
     ("STSM.16.M88.4 [R0], R4", "", "R0 R4 R5 R6 R7"),
     ("LDGSTS.E.BYPASS.128 [R3], desc[UR6][R4.64]", "", "R3 R4 R5 UR6 UR7"),
+    # .E widens the global source only: the shared destination is one register (no R194)
+    (
+        "LDGSTS.E.BYPASS.128 [R193+0x2800], desc[UR28][R178.64], P6",
+        "",
+        "R178 R179 R193 UR28 UR29 P6",
+    ),
     ("ATOMG.E.CAS.64.STRONG.GPU PT, R6, [R14], R4, R6", "R6 R7", "R4 R5 R6 R7 R14 R15"),
     ("ATOMS.CAST.SPIN R7, [R4], R6, R7", "R7", "R4 R6 R7"),
     ("RED.E.ADD.F64.RN.STRONG.GPU [R12.64], R14", "", "R12 R13 R14 R15"),

@@ -297,6 +297,8 @@ def _address_width(opcode: str, mods: tuple[str, ...], op: Operand, n: int, posi
     elif reg.file == "R" and reg.count == 1 and op.kind is _MEM and not text.startswith("desc"):
         if opcode in _SURFACE:
             return next((_DIMS[m] for m in mods if m in _DIMS), 1)
+        if opcode == "LDGSTS" and position == 0:
+            return 1  # LDGSTS.E [R193+0x2800], [R2.64]: .E is the global source; shared is 32-bit
         if "E" in mods:
             return 2  # LD.E [R2], ATOMG.E.CAS [R10]: .E addresses are 64-bit
     return reg.count
