@@ -6,6 +6,11 @@ opcode we do not know lands in "other" rather than being guessed.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from sassview.ir import SassInstruction
+
 CATEGORIES: dict[str, frozenset[str]] = {
     "tensor": frozenset(
         {
@@ -178,9 +183,6 @@ CATEGORIES: dict[str, frozenset[str]] = {
             "CCTL",
             "CCTLL",
             "CCTLT",
-            "ERRBAR",
-            "MEMBAR",
-            "FENCE",
         }
     ),
     "shared": frozenset({"LDS", "STS", "LDSM", "STSM", "ATOMS", "LDTM", "STTM"}),
@@ -223,6 +225,9 @@ CATEGORIES: dict[str, frozenset[str]] = {
             "WARPSYNC",
             "BAR",
             "BARRIER",
+            "MEMBAR",  # memory ordering points, like the barriers: no data moved
+            "FENCE",
+            "ERRBAR",
             "NANOSLEEP",
             "YIELD",
             "KILL",
@@ -246,3 +251,16 @@ _LOOKUP = {op: cat for cat, ops in CATEGORIES.items() for op in ops}
 def category(opcode: str) -> str:
     """The work category of a base opcode (no modifiers): 'fp32', 'global', ..., or 'other'."""
     return _LOOKUP.get(opcode, "other")
+
+
+def is_move(ins: SassInstruction) -> bool:
+    """`HFMA2(.MMA) R5, -RZ, RZ, 0, 2.38e-07`: a half multiply-add by zero is how ptxas writes
+    a move of a constant. Counted as a move, not fp16 math."""
+    if ins.opcode != "HFMA2" or len(ins.operands) < 3:
+        return False
+    return any(op.registers and op.registers[0].is_zero for op in ins.operands[1:3])
+
+
+def instruction_category(ins: SassInstruction) -> str:
+    """`category` of the instruction's opcode, except a move written as math."""
+    return "move" if is_move(ins) else category(ins.opcode)

@@ -36,6 +36,7 @@ from typing import Any, Protocol
 from sassview.analyses.base import AnalysisContext, Annotation, Findings, Severity
 from sassview.analyses.memory import distinct_locs, ptx_for, ptx_lines, ptx_opcodes
 from sassview.ir import Kernel, SassInstruction, SourceLoc
+from sassview.opcodes import is_move
 
 PATHS = ("tcgen05", "wgmma", "mma.sync", "none")  # most advanced first
 FMA_OPCODES = frozenset({"FFMA", "FFMA2", "FFMA32I", "HFMA2", "HFMA2_32I", "DFMA"})
@@ -82,11 +83,7 @@ def path_of(opcode: str) -> str | None:
 def is_fma(ins: SassInstruction) -> bool:
     if ins.opcode not in FMA_OPCODES:
         return False
-    if ins.opcode == "HFMA2" and len(ins.operands) >= 3:
-        a, b = ins.operands[1], ins.operands[2]  # HFMA2.MMA R5, -RZ, RZ, 0, 0 is a move
-        if all(op.registers and op.registers[0].is_zero for op in (a, b)):
-            return False
-    return True
+    return not is_move(ins)
 
 
 def decode(ins: SassInstruction, ptx_text: str | None = None) -> dict[str, Any]:

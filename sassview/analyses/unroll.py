@@ -62,6 +62,7 @@ from sassview.analyses.tile_loops import (
 from sassview.graph.cfg import ControlFlowGraph
 from sassview.graph.loops import Loop, loop_source
 from sassview.ir import PtxFunction, SassInstruction, SourceLoc
+from sassview.opcodes import is_move
 from sassview.parse.inline_asm import CallSites
 from sassview.parse.source_loops import Request, SourceLoop, integer_macros, source_loops
 
@@ -102,8 +103,8 @@ def _weight(ins: SassInstruction) -> tuple[int, int]:
     first: an invariant or neighbouring load is often shared by the unrolled copies, math that
     depends on the iteration never is. A memory access weighs its width in 32-bit words."""
     op = ins.opcode
-    if op == "HFMA2" and len(ins.operands) > 1 and ins.operands[1].text == "-RZ":
-        return 0, 1  # HFMA2(.MMA) R5, -RZ, RZ, 0, 0 is how ptxas writes a move
+    if is_move(ins):
+        return 0, 1
     if op in _MATH:
         return 2, 1
     if op.startswith(_MEMORY) and not op.startswith("LDC"):

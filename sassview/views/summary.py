@@ -12,7 +12,7 @@ from typing import Any
 from sassview.analyses import Annotation
 from sassview.inspection import Inspection
 from sassview.ir import SCHEMA_VERSION, Kernel, Program
-from sassview.opcodes import category
+from sassview.opcodes import instruction_category
 
 _REGISTER_ORDER = re.compile(r"([A-Z]+)(\d+)")
 
@@ -110,7 +110,7 @@ def kernel_summary(insp: Inspection) -> dict[str, Any]:
     for ins in kernel.instructions:
         if ins.opcode == "NOP":
             continue
-        cat = category(ins.opcode)
+        cat = instruction_category(ins)
         mix[cat] = mix.get(cat, 0) + 1
     opcodes = {k: v for k, v in sorted(kernel.opcode_counts().items()) if k != "NOP"}
     return {
