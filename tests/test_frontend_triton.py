@@ -219,6 +219,10 @@ def test_matmul_uses_the_tensor_cores_of_each_arch(
     kernel = only_kernel(program)
     ops = kernel.opcode_counts()
     assert program.arch == arch
+    # The header names the assembler, also for sm_80's ELF ABI 7 cubin, which has no note of it.
+    from sassview.views.summary import program_summary
+
+    assert "ptxas" in program_summary(program, [])["producer"]
     assert ops.get(mma, 0) > 0
     assert not {"HMMA", "HGMMA", "UTCHMMA"} - {mma} & set(ops)
     # num_stages=3 pipelines the K loop through cp.async, 16 bytes at a time.

@@ -135,7 +135,9 @@ def program_summary(program: Program, inspections: list[Inspection]) -> dict[str
         "variant": dict(a.variant),
         "kind": a.kind,
         "arch": program.arch,
-        "producer": program.producer,
+        # The cubin's own note; the older ABI Triton's ptxas writes has none: say which ran.
+        "producer": program.producer
+        or (f"ptxas {a.toolchain['ptxas']}" if a.toolchain.get("ptxas") else ""),
         "elf_abi_version": program.abi_version,
         "options": list(a.options),
         "toolchain": dict(a.toolchain),
