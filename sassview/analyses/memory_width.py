@@ -101,19 +101,15 @@ def run(ctx: AnalysisContext) -> Findings:
     keys = ctx.shared(line_keys)
     locs = user_locs([a.instruction for a in found])  # each access' user line, or None
     lines = keys.keys(locs)  # and its JSON key
-    widest = _widest(found)
+    widest, bulk = _widest(found)
     facts: dict[str, Any] = {
         "max_global_load_bits": widest.get(("global", "load")),
         "max_global_store_bits": widest.get(("global", "store")),
         "max_shared_load_bits": widest.get(("shared", "load")),
         "max_shared_store_bits": widest.get(("shared", "store")),
         # TMA and bulk copies move a tile, not a width per thread: counted apart.
-        "bulk_global_loads": sum(
-            a.bits == "bulk" and a.space == "global" and a.direction == "load" for a in found
-        ),
-        "bulk_global_stores": sum(
-            a.bits == "bulk" and a.space == "global" and a.direction == "store" for a in found
-        ),
+        "bulk_global_loads": bulk.get(("global", "load"), 0),
+        "bulk_global_stores": bulk.get(("global", "store"), 0),
         "accesses": _access_facts(kernel, table, found, locs),
         "by_line": _by_line(found, lines),
     }
@@ -125,9 +121,13 @@ def run(ctx: AnalysisContext) -> Findings:
     return Findings(facts=facts, annotations=tuple(annotations))
 
 
-def _widest(found: Iterable[MemoryAccess]) -> dict[tuple[str, str], int]:
-    """(space, direction) -> the widest access in bits (bulk copies have no width)."""
+def _widest(
+    found: Iterable[MemoryAccess],
+) -> tuple[dict[tuple[str, str], int], dict[tuple[str, str], int]]:
+    """(space, direction) -> the widest access in bits; and -> how many bulk copies (TMA and
+    cp.async.bulk move a tile: they have no width)."""
     out: dict[tuple[str, str], int] = {}
+    bulk: dict[tuple[str, str], int] = {}
     for a in found:
         bits = a.bits
         if isinstance(bits, int):
@@ -135,7 +135,10 @@ def _widest(found: Iterable[MemoryAccess]) -> dict[tuple[str, str], int]:
             held = out.get(key)
             if held is None or bits > held:
                 out[key] = bits
-    return out
+        elif bits == "bulk":
+            key = (a.space, a.direction)
+            bulk[key] = bulk.get(key, 0) + 1
+    return out, bulk
 
 
 def _access_facts(
