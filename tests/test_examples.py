@@ -96,6 +96,7 @@ def test_knobs_example_maxrregcount_spills_and_pragma_unroll_factors() -> None:
         (loop,) = by_label[f"strided_sum [UNROLL={n}]"].facts("unroll")["loops"]
         # `#pragma unroll UNROLL` with -DUNROLL=n: the macro is resolved to the request.
         assert (loop["requested_factor"], loop["achieved_factor"]) == (n, n)
+        assert not loop["remainder"]  # an exit test after each copy, as the docstring says
 
 
 def test_triton_examples_vectorize_and_use_the_tensor_cores_of_each_arch() -> None:
