@@ -2,9 +2,8 @@
 
 - `-maxrregcount`: 64 live accumulators fit in 96 registers; capped at 32, ptxas spills them to
   local memory (STL/LDL marked SpillRefill) and the report names the option that caused it.
-- `#pragma unroll N` on a loop with a runtime trip count: the SASS loop body holds N copies of
-  the statement. The stride (blockDim.x) is only known at run time, so the compiler tests the
-  exit after each copy instead of adding a remainder loop.
+- `#pragma unroll N` on a loop with a runtime trip count and stride: the SASS loop body holds N
+  copies of the statement, each followed by an exit test (no remainder loop).
 """
 
 import sassview as sv
