@@ -8,6 +8,7 @@ own MLIR, before the PTX: its `scf.for` loops say by how much (`sassview.parse.m
 
 from __future__ import annotations
 
+import ast
 from collections import Counter
 from collections.abc import Mapping
 from typing import Any, NamedTuple
@@ -57,7 +58,6 @@ class PythonLoops:
 
 
 def python_loops(text: str) -> PythonLoops | None:
-    import ast
 
     try:
         tree = ast.parse(text)
@@ -83,7 +83,6 @@ def python_loops(text: str) -> PythonLoops | None:
 
 def _trip_count(call: Any) -> int | None:
     """len(range(a, b, c)) of a `...range(...)` call whose bounds are all written as numbers."""
-    import ast
 
     if not isinstance(call, ast.Call) or not _is_range(call) or not 1 <= len(call.args) <= 3:
         return None
@@ -96,7 +95,6 @@ def _trip_count(call: Any) -> int | None:
 def _is_range(call: Any) -> bool:
     """A call of `range`, `cutlass.range`, `cutlass.range_constexpr`, `tl.range`,
     `tl.static_range`..."""
-    import ast
 
     func = call.func
     name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
@@ -107,7 +105,6 @@ def _unroll_keyword(call: Any) -> int | str | None:
     """N of `range(..., unroll=N)` (`cutlass.range`, `cute.range`...), "full" for
     `unroll_full=True`; None when the call asks nothing, or asks with a value only the run
     knows."""
-    import ast
 
     if not isinstance(call, ast.Call) or not _is_range(call):
         return None

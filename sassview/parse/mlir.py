@@ -16,11 +16,13 @@ closing line: `} {tt.loop_unroll_factor = 1 : i32} loc(#loc21)`.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import NamedTuple
 
 Frame = tuple[str, int]  # (file, line)
 
-_USE = re.compile(r'loc\((#loc\d*|"[^"]*":\d+:\d+)\)\s*$')
+# An op's location as written, at the end of its line: `loc(#loc12)` or `loc("k.py":40:20)`.
+LOCATION = re.compile(r'loc\((#loc\d*|"[^"]*":\d+:\d+)\)\s*$')
 _ALIAS = re.compile(r"^(#loc\d*) = loc\((.*)\)\s*$")
 _PLACE = re.compile(r'"([^"]*)":([0-9]{1,20}):[0-9]+')  # past 20 digits: no line
 _REF = re.compile(r"#loc\d*\b")
@@ -50,26 +52,13 @@ class ForLoop(NamedTuple):
     ops: tuple[LoopOp, ...]
 
 
-def mlir_frames(lines: list[str]) -> dict[int, frozenset[Frame]]:
-    """0-based row -> the source frames of the op on it, for the rows that carry a location."""
-    resolve = _resolver(lines)
-    rows: dict[int, frozenset[Frame]] = {}
-    for row, text in enumerate(lines):
-        if text.startswith("#"):
-            continue
-        use = _USE.search(text)
-        if use is not None:
-            rows[row] = resolve(use.group(1))
-    return rows
-
-
 def for_loops(text: str) -> list[ForLoop]:
     """The `scf.for` loops of a TTIR or TTGIR text, in text order (outer before inner). An op
     with regions of its own (`scf.if`, `tt.reduce`) counts for the loop at its closing line,
     where its location is; the ops inside count too. Regions left open at the end of a damaged
     text are dropped with the loops they belong to."""
     lines = text.splitlines()
-    resolve = _resolver(lines)
+    resolve = location_resolver(lines)
     # One entry per open region: the loop's (row, ops) for a loop body, else the op's name.
     stack: list[tuple[int, list[LoopOp]] | str] = []
     found: list[ForLoop] = []
@@ -81,7 +70,7 @@ def for_loops(text: str) -> list[ForLoop]:
         if line.startswith("#"):
             continue
         stripped = line.strip()
-        use = _USE.search(stripped)
+        use = LOCATION.search(stripped)
         opened: tuple[int, list[LoopOp]] | str | None = None
         if stripped.startswith("}") and stack:
             closed = stack.pop()
@@ -114,7 +103,9 @@ def for_loops(text: str) -> list[ForLoop]:
     return sorted(found)
 
 
-def _resolver(lines: list[str]) -> _Resolve:
+def location_resolver(lines: list[str]) -> Callable[[str], frozenset[Frame]]:
+    """A location as written (group 1 of `LOCATION`) -> the source frames it names, through
+    the `#loc` aliases that `lines` define."""
     aliases: dict[str, str] = {}
     for text in lines:
         if text.startswith("#loc"):

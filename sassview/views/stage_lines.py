@@ -13,16 +13,17 @@ Triton's library (`tl.cdiv`) too. Text neither form: no lines (the stage shows a
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
-from sassview.parse.mlir import Frame, mlir_frames
+from sassview.parse.mlir import LOCATION, Frame, location_resolver
 
 _LLVM_USE = re.compile(r"!dbg (![0-9]+)")
 _LLVM_NODE = re.compile(r"^(![0-9]+) = (?:distinct )?!(\w+)\((.*)\)\s*$")
 _LLVM_FIELD = re.compile(r"(\w+): (!?[0-9]+|\"(?:[^\"\\]|\\.)*\")")
 
 
-def _llvm_frames(lines: list[str]) -> dict[int, frozenset[Frame]]:
+def _llvm_resolver(lines: list[str]) -> Callable[[str], frozenset[Frame]]:
+    """A `!dbg` node (`!12`) -> the source frames it names, inlining frames included."""
     nodes: dict[str, tuple[str, dict[str, str]]] = {}
     for text in lines:
         if text.startswith("!"):
@@ -57,24 +58,22 @@ def _llvm_frames(lines: list[str]) -> dict[int, frozenset[Frame]]:
         memo[loc] = frozenset(out)
         return memo[loc]
 
-    rows: dict[int, frozenset[Frame]] = {}
-    for row, text in enumerate(lines):
-        if text.startswith("!"):
-            continue
-        use = _LLVM_USE.search(text)
-        if use is not None:
-            rows[row] = frames(use.group(1))
-    return rows
+    return frames
 
 
 def rows_by_line(text: str, file: str) -> Mapping[int, list[int]]:
     """Source line of `file` -> the 0-based rows of `text` (a stage) whose location names that
     line in any frame, in order."""
     lines = text.splitlines()
-    frames = _llvm_frames(lines) if "!dbg " in text else mlir_frames(lines)
+    if "!dbg " in text:  # the definitions start their lines with `!`, in MLIR with `#`
+        definition, use, resolve = "!", _LLVM_USE, _llvm_resolver(lines)
+    else:
+        definition, use, resolve = "#", LOCATION, location_resolver(lines)
     out: dict[int, list[int]] = {}
-    for row, found in frames.items():
-        for path, line in found:
-            if path == file:
-                out.setdefault(line, []).append(row)
+    for row, text_of_row in enumerate(lines):
+        found = None if text_of_row.startswith(definition) else use.search(text_of_row)
+        if found is not None:
+            for path, line in resolve(found.group(1)):
+                if path == file:
+                    out.setdefault(line, []).append(row)
     return out
