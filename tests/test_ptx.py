@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import re
-import time
 from collections import Counter
 from pathlib import Path
 from unittest import mock
@@ -335,10 +334,8 @@ def test_long_statements_and_sections_stay_linear() -> None:
         f".version 8.0\n.target sm_80\n.global .b8 x[200000] = {{{numbers}}};\n"
         f".entry e()\n{{\nret;\n}}\n.section .debug_info\n{{\n{dwarf}\n}}\n"
     )
-    start = time.perf_counter()
-    f = only(parse_ptx(text))
+    f = only(parse_ptx(text))  # quadratic work would not finish: CI's time limit catches it
     assert (f.start_line, len(f.instructions)) == (200_003, 1)
-    assert time.perf_counter() - start < 10
 
 
 # -- bad input -----------------------------------------------------------------------------
@@ -515,10 +512,8 @@ def test_lines_almost_records_stay_linear() -> None:
     blanks = " " * 100_000
     lines = [f"add{blanks}x", f"add {blanks}", f"\t{blanks}x", f".loc{blanks}1", f"a ,{blanks};"]
     text = HEAD + ".entry e()\n{\n" + "\n".join(lines * 4) + "\nret;\n}\n"
-    start = time.perf_counter()
-    with contextlib.suppress(ParseError):
+    with contextlib.suppress(ParseError):  # backtracking twice would not finish in CI's time
         parse_ptx(text)
-    assert time.perf_counter() - start < 10
 
 
 @given(st.text(max_size=400))
