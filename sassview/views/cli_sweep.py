@@ -130,6 +130,7 @@ def _cell(row: Any, key: str) -> str:
 def _print_table(rows: list[Any]) -> None:
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
     table = Table(show_lines=False, header_style="bold")
     table.add_column("variant", overflow="fold")
@@ -140,7 +141,9 @@ def _print_table(rows: list[Any]) -> None:
             title, justify="right" if title not in ("tensor", "loops (line:factor)") else "left"
         )
     for r in rows:
-        table.add_row(r.label, r.arch, r.kernel.split("(")[0], *(_cell(r, k) for k, _ in COLUMNS))
+        # Text, never a markup string: a label like `add [num_warps=4]` is a Rich style tag.
+        cells = (r.label, r.arch, r.kernel.split("(")[0], *(_cell(r, k) for k, _ in COLUMNS))
+        table.add_row(*map(Text, cells))
     Console(width=max(160, Console().width)).print(table)
     click.echo(
         "(deltas against the first variant of each kernel and arch; --baseline picks another)"
