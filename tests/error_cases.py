@@ -428,6 +428,19 @@ CASES: list[Case] = [
         lambda t: ["check", VECADD, "--frob"],
         ("No such option",),
     ),
+    # first-try trip-ups (issue 23): hints that name what exists, diff as a user types it
+    Case(
+        "arch-hint-for-wgmma-on-sm80",
+        "architectures",
+        "wgmma and TMA compiled for sm_80: the hint names sm_90a, not the nonexistent sm_80a",
+        lambda t: [
+            "check",
+            str(ROOT / "examples" / "matmul" / "05_wgmma_tma.cu"),
+            "--arch",
+            "sm_80",
+        ],
+        ("which sm_80 lacks: compile for sm_90a",),
+    ),
 ]
 
 
