@@ -441,6 +441,13 @@ CASES: list[Case] = [
         ],
         ("which sm_80 lacks: compile for sm_90a",),
     ),
+    Case(
+        "diff-no-common-kernel",
+        "usage",
+        "diff of two files with several kernels each and no name in common",
+        lambda t: ["diff", VECADD, str(SRC / "spill.cu"), "--arch", "sm_80"],
+        ("no kernel in common", "kernels: "),
+    ),
 ]
 
 
