@@ -57,7 +57,7 @@ def sweep(
     from sassview.views.cli import _fail
 
     try:
-        rows = _run(path, params, archs, kernel, baseline)
+        rows, notes = _run(path, params, archs, kernel, baseline)
     except SassviewError as exc:
         _fail(exc)
         return
@@ -75,6 +75,8 @@ def sweep(
         click.echo(json.dumps(doc, indent=2))
         return
     _print_table(rows)
+    for line in notes:
+        click.echo(line)
 
 
 def _run(
@@ -83,12 +85,13 @@ def _run(
     archs: tuple[str, ...],
     kernel: str | None,
     baseline: str | None,
-) -> list[Any]:
+) -> tuple[list[Any], list[str]]:
     from sassview.build import build_program
     from sassview.frontends.arch import parse_arch_list
     from sassview.frontends.jobs import compile_all, plan
     from sassview.inspection import inspect_program
     from sassview.steer.sweep import build_rows, open_kernel_file, parse_params, with_grid
+    from sassview.views.render import table_notes
 
     grid = parse_params(params)
     arch_names = [str(a) for a in parse_arch_list(list(archs))] if archs else None
@@ -102,7 +105,7 @@ def _run(
         if kernel and not any(k.matches(kernel) for k in program.kernels):
             continue
         inspections += inspect_program(program, kernel)
-    return build_rows(inspections, base)
+    return build_rows(inspections, base), table_notes(inspections)
 
 
 def _compile_with_progress(kernel_file: Any, jobs: list[Any], compile_all: Any) -> list[Any]:

@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from sassview.inspection import Inspection
+
+# Findings a table of variants (sweep, try) cannot show in a cell, printed under it.
+TABLE_NOTES = ("maxrregcount-ignored",)
 
 
 def _bytes(n: int | None) -> str:
@@ -139,3 +146,14 @@ def render_program(p: dict[str, Any]) -> str:
         head += f" (ELF ABI {p['elf_abi_version']})"
     body = [render_kernel(k) for k in p["kernels"]] or ["  (no kernels)"]
     return "\n".join([head, *body, ""])
+
+
+def table_notes(inspections: Iterable[Inspection]) -> list[str]:
+    """`note: <variant> · <kernel>: <finding>` and its hint, for each TABLE_NOTES finding."""
+    out: dict[tuple[str, str], None] = {}
+    for insp in inspections:
+        where = insp.program.artifacts.label or insp.program.artifacts.source_path or "<source>"
+        for a in insp.annotations:
+            if a.kind in TABLE_NOTES:
+                out[(f"note: {where} · {insp.kernel.display_name}: {a.message}", a.hint)] = None
+    return [line for note, hint in out for line in (note, f"  hint: {hint}")]
