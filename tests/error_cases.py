@@ -448,6 +448,34 @@ CASES: list[Case] = [
         lambda t: ["diff", VECADD, str(SRC / "spill.cu"), "--arch", "sm_80"],
         ("no kernel in common", "kernels: "),
     ),
+    Case(
+        "check-directory-with-kernel-py",
+        "files",
+        "check pointed at a folder that holds a kernel.py",
+        lambda t: ["check", str(ROOT / "examples" / "matmul")],
+        ("is a directory", "matmul/kernel.py", "01_naive.cu"),
+    ),
+    Case(
+        "check-markdown",
+        "files",
+        "check pointed at a file that is no kernel (README.md)",
+        lambda t: ["check", str(ROOT / "README.md")],
+        ("does not know this kind of file", "kernel.py"),
+    ),
+    Case(
+        "filecheck-check-text-as-path",
+        "usage",
+        "filecheck given check text where the CHECKS file goes",
+        lambda t: ["filecheck", "CHECK: LDG.E.128", VECADD],
+        ("cannot read the check file", "--check-string 'CHECK: LDG.E.128' PATH"),
+    ),
+    Case(
+        "filecheck-both-stdin",
+        "usage",
+        "filecheck told to read both the checks and the listing from stdin",
+        lambda t: ["filecheck", "-", "-"],
+        ("cannot both be stdin",),
+    ),
 ]
 
 
