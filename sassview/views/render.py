@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
@@ -123,12 +124,24 @@ def _analysis_lines(a: dict[str, Any]) -> list[str]:
     return [f"  {name:<14} {text}" for name, text in rows]
 
 
+def finding_counts(severities: Iterable[str]) -> str:
+    """`1 warning, 2 notes, 10 info`: findings by severity, worst first. Every view that counts
+    findings says it this way, so `check` and the TUI cannot seem to disagree."""
+    counts = Counter(severities)
+    words = {"warning": "warnings", "note": "notes", "info": "info"}
+    return ", ".join(
+        f"{counts[s]} {s if counts[s] == 1 else plural}" for s, plural in words.items() if counts[s]
+    )
+
+
 def _findings(annotations: list[dict[str, Any]]) -> list[str]:
     """Warnings and notes; INFO findings are already summed up in the lines above."""
     shown = [a for a in annotations if a["severity"] != "info"]
     if not shown:
         return []
-    lines = [f"  findings ({len(shown)})"]
+    counts = finding_counts(a["severity"] for a in shown)
+    info = len(annotations) - len(shown)
+    lines = [f"  findings ({counts}" + (f"; {info} info in the lines above)" if info else ")")]
     for a in shown:
         lines.append(f"    {a['severity']:<8} {a['kind']}: {a['message']}")
         if a["hint"]:
