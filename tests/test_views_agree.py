@@ -60,3 +60,64 @@ def test_tui_header_and_panel_count_by_severity_and_follow_the_kernel() -> None:
             assert panel.border_title == "findings"
 
     asyncio.run(go())
+
+
+# -- small TUI things a first try meets --------------------------------------------------------
+
+
+def _app(path: object) -> SassviewApp:
+    found = tuple(sassview.inspect(path))  # type: ignore[arg-type]
+    return SassviewApp(Target(path), loaded=Loaded(found, ()), watch=False)  # type: ignore[arg-type]
+
+
+def test_next_loop_is_the_one_after_the_cursor_not_the_first() -> None:
+    app = _app(TILED)  # loops start at SASS rows 29 and 52
+
+    async def go() -> None:
+        async with app.run_test(size=(160, 48)) as pilot:
+            await pilot.pause()
+            assert app.view is not None
+            first, second = (lp.rows[0] for lp in app.view.loops)
+            sass = app.pane("sass")
+            sass.move_cursor(first + 1, notify=True)
+            await pilot.press("l")
+            assert sass.cursor == second
+            await pilot.press("l")  # and on, wrapping around
+            assert sass.cursor == first
+            sass.move_cursor(second + 1, notify=True)
+            await pilot.press("L")
+            assert sass.cursor == second
+
+    asyncio.run(go())
+
+
+def test_hiding_the_columns_retitles_the_sass_pane() -> None:
+    app = _app(TILED)
+
+    async def go() -> None:
+        async with app.run_test(size=(160, 48)) as pilot:
+            await pilot.pause()
+            sass = app.pane("sass")
+            assert sass.border_title == "SASS  addr mem TABS d live instruction"
+            await pilot.press("c")
+            assert sass.border_title == "SASS  addr instruction"
+            await pilot.press("c")
+            assert sass.border_title == "SASS  addr mem TABS d live instruction"
+
+    asyncio.run(go())
+
+
+def test_diff_with_nothing_to_compare_says_how_to_get_something() -> None:
+    from test_tui import recorded_app  # a .cu target: it can compile another architecture
+
+    app = recorded_app("tiled")
+
+    async def go() -> None:
+        async with app.run_test(size=(160, 48)) as pilot:
+            await pilot.pause()
+            await pilot.press("D")
+            await pilot.pause()
+            said = [n.message for n in app._notifications]
+            assert any("press a to compile it for another architecture" in m for m in said), said
+
+    asyncio.run(go())
