@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -30,17 +31,25 @@ go to stderr: the first line says what is wrong, `hint:` what to do.
 
 
 def _clean(text: str, tmp: Path) -> str:
+    text = re.sub(r"/\S*site-packages/", ".../site-packages/", text)  # first: any checkout
     text = text.replace(str(tmp), "/tmp/work").replace(str(ROOT), ".")
-    text = re.sub(r"/\S*site-packages/", ".../site-packages/", text)
     text = re.sub(r"\.nv_debug_ptx_txt\.\d+", ".nv_debug_ptx_txt", text)
+    text = re.sub(r"/tmp/sassview-\w+\.cubin", "/tmp/sassview-XXXX.cubin", text)  # mkstemp's name
     lines = text.rstrip().splitlines()
     return "\n".join(lines[:14] + (["..."] if len(lines) > 14 else []))
+
+
+def _quoted(arg: str) -> str:
+    """An argument as a shell takes it (`'CHECK: LDG.E.128'`), so the line can be pasted."""
+    return shlex.quote(arg) if any(c.isspace() for c in arg) else arg
 
 
 def main() -> None:
     out = [HEADER]
     group = None
-    for case in CASES:
+    # Cases appended in blocks (one per change) join their group where it first appears.
+    order = list(dict.fromkeys(c.group for c in CASES))
+    for case in sorted(CASES, key=lambda c: order.index(c.group)):
         if case.group != group:
             group = case.group
             out.append(f"\n## {group[0].upper()}{group[1:]}\n")
@@ -51,7 +60,7 @@ def main() -> None:
                 [sys.executable, "-m", "sassview", *args],
                 capture_output=True, text=True, timeout=300, env=environment(case, tmp),
             )  # fmt: skip
-            shown = " ".join(_clean(a, tmp) for a in args)
+            shown = " ".join(_quoted(_clean(a, tmp)) for a in args)
             message = _clean(done.stderr or done.stdout, tmp)
         out.append(f"### {case.what}\n\n`sassview {shown}` — exit {done.returncode}\n")
         out.append(f"```text\n{message}\n```\n")

@@ -428,6 +428,54 @@ CASES: list[Case] = [
         lambda t: ["check", VECADD, "--frob"],
         ("No such option",),
     ),
+    # first-try trip-ups (issue 23): hints that name what exists, diff as a user types it
+    Case(
+        "arch-hint-for-wgmma-on-sm80",
+        "architectures",
+        "wgmma and TMA compiled for sm_80: the hint names sm_90a, not the nonexistent sm_80a",
+        lambda t: [
+            "check",
+            str(ROOT / "examples" / "matmul" / "05_wgmma_tma.cu"),
+            "--arch",
+            "sm_80",
+        ],
+        ("which sm_80 lacks: compile for sm_90a",),
+    ),
+    Case(
+        "diff-no-common-kernel",
+        "usage",
+        "diff of two files with several kernels each and no name in common",
+        lambda t: ["diff", VECADD, str(SRC / "spill.cu"), "--arch", "sm_80"],
+        ("no kernel in common", "kernels: "),
+    ),
+    Case(
+        "check-directory-with-kernel-py",
+        "files",
+        "check pointed at a folder that holds a kernel.py",
+        lambda t: ["check", str(ROOT / "examples" / "matmul")],
+        ("is a directory", "matmul/kernel.py", "01_naive.cu"),
+    ),
+    Case(
+        "check-markdown",
+        "files",
+        "check pointed at a file that is no kernel (README.md)",
+        lambda t: ["check", str(ROOT / "README.md")],
+        ("does not know this kind of file", "kernel.py"),
+    ),
+    Case(
+        "filecheck-check-text-as-path",
+        "usage",
+        "filecheck given check text where the CHECKS file goes",
+        lambda t: ["filecheck", "CHECK: LDG.E.128", VECADD],
+        ("cannot read the check file", "--check-string 'CHECK: LDG.E.128' PATH"),
+    ),
+    Case(
+        "filecheck-both-stdin",
+        "usage",
+        "filecheck told to read both the checks and the listing from stdin",
+        lambda t: ["filecheck", "-", "-"],
+        ("cannot both be stdin",),
+    ),
 ]
 
 

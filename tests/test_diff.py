@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from conftest import CORPUS
@@ -71,3 +72,30 @@ def test_different_architectures_and_malformed_specs() -> None:
     assert bad.returncode == 2 and "KEY=VALUE" in bad.stderr
     both = diff(vecadd, vecadd)
     assert both.returncode == 2 and "pick one with --kernel" in both.stderr
+
+
+SCALE = "__global__ void scale(float* x, float s) { x[threadIdx.x] *= s; }\n"
+
+
+def test_arch_option_applies_to_both_sides(tmp_path: Path) -> None:
+    a = tmp_path / "a.cu"
+    a.write_text(SCALE)
+    done = diff(str(a), str(a), "--arch", "sm_80")
+    assert done.returncode == 0, done.stderr
+    doc = json.loads(done.stdout)
+    assert (doc["a"], doc["b"]) == (f"{a}@sm_80", f"{a}@sm_80") and doc["same_sass"]
+    # A side's own @ARCH wins over --arch.
+    mixed = diff(f"{a}@sm_90a", str(a), "--arch", "sm_80")
+    assert mixed.returncode == 1 and json.loads(mixed.stdout)["b"] == f"{a}@sm_80"
+
+
+def test_one_kernel_each_side_under_different_names_are_paired(tmp_path: Path) -> None:
+    a, b = tmp_path / "a.cu", tmp_path / "b.cu"
+    a.write_text(SCALE)
+    b.write_text(SCALE.replace("scale(", "scale_v2("))
+    done = diff(str(a), str(b), "--arch", "sm_90a", "--ptx")
+    assert done.returncode == 0, done.stderr  # the same code: the rename alone is no change
+    assert "comparing scale(float*, float) with scale_v2(float*, float)" in done.stderr
+    doc = json.loads(done.stdout)
+    assert (doc["kernel"], doc["kernel_b"]) == ("_Z5scalePff", "_Z8scale_v2Pff")
+    assert doc["same_sass"] and doc["ptx_diff"] == []

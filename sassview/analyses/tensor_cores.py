@@ -35,6 +35,7 @@ from typing import Any, Protocol
 
 from sassview.analyses.base import AnalysisContext, Annotation, Findings, Severity
 from sassview.analyses.memory import distinct_locs, ptx_for, ptx_lines, ptx_opcodes
+from sassview.frontends.arch import FEATURES_BY_NAME
 from sassview.ir import Kernel, SassInstruction, SourceLoc
 from sassview.opcodes import is_move
 
@@ -46,14 +47,17 @@ _SHAPE_X = re.compile(r"^(\d+)x(\d+)x(\d+)$")
 _SHAPE_DIGITS = re.compile(r"^\d{3,6}$")
 _TYPE = re.compile(r"^(?:F|BF|TF|S|U|B|E|UE)\d+(?:M\d+)?$")
 _INT_FAMILIES = frozenset({"IMMA", "IGMMA", "BMMA", "BGMMA"})
+# sm_90 -> "... or wgmma on sm_90a": each plain arch whose `a` target has a tensor-core path.
 _NO_SUFFIX_HINT = {
-    "sm_90": "fp32 FMA fallback; for tensor cores use mma.sync, or wgmma on sm_90a",
-    "sm_100": "fp32 FMA fallback; for tensor cores use mma.sync, or tcgen05 on sm_100a",
-    "sm_101": "fp32 FMA fallback; for tensor cores use mma.sync, or tcgen05 on sm_101a",
-    "sm_103": "fp32 FMA fallback; for tensor cores use mma.sync, or tcgen05 on sm_103a",
-    "sm_110": "fp32 FMA fallback; for tensor cores use mma.sync, or tcgen05 on sm_110a",
+    t.removesuffix("a"): f"fp32 FMA fallback; for tensor cores use mma.sync, or {f.name} on {t}"
+    for f in (FEATURES_BY_NAME["wgmma"], FEATURES_BY_NAME["tcgen05"])
+    for t in f.targets
+    if t.endswith("a")
 }
-FALLBACK_HINT = "for tensor cores use mma.sync / wgmma (sm_90a) / tcgen05 (sm_100a), or a library"
+FALLBACK_HINT = (
+    f"for tensor cores use mma.sync / wgmma ({FEATURES_BY_NAME['wgmma'].targets[0]}) / tcgen05"
+    f" ({FEATURES_BY_NAME['tcgen05'].targets[0]}), or a library"
+)
 
 
 class LoopLike(Protocol):
@@ -187,7 +191,8 @@ def run(ctx: AnalysisContext) -> Findings:
                 kind="tensor-core",
                 severity=Severity.WARNING,
                 message="the PTX has wgmma.mma_async but the SASS has no HGMMA/IGMMA/QGMMA/BGMMA",
-                hint="compile for sm_90a (wgmma needs the `a` target), and check the ptxas log",
+                hint=f"compile for {' or '.join(FEATURES_BY_NAME['wgmma'].targets)} (wgmma needs"
+                " the `a` target), and check the ptxas log",
                 data={"ptx_ops": {k: ptx_ops[k] for k in missing}},
             )
         )

@@ -4,21 +4,37 @@ from __future__ import annotations
 
 import re
 
-# ptxas: "Instruction 'wgmma.fence' not supported on .target 'sm_90'" and
+from sassview.frontends.arch import ArchFeature, feature_of, suggest_target
+
+# ptxas: "Instruction 'wgmma.fence' not supported on .target 'sm_90'",
+# "Feature 'cp.async.bulk.tensor' requires .target sm_90 or higher" (also "Modifier '.async'"),
 # "Feature 'wgmma' requires .target sm_90a".
-_NEEDS_ARCH_SPECIFIC = re.compile(
-    r"(?:not supported on \.target '(sm_\d+)'|requires \.target (sm_\d+[af]?))"
+_NOT_SUPPORTED = re.compile(r"Instruction '([\w.:]+)[^']*' not supported on \.target")
+_REQUIRES = re.compile(
+    r"(?:Feature|Modifier) '([^']+)' requires \.target sm_(\d+)([af]?)( or higher)?"
 )
 _PTX_VERSION = re.compile(r"Unsupported \.version (\d+\.\d+); current version is '(\d+\.\d+)'")
 _NVRTC_ERROR = re.compile(r"^(.*?)\((\d+)\): (?:catastrophic )?error:?\s*(.*)$", re.M)
 
 
 def arch_hint(log: str, arch: str) -> str:
-    """Suggest the `a` target when an instruction needs it (wgmma on sm_90 -> sm_90a)."""
-    if _NEEDS_ARCH_SPECIFIC.search(log) and not arch.endswith(("a", "f")):
-        return (
-            f"this code uses arch-specific instructions: compile for {arch}a (e.g. --arch {arch}a)"
-        )
+    """The target to compile for when ptxas says this one lacks an instruction: one that exists
+    and has all of them (wgmma on sm_80 or sm_90 -> sm_90a), from `frontends.arch`'s table."""
+    used: dict[str, ArchFeature | None] = {}  # what the log names -> its arch-specific feature
+    at_least = 0
+    for name in _NOT_SUPPORTED.findall(log):
+        feature = feature_of(name)
+        used[feature.name if feature else name] = feature
+    for name, number, suffix, or_higher in _REQUIRES.findall(log):
+        feature = feature_of(name) or (feature_of(name + ".") if suffix else None)
+        used.setdefault(feature.name if feature else name, feature)
+        at_least = max(at_least, int(number) if or_higher or not suffix else 0)
+    features = list(dict.fromkeys(f for f in used.values() if f is not None))
+    target = suggest_target(arch, features, at_least) if used else None
+    if target:
+        names = [*(f.name for f in features), *(n for n, f in used.items() if f is None)]
+        shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+        return f"this code uses {shown}, which {arch} lacks: compile for {target} (--arch {target})"
     version = _PTX_VERSION.search(log)
     if version:
         return (

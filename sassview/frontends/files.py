@@ -128,5 +128,6 @@ def load_file(path: Path, *, arch: str | None = None) -> list[Artifacts]:
         return extract_from_container(path)
     raise InputError(
         f"{path}: sassview does not know this kind of file",
-        "give it a .cu (CUDA C++), .ptx, .cubin, a fatbin, an object file or an executable",
+        "give it a kernel.py (Triton, CuTe DSL or CUDA declarations), a .cu (CUDA C++), .ptx,"
+        " .cubin, a fatbin, an object file or an executable",
     )

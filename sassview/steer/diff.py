@@ -10,7 +10,8 @@ an architecture and variant values (macros, options, Triton knobs), or any file 
 from __future__ import annotations
 
 import difflib
-from collections.abc import Mapping
+import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
@@ -75,10 +76,14 @@ def _named(insp: Inspection, kernel: str | None) -> bool:
 def pair(
     a: list[Inspection], b: list[Inspection], kernel: str | None
 ) -> tuple[Inspection, Inspection]:
-    """The kernel both sides have (by mangled name): the one asked for, or the only common one."""
+    """The kernel both sides have (by mangled name): the one asked for, or the only common one;
+    with no name in common and one kernel each side, those two (a kernel renamed between two
+    files). `renamed` says when the pair's names differ, for the view to say so."""
     names_a = {i.kernel.name: i for i in a}
     names_b = {i.kernel.name: i for i in b}
     common = [n for n in names_a if n in names_b]
+    if not common and kernel is None and len(names_a) == len(names_b) == 1:
+        return a[0], b[0]
     if not common:
         raise InputError(
             "the two sides have no kernel in common" + (f" named {kernel!r}" if kernel else ""),
@@ -89,6 +94,16 @@ def pair(
             f"both sides have {len(common)} kernels", "pick one with --kernel: " + ", ".join(common)
         )
     return names_a[common[0]], names_b[common[0]]
+
+
+def renamed(left: Inspection, right: Inspection) -> str:
+    """A note when `pair` matched two differently named kernels, or ""."""
+    if left.kernel.name == right.kernel.name:
+        return ""
+    return (
+        f"each side has one kernel, under different names: comparing "
+        f"{left.kernel.display_name} with {right.kernel.display_name}"
+    )
 
 
 @dataclass(frozen=True)
@@ -122,9 +137,12 @@ def compare(a: Inspection, b: Inspection, *, names: tuple[str, str] = ("a", "b")
         ),
         key=lambda t: (-abs(t[2] - t[1]), t[0]),
     )
-    sass = _udiff(normalize_sass(a.kernel), normalize_sass(b.kernel), names)
+    # A kernel renamed between the two sides (`pair`): its name in B's text reads as A's, so
+    # the header names the rename and the listing diff shows only the code.
+    same_name = _renamer(b.kernel.name, a.kernel.name)
+    sass = _udiff(normalize_sass(a.kernel), same_name(normalize_sass(b.kernel)), names)
     ptx_a = a.kernel.ptx and _function_text(a)
-    ptx_b = b.kernel.ptx and _function_text(b)
+    ptx_b = b.kernel.ptx and same_name(_function_text(b))
     ptx = (
         _udiff(normalize_ptx(ptx_a or ""), normalize_ptx(ptx_b or ""), names)
         if ptx_a and ptx_b
@@ -151,6 +169,13 @@ def describe(change: Change, *, ptx: bool = False) -> list[str]:
     return lines
 
 
+def _renamer(old: str, new: str) -> Callable[[str], str]:
+    if old == new:
+        return lambda text: text
+    word = re.compile(rf"(?<![\w$]){re.escape(old)}(?=_param_\d|[^\w$]|$)")  # PTX params too
+    return lambda text: word.sub(new, text)
+
+
 def _function_text(insp: Inspection) -> str:
     f = insp.kernel.ptx
     text = insp.program.artifacts.ptx or ""
@@ -167,4 +192,4 @@ def _udiff(a: str, b: str, names: tuple[str, str]) -> list[str]:
     )
 
 
-__all__ = ["Change", "Spec", "compare", "inspect_spec", "pair", "parse_spec"]
+__all__ = ["Change", "Spec", "compare", "inspect_spec", "pair", "parse_spec", "renamed"]

@@ -13,6 +13,7 @@ from typing import Any
 
 from sassview.analyses import Annotation
 from sassview.declare import Declaration
+from sassview.frontends.arch import with_feature
 
 
 @dataclass(frozen=True)
@@ -72,10 +73,8 @@ def propose(
             have = set(decl.settings.get("divisibility", ()))
             if params and not set(params) <= have:
                 add(Trial(a, f"divisibility={params}", settings={"divisibility": tuple(params)}))
-        elif (
-            a.kind == "tensor-core"
-            and a.severity.name == "WARNING"
-            and arch in ("sm_90", "sm_100", "sm_103", "sm_110")
-        ):
-            add(Trial(a, f"arch {arch}a", arch=arch + "a"))
+        elif a.kind == "tensor-core" and a.severity.name == "WARNING":
+            target = with_feature(arch, "wgmma") or with_feature(arch, "tcgen05")
+            if target:
+                add(Trial(a, f"arch {target}", arch=target))
     return trials

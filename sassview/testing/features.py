@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from sassview.frontends.arch import FEATURES_BY_NAME
 from sassview.inspection import Inspection
 from sassview.testing.failures import FeatureMismatch, compose, counted
 from sassview.testing.patterns import opcode_of
@@ -79,9 +80,9 @@ def _spill_summary(insp: Inspection) -> str:
 FEATURES: dict[str, Feature] = {
     f.name: f
     for f in (
-        _tensor_path("wgmma", ("sm_90a",)),
+        _tensor_path("wgmma", FEATURES_BY_NAME["wgmma"].targets),
         _tensor_path("mma.sync"),
-        _tensor_path("tcgen05", ("sm_100a", "sm_101a", "sm_103a", "sm_110a")),
+        _tensor_path("tcgen05", FEATURES_BY_NAME["tcgen05"].targets),
         Feature("tensor cores", lambda i: bool(_tensor_ops(i)), _tensor_summary, ("tensor-core",)),
         _async_feature("cp.async", "cp_async", "cp.async copies (LDGSTS)"),
         _async_feature("tma", "tma", "TMA operations"),
@@ -125,7 +126,7 @@ FEATURES: dict[str, Feature] = {
                 or "no ptxas advisory"
             ),
             ("wgmma-serialized", "wgmma-wait-injected"),
-            ("sm_90a",),
+            FEATURES_BY_NAME["wgmma"].targets,
         ),
         Feature(
             "shared memory",

@@ -89,9 +89,7 @@ class NavigationApp(App[None]):
         if view is None or not view.loops:
             self.notify("no loops in this kernel", timeout=3, markup=False)
             return
-        n = len(view.loops)
-        start = self.loop_index if self.loop_index >= 0 else (-1 if step > 0 else 0)
-        self.loop_index = (start + step) % n
+        self.loop_index = self._next_loop(view, step)
         lp = view.loops[self.loop_index]
         sass = self.pane("sass")
         if lp.rows:
@@ -99,6 +97,20 @@ class NavigationApp(App[None]):
             self.sync_from("sass", lp.rows[0])
             sass.set_marks((), body=lp.rows, show=False)
         self.notify(lp.label, timeout=3, markup=False)
+
+    def _next_loop(self, view: KernelView, step: int) -> int:
+        """The loop after (step 1) or before (-1) the SASS cursor, wrapping around; from the
+        loop just jumped to, the next in order even when two start on one row."""
+        n = len(view.loops)
+        cursor = self.pane("sass").cursor
+        if 0 <= self.loop_index < n and view.loops[self.loop_index].rows[:1] == (cursor,):
+            return (self.loop_index + step) % n
+        starts = sorted((lp.rows[0], i) for i, lp in enumerate(view.loops) if lp.rows)
+        if not starts:
+            return 0
+        if step > 0:
+            return next((i for row, i in starts if row > cursor), starts[0][1])
+        return next((i for row, i in reversed(starts) if row < cursor), starts[-1][1])
 
     # -- search and go-to ------------------------------------------------------------------
 
@@ -205,7 +217,12 @@ class NavigationApp(App[None]):
             if insp.kernel.name == current.kernel.name and i != self.index
         ]
         if not others:
-            self.notify("no other variant or architecture of this kernel to compare", timeout=4)
+            how = ": press a to compile it for another architecture" if self.target.compiles else ""
+            self.notify(
+                f"no other variant or architecture of this kernel to compare{how}",
+                timeout=6,
+                markup=False,
+            )
             return
 
         def done(key: str | None) -> None:
@@ -299,7 +316,9 @@ class NavigationApp(App[None]):
         if self.view is not None:
             sass = self.pane("sass")
             cursor = sass.cursor
-            sass.set_painter(SassPainter(self.view, columns=self.columns), cursor=cursor)
+            painter = SassPainter(self.view, columns=self.columns)
+            sass.set_painter(painter, cursor=cursor)
+            sass.border_title = "SASS  " + " ".join(painter.header().split())
             sass.move_cursor(cursor)
             self.sync_from("sass", cursor)
 

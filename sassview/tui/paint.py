@@ -137,7 +137,12 @@ class TextPainter:
 
     def segments(self, row: int, palette: Palette) -> list[Segment]:
         head = Segment(f"{row + 1:>{self.digits}}  ", palette.gutter)
-        return [head, *palette.lex(self.lexer, self.lines[row].expandtabs(8), None)]
+        # Lexed with its newline: line-based lexers (DiffLexer: `^-.*\n` is a deletion) make
+        # every character an Error token without it, all one colour.
+        body = palette.lex(self.lexer, self.lines[row].expandtabs(8) + "\n", None)
+        if body and body[-1].text.endswith("\n"):
+            body[-1] = Segment(body[-1].text[:-1], body[-1].style)
+        return [head, *(s for s in body if s.text)]
 
 
 class SourcePainter:

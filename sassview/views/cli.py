@@ -14,7 +14,7 @@ from typing import Any
 
 import click
 
-from sassview.errors import SassviewError
+from sassview.errors import InputError, SassviewError
 
 
 def _fail(exc: SassviewError) -> None:
@@ -98,6 +98,8 @@ def check(
     try:
         for path in paths:
             _progress(f"sassview: reading {path} …")
+            if path.is_dir():
+                raise InputError(f"{path} is a directory", _directory_hint(path))
             if path.suffix == ".py":
                 programs = _load_kernel_file(path, archs)
             else:
@@ -118,6 +120,23 @@ def check(
             click.echo(json.dumps(document, indent=2))
     except SassviewError as exc:
         _fail(exc)
+
+
+def _directory_hint(folder: Path) -> str:
+    """What in `folder` sassview can read: its kernel.py first, then its kernel files."""
+    try:
+        entries = list(folder.iterdir())
+    except OSError:  # unreadable: say only what kinds of file to give
+        entries = []
+    files = sorted(p.name for p in entries if p.suffix in (".cu", ".ptx", ".cubin"))
+    shown = ", ".join(files[:4]) + (", …" if len(files) > 4 else "")
+    if (folder / "kernel.py").is_file():
+        return f"point at {folder / 'kernel.py'} (it declares what to compile)" + (
+            f", or one of {shown}" if files else ""
+        )
+    if files:
+        return f"point at one of its files: {shown}"
+    return "point at a kernel.py, .cu, .ptx or .cubin file"
 
 
 def _load_kernel_file(path: Path, archs: tuple[str, ...]) -> list[Any]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import click
@@ -12,36 +13,51 @@ from sassview.errors import SassviewError
 @click.command()
 @click.argument("a")
 @click.argument("b")
+@click.option(
+    "--arch", "-a", help="Target for a side that names none with @ARCH, e.g. --arch sm_90a."
+)
 @click.option("--kernel", "-k", help="The kernel to compare (needed when both sides have several).")
 @click.option("--ptx", "show_ptx", is_flag=True, help="Also diff the normalised PTX.")
 @click.option("--json", "as_json", is_flag=True, help="Print the comparison as JSON.")
-def diff(a: str, b: str, kernel: str | None, show_ptx: bool, as_json: bool) -> None:
+def diff(
+    a: str, b: str, arch: str | None, kernel: str | None, show_ptx: bool, as_json: bool
+) -> None:
     """Compare two compiles. A and B are PATH[@ARCH][?KEY=VALUE&...], e.g.
     `kernel.py@sm_80 kernel.py@sm_90a`, `gemm.cu?-maxrregcount=32 gemm.cu`, `old.cubin new.cubin`.
-    Registers renamed, labels renumbered and addresses dropped: only real changes show.
+    Registers renamed, labels renumbered and addresses dropped: only real changes show. Two
+    files with one kernel each are compared even when the kernel was renamed.
     Exit 0 when the SASS is the same, 1 when it differs."""
     import sys
 
-    from sassview.steer.diff import compare, describe, inspect_spec, pair, parse_spec
+    from sassview.steer.diff import compare, describe, inspect_spec, pair, parse_spec, renamed
     from sassview.views.cli import _fail
 
     try:
-        sa, sb = parse_spec(a), parse_spec(b)
+        sa, sb = (parse_spec(x) for x in (a, b))
+        if arch:
+            sa, sb = (s if s.arch else dataclasses.replace(s, arch=arch) for s in (sa, sb))
         left, right = pair(inspect_spec(sa, kernel), inspect_spec(sb, kernel), kernel)
         change = compare(left, right, names=(str(sa), str(sb)))
     except SassviewError as exc:
         _fail(exc)
         return
+    note = renamed(left, right)
+    if note:
+        click.echo(f"note: {note}", err=True)
     if as_json:
         click.echo(json.dumps({
             "schema_version": 1, "a": str(sa), "b": str(sb), "kernel": left.kernel.name,
+            "kernel_b": right.kernel.name,
             "same_sass": not change.sass_diff,
             "summary": [{"what": w, "a": x, "b": y} for w, x, y in change.summary],
             "opcodes": [{"opcode": o, "a": x, "b": y} for o, x, y in change.opcodes],
             "sass_diff": change.sass_diff, "ptx_diff": change.ptx_diff,
         }, indent=2))  # fmt: skip
     else:
-        click.echo(f"{left.kernel.display_name}: {sa}  ->  {sb}")
+        names = left.kernel.display_name
+        if note:
+            names += f" -> {right.kernel.display_name}"
+        click.echo(f"{names}: {sa}  ->  {sb}")
         for line in describe(change, ptx=show_ptx):
             click.echo(line if line[:1] in "-+@" else "  " + line)
     sys.exit(1 if change.sass_diff else 0)

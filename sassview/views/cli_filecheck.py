@@ -3,8 +3,9 @@
 PATH is anything sassview reads (.cu, .ptx, .cubin, kernel.py), compiled for each `--arch`; the
 input checked is its SASS listing (`--on sass`, the default: one `name:` label per kernel, so
 CHECK-LABEL picks kernels) or its PTX (`--on ptx`), for one kernel with `--kernel`. PATH `-`
-checks text from stdin, like FileCheck itself. `--print-listing` prints what is checked, to
-write checks against.
+checks text from stdin, like FileCheck itself; CHECKS `-` reads the checks from stdin, and
+`--check-string 'CHECK: LDG.E.128'` (repeatable, one line each) gives them on the command line
+in place of CHECKS. `--print-listing` prints what is checked, to write checks against.
 
 Exit codes: 0 every check passed; 1 a check failed (LLVM-style messages on stderr); 2 bad
 input — a malformed check file, a missing file, a compile error.
@@ -12,15 +13,17 @@ input — a malformed check file, a missing file, a compile error.
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
+from typing import NoReturn
 
 import click
 
 from sassview.errors import SassviewError
 
 
-def _error(message: str, hint: str = "") -> None:
+def _error(message: str, hint: str = "") -> NoReturn:
     click.echo(f"error: {message}", err=True)
     if hint:
         click.echo(f"hint: {hint}", err=True)
@@ -28,8 +31,13 @@ def _error(message: str, hint: str = "") -> None:
 
 
 @click.command("filecheck")
-@click.argument("checks", type=click.Path(path_type=Path))
-@click.argument("path", type=click.Path(path_type=Path))
+@click.argument("paths", nargs=-1, required=True, metavar="[CHECKS] PATH")
+@click.option(
+    "--check-string",
+    "check_strings",
+    multiple=True,
+    help="A check line, in place of a CHECKS file (repeat for more lines).",
+)
 @click.option(
     "--arch",
     "-a",
@@ -68,8 +76,8 @@ def _error(message: str, hint: str = "") -> None:
 @click.option("-X", "--option", "options", multiple=True, help="Extra compiler option.")
 @click.option("--print-listing", is_flag=True, help="Print the listing checked, on stdout.")
 def filecheck(
-    checks: Path,
-    path: Path,
+    paths: tuple[str, ...],
+    check_strings: tuple[str, ...],
     archs: tuple[str, ...],
     kernel: str | None,
     on: str,
@@ -83,8 +91,12 @@ def filecheck(
     options: tuple[str, ...],
     print_listing: bool,
 ) -> None:
-    """Check the SASS (or PTX) of PATH against the FileCheck directives in CHECKS."""
+    """Check the SASS (or PTX) of PATH against the FileCheck directives in CHECKS (a file, `-`
+    for stdin, or --check-string lines)."""
     from sassview.testing.filecheck import CheckFileError, Options, parse_checks, run_filecheck
+
+    checks_name, check_text = _check_text(paths, check_strings)
+    path = Path(paths[-1])
 
     defines = []
     for item in variables:
@@ -102,11 +114,7 @@ def filecheck(
         defines=tuple(defines),
     )
     try:
-        check_text = checks.read_text(encoding="utf-8")
-    except OSError as exc:
-        _error(f"{checks}: cannot read the check file ({exc.strerror})", "check the path")
-    try:
-        parsed = parse_checks(check_text, name=str(checks), options=opts)
+        parsed = parse_checks(check_text, name=checks_name, options=opts)
     except CheckFileError as exc:
         click.echo(str(exc), err=True)
         sys.exit(2)
@@ -121,6 +129,34 @@ def filecheck(
             failed = True
             click.echo(result.report(), err=True)
     sys.exit(1 if failed else 0)
+
+
+def _check_text(paths: tuple[str, ...], strings: tuple[str, ...]) -> tuple[str, str]:
+    """(name for messages, text) of the checks: --check-string lines, stdin, or a file."""
+    want = 1 if strings else 2
+    if len(paths) != want:
+        usage = (
+            "--check-string TEXT PATH" if strings else "CHECKS PATH (or --check-string TEXT PATH)"
+        )
+        _error(f"filecheck takes {usage}; got {len(paths)} argument(s)", "e.g. " + _EXAMPLE)
+    if strings:
+        return "<check-string>", "\n".join(strings) + "\n"
+    checks = paths[0]
+    if checks == "-":
+        if paths[1] == "-":
+            _error("CHECKS and PATH cannot both be stdin (-)", "give one of them as a file")
+        return "<stdin>", sys.stdin.read()
+    try:
+        return checks, Path(checks).read_text(encoding="utf-8")
+    except OSError as exc:
+        hint = "check the path"
+        if _DIRECTIVE.search(checks) or any(c.isspace() for c in checks):  # text, not a path
+            hint = f"to give checks as text: --check-string {checks!r} PATH, or `-` for stdin"
+        _error(f"{checks}: cannot read the check file ({exc.strerror})", hint)
+
+
+_DIRECTIVE = re.compile(r"\b[A-Z][A-Z0-9_-]*:")  # CHECK:, CHECK-NEXT:, MYPREFIX:
+_EXAMPLE = "sassview filecheck --check-string 'CHECK: LDG.E.128' examples/vecadd.cu"
 
 
 def _inputs(

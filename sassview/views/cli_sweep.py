@@ -57,7 +57,7 @@ def sweep(
     from sassview.views.cli import _fail
 
     try:
-        rows = _run(path, params, archs, kernel, baseline)
+        rows, notes = _run(path, params, archs, kernel, baseline)
     except SassviewError as exc:
         _fail(exc)
         return
@@ -75,6 +75,8 @@ def sweep(
         click.echo(json.dumps(doc, indent=2))
         return
     _print_table(rows)
+    for line in notes:
+        click.echo(line)
 
 
 def _run(
@@ -83,12 +85,13 @@ def _run(
     archs: tuple[str, ...],
     kernel: str | None,
     baseline: str | None,
-) -> list[Any]:
+) -> tuple[list[Any], list[str]]:
     from sassview.build import build_program
     from sassview.frontends.arch import parse_arch_list
     from sassview.frontends.jobs import compile_all, plan
     from sassview.inspection import inspect_program
     from sassview.steer.sweep import build_rows, open_kernel_file, parse_params, with_grid
+    from sassview.views.render import table_notes
 
     grid = parse_params(params)
     arch_names = [str(a) for a in parse_arch_list(list(archs))] if archs else None
@@ -102,7 +105,7 @@ def _run(
         if kernel and not any(k.matches(kernel) for k in program.kernels):
             continue
         inspections += inspect_program(program, kernel)
-    return build_rows(inspections, base)
+    return build_rows(inspections, base), table_notes(inspections)
 
 
 def _compile_with_progress(kernel_file: Any, jobs: list[Any], compile_all: Any) -> list[Any]:
@@ -130,6 +133,7 @@ def _cell(row: Any, key: str) -> str:
 def _print_table(rows: list[Any]) -> None:
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
     table = Table(show_lines=False, header_style="bold")
     table.add_column("variant", overflow="fold")
@@ -140,7 +144,9 @@ def _print_table(rows: list[Any]) -> None:
             title, justify="right" if title not in ("tensor", "loops (line:factor)") else "left"
         )
     for r in rows:
-        table.add_row(r.label, r.arch, r.kernel.split("(")[0], *(_cell(r, k) for k, _ in COLUMNS))
+        # Text, never a markup string: a label like `add [num_warps=4]` is a Rich style tag.
+        cells = (r.label, r.arch, r.kernel.split("(")[0], *(_cell(r, k) for k, _ in COLUMNS))
+        table.add_row(*map(Text, cells))
     Console(width=max(160, Console().width)).print(table)
     click.echo(
         "(deltas against the first variant of each kernel and arch; --baseline picks another)"

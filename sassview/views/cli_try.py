@@ -26,7 +26,7 @@ def try_command(path: Path, archs: tuple[str, ...], kernel: str | None, as_json:
     from sassview.views.cli import _fail
 
     try:
-        outcomes = _run(path, archs, kernel)
+        outcomes, notes = _run(path, archs, kernel)
     except SassviewError as exc:
         _fail(exc)
         return
@@ -43,6 +43,8 @@ def try_command(path: Path, archs: tuple[str, ...], kernel: str | None, as_json:
         }  # fmt: skip
         click.echo(json.dumps(doc, indent=2))
         return
+    for line in notes:
+        click.echo(line)
     if not outcomes:
         click.echo("no finding here has a knob sassview can try (the others need a source change)")
         return
@@ -57,13 +59,14 @@ def try_command(path: Path, archs: tuple[str, ...], kernel: str | None, as_json:
             click.echo("  changed  " + ", ".join(f"{k} {v:+d}" for k, v in o.delta.items()))
 
 
-def _run(path: Path, archs: tuple[str, ...], kernel: str | None) -> list[Outcome]:
+def _run(path: Path, archs: tuple[str, ...], kernel: str | None) -> tuple[list[Outcome], list[str]]:
     from sassview.build import build_program
     from sassview.frontends.arch import parse_arch_list
     from sassview.frontends.jobs import compile_all, plan
     from sassview.inspection import inspect_program
     from sassview.steer.sweep import open_kernel_file
     from sassview.steer.trials import try_hints
+    from sassview.views.render import table_notes
 
     arch_names = [str(a) for a in parse_arch_list(list(archs))] if archs else None
     kernel_file = open_kernel_file(path, arch_names, "try")
@@ -75,4 +78,5 @@ def _run(path: Path, archs: tuple[str, ...], kernel: str | None) -> list[Outcome
             found.append([])
             continue
         found.append(inspect_program(program, kernel))
-    return list(try_hints(kernel_file, jobs, found))
+    notes = table_notes(i for inspections in found for i in inspections)
+    return list(try_hints(kernel_file, jobs, found)), notes

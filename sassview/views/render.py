@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections import Counter
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from sassview.inspection import Inspection
+
+# Findings a table of variants (sweep, try) cannot show in a cell, printed under it.
+TABLE_NOTES = ("maxrregcount-ignored",)
 
 
 def _bytes(n: int | None) -> str:
@@ -116,12 +124,24 @@ def _analysis_lines(a: dict[str, Any]) -> list[str]:
     return [f"  {name:<14} {text}" for name, text in rows]
 
 
+def finding_counts(severities: Iterable[str]) -> str:
+    """`1 warning, 2 notes, 10 info`: findings by severity, worst first. Every view that counts
+    findings says it this way, so `check` and the TUI cannot seem to disagree."""
+    counts = Counter(severities)
+    words = {"warning": "warnings", "note": "notes", "info": "info"}
+    return ", ".join(
+        f"{counts[s]} {s if counts[s] == 1 else plural}" for s, plural in words.items() if counts[s]
+    )
+
+
 def _findings(annotations: list[dict[str, Any]]) -> list[str]:
     """Warnings and notes; INFO findings are already summed up in the lines above."""
     shown = [a for a in annotations if a["severity"] != "info"]
     if not shown:
         return []
-    lines = [f"  findings ({len(shown)})"]
+    counts = finding_counts(a["severity"] for a in shown)
+    info = len(annotations) - len(shown)
+    lines = [f"  findings ({counts}" + (f"; {info} info in the lines above)" if info else ")")]
     for a in shown:
         lines.append(f"    {a['severity']:<8} {a['kind']}: {a['message']}")
         if a["hint"]:
@@ -139,3 +159,14 @@ def render_program(p: dict[str, Any]) -> str:
         head += f" (ELF ABI {p['elf_abi_version']})"
     body = [render_kernel(k) for k in p["kernels"]] or ["  (no kernels)"]
     return "\n".join([head, *body, ""])
+
+
+def table_notes(inspections: Iterable[Inspection]) -> list[str]:
+    """`note: <variant> · <kernel>: <finding>` and its hint, for each TABLE_NOTES finding."""
+    out: dict[tuple[str, str], None] = {}
+    for insp in inspections:
+        where = insp.program.artifacts.label or insp.program.artifacts.source_path or "<source>"
+        for a in insp.annotations:
+            if a.kind in TABLE_NOTES:
+                out[(f"note: {where} · {insp.kernel.display_name}: {a.message}", a.hint)] = None
+    return [line for note, hint in out for line in (note, f"  hint: {hint}")]

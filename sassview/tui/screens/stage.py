@@ -7,6 +7,7 @@ from pathlib import PurePath
 from pygments.lexer import Lexer
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Footer
 
@@ -31,6 +32,10 @@ def stage_lexer(name: str) -> Lexer | None:
 
         return NvPtxLexer(stripnl=False, ensurenl=False)
     return None
+
+
+def _lines(n: int) -> str:
+    return f"{n} line" if n == 1 else f"{n} lines"
 
 
 class StageScreen(Screen[None]):
@@ -74,7 +79,8 @@ class StageScreen(Screen[None]):
         rows = self.by_line.get(line, []) if line is not None else []
         listing.set_marks(rows, show=False)
         name = PurePath(self.file).name if self.file else ""
-        listing.border_subtitle = f"{name}:{line}: {len(rows)} lines" if rows else ""
+        # Content, not a string: a string is markup, and a file may be named `[red]k.py`.
+        listing.border_subtitle = Content(f"{name}:{line}: {_lines(len(rows))}" if rows else "")
 
     def on_cursor_moved(self, message: CursorMoved) -> None:
         if message.pane == self.stage:

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from rich.text import Text
+from textual.content import Content
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from sassview.analyses import Severity
 from sassview.tui.messages import FindingChosen
 from sassview.tui.state import FindingView
+from sassview.views.render import finding_counts
 
 _TAG = {Severity.WARNING: ("warn", "bold red"), Severity.NOTE: ("note", "yellow"),
         Severity.INFO: ("info", "cyan")}  # fmt: skip
@@ -32,9 +34,11 @@ class FindingsPanel(OptionList):
         self.clear_options()
         if not findings:
             self.add_option(Option(Text("no findings", style="dim"), disabled=True))
+            self.border_title = Content("findings")  # not the previous kernel's count
             return
         self.add_options([Option(finding_prompt(f), id=str(i)) for i, f in enumerate(findings)])
-        self.border_title = f"findings ({len(findings)})"
+        counts = finding_counts(f.severity.name.lower() for f in findings)
+        self.border_title = Content(f"findings ({counts})")
 
     def select(self, index: int) -> None:
         """Follow `]`/`[` from the app without posting FindingChosen back."""

@@ -12,6 +12,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from sassview.tui.state import KernelView
+from sassview.views.render import finding_counts
 from sassview.views.summary import kernel_summary
 
 
@@ -72,7 +73,7 @@ def header_text(view: KernelView, status: str = "") -> Text:
     _pair(out, "widest", widest)
     loops = ", ".join(loop_verdict(e) for e in a["loops"]) or "none"
     _pair(out, "loops", loops)
-    counts = _severity_counts(k["annotations"])
+    counts = finding_counts(a["severity"] for a in k["annotations"])
     if counts:
         _pair(out, "findings", counts, "yellow")
     out.rstrip()
@@ -83,14 +84,6 @@ def _pair(out: Text, name: str, value: str, style: str = "") -> None:
     out.append(f"{name} ", style="dim")
     out.append(value, style=style or "")
     out.append("  ")
-
-
-def _severity_counts(annotations: list[dict[str, Any]]) -> str:
-    counts: dict[str, int] = {}
-    for a in annotations:
-        counts[a["severity"]] = counts.get(a["severity"], 0) + 1
-    order = ("warning", "note", "info")
-    return " ".join(f"{counts[s]} {s}{'s' if counts[s] > 1 else ''}" for s in order if s in counts)
 
 
 class KernelHeader(Static):

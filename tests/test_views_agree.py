@@ -1,0 +1,123 @@
+"""The views count findings alike: `check`, the TUI's header and its findings panel each say
+how many of each severity they count ("2 notes, 3 info"), so none seems to disagree."""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+
+from click.testing import CliRunner
+from conftest import CORPUS
+
+import sassview
+from sassview.tui.app import SassviewApp
+from sassview.tui.loader import Loaded, Target
+from sassview.tui.widgets.findings import FindingsPanel
+from sassview.tui.widgets.header import KernelHeader
+from sassview.views.cli import cli
+
+TILED = CORPUS / "tiled" / "sm_90a" / "kernel.cubin"  # 2 notes and 3 info
+VECADD = CORPUS / "vecadd" / "sm_90a" / "kernel.cubin"  # add_scalar 1 note, add_f4 none
+
+
+def _counts(path: object) -> Counter[str]:
+    (insp,) = sassview.inspect(path)  # type: ignore[arg-type]
+    return Counter(a.severity.name.lower() for a in insp.annotations)
+
+
+def test_check_counts_what_it_lists_and_names_the_info_it_does_not() -> None:
+    n = _counts(TILED)
+    assert n["note"] > 1 and n["info"] > 1 and not n["warning"]
+    done = CliRunner().invoke(cli, ["check", str(TILED)])
+    assert done.exit_code == 0, done.output
+    want = f"findings ({n['note']} notes; {n['info']} info in the lines above)"
+    assert want in done.output
+
+
+def test_tui_header_and_panel_count_by_severity_and_follow_the_kernel() -> None:
+    n = _counts(TILED)
+    app = SassviewApp(Target(TILED), loaded=Loaded(tuple(sassview.inspect(TILED)), ()), watch=False)
+    two = tuple(sassview.inspect(VECADD))
+    names = [i.kernel.name for i in two]
+
+    async def go() -> None:
+        async with app.run_test(size=(160, 48)) as pilot:
+            await pilot.pause()
+            words = f"{n['note']} notes, {n['info']} info"
+            panel = app.query_one(FindingsPanel)
+            assert panel.border_title == f"findings ({words})"
+            header = app.query_one(KernelHeader)
+            assert f"findings {words}" in str(header.render())
+        other = SassviewApp(Target(VECADD), loaded=Loaded(two, ()), watch=False)
+        async with other.run_test(size=(160, 48)) as pilot:
+            await pilot.pause()
+            panel = other.query_one(FindingsPanel)
+            other.show_kernel(names.index("add_scalar"))
+            await pilot.pause()
+            assert panel.border_title == "findings (1 note)"
+            other.show_kernel(names.index("add_f4"))  # no findings: no count left behind
+            await pilot.pause()
+            assert panel.border_title == "findings"
+
+    asyncio.run(go())
+
+
+# -- small TUI things a first try meets --------------------------------------------------------
+
+
+def _app(path: object) -> SassviewApp:
+    found = tuple(sassview.inspect(path))  # type: ignore[arg-type]
+    return SassviewApp(Target(path), loaded=Loaded(found, ()), watch=False)  # type: ignore[arg-type]
+
+
+def test_next_loop_is_the_one_after_the_cursor_not_the_first() -> None:
+    app = _app(TILED)  # loops start at SASS rows 29 and 52
+
+    async def go() -> None:
+        async with app.run_test(size=(160, 48)) as pilot:
+            await pilot.pause()
+            assert app.view is not None
+            first, second = (lp.rows[0] for lp in app.view.loops)
+            sass = app.pane("sass")
+            sass.move_cursor(first + 1, notify=True)
+            await pilot.press("l")
+            assert sass.cursor == second
+            await pilot.press("l")  # and on, wrapping around
+            assert sass.cursor == first
+            sass.move_cursor(second + 1, notify=True)
+            await pilot.press("L")
+            assert sass.cursor == second
+
+    asyncio.run(go())
+
+
+def test_hiding_the_columns_retitles_the_sass_pane() -> None:
+    app = _app(TILED)
+
+    async def go() -> None:
+        async with app.run_test(size=(160, 48)) as pilot:
+            await pilot.pause()
+            sass = app.pane("sass")
+            assert sass.border_title == "SASS  addr mem TABS d live instruction"
+            await pilot.press("c")
+            assert sass.border_title == "SASS  addr instruction"
+            await pilot.press("c")
+            assert sass.border_title == "SASS  addr mem TABS d live instruction"
+
+    asyncio.run(go())
+
+
+def test_diff_with_nothing_to_compare_says_how_to_get_something() -> None:
+    from test_tui import recorded_app  # a .cu target: it can compile another architecture
+
+    app = recorded_app("tiled")
+
+    async def go() -> None:
+        async with app.run_test(size=(160, 48)) as pilot:
+            await pilot.pause()
+            await pilot.press("D")
+            await pilot.pause()
+            said = [n.message for n in app._notifications]
+            assert any("press a to compile it for another architecture" in m for m in said), said
+
+    asyncio.run(go())
