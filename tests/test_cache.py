@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import json
 import multiprocessing
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -55,11 +58,13 @@ def test_writer_killed_midway_leaves_no_visible_entry(tmp_path: Path) -> None:
     # What a SIGKILL during put() leaves: a temporary directory with some files, no rename.
     store = cache.Store("t", tmp_path)
     key = cache.make_key({"a": 4})
+    store.put(cache.make_key({"other": 1}), {"x.bin": b"1"})  # the writer had marked the root
     partial = store.root / key[:2] / ".tmp-dead"
     partial.mkdir(parents=True)
     (partial / "x.bin").write_bytes(b"half")
     assert store.get(key) is None
-    assert cache.info(tmp_path).entries == 0
+    assert cache.info(tmp_path).entries == 1  # the other one; the partial one is garbage
+    assert len(cache.info(tmp_path).garbage) == 1
     cache.clear(tmp_path)
     assert not partial.exists()
 
@@ -79,7 +84,7 @@ def test_concurrent_writers_of_one_key_all_see_a_whole_entry(tmp_path: Path) -> 
     assert all(results)
     manifests = list(tmp_path.rglob("manifest.json"))
     assert len(manifests) == 1
-    assert json.loads(manifests[0].read_text())["files"] == {"data.bin": 100_000}
+    assert json.loads(manifests[0].read_text())["files"]["data.bin"]["size"] == 100_000
     assert not [p for p in tmp_path.rglob(".tmp-*")]
 
 
@@ -99,3 +104,113 @@ def test_clear_reports_what_it_removed(tmp_path: Path) -> None:
     found = cache.clear(tmp_path)
     assert found.entries == 3 and found.bytes > 15
     assert cache.info(tmp_path).entries == 0
+
+
+# --- The real CLI on a cache root that holds more than sassview's entries ---------------------
+
+ROOT = Path(__file__).parents[1]
+VECADD = ROOT / "examples" / "vecadd.cu"
+
+
+def sassview(root: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "sassview", *args],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "SASSVIEW_CACHE_DIR": str(root), **env},
+        timeout=300,
+    )
+
+
+def _users_things(root: Path) -> dict[Path, bytes]:
+    """What a user keeps in a directory they pointed SASSVIEW_CACHE_DIR at, sassview-like
+    names included: a manifest.json at the root and in a project, a v2/ of their own."""
+    things = {
+        root / "manifest.json": b'{"files": {}}',
+        root / "kernel.cu": b"__global__ void k() {}\n",
+        root / "project" / "manifest.json": b'{"key": "x", "files": {}}',
+        root / "project" / "notes.txt": b"mine\n",
+        root / "v2" / "cuda" / "ab" / "notes.txt": b"also mine\n",
+        root / "v2" / "cuda" / ("ab" + "0" * 62) / "manifest.json": b'{"key": "other"}',
+        root / "v2" / "cuda" / ("ab" + "0" * 62) / "data.bin": b"not sassview's entry",
+    }
+    for path, data in things.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+    return things
+
+
+def _sassviews_entries(root: Path, n: int, size: int = 400_000) -> cache.Store:
+    store = cache.Store("t", root)
+    for i in range(n):
+        assert store.put(cache.make_key({"i": i}), {"x.bin": bytes([i]) * size}) is not None
+    return store
+
+
+def test_clear_removes_only_sassviews_entries_and_names_the_rest(tmp_path: Path) -> None:
+    things = _users_things(tmp_path)
+    _sassviews_entries(tmp_path, 3)
+    done = sassview(tmp_path, "cache", "clear")
+    assert done.returncode == 0, done.stderr
+    assert "removed 3 entries" in done.stdout
+    assert "left alone" in done.stdout and "kernel.cu" in done.stdout
+    assert all(p.read_bytes() == data for p, data in things.items())
+    assert cache.info(tmp_path).entries == 0
+
+
+@pytest.mark.parametrize("how", ["prune", "limit"])
+def test_pruning_never_removes_the_root_or_a_users_directory(tmp_path: Path, how: str) -> None:
+    things = _users_things(tmp_path)
+    _sassviews_entries(tmp_path, 3)
+    if how == "prune":
+        done = sassview(tmp_path, "cache", "prune", "--max-mb", "0")
+    else:  # the enforcement after any command
+        done = sassview(tmp_path, "cache", "info", SASSVIEW_CACHE_MAX_MB="0")
+    assert done.returncode == 0, done.stderr
+    assert all(p.read_bytes() == data for p, data in things.items())
+    assert cache.info(tmp_path).entries == 0
+
+
+def test_a_root_without_sassviews_marker_is_left_alone(tmp_path: Path) -> None:
+    # A directory in today's layout that sassview never marked (copied, or a user's): refused.
+    _sassviews_entries(tmp_path, 2)
+    (tmp_path / cache.MARKER).unlink()
+    for args in (["cache", "clear"], ["cache", "prune", "--max-mb", "0"]):
+        done = sassview(tmp_path, *args)
+        assert done.returncode == 2 and "no sassview marker" in done.stderr
+        assert "Traceback" not in done.stderr
+    assert cache.info(tmp_path).entries == 2
+
+
+READ_ONLY = """
+import errno, os, sys
+root = sys.argv[1]
+def refuse(real):
+    def call(*args, **kw):
+        if any(str(a).startswith(root) for a in args if isinstance(a, (str, os.PathLike))):
+            raise OSError(errno.EROFS, os.strerror(errno.EROFS), str(args[0]))
+        return real(*args, **kw)
+    return call
+for name in ("rename", "unlink", "rmdir", "remove", "mkdir", "utime"):
+    setattr(os, name, refuse(getattr(os, name)))
+sys.argv = ["sassview", *sys.argv[2:]]
+from sassview.views.cli import main
+main()
+"""
+
+
+@pytest.mark.parametrize("args", [["cache", "clear"], ["cache", "prune", "--max-mb", "0"]])
+def test_a_read_only_cache_says_nothing_was_removed(tmp_path: Path, args: list[str]) -> None:
+    # Root ignores permission bits, so the read-only disk is simulated: every call that would
+    # change something under the root fails with EROFS, as on a read-only mount.
+    _sassviews_entries(tmp_path, 2)
+    done = subprocess.run(
+        [sys.executable, "-c", READ_ONLY, str(tmp_path), *args],
+        capture_output=True, text=True, timeout=300,
+        env={**os.environ, "SASSVIEW_CACHE_DIR": str(tmp_path)},
+    )  # fmt: skip
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "removed 0 entries" in done.stdout and "entries now: 2" in done.stdout
+    assert "could not remove 2" in done.stderr and "Read-only file system" in done.stderr
+    assert "Traceback" not in done.stderr
+    assert cache.info(tmp_path).entries == 2
