@@ -214,3 +214,110 @@ def test_a_read_only_cache_says_nothing_was_removed(tmp_path: Path, args: list[s
     assert "could not remove 2" in done.stderr and "Read-only file system" in done.stderr
     assert "Traceback" not in done.stderr
     assert cache.info(tmp_path).entries == 2
+
+
+# --- Wrong answers never served: damaged entries are rebuilt ---------------------------------
+
+
+def _entry_file(root: Path, kind: str, name: str) -> Path:
+    (found,) = (root / f"v{cache.FORMAT_VERSION}" / kind).glob(f"*/*/{name}")
+    return found
+
+
+def _same_size_edit(path: Path, old: bytes, new: bytes) -> None:
+    data = path.read_bytes()
+    assert len(old) == len(new) and old in data
+    path.write_bytes(data.replace(old, new, 1))
+
+
+@pytest.mark.compile
+@pytest.mark.parametrize(
+    ("kind", "name", "old", "new"),
+    [
+        ("nvdisasm", "sass.json", b'"opcode":"FADD"', b'"opcode":"FMUL"'),  # a flipped opcode
+        ("cuda", "compile.log", b"0 bytes spill stores", b"8 bytes spill stores"),
+        ("cuda", "compile.log", b"ptxas info", b"ptxas \xffnfo"),  # not UTF-8 any more
+    ],
+)
+def test_an_edited_entry_of_the_same_size_is_rebuilt_not_served(
+    tmp_path: Path, kind: str, name: str, old: bytes, new: bytes
+) -> None:
+    first = sassview(tmp_path, "check", str(VECADD), "--json")
+    assert first.returncode == 0, first.stderr
+    _same_size_edit(_entry_file(tmp_path, kind, name), old, new)
+    again = sassview(tmp_path, "check", str(VECADD), "--json")
+    assert again.returncode == 0 and "Traceback" not in again.stderr, again.stderr
+    assert again.stdout == first.stdout
+    assert old in _entry_file(tmp_path, kind, name).read_bytes()  # rebuilt in place
+
+
+def test_text_that_is_not_utf8_is_rebuilt_even_when_its_digest_matches(tmp_path: Path) -> None:
+    store = cache.Store("t", tmp_path)
+    key = cache.make_key({"a": 6})
+    entry = store.put(key, {"log.txt": "ptxas info"})
+    assert entry is not None
+    bad = b"ptxas \xffnfo"
+    (entry.path / "log.txt").write_bytes(bad)
+    manifest = json.loads((entry.path / "manifest.json").read_text())
+    manifest["files"]["log.txt"]["sha256"] = cache.digest(bad)
+    (entry.path / "manifest.json").write_text(json.dumps(manifest))
+    assert store.get(key) is None
+
+
+def test_a_malformed_manifest_is_a_miss_never_a_raise(tmp_path: Path) -> None:
+    # JSON nested 100,000 deep: the parser's RecursionError is no ValueError.
+    manifest = b"[" * 100_000
+    store = cache.Store("t", tmp_path)
+    key = cache.make_key({"a": 7})
+    entry = store.put(key, {"x.bin": b"1"})
+    assert entry is not None
+    (entry.path / "manifest.json").write_bytes(manifest)
+    assert store.get(key) is None
+    assert store.put(key, {"x.bin": b"1"}) is not None and store.get(key) is not None
+
+
+# --- An unusable cache directory: caching off, never a traceback -----------------------------
+
+
+@pytest.mark.compile
+@pytest.mark.parametrize("no_cache", ["1", ""])
+def test_a_cache_path_that_is_a_file_turns_caching_off(tmp_path: Path, no_cache: str) -> None:
+    root = tmp_path / "cachefile"
+    root.write_text("not a directory")
+    done = sassview(root, "check", str(VECADD), SASSVIEW_NO_CACHE=no_cache)
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    assert "add_f4" in done.stdout
+    assert root.read_text() == "not a directory"
+    info = sassview(root, "cache", "info")
+    assert info.returncode == 0 and "not a directory" in info.stdout
+
+
+@pytest.mark.compile
+def test_no_cache_writes_nothing_under_the_cache_root(tmp_path: Path) -> None:
+    done = sassview(tmp_path / "c", "check", str(VECADD), SASSVIEW_NO_CACHE="1")
+    assert done.returncode == 0, done.stderr
+    assert not (tmp_path / "c").exists()  # NVRTC's headers went to a private temporary dir
+
+
+# --- Size limits: inf means none, nan and negatives are errors -------------------------------
+
+
+@pytest.mark.parametrize("limit", ["inf", "1e400", "Infinity"])
+def test_an_infinite_size_limit_keeps_everything(tmp_path: Path, limit: str) -> None:
+    _sassviews_entries(tmp_path, 2)
+    for args, env in ((["cache", "info"], {"SASSVIEW_CACHE_MAX_MB": limit}),
+                      (["cache", "prune", "--max-mb", limit], {})):  # fmt: skip
+        done = sassview(tmp_path, *args, **env)
+        assert done.returncode == 0 and done.stderr == "", done.stderr
+    assert cache.info(tmp_path).entries == 2
+
+
+@pytest.mark.parametrize("limit", ["nan", "-1", "lots"])
+def test_a_size_limit_that_is_not_a_size_is_an_error(tmp_path: Path, limit: str) -> None:
+    _sassviews_entries(tmp_path, 2)
+    done = sassview(tmp_path, "cache", "prune", "--max-mb", limit)
+    assert done.returncode == 2 and done.stderr.startswith("error: --max-mb="), done.stderr
+    warned = sassview(tmp_path, "cache", "info", SASSVIEW_CACHE_MAX_MB=limit)
+    assert warned.returncode == 0 and "warning: SASSVIEW_CACHE_MAX_MB=" in warned.stderr
+    assert "Traceback" not in done.stderr + warned.stderr
+    assert cache.info(tmp_path).entries == 2
