@@ -139,7 +139,7 @@ def _prune(found: Survey, max_bytes: float) -> Cleanup:
 
 def parse_megabytes(text: str, what: str) -> float:
     """A size in MB as bytes: a number >= 0, or inf for no limit (1e400 is inf too)."""
-    hint = "give a size in MB: 500, 0 (keep nothing) or inf (no limit)"
+    hint = "give a size in MB, e.g. 500; 0 keeps nothing, inf means no limit"
     try:
         mb = float(text)
     except ValueError:
