@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import multiprocessing
 import os
@@ -321,3 +322,39 @@ def test_a_size_limit_that_is_not_a_size_is_an_error(tmp_path: Path, limit: str)
     assert warned.returncode == 0 and "warning: SASSVIEW_CACHE_MAX_MB=" in warned.stderr
     assert "Traceback" not in done.stderr + warned.stderr
     assert cache.info(tmp_path).entries == 2
+
+
+# --- A cache written by sassview before format 2 ----------------------------------------------
+
+
+def _format1_entry(root: Path, kind: str, key: str, files: dict[str, bytes]) -> Path:
+    """An entry as sassview wrote it before format 2: the manifest listed sizes only."""
+    path = root / "v1" / kind / key[:2] / key
+    path.mkdir(parents=True)
+    for name, data in files.items():
+        (path / name).write_bytes(data)
+    sizes = {n: len(d) for n, d in files.items()}
+    (path / "manifest.json").write_text(json.dumps({"key": key, "files": sizes}))
+    return path
+
+
+def test_the_platform_cache_of_an_older_sassview_is_recognised_as_its_own(tmp_path: Path) -> None:
+    # The platform directory named for sassview is its own by name: no marker needed there,
+    # and its old root-level scratch directories (nvrtc-headers/) are recognised too.
+    env = {k: v for k, v in os.environ.items() if k != "SASSVIEW_CACHE_DIR"}
+    env["XDG_CACHE_HOME"] = str(tmp_path)
+    root = tmp_path / "sassview"
+    old = _format1_entry(root, "cuda", cache.make_key({"old": 1}), {"kernel.ptx": b".version"})
+    (root / "nvrtc-headers").mkdir()
+    (root / "nvrtc-headers" / "cuda_fp16.h").write_text("#pragma once\n")
+    run = functools.partial(subprocess.run, capture_output=True, text=True, env=env, timeout=300)
+    info = run([sys.executable, "-m", "sassview", "cache", "info"])
+    assert info.stdout.startswith(f"{root}: 1 entries") and "nvrtc-headers" in info.stdout
+    # The size limit evicts format-1 entries like any other, and leaves the scratch alone.
+    pruned = run([sys.executable, "-m", "sassview", "cache", "prune", "--max-mb", "0"])
+    assert "removed 1 entries" in pruned.stdout and "entries now: 0" in pruned.stdout
+    assert not old.exists() and (root / "nvrtc-headers" / "cuda_fp16.h").exists()
+    done = run([sys.executable, "-m", "sassview", "cache", "clear"])
+    assert done.returncode == 0, done.stderr
+    assert "removed 0 entries" in done.stdout and "and scratch nvrtc-headers" in done.stdout
+    assert not (root / "nvrtc-headers").exists()
