@@ -184,20 +184,46 @@ def test_a_root_without_sassviews_marker_is_left_alone(tmp_path: Path) -> None:
 
 
 READ_ONLY = """
-import errno, os, sys
+import builtins, errno, io, os, sys
 root = sys.argv[1]
+def under_root(args):
+    return any(os.fspath(a).startswith(root) for a in args if isinstance(a, (str, os.PathLike)))
+def erofs(args):
+    return OSError(errno.EROFS, os.strerror(errno.EROFS), os.fspath(args[0]))
 def refuse(real):
     def call(*args, **kw):
-        if any(str(a).startswith(root) for a in args if isinstance(a, (str, os.PathLike))):
-            raise OSError(errno.EROFS, os.strerror(errno.EROFS), str(args[0]))
+        if under_root(args):
+            raise erofs(args)
         return real(*args, **kw)
     return call
-for name in ("rename", "unlink", "rmdir", "remove", "mkdir", "utime"):
+for name in ("rename", "replace", "unlink", "rmdir", "remove", "mkdir", "utime"):
     setattr(os, name, refuse(getattr(os, name)))
+WRITES = os.O_WRONLY | os.O_RDWR | os.O_CREAT
+real_os_open = os.open
+def os_open(path, flags, *args, **kw):
+    if flags & WRITES and under_root([path]):
+        raise erofs([path])
+    return real_os_open(path, flags, *args, **kw)
+os.open = os_open
+real_open = io.open
+def open_(file, mode="r", *args, **kw):
+    if any(c in mode for c in "wax+") and under_root([file]):
+        raise erofs([file])
+    return real_open(file, mode, *args, **kw)
+io.open = builtins.open = open_
 sys.argv = ["sassview", *sys.argv[2:]]
 from sassview.views.cli import main
 main()
 """
+
+
+def read_only(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """The real CLI on a cache root that refuses every write, as a read-only mount does."""
+    return subprocess.run(
+        [sys.executable, "-c", READ_ONLY, str(root), *args],
+        capture_output=True, text=True, timeout=300,
+        env={**os.environ, "SASSVIEW_CACHE_DIR": str(root)},
+    )  # fmt: skip
 
 
 @pytest.mark.parametrize("args", [["cache", "clear"], ["cache", "prune", "--max-mb", "0"]])
@@ -205,11 +231,7 @@ def test_a_read_only_cache_says_nothing_was_removed(tmp_path: Path, args: list[s
     # Root ignores permission bits, so the read-only disk is simulated: every call that would
     # change something under the root fails with EROFS, as on a read-only mount.
     _sassviews_entries(tmp_path, 2)
-    done = subprocess.run(
-        [sys.executable, "-c", READ_ONLY, str(tmp_path), *args],
-        capture_output=True, text=True, timeout=300,
-        env={**os.environ, "SASSVIEW_CACHE_DIR": str(tmp_path)},
-    )  # fmt: skip
+    done = read_only(tmp_path, *args)
     assert done.returncode == 2, done.stdout + done.stderr
     assert "removed 0 entries" in done.stdout and "entries now: 2" in done.stdout
     assert "could not remove 2" in done.stderr and "Read-only file system" in done.stderr
@@ -291,6 +313,20 @@ def test_a_cache_path_that_is_a_file_turns_caching_off(tmp_path: Path, no_cache:
     assert root.read_text() == "not a directory"
     info = sassview(root, "cache", "info")
     assert info.returncode == 0 and "not a directory" in info.stdout
+
+
+def _listing(root: Path) -> list[tuple[str, float]]:
+    return sorted((str(p), p.stat().st_mtime) for p in root.rglob("*"))
+
+
+@pytest.mark.compile
+def test_a_read_only_cache_compiles_uncached_and_writes_nothing(tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("mine")
+    before = _listing(tmp_path)
+    done = read_only(tmp_path, "check", str(VECADD))
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    assert "add_f4" in done.stdout
+    assert _listing(tmp_path) == before  # NVRTC's headers went to a private temporary dir
 
 
 @pytest.mark.compile

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import re
 import tempfile
 from collections.abc import Callable
@@ -82,6 +83,9 @@ def _filecheck(data: bytes) -> None:
 # edit the manifest (keys, sizes, digests, JSON structure) and the files alike.
 _FILE_MARK = re.compile(rb"\n@@file ([^\n]*)\n")
 _ENTRY_KEY = "ab" + "0" * 62
+# Each input is a small directory tree made and removed: in memory where there is a tmpfs
+# (a directory removal costs 5 ms on this machine's disk, 7 us in /dev/shm).
+_SCRATCH = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None
 
 
 def pack_entry(manifest: bytes, files: dict[str, bytes]) -> bytes:
@@ -93,7 +97,7 @@ def _cache_entry(data: bytes) -> None:
     from sassview.cache.layout import claim
 
     manifest, *parts = _FILE_MARK.split(data)
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory(dir=_SCRATCH) as tmp:
         root = Path(tmp)
         claim(root)
         mine = root / "notes.txt"
