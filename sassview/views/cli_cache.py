@@ -18,7 +18,11 @@ _SHOWN = 5  # foreign paths named one by one; the rest are counted
 
 
 def _mb(n: float) -> str:
-    return f"{n / 1e6:.1f} MB"
+    return f"{n / 1e3:.1f} kB" if n < 100_000 else f"{n / 1e6:.1f} MB"
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
 
 
 def _fail(exc: SassviewError) -> None:
@@ -47,20 +51,21 @@ def _describe_rest(found: CacheInfo) -> None:
     for s in found.scratch:
         click.echo(
             f"  scratch  {_mb(s.size):>9}  {s.path.relative_to(found.root)}"
-            "  (tools' working files: not counted by the size limit; `cache clear` removes them)"
+            "  (not counted by the size limit; `cache clear` removes it)"
         )
     if found.garbage:
         size = sum(g.size for g in found.garbage)
         click.echo(
-            f"  torn     {_mb(size):>9}  {len(found.garbage)} unfinished or damaged entries"
-            " (the next prune removes them)"
+            f"  torn     {_mb(size):>9}  {len(found.garbage)} unfinished or damaged"
+            " entries (the next prune removes them)"
         )
     if found.foreign:
         size = sum(f.size for f in found.foreign)
         names = ", ".join(str(f.path.relative_to(found.root)) for f in found.foreign[:_SHOWN])
         more = f" and {len(found.foreign) - _SHOWN} more" if len(found.foreign) > _SHOWN else ""
         click.echo(
-            f"  not sassview's, left alone: {len(found.foreign)} items, {_mb(size)}: {names}{more}"
+            f"  not sassview's, left alone: {_count(len(found.foreign), 'item')}, {_mb(size)}:"
+            f" {names}{more}"
         )
     if not found.ours and (found.entries or found.garbage or found.scratch or found.foreign):
         click.echo(f"  no sassview marker ({cache.MARKER}): clear and prune remove nothing here")
