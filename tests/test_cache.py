@@ -135,9 +135,18 @@ def _users_things(root: Path) -> dict[Path, bytes]:
         root / "v2" / "cuda" / ("ab" + "0" * 62) / "manifest.json": b'{"key": "other"}',
         root / "v2" / "cuda" / ("ab" + "0" * 62) / "data.bin": b"not sassview's entry",
     }
+    # A link in sassview's layout to a directory elsewhere that looks like an entry inside.
+    key = "cd" + "1" * 62
+    elsewhere = root.parent / f"{root.name}-elsewhere"
+    things[elsewhere / "data.bin"] = b"abc"
+    things[elsewhere / "manifest.json"] = json.dumps(
+        {"key": key, "files": {"data.bin": 3}}
+    ).encode()
     for path, data in things.items():
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(data)
+    (root / "v2" / "cuda" / key[:2]).mkdir(parents=True)
+    (root / "v2" / "cuda" / key[:2] / key).symlink_to(elsewhere)
     return things
 
 

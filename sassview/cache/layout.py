@@ -197,7 +197,7 @@ def _survey_version(vdir: Path, found: Survey) -> None:
 
 
 def _sort_entry(path: Path, prefix: str, found: Survey) -> None:
-    files = flat_files(path)
+    files = flat_files(path) if _is_dir(path) else None  # a link is followed by no removal
     if files is None:  # not a directory of regular files only: not sassview's
         found.foreign.append(Item(path, tree_size(path)))
         return

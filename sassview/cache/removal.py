@@ -34,6 +34,8 @@ def _why(exc: OSError) -> str:
 
 def remove_flat(path: Path) -> Outcome:
     """Remove a directory of sassview's regular files (an entry, or a writer's leftovers)."""
+    if path.is_symlink():  # what it points at was not written by sassview in its layout
+        return Outcome(False, f"a symbolic link, left alone: {path}")
     target = path
     if not path.name.startswith(TMP_PREFIX):
         target = _aside(path)
@@ -58,6 +60,8 @@ def remove_flat(path: Path) -> Outcome:
 
 def remove_tree(path: Path) -> Outcome:
     """Remove a scratch directory: a working directory tools filled at sassview's request."""
+    if path.is_symlink():
+        return Outcome(False, f"a symbolic link, left alone: {path}")
     target = _aside(path)
     try:
         os.rename(path, target)
