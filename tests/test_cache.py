@@ -322,6 +322,8 @@ def test_a_cache_path_that_is_a_file_turns_caching_off(tmp_path: Path, no_cache:
     assert root.read_text() == "not a directory"
     info = sassview(root, "cache", "info")
     assert info.returncode == 0 and "not a directory" in info.stdout
+    doctor = sassview(root, "doctor")
+    assert f"cache    {root}  (off: not a directory)" in doctor.stdout
 
 
 def _listing(root: Path) -> list[tuple[str, float]]:

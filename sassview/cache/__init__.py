@@ -13,7 +13,7 @@ an entry used.
 
 from __future__ import annotations
 
-from sassview.cache.layout import FORMAT_VERSION, MARKER, cache_root, enabled
+from sassview.cache.layout import FORMAT_VERSION, MARKER, cache_root, enabled, state
 from sassview.cache.scratch import scratch_dir
 from sassview.cache.store import Entry, Store, digest, make_key
 from sassview.cache.sweep import (
@@ -47,4 +47,5 @@ __all__ = [
     "prune",
     "scratch_dir",
     "size_limit",
+    "state",
 ]

@@ -59,6 +59,18 @@ def enabled() -> bool:
     return os.environ.get("SASSVIEW_NO_CACHE", "") in ("", "0")
 
 
+def state(root: Path | None = None) -> str:
+    """Why the cache is off, in a few words for `doctor`; "" when it is in use."""
+    base = root or cache_root()
+    if not enabled():
+        return "(off: SASSVIEW_NO_CACHE)"
+    if base.exists() and not base.is_dir():
+        return "(off: not a directory)"
+    if base.is_dir() and not os.access(base, os.W_OK):
+        return "(read only: entries are read, none written)"
+    return ""
+
+
 def is_sassviews(root: Path) -> bool:
     """Does the root carry sassview's marker (or is it the platform directory named for it)?"""
     if root == default_root():

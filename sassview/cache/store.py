@@ -33,6 +33,7 @@ from sassview.cache.layout import (
     cache_root,
     claim,
     enabled,
+    flat_files,
     is_sassviews,
     parse_manifest,
 )
@@ -102,8 +103,10 @@ class Store:
         return Entry(path, MappingProxyType(files), MappingProxyType(manifest.meta))
 
     def _discard(self, path: Path) -> None:
-        if is_sassviews(self.base):
-            remove_flat(path)  # a torn entry is sassview's garbage; leaves a foreign file alone
+        # A torn entry in sassview's layout is its garbage; one holding a directory or a link
+        # is not sassview's (it writes regular files only) and stays where it is.
+        if is_sassviews(self.base) and flat_files(path) is not None:
+            remove_flat(path)
 
     def put(
         self, key: str, files: Mapping[str, bytes | str], meta: Mapping[str, object] | None = None

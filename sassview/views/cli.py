@@ -161,9 +161,7 @@ def doctor() -> None:
             "         fix: keep nvidia-cuda-nvrtc, nvidia-nvjitlink and nvidia-cuda-nvdisasm"
             " on one release"
         )
-    click.echo(
-        f"cache    {cache.cache_root()}" + ("" if cache.enabled() else "  (off: SASSVIEW_NO_CACHE)")
-    )
+    click.echo(f"cache    {cache.cache_root()}  {cache.state()}".rstrip())
     for name in ("triton", "cutlass"):
         import importlib.util
 
