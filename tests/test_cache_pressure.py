@@ -224,3 +224,41 @@ def test_a_compile_racing_another_process_pruning_the_cache_never_fails(
             race.install(m)
             assert facts() == expected
         assert race.fired
+
+
+KILLED_AT_UNLINK = """
+import os, sys
+at, seen, real = int(sys.argv[1]), [0], os.unlink
+def unlink(*args, **kwargs):
+    if seen[0] == at:
+        os._exit(9)  # killed here: this removal and every later one never happen
+    seen[0] += 1
+    return real(*args, **kwargs)
+os.unlink = unlink
+sys.argv = ["sassview", "cache", "prune", "--max-mb", "0"]
+from sassview.views.cli import main
+main()
+"""
+
+
+def test_a_pruner_killed_at_any_removal_leaves_nothing_to_trip_on(tmp_path: Path) -> None:
+    names = ["a.bin", "b.bin", "c.txt", "d.txt"]
+    entries, files_each = 3, len(names) + 1  # and the manifest
+    for at in range(entries * files_each):  # every removal the pruner makes, in turn
+        root = tmp_path / str(at)
+        store = cache.Store("t", root)
+        keys = [cache.make_key({"n": n}) for n in range(entries)]
+        for key in keys:
+            store.put(key, {name: name.encode() * 1000 for name in names})
+        env = {**os.environ, "SASSVIEW_CACHE_DIR": str(root)}
+        killed = subprocess.run([sys.executable, "-c", KILLED_AT_UNLINK, str(at)], env=env)
+        assert killed.returncode == 9
+        for key in keys:  # a reader finds each entry whole, or not at all
+            entry = store.get(key)
+            assert entry is None or all(entry.read_bytes(n) == n.encode() * 1000 for n in names)
+        # The next prune takes whatever the killed one left: no file but the marker remains.
+        done = subprocess.run([sys.executable, "-m", "sassview", "cache", "prune", "--max-mb", "0"],
+                              env=env, capture_output=True, text=True)  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        left = [p for p in root.rglob("*") if not p.is_dir() and p.name != cache.MARKER]
+        assert left == [], at
