@@ -190,6 +190,12 @@ def test_a_root_without_sassviews_marker_is_left_alone(tmp_path: Path) -> None:
         assert done.returncode == 2 and "no sassview marker" in done.stderr
         assert "Traceback" not in done.stderr
     assert cache.info(tmp_path).entries == 2
+    # With nothing there, there is nothing to refuse: a new or empty directory is fine.
+    (tmp_path / "empty").mkdir()
+    for root in (tmp_path / "empty", tmp_path / "missing"):
+        for args in (["cache", "clear"], ["cache", "prune", "--max-mb", "0"]):
+            done = sassview(root, *args)
+            assert done.returncode == 0 and "removed 0 entries" in done.stdout, done.stderr
 
 
 READ_ONLY = """

@@ -167,11 +167,21 @@ class Survey:
     scratch: list[Item] = field(default_factory=list)
     foreign: list[Item] = field(default_factory=list)
     problem: str | None = None  # why the root cannot be used at all
+    measure: bool = True  # size what is not sassview's (a walk of all of it: only to show it)
+
+    def foreign_item(self, path: Path) -> Item:
+        return Item(path, tree_size(path) if self.measure else 0)
+
+    @property
+    def empty(self) -> bool:
+        return not (self.entries or self.garbage or self.scratch or self.foreign)
 
 
-def survey(root: Path) -> Survey:
-    """Walk the root once and sort everything in it (tolerates things vanishing meanwhile)."""
-    found = Survey(root, is_sassviews(root))
+def survey(root: Path, measure: bool = True) -> Survey:
+    """Walk the root once and sort everything in it (tolerates things vanishing meanwhile).
+    Without `measure`, what is not sassview's is listed but not walked: a root pointed at a
+    home directory costs one listing, not a walk of the whole home."""
+    found = Survey(root, is_sassviews(root), measure=measure)
     if not root.exists():
         return found
     if not root.is_dir():
@@ -186,32 +196,33 @@ def survey(root: Path) -> Survey:
         elif _VERSION.fullmatch(child.name) and _is_dir(child):
             _survey_version(child, found)
         else:
-            found.foreign.append(Item(child, tree_size(child)))
+            found.foreign.append(found.foreign_item(child))
     return found
 
 
 def _survey_version(vdir: Path, found: Survey) -> None:
     for kind in _children(vdir):
         if not _is_dir(kind):
-            found.foreign.append(Item(kind, tree_size(kind)))
+            found.foreign.append(found.foreign_item(kind))
         elif kind.name == SCRATCH:
             for scratch in _children(kind):
-                (found.scratch if _is_dir(scratch) else found.foreign).append(
-                    Item(scratch, tree_size(scratch))
-                )
+                if _is_dir(scratch):
+                    found.scratch.append(Item(scratch, tree_size(scratch)))
+                else:
+                    found.foreign.append(found.foreign_item(scratch))
         else:
             for prefix in _children(kind):
                 if _is_dir(prefix) and re.fullmatch("[0-9a-f]{2}", prefix.name):
                     for item in _children(prefix):
                         _sort_entry(item, prefix.name, found)
                 else:
-                    found.foreign.append(Item(prefix, tree_size(prefix)))
+                    found.foreign.append(found.foreign_item(prefix))
 
 
 def _sort_entry(path: Path, prefix: str, found: Survey) -> None:
     files = flat_files(path) if _is_dir(path) else None  # a link is followed by no removal
     if files is None:  # not a directory of regular files only: not sassview's
-        found.foreign.append(Item(path, tree_size(path)))
+        found.foreign.append(found.foreign_item(path))
         return
     size = sum(s for _, s in files.values())
     if path.name.startswith(TMP_PREFIX):

@@ -69,7 +69,7 @@ def info(root: Path | None = None) -> CacheInfo:
 
 
 def _usable(root: Path | None) -> Survey:
-    found = survey(root or cache_root())
+    found = survey(root or cache_root(), measure=False)
     if found.problem:
         raise SassviewError(
             f"cache path {found.root} {found.problem}", "set SASSVIEW_CACHE_DIR to a directory"
@@ -101,8 +101,8 @@ class _Tally:
 def clear(root: Path | None = None) -> Cleanup:
     """Remove every entry, leftover and scratch directory of sassview's; nothing else."""
     found = _usable(root)
-    if not found.ours:
-        return Cleanup(found.root, 0, 0, refused=True)
+    if not found.ours:  # refused, unless there is nothing there to refuse
+        return Cleanup(found.root, 0, 0, refused=not found.empty)
     tally = _Tally()
     garbage = sum(tally.record(g, remove_flat(g.path)) for g in found.garbage)
     for e in found.entries:
@@ -122,7 +122,7 @@ def prune(max_bytes: float, root: Path | None = None) -> Cleanup:
 
 def _prune(found: Survey, max_bytes: float) -> Cleanup:
     if not found.ours:
-        return Cleanup(found.root, 0, 0, refused=True)
+        return Cleanup(found.root, 0, 0, refused=not found.empty)
     tally = _Tally()
     garbage = sum(tally.record(g, remove_flat(g.path)) for g in found.garbage)
     total = sum(e.size for e in found.entries)
@@ -162,7 +162,7 @@ def enforce_limit() -> Cleanup | None:
     limit = size_limit()
     if limit is None or not enabled():
         return None
-    found = survey(cache_root())
+    found = survey(cache_root(), measure=False)
     if found.problem or not found.ours:
         return None  # nothing of sassview's to trim (and `cache info` says why)
     return _prune(found, limit)
