@@ -411,3 +411,4 @@ def test_the_platform_cache_of_an_older_sassview_is_recognised_as_its_own(tmp_pa
     assert done.returncode == 0, done.stderr
     assert "removed 0 entries" in done.stdout and "and scratch nvrtc-headers" in done.stdout
     assert not (root / "nvrtc-headers").exists()
+    assert root.is_dir()  # emptied, not removed: the directory holding it even less

@@ -78,7 +78,8 @@ def _usable(root: Path | None) -> Survey:
 
 
 class _Tally:
-    def __init__(self) -> None:
+    def __init__(self, root: Path) -> None:
+        self.root = root
         self.done = self.freed = self.failed = 0
         self.why: str | None = None
         self.touched: set[Path] = set()
@@ -91,11 +92,13 @@ class _Tally:
         return outcome.removed
 
     def tidy(self) -> None:
-        """Remove the layout's directories that the removals emptied, deepest first."""
+        """Remove the layout's directories that the removals emptied, deepest first: only
+        below the root (the root itself, and what holds it, are never sassview's to remove)."""
         parents = set(self.touched)
         for p in self.touched:
             parents |= {p.parent, p.parent.parent}
-        remove_empty_dirs(sorted(parents, key=lambda p: len(p.parts), reverse=True))
+        inside = [p for p in parents if self.root in p.parents]
+        remove_empty_dirs(sorted(inside, key=lambda p: len(p.parts), reverse=True))
 
 
 def clear(root: Path | None = None) -> Cleanup:
@@ -103,7 +106,7 @@ def clear(root: Path | None = None) -> Cleanup:
     found = _usable(root)
     if not found.ours:  # refused, unless there is nothing there to refuse
         return Cleanup(found.root, 0, 0, refused=not found.empty)
-    tally = _Tally()
+    tally = _Tally(found.root)
     garbage = sum(tally.record(g, remove_flat(g.path)) for g in found.garbage)
     for e in found.entries:
         if tally.record(e, remove_flat(e.path)):
@@ -123,7 +126,7 @@ def prune(max_bytes: float, root: Path | None = None) -> Cleanup:
 def _prune(found: Survey, max_bytes: float) -> Cleanup:
     if not found.ours:
         return Cleanup(found.root, 0, 0, refused=not found.empty)
-    tally = _Tally()
+    tally = _Tally(found.root)
     garbage = sum(tally.record(g, remove_flat(g.path)) for g in found.garbage)
     total = sum(e.size for e in found.entries)
     for e in sorted(found.entries, key=lambda e: e.used):
