@@ -8,6 +8,7 @@ an entry used.
 - store.py: entries written atomically, read whole and verified by their digests;
 - layout.py: where things live, and the proof that something is sassview's to delete;
 - sweep.py: info, clear and prune, which touch only what that proof covers;
+- removal.py: removing one directory, renamed aside first, and saying what really happened;
 - scratch.py: the tools' long-lived working directories.
 """
 
