@@ -479,6 +479,42 @@ CASES: list[Case] = [
 ]
 
 
+# The cache directory: sizes that are not sizes, a directory sassview cannot prove is its own.
+CASES += [
+    Case(
+        "cache-prune-nan",
+        "cache directory",
+        "`cache prune --max-mb nan`",
+        lambda t: ["cache", "prune", "--max-mb", "nan"],
+        ("--max-mb='nan' is not a size", "inf means no limit"),
+    ),
+    Case(
+        "cache-prune-negative",
+        "cache directory",
+        "`cache prune` with a negative size",
+        lambda t: ["cache", "prune", "--max-mb", "-5"],
+        ("--max-mb='-5' is not a size",),
+    ),
+    Case(
+        "cache-limit-nan",
+        "cache directory",
+        "SASSVIEW_CACHE_MAX_MB=nan (warned about, no limit applied)",
+        lambda t: ["cache", "info"],
+        ("SASSVIEW_CACHE_MAX_MB='nan' is not a size",),
+        code=0,
+        env=lambda t: {"SASSVIEW_CACHE_MAX_MB": "nan"},
+    ),
+    Case(
+        "cache-clear-unmarked",
+        "cache directory",
+        "`cache clear` in a directory sassview never marked as its cache",
+        lambda t: ["cache", "clear"],
+        ("no sassview marker", "removed nothing"),
+        env=lambda t: {"SASSVIEW_CACHE_DIR": str(Path(_file(t, "notes.txt", "mine")).parent)},
+    ),
+]
+
+
 def environment(case: Case, tmp: Path) -> dict[str, str]:
     env = {**os.environ, **case.env(tmp)}
     env.setdefault("SASSVIEW_CACHE_DIR", str(tmp / "cache"))

@@ -9,7 +9,9 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -128,3 +130,135 @@ def test_cache_prune_command(tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, "-m", "sassview", "cache", "prune", "--max-mb", "0.5"],
                           capture_output=True, text=True, env=env)  # fmt: skip
     assert done.returncode == 0 and "removed 2 entries" in done.stdout
+
+
+# --- Readers racing the pruner: the removal runs at each chosen point of a read, no timing ----
+
+
+class PruneAtOpen:
+    """Runs `prune` just before the n-th file opened under `root` (Path.open: every read of an
+    entry goes through it), once: each point of a read can be chosen, none is left to timing."""
+
+    def __init__(self, root: Path, at: int, prune: Callable[[], object]) -> None:
+        self.root, self.at, self.prune = str(root), at, prune
+        self.opens = 0
+        self.fired = False
+
+    def install(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        real = Path.open
+        me = self
+
+        def open_(path: Path, *args: Any, **kwargs: Any) -> Any:
+            if str(path).startswith(me.root) and not me.fired:
+                if me.opens == me.at:
+                    me.fired = True
+                    me.prune()
+                me.opens += 1
+            return real(path, *args, **kwargs)
+
+        monkeypatch.setattr(Path, "open", open_)
+
+
+def test_a_reader_racing_the_pruner_gets_the_whole_entry_or_none(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = cache.Store("t", tmp_path)
+    files = {"a.bin": b"\x01" * 5000, "b.txt": "b" * 3000}
+    whole = (files["a.bin"], files["b.txt"])
+
+    def read(key: str) -> tuple[bytes, str] | None:
+        entry = store.get(key)
+        return None if entry is None else (entry.read_bytes("a.bin"), entry.read_text("b.txt"))
+
+    key = cache.make_key({"race": 0})
+    store.put(key, files)
+    counter = PruneAtOpen(tmp_path, -1, lambda: None)
+    with monkeypatch.context() as m:
+        counter.install(m)
+        assert read(key) == whole
+    assert counter.opens >= 1
+    for at in range(counter.opens):  # before the manifest, before each file, ...
+        store.put(key, files)
+        race = PruneAtOpen(tmp_path, at, lambda: cache.prune(0, tmp_path))
+        with monkeypatch.context() as m:
+            race.install(m)
+            got = read(key)
+        assert race.fired and got in (None, whole)
+    # ... and between the lookup and the reads: the entry handed out stays whole.
+    store.put(key, files)
+    entry = store.get(key)
+    assert entry is not None and cache.prune(0, tmp_path).entries == 1
+    assert (entry.read_bytes("a.bin"), entry.read_text("b.txt")) == whole
+
+
+@pytest.mark.compile
+def test_a_compile_racing_another_process_pruning_the_cache_never_fails(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sassview
+
+    monkeypatch.setenv("SASSVIEW_CACHE_DIR", str(tmp_path))
+    source = ROOT / "tests/corpus/sources/vecadd.cu"
+
+    def facts() -> list[tuple[str, int, int]]:
+        program = sassview.compile(path=source, arch="sm_80")
+        return [(k.name, k.resources.registers, len(k.instructions)) for k in program.kernels]
+
+    def other_process_prunes() -> None:
+        done = subprocess.run(
+            [sys.executable, "-m", "sassview", "cache", "prune", "--max-mb", "0"],
+            capture_output=True, text=True, timeout=300,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+
+    expected = facts()  # fills the cache: a compile entry and a disassembly entry
+    counter = PruneAtOpen(tmp_path, -1, lambda: None)
+    with monkeypatch.context() as m:
+        counter.install(m)
+        assert facts() == expected
+    assert counter.opens >= 2
+    for at in range(counter.opens):
+        facts()  # whatever the last race removed is back
+        race = PruneAtOpen(tmp_path, at, other_process_prunes)
+        with monkeypatch.context() as m:
+            race.install(m)
+            assert facts() == expected
+        assert race.fired
+
+
+KILLED_AT_UNLINK = """
+import os, sys
+at, seen, real = int(sys.argv[1]), [0], os.unlink
+def unlink(*args, **kwargs):
+    if seen[0] == at:
+        os._exit(9)  # killed here: this removal and every later one never happen
+    seen[0] += 1
+    return real(*args, **kwargs)
+os.unlink = unlink
+sys.argv = ["sassview", "cache", "prune", "--max-mb", "0"]
+from sassview.views.cli import main
+main()
+"""
+
+
+def test_a_pruner_killed_at_any_removal_leaves_nothing_to_trip_on(tmp_path: Path) -> None:
+    names = ["a.bin", "b.bin", "c.txt", "d.txt"]
+    entries, files_each = 3, len(names) + 1  # and the manifest
+    for at in range(entries * files_each):  # every removal the pruner makes, in turn
+        root = tmp_path / str(at)
+        store = cache.Store("t", root)
+        keys = [cache.make_key({"n": n}) for n in range(entries)]
+        for key in keys:
+            store.put(key, {name: name.encode() * 1000 for name in names})
+        env = {**os.environ, "SASSVIEW_CACHE_DIR": str(root)}
+        killed = subprocess.run([sys.executable, "-c", KILLED_AT_UNLINK, str(at)], env=env)
+        assert killed.returncode == 9
+        for key in keys:  # a reader finds each entry whole, or not at all
+            entry = store.get(key)
+            assert entry is None or all(entry.read_bytes(n) == n.encode() * 1000 for n in names)
+        # The next prune takes whatever the killed one left: no file but the marker remains.
+        done = subprocess.run([sys.executable, "-m", "sassview", "cache", "prune", "--max-mb", "0"],
+                              env=env, capture_output=True, text=True)  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        left = [p for p in root.rglob("*") if not p.is_dir() and p.name != cache.MARKER]
+        assert left == [], at

@@ -180,50 +180,13 @@ def doctor() -> None:
             "         fix: keep nvidia-cuda-nvrtc, nvidia-nvjitlink and nvidia-cuda-nvdisasm"
             " on one release"
         )
-    click.echo(
-        f"cache    {cache.cache_root()}" + ("" if cache.enabled() else "  (off: SASSVIEW_NO_CACHE)")
-    )
+    click.echo(f"cache    {cache.cache_root()}  {cache.state()}".rstrip())
     for name in ("triton", "cutlass"):
         import importlib.util
 
         found = importlib.util.find_spec(name) is not None
         click.echo(f"{'ok' if found else 'absent':<8} {name:<10} (frontend for kernel.py files)")
     sys.exit(2 if problems else 0)
-
-
-@cli.group(name="cache")
-def cache_group() -> None:
-    """Inspect or empty the compile cache."""
-
-
-@cache_group.command("info")
-def cache_info() -> None:
-    from sassview import cache
-
-    found = cache.info()
-    click.echo(f"{found.root}: {found.entries} entries, {found.bytes / 1e6:.1f} MB")
-
-
-@cache_group.command("clear")
-def cache_clear() -> None:
-    from sassview import cache
-
-    try:
-        found = cache.clear()
-    except SassviewError as exc:
-        _fail(exc)
-        return
-    click.echo(f"removed {found.entries} entries ({found.bytes / 1e6:.1f} MB) from {found.root}")
-
-
-@cache_group.command("prune")
-@click.option("--max-mb", type=float, required=True, help="Keep at most this many MB.")
-def cache_prune(max_mb: float) -> None:
-    """Remove the least recently used entries until the cache fits in --max-mb."""
-    from sassview import cache
-
-    found = cache.prune(int(max_mb * 1_000_000))
-    click.echo(f"removed {found.entries} entries ({found.bytes / 1e6:.1f} MB) from {found.root}")
 
 
 def main() -> None:
@@ -244,6 +207,7 @@ def _keep_cache_in_its_limit() -> None:
 
 
 # Commands in modules of their own, imported last: they use this module's helpers (_fail).
+from sassview.views.cli_cache import cache_group as _cache_group  # noqa: E402
 from sassview.views.cli_diff import diff as _diff  # noqa: E402
 from sassview.views.cli_export import export_command as _export  # noqa: E402
 from sassview.views.cli_filecheck import filecheck as _filecheck  # noqa: E402
@@ -251,6 +215,6 @@ from sassview.views.cli_sweep import sweep as _sweep  # noqa: E402
 from sassview.views.cli_try import try_command as _try  # noqa: E402
 from sassview.views.cli_tui import install as _install_tui  # noqa: E402
 
-for _command in (_sweep, _try, _diff, _filecheck, _export):
+for _command in (_sweep, _try, _diff, _filecheck, _export, _cache_group):
     cli.add_command(_command)
 _install_tui(cli)  # `sassview tui PATH`, and `sassview PATH` for short

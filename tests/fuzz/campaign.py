@@ -30,7 +30,7 @@ MAX_SEED_BYTES = 16_000  # mutants of big files cost more without finding more
 # How the inputs are split: fast readers get more, so a million inputs take minutes, not hours.
 SHARES = {
     "sass-json": 30, "ptxas-log": 30, "sass-json-lineinfo": 20, "ptx": 10, "elf": 6,
-    "sass-text": 3, "cuobjdump-text": 3, "filecheck": 6, "mlir": 3,
+    "sass-text": 3, "cuobjdump-text": 3, "filecheck": 6, "mlir": 3, "cache-entry": 3,
 }  # fmt: skip
 
 

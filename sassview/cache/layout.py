@@ -1,0 +1,287 @@
+"""Where the cache lives and what in it is provably sassview's.
+
+sassview deletes only what it can prove it wrote. The proof has three parts:
+
+- the root carries sassview's marker file (written when sassview first writes there), or is the
+  platform's cache directory named for sassview;
+- the path is sassview's layout: `v<N>/<kind>/<xx>/<key>` for an entry (key: 64 hex digits,
+  xx: its first two), `v<N>/<kind>/<xx>/.tmp-*` for a writer's temporary directory,
+  `v<N>/scratch/<name>` for a long-lived working directory (NVRTC's unpacked headers);
+- an entry is in sassview's format: a manifest whose key is the directory's name, and nothing in
+  the directory but the manifest and the regular files it lists.
+
+A directory in the layout that holds only regular files but fails the format (a torn or edited
+entry, a killed writer's leftovers) is sassview's garbage. Everything else is someone else's: it
+is counted, named and left alone.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+FORMAT_VERSION = 2  # 2: the manifest records each file's SHA-256 and whether it is text
+MANIFEST = "manifest.json"
+MARKER = ".sassview-cache"
+MARKER_TEXT = (
+    "sassview cache directory\n"
+    "Written by sassview when it first used this directory. sassview removes only its own\n"
+    "entries here (v<N>/<kind>/<xx>/<key> with a matching manifest); anything else is left alone.\n"
+)
+TMP_PREFIX = ".tmp-"
+SCRATCH = "scratch"
+# Where sassview before format 2 kept its scratch directories: at the root. Recognised only at
+# the platform cache directory, which is sassview's by its name; elsewhere a `triton/` at the
+# root may well be the user's checkout.
+LEGACY_SCRATCH = ("nvrtc-headers", "triton", "cute")
+
+_KEY = re.compile(r"[0-9a-f]{64}")
+_VERSION = re.compile(r"v[0-9]+")
+
+
+def default_root() -> Path:
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("sassview"))
+
+
+def cache_root() -> Path:
+    env = os.environ.get("SASSVIEW_CACHE_DIR")
+    return Path(env).expanduser() if env else default_root()
+
+
+def enabled() -> bool:
+    return os.environ.get("SASSVIEW_NO_CACHE", "") in ("", "0")
+
+
+def state(root: Path | None = None) -> str:
+    """Why the cache is off, in a few words for `doctor`; "" when it is in use."""
+    base = root or cache_root()
+    if not enabled():
+        return "(off: SASSVIEW_NO_CACHE)"
+    if base.exists() and not base.is_dir():
+        return "(off: not a directory)"
+    if base.is_dir() and not os.access(base, os.W_OK):
+        return "(read only: entries are read, none written)"
+    return ""
+
+
+def is_sassviews(root: Path) -> bool:
+    """Does the root carry sassview's marker (or is it the platform directory named for it)?"""
+    if root == default_root():
+        return True
+    try:
+        with open(root / MARKER, encoding="utf-8", errors="replace") as handle:
+            return handle.readline() == MARKER_TEXT.splitlines(keepends=True)[0]
+    except OSError:
+        return False
+
+
+def claim(root: Path) -> None:
+    """Create the root if needed and mark it as sassview's (raises OSError when it cannot)."""
+    root.mkdir(parents=True, exist_ok=True)
+    if (root / MARKER).is_file():
+        return
+    # "x": another process may mark it meanwhile, and one marker is as good as the other.
+    with contextlib.suppress(FileExistsError), open(root / MARKER, "x", encoding="utf-8") as out:
+        out.write(MARKER_TEXT)
+
+
+@dataclass(frozen=True, slots=True)
+class FileRecord:
+    size: int
+    sha256: str
+    text: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Manifest:
+    key: str
+    files: dict[str, FileRecord]
+    meta: dict[str, object]
+
+
+def parse_manifest(raw: bytes, key: str) -> Manifest | None:
+    """The manifest of a format-2 entry named `key`, or None for anything else."""
+    try:
+        data = json.loads(raw)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(data, dict) or data.get("key") != key:
+        return None
+    files, meta = data.get("files"), data.get("meta", {})
+    if not isinstance(files, dict) or not isinstance(meta, dict):
+        return None
+    records = {}
+    for name, rec in files.items():
+        if not (_flat_name(name) and isinstance(rec, dict)):
+            return None
+        size, sha, text = rec.get("size"), rec.get("sha256"), rec.get("text")
+        if type(size) is not int or not isinstance(sha, str) or not isinstance(text, bool):
+            return None
+        records[name] = FileRecord(size, sha, text)
+    return Manifest(key, records, meta)
+
+
+def listed_names(raw: bytes, key: str) -> set[str] | None:
+    """The files a manifest of any format lists, if it is one for `key` (format 1 listed
+    {name: size}); None when it is not sassview's manifest for that key."""
+    try:
+        data = json.loads(raw)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(data, dict) or data.get("key") != key:
+        return None
+    files = data.get("files")
+    if not isinstance(files, dict) or not all(_flat_name(n) for n in files):
+        return None
+    return set(files)
+
+
+def _flat_name(name: object) -> bool:
+    return isinstance(name, str) and name not in ("", ".", "..", MANIFEST) and "/" not in name
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    """One thing found under the root: its path, size in bytes and (for entries) last use."""
+
+    path: Path
+    size: int
+    used: float = 0.0
+
+
+@dataclass(slots=True)
+class Survey:
+    """What a root holds, sorted by what sassview may do with it."""
+
+    root: Path
+    ours: bool  # the root is provably sassview's: the rest of the proof may be applied
+    entries: list[Item] = field(default_factory=list)
+    garbage: list[Item] = field(default_factory=list)  # torn entries, killed writers' leftovers
+    scratch: list[Item] = field(default_factory=list)
+    foreign: list[Item] = field(default_factory=list)
+    problem: str | None = None  # why the root cannot be used at all
+    measure: bool = True  # size what is not sassview's (a walk of all of it: only to show it)
+
+    def foreign_item(self, path: Path) -> Item:
+        return Item(path, tree_size(path) if self.measure else 0)
+
+    @property
+    def empty(self) -> bool:
+        return not (self.entries or self.garbage or self.scratch or self.foreign)
+
+
+def survey(root: Path, measure: bool = True) -> Survey:
+    """Walk the root once and sort everything in it (tolerates things vanishing meanwhile).
+    Without `measure`, what is not sassview's is listed but not walked: a root pointed at a
+    home directory costs one listing, not a walk of the whole home."""
+    found = Survey(root, is_sassviews(root), measure=measure)
+    if not root.exists():
+        return found
+    if not root.is_dir():
+        found.problem = "is not a directory"
+        return found
+    legacy = LEGACY_SCRATCH if root == default_root() else ()
+    for child in _children(root):
+        if child.name == MARKER and child.is_file():
+            continue
+        if child.name in legacy and _is_dir(child):
+            found.scratch.append(Item(child, tree_size(child)))
+        elif _VERSION.fullmatch(child.name) and _is_dir(child):
+            _survey_version(child, found)
+        else:
+            found.foreign.append(found.foreign_item(child))
+    return found
+
+
+def _survey_version(vdir: Path, found: Survey) -> None:
+    for kind in _children(vdir):
+        if not _is_dir(kind):
+            found.foreign.append(found.foreign_item(kind))
+        elif kind.name == SCRATCH:
+            for scratch in _children(kind):
+                if _is_dir(scratch):
+                    found.scratch.append(Item(scratch, tree_size(scratch)))
+                else:
+                    found.foreign.append(found.foreign_item(scratch))
+        else:
+            for prefix in _children(kind):
+                if _is_dir(prefix) and re.fullmatch("[0-9a-f]{2}", prefix.name):
+                    for item in _children(prefix):
+                        _sort_entry(item, prefix.name, found)
+                else:
+                    found.foreign.append(found.foreign_item(prefix))
+
+
+def _sort_entry(path: Path, prefix: str, found: Survey) -> None:
+    files = flat_files(path) if _is_dir(path) else None  # a link is followed by no removal
+    if files is None:  # not a directory of regular files only: not sassview's
+        found.foreign.append(found.foreign_item(path))
+        return
+    size = sum(s for _, s in files.values())
+    if path.name.startswith(TMP_PREFIX):
+        found.garbage.append(Item(path, size))
+        return
+    if not (_KEY.fullmatch(path.name) and path.name.startswith(prefix)):
+        found.foreign.append(Item(path, size))
+        return
+    listed = _listed(path)
+    if listed is not None and set(files) == listed | {MANIFEST}:
+        found.entries.append(Item(path, size, files[MANIFEST][0]))
+    else:
+        found.garbage.append(Item(path, size))
+
+
+def _listed(entry: Path) -> set[str] | None:
+    try:
+        return listed_names((entry / MANIFEST).read_bytes(), entry.name)
+    except OSError:
+        return None
+
+
+def flat_files(path: Path) -> dict[str, tuple[float, int]] | None:
+    """{name: (mtime, size)} of a directory that holds only regular files; else None."""
+    out = {}
+    try:
+        with os.scandir(path) as it:
+            for e in it:
+                if not e.is_file(follow_symlinks=False):
+                    return None
+                st = e.stat(follow_symlinks=False)
+                out[e.name] = (st.st_mtime, st.st_size)
+    except FileNotFoundError:
+        return {}  # removed meanwhile: nothing left to sort
+    except OSError:
+        return None
+    return out
+
+
+def tree_size(path: Path) -> int:
+    try:
+        if not _is_dir(path):
+            return path.lstat().st_size
+    except OSError:
+        return 0
+    total = 0
+    for dirpath, _, names in os.walk(path):
+        for n in names:
+            with contextlib.suppress(OSError):
+                total += os.lstat(os.path.join(dirpath, n)).st_size
+    return total
+
+
+def _children(path: Path) -> Iterator[Path]:
+    try:
+        return iter(sorted(path.iterdir()))
+    except OSError:
+        return iter(())
+
+
+def _is_dir(path: Path) -> bool:
+    return path.is_dir() and not path.is_symlink()

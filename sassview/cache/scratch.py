@@ -1,0 +1,45 @@
+"""Long-lived working directories: NVRTC's unpacked headers, Triton's and the CuTe DSL's dumps.
+
+They live in sassview's layout under the cache root (`v<N>/scratch/<name>`), so `cache clear`
+can prove them sassview's. When the cache is off (SASSVIEW_NO_CACHE=1) or its root cannot be
+written (a file, a read-only disk), they go to a private temporary directory instead, removed
+when the process ends: the compile still works, it only pays to unpack the headers again.
+"""
+
+from __future__ import annotations
+
+import atexit
+import logging
+import shutil
+import tempfile
+from pathlib import Path
+
+from sassview.cache.layout import FORMAT_VERSION, SCRATCH, cache_root, claim, enabled
+
+log = logging.getLogger("sassview.cache")
+_private: list[Path] = []  # this process's fallback directory, made on first need
+
+
+def scratch_dir(name: str) -> Path:
+    """A long-lived directory for `name`, under the cache root when that can be written."""
+    if enabled():
+        root = cache_root()
+        path = root / f"v{FORMAT_VERSION}" / SCRATCH / name
+        try:
+            claim(root)
+            path.mkdir(parents=True, exist_ok=True)
+            with tempfile.TemporaryFile(dir=path):
+                pass  # the tools write here: a read-only directory is no use to them
+            return path
+        except OSError as exc:
+            log.info("cache: cannot write %s (%s); using a temporary directory", path, exc)
+    path = _private_root() / name
+    path.mkdir(exist_ok=True)
+    return path
+
+
+def _private_root() -> Path:
+    if not _private:
+        _private.append(Path(tempfile.mkdtemp(prefix="sassview-scratch-")))
+        atexit.register(shutil.rmtree, _private[0], ignore_errors=True)
+    return _private[0]

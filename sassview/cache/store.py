@@ -1,0 +1,163 @@
+"""Entries: written whole or not at all, read whole and verified, or not served.
+
+An entry is a directory named by the SHA-256 of everything that decides its content (source bytes
+and included files, options, arch, tool versions, sassview's schema version). It is written into
+a temporary directory beside its final place and renamed into place in one step, so a reader sees
+a whole entry or none, and a writer killed half-way leaves only a temporary directory behind.
+Two processes that build the same entry both succeed; the first rename wins.
+
+A read loads every file into memory and checks its size and SHA-256 against the manifest (and
+that the files written as text are UTF-8) before anything is served: an edited, torn or flipped
+file is never an answer, and an entry that another process prunes after the read is still whole
+in the reader's hands. A damaged entry is moved aside and removed, so the caller rebuilds it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import logging
+import os
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from types import MappingProxyType
+
+from sassview.cache.layout import (
+    FORMAT_VERSION,
+    MANIFEST,
+    TMP_PREFIX,
+    Manifest,
+    cache_root,
+    claim,
+    enabled,
+    flat_files,
+    is_sassviews,
+    parse_manifest,
+)
+from sassview.cache.removal import remove_flat
+
+log = logging.getLogger("sassview.cache")
+
+
+def make_key(parts: Mapping[str, object]) -> str:
+    """A stable hash of a JSON-able description of what goes into an entry."""
+    blob = json.dumps({"format": FORMAT_VERSION, **parts}, sort_keys=True, default=str)
+    return hashlib.sha256(blob.encode()).hexdigest()
+
+
+def digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """A complete, verified cache entry, held in memory: reading it never touches the disk."""
+
+    path: Path
+    files: Mapping[str, bytes]
+    manifest_meta: Mapping[str, object]
+
+    def read_bytes(self, name: str) -> bytes:
+        return self.files[name]
+
+    def read_text(self, name: str) -> str:
+        # Files written as text were checked to be UTF-8 on read; bytes read as text never raise.
+        return self.files[name].decode("utf-8", errors="replace")
+
+    def has(self, name: str) -> bool:
+        return name in self.files
+
+    def meta(self) -> dict[str, object]:
+        return dict(self.manifest_meta)
+
+
+class Store:
+    def __init__(self, kind: str, root: Path | None = None) -> None:
+        self.kind = kind
+        self.base = root or cache_root()
+        self.root = self.base / f"v{FORMAT_VERSION}" / kind
+
+    def _dir(self, key: str) -> Path:
+        return self.root / key[:2] / key
+
+    def get(self, key: str) -> Entry | None:
+        """The entry for `key`, read whole and verified; None when absent or damaged."""
+        if not enabled():
+            return None
+        path = self._dir(key)
+        try:
+            manifest = parse_manifest((path / MANIFEST).read_bytes(), key)
+        except OSError:
+            return None  # absent, removed by a pruner, or the root is unusable
+        files = _verified(path, manifest) if manifest is not None else None
+        if manifest is None or files is None:
+            if path.exists():
+                log.info("cache: %s is damaged; rebuilding it", path)
+                self._discard(path)
+            return None
+        with contextlib.suppress(OSError):
+            os.utime(path / MANIFEST)  # recently used: the size limit evicts the others first
+        return Entry(path, MappingProxyType(files), MappingProxyType(manifest.meta))
+
+    def _discard(self, path: Path) -> None:
+        # A torn entry in sassview's layout is its garbage; one holding a directory or a link
+        # is not sassview's (it writes regular files only) and stays where it is.
+        if is_sassviews(self.base) and flat_files(path) is not None:
+            remove_flat(path)
+
+    def put(
+        self, key: str, files: Mapping[str, bytes | str], meta: Mapping[str, object] | None = None
+    ) -> Entry | None:
+        """Write an entry atomically; None when caching is off or the disk refuses."""
+        if not enabled():
+            return None
+        final = self._dir(key)
+        blobs = {n: c.encode() if isinstance(c, str) else c for n, c in files.items()}
+        kept_meta = dict(meta or {})
+        manifest = {
+            "key": key,
+            "files": {
+                n: {"size": len(b), "sha256": digest(b), "text": isinstance(files[n], str)}
+                for n, b in blobs.items()
+            },
+            "meta": kept_meta,
+        }
+        try:
+            claim(self.base)
+            final.parent.mkdir(parents=True, exist_ok=True)
+            tmp = Path(tempfile.mkdtemp(prefix=TMP_PREFIX, dir=final.parent))
+        except OSError as exc:
+            log.info("cache: cannot write under %s (%s); not caching", self.base, exc)
+            return None
+        try:
+            for name, data in blobs.items():
+                (tmp / name).write_bytes(data)
+            # The manifest goes last: an entry without one is incomplete by definition.
+            (tmp / MANIFEST).write_text(json.dumps(manifest, sort_keys=True), encoding="utf-8")
+            os.rename(tmp, final)
+        except OSError:
+            remove_flat(tmp)  # the disk refused, or another process got there first
+            if not (final / MANIFEST).is_file():
+                return None
+        return Entry(final, MappingProxyType(blobs), MappingProxyType(kept_meta))
+
+
+def _verified(path: Path, manifest: Manifest) -> dict[str, bytes] | None:
+    files = {}
+    for name, rec in manifest.files.items():
+        try:
+            data = (path / name).read_bytes()
+        except OSError:
+            return None
+        if len(data) != rec.size or digest(data) != rec.sha256:
+            return None
+        if rec.text:
+            try:
+                data.decode("utf-8")
+            except UnicodeDecodeError:
+                return None
+        files[name] = data
+    return files
