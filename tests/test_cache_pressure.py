@@ -4,11 +4,8 @@ from __future__ import annotations
 
 import json
 import os
-import random
-import signal
 import subprocess
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -28,17 +25,35 @@ for src in sys.argv[1:]:
 print(json.dumps(out))
 """
 
-WRITER = """
-import sys
+# A writer killed at its k-th step (a file half written, a file whole, the manifest, the rename):
+# every step of every put in turn, chosen by number rather than by a sleep.
+KILLED_WRITER = """
+import os, sys
 from pathlib import Path
+at, seen = int(sys.argv[2]), [0]
+def step():
+    if seen[0] == at:
+        os._exit(9)  # killed here: this step and every later one never happen
+    seen[0] += 1
+real_write, real_rename = Path.write_bytes, os.rename
+def write_bytes(self, data):
+    step()
+    with open(self, "wb") as f:  # half of it, then the next step may be the kill
+        f.write(data[: len(data) // 2])
+    step()
+    return real_write(self, data)
+def rename(*args, **kwargs):
+    step()
+    return real_rename(*args, **kwargs)
+Path.write_bytes, os.rename = write_bytes, rename
 from sassview import cache
 store = cache.Store("pressure", Path(sys.argv[1]))
-i = 0
-while True:  # until killed
-    data = bytes([i % 251]) * 2_000_000
-    store.put(cache.make_key({"i": i % 40}), {"a.bin": data, "b.bin": data[: 1_000_000]})
-    i += 1
+for i in range(2):
+    data = bytes([i]) * 2_000_000
+    store.put(cache.make_key({"i": i}), {"a.bin": data, "b.bin": data[: 1_000_000]})
+print("finished")
 """
+STEPS_PER_RUN = 2 * (2 * 2 + 1)  # two puts, each: two files in two steps, then the rename
 
 
 @pytest.mark.compile
@@ -83,20 +98,17 @@ def _all_entries_whole(root: Path) -> int:
 
 
 def test_writers_killed_mid_write_never_leave_a_partial_entry(tmp_path: Path) -> None:
-    rng = random.Random(7)
-    kills = 0
-    for _ in range(25):
-        proc = subprocess.Popen([sys.executable, "-c", WRITER, str(tmp_path)], cwd=ROOT)
-        time.sleep(rng.uniform(0.3, 0.9))
-        proc.send_signal(signal.SIGKILL)
-        proc.wait()
-        kills += proc.returncode == -signal.SIGKILL
-        _all_entries_whole(tmp_path)  # raises on any partial entry served
-    assert kills == 25
-    assert _all_entries_whole(tmp_path) > 0
-    # Killed writers leave temporary directories; pruning (or clear) sweeps them.
-    cache.prune(10**12, tmp_path)
-    assert not list(tmp_path.rglob(".tmp-*"))
+    for at in range(STEPS_PER_RUN + 1):  # every step in turn, and one run that finishes
+        root = tmp_path / str(at)
+        run = subprocess.run([sys.executable, "-c", KILLED_WRITER, str(root), str(at)],
+                             cwd=ROOT, capture_output=True, text=True)  # fmt: skip
+        finished = at == STEPS_PER_RUN
+        assert run.returncode == (0 if finished else 9), run.stderr
+        whole = _all_entries_whole(root)  # raises on any partial entry served
+        assert whole == (2 if finished else at // 5), at  # the puts that got past their rename
+        # Killed writers leave temporary directories; pruning (or clear) sweeps them.
+        cache.prune(10**12, root)
+        assert not list(root.rglob(".tmp-*"))
 
 
 def test_size_limit_evicts_the_least_recently_used_entries(
