@@ -14,6 +14,7 @@ from sassview.build import build_program
 from sassview.frontends.arch import parse_arch_list
 from sassview.frontends.cuda import compile_cuda
 from sassview.frontends.files import assemble_ptx, load_file
+from sassview.frontends.paths import input_file
 from sassview.ir import Artifacts, Program
 
 if TYPE_CHECKING:
@@ -34,6 +35,8 @@ def compile(  # noqa: A001 - the natural name; sassview.compile reads well
     options: Sequence[str] = (),
 ) -> Program:
     """Compile CUDA C++ (text or a file) for one architecture and return its model."""
+    if path is not None:
+        input_file(path, wanted="a CUDA C++ file")
     artifacts = compile_cuda(
         source, path=path, arch=arch, defines=defines, include_dirs=include_dirs, options=options
     )
@@ -78,6 +81,7 @@ def load(
     a kernel.py is imported and each declared kernel compiled (see sassview.declare).
     """
     p = Path(path)
+    input_file(p)  # a directory, a symlink loop or a missing file: said before anything runs
     if p.suffix in CUDA_SUFFIXES:
         archs = parse_arch_list(arch if arch is not None else DEFAULT_ARCH)
         return [

@@ -428,6 +428,42 @@ CASES: list[Case] = [
         lambda t: ["check", VECADD, "--frob"],
         ("No such option",),
     ),
+    # input paths (a file's name and what it points at)
+    Case(
+        "path-symlink-loop",
+        "input paths",
+        "a path that is a loop of symbolic links",
+        lambda t: ["check", _symlink_loop(t, "k.cu")],
+        ("loop of symbolic links",),
+    ),
+    Case(
+        "path-dangling-symlink",
+        "input paths",
+        "a symbolic link to a file that is gone",
+        lambda t: ["check", _symlink(t, "k.cu", t / "gone.cu")],
+        ("symbolic link to", "does not exist"),
+    ),
+    Case(
+        "path-directory-named-py",
+        "input paths",
+        "a directory named like a kernel file",
+        lambda t: ["check", _directory(t, "kernel.py")],
+        ("is a directory", "kernel.py file"),
+    ),
+    Case(
+        "path-directory-for-sweep",
+        "input paths",
+        "sweep over a directory named like a .cu file",
+        lambda t: ["sweep", _directory(t, "k.cu")],
+        ("is a directory",),
+    ),
+    Case(
+        "kernel-py-sys-exit",
+        "input paths",
+        "a kernel.py that calls sys.exit() when imported",
+        lambda t: ["check", _kernel_py(t, "import sys\nsys.exit(0)\n")],
+        ("sys.exit(0)", "__main__"),
+    ),
 ]
 
 
@@ -435,3 +471,21 @@ def environment(case: Case, tmp: Path) -> dict[str, str]:
     env = {**os.environ, **case.env(tmp)}
     env.setdefault("SASSVIEW_CACHE_DIR", str(tmp / "cache"))
     return env
+
+
+# Helpers of the input-paths cases (called when a case runs, so defined after them).
+
+
+def _symlink(tmp: Path, name: str, target: Path) -> str:
+    (tmp / name).symlink_to(target)
+    return str(tmp / name)
+
+
+def _symlink_loop(tmp: Path, name: str) -> str:
+    _symlink(tmp, "other-" + name, tmp / name)
+    return _symlink(tmp, name, tmp / ("other-" + name))
+
+
+def _directory(tmp: Path, name: str) -> str:
+    (tmp / name).mkdir()
+    return str(tmp / name)

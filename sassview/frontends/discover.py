@@ -19,6 +19,7 @@ from typing import Any
 
 from sassview.declare import Declaration, collecting
 from sassview.errors import InputError
+from sassview.frontends.paths import input_file
 
 
 @dataclass(frozen=True)
@@ -50,9 +51,7 @@ _OURS = (str(Path(__file__).resolve().parents[1]), "<frozen importlib")
 
 
 def import_kernel_file(path: str | Path) -> KernelFile:
-    p = Path(path).resolve()
-    if not p.is_file():
-        raise InputError(f"{path}: no such file", "check the path")
+    p = input_file(path, wanted="a kernel.py file")
     text = p.read_text(encoding="utf-8", errors="replace")
     name = "sassview_kernels_" + hashlib.sha1(str(p).encode()).hexdigest()[:12]
     spec = importlib.util.spec_from_file_location(name, p)
@@ -78,6 +77,13 @@ def import_kernel_file(path: str | Path) -> KernelFile:
         raise InputError(
             f"{p.name}: importing it failed: {exc}",
             f"install what it needs (pip install {package})" if package else "check its imports",
+            detail=_trimmed_traceback(exc, p),
+        ) from None
+    except SystemExit as exc:  # sys.exit() in a script's main code, run on import
+        raise InputError(
+            f"{p.name}: importing it called sys.exit({exc.code!r})",
+            "sassview imports the file as a module: put a script's own main code under"
+            ' `if __name__ == "__main__":`',
             detail=_trimmed_traceback(exc, p),
         ) from None
     except Exception as exc:  # the user's code raised: show their traceback, not ours
