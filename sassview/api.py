@@ -14,7 +14,7 @@ from sassview.build import build_program
 from sassview.frontends.arch import parse_arch_list
 from sassview.frontends.cuda import compile_cuda
 from sassview.frontends.files import assemble_ptx, load_file
-from sassview.frontends.paths import input_file
+from sassview.frontends.paths import check_ptxas_can_name, input_file
 from sassview.ir import Artifacts, Program
 
 if TYPE_CHECKING:
@@ -36,7 +36,7 @@ def compile(  # noqa: A001 - the natural name; sassview.compile reads well
 ) -> Program:
     """Compile CUDA C++ (text or a file) for one architecture and return its model."""
     if path is not None:
-        input_file(path, wanted="a CUDA C++ file")
+        check_ptxas_can_name(input_file(path, wanted="a CUDA C++ file"))
     artifacts = compile_cuda(
         source, path=path, arch=arch, defines=defines, include_dirs=include_dirs, options=options
     )

@@ -447,15 +447,29 @@ CASES: list[Case] = [
         "path-directory-named-py",
         "input paths",
         "a directory named like a kernel file",
-        lambda t: ["check", _directory(t, "kernel.py")],
+        lambda t: ["check", str(_directory(t, "kernel.py"))],
         ("is a directory", "kernel.py file"),
     ),
     Case(
         "path-directory-for-sweep",
         "input paths",
         "sweep over a directory named like a .cu file",
-        lambda t: ["sweep", _directory(t, "k.cu")],
+        lambda t: ["sweep", str(_directory(t, "k.cu"))],
         ("is a directory",),
+    ),
+    Case(
+        "path-with-a-quote",
+        "input paths",
+        "CUDA C++ at a path that holds a double quote",
+        lambda t: ["check", _file(t, 'say "hi".cu', "__global__ void k() {}\n")],
+        ("double quote", "rename"),
+    ),
+    Case(
+        "kernel-py-path-with-a-quote",
+        "input paths",
+        "a kernel.py declaring CUDA C++, in a directory whose name holds a double quote",
+        lambda t: ["check", _kernel_py(_directory(t, 'a"b'), _CUDA_KERNEL_PY)],
+        ("double quote",),
     ),
     Case(
         "kernel-py-sys-exit",
@@ -486,6 +500,9 @@ def _symlink_loop(tmp: Path, name: str) -> str:
     return _symlink(tmp, name, tmp / ("other-" + name))
 
 
-def _directory(tmp: Path, name: str) -> str:
+def _directory(tmp: Path, name: str) -> Path:
     (tmp / name).mkdir()
-    return str(tmp / name)
+    return tmp / name
+
+
+_CUDA_KERNEL_PY = 'import sassview as sv\nsv.cuda("__global__ void k() {}", arch="sm_90a")\n'

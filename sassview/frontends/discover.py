@@ -19,7 +19,7 @@ from typing import Any
 
 from sassview.declare import Declaration, collecting
 from sassview.errors import InputError
-from sassview.frontends.paths import input_file
+from sassview.frontends.paths import check_ptxas_can_name, input_file
 
 
 @dataclass(frozen=True)
@@ -95,6 +95,9 @@ def import_kernel_file(path: str | Path) -> KernelFile:
     finally:
         sys.path.remove(str(p.parent))
     declared = tuple(found)
+    for decl in declared:
+        if decl.kind == "cuda":  # a string compiles under this file's name (#line), a file its own
+            check_ptxas_can_name(p.parent / decl.target if decl.settings.get("file") else p)
     return KernelFile(p, text, declared, tuple(_undeclared(module, declared, p)))
 
 

@@ -43,3 +43,17 @@ def _error(path: Path, exc: OSError) -> InputError:
             )
         return InputError(f"{path}: no such file", "check the path")
     return InputError(f"{path}: cannot read it ({exc.strerror})", "check its permissions")
+
+
+def check_ptxas_can_name(path: Path) -> None:
+    """CUDA C++ at a path with a `"` or a `\\` does not compile, or maps to no file: NVRTC and
+    nvcc write the name into the PTX `.file` directive unescaped (`"`) or C-escaped (`\\\\`),
+    and ptxas stops at a `"` with "Parsing error" and splits a name at a `\\` as at a `/`.
+    Said before compiling, in words the user can act on."""
+    for char, called in (('"', "a double quote"), ("\\", "a backslash")):
+        if char in str(path) and char != os.sep:  # on Windows, `\\` is the separator
+            raise InputError(
+                f"{path}: CUDA C++ cannot be compiled from a path that holds {called} ({char})",
+                "ptxas records the file's name for line numbers and cannot write it there:"
+                " rename the file or its directory, or compile a copy of it elsewhere",
+            )
