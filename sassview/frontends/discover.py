@@ -95,10 +95,15 @@ def import_kernel_file(path: str | Path) -> KernelFile:
     finally:
         sys.path.remove(str(p.parent))
     declared = tuple(found)
+    _check_names(p, declared)
+    return KernelFile(p, text, declared, tuple(_undeclared(module, declared, p)))
+
+
+def _check_names(path: Path, declared: tuple[Declaration, ...]) -> None:
+    """The paths each compiler will be given, checked before anything compiles."""
     for decl in declared:
         if decl.kind == "cuda":  # a string compiles under this file's name (#line), a file its own
-            check_ptxas_can_name(p.parent / decl.target if decl.settings.get("file") else p)
-    return KernelFile(p, text, declared, tuple(_undeclared(module, declared, p)))
+            check_ptxas_can_name(path.parent / decl.target if decl.settings.get("file") else path)
 
 
 def _undeclared(
