@@ -56,12 +56,15 @@ def load_kernel_file(
 ) -> tuple[KernelFile, list[Program]]:
     """Import a kernel.py, compile every declared (kernel, arch, variant); `arch` overrides the
     declarations' own architectures."""
-    from sassview.frontends.discover import import_kernel_file
+    from sassview.frontends.discover import exit_error, import_kernel_file
     from sassview.frontends.jobs import compile_all
 
     kernel_file = import_kernel_file(path)
     archs = [str(a) for a in parse_arch_list(arch)] if arch is not None else None
-    artifacts = compile_all(kernel_file, archs, parallel=parallel)
+    try:
+        artifacts = compile_all(kernel_file, archs, parallel=parallel)
+    except SystemExit as exc:  # from the file's code, run again by the compile
+        raise exit_error(exc, kernel_file.path, importing=False) from None
     programs = [build_program(a, where=a.label or str(path)) for a in artifacts]
     return kernel_file, programs
 

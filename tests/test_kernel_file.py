@@ -181,3 +181,17 @@ def test_a_directory_named_like_a_kernel_file_is_called_a_directory(tmp_path: Pa
     (tmp_path / "kernel.py").mkdir()
     for command in ("check", "sweep", "try"):
         clean_error(run(command, tmp_path / "kernel.py"), "is a directory", "kernel.py")
+
+
+@pytest.mark.parametrize("command", ["check", "sweep", "try"])
+def test_sys_exit_while_compiling_is_an_error_not_a_silent_success(
+    tmp_path: Path, command: str
+) -> None:
+    """A CuTe DSL host function runs while its kernel compiles: a sys.exit() there too."""
+    pytest.importorskip("cutlass")
+    example = Path(__file__).parents[1] / "examples" / "cute" / "kernel.py"
+    text = example.read_text().replace("    threads = 256\n", "    import sys\n    sys.exit(0)\n")
+    path = tmp_path / "kernel.py"
+    path.write_text(text.replace('arch=["sm_90a", "sm_100a"]', 'arch="sm_90a"'))
+    done = run(command, path, "--json", env={"SASSVIEW_CACHE_DIR": str(tmp_path / "c")})
+    clean_error(done, "sys.exit(0)")

@@ -50,6 +50,26 @@ def _trimmed_traceback(exc: BaseException, path: Path) -> str:
 _OURS = (str(Path(__file__).resolve().parents[1]), "<frozen importlib")
 
 
+_MAIN_HINT = (
+    "sassview imports the file as a module: put a script's own main code under"
+    ' `if __name__ == "__main__":`'
+)
+_RAISE_HINT = "raise an exception where a kernel cannot be built: sys.exit() would end sassview"
+
+
+def exit_error(exc: SystemExit, path: Path, *, importing: bool) -> InputError:
+    """sys.exit() in a kernel file's code (on import, or in a CuTe host function while its
+    kernels compile) would end sassview with no word, and exit 0. The traceback shows the
+    frames in the file: the rest is sassview's or a framework's."""
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == str(path)]
+    return InputError(
+        f"{path.name}: {'importing it' if importing else 'compiling its kernels'} called"
+        f" sys.exit({exc.code!r})",
+        _MAIN_HINT if importing else _RAISE_HINT,
+        detail="".join(traceback.format_list(frames)).rstrip(),
+    )
+
+
 def import_kernel_file(path: str | Path) -> KernelFile:
     p = input_file(path, wanted="a kernel.py file")
     text = p.read_text(encoding="utf-8", errors="replace")
@@ -80,12 +100,7 @@ def import_kernel_file(path: str | Path) -> KernelFile:
             detail=_trimmed_traceback(exc, p),
         ) from None
     except SystemExit as exc:  # sys.exit() in a script's main code, run on import
-        raise InputError(
-            f"{p.name}: importing it called sys.exit({exc.code!r})",
-            "sassview imports the file as a module: put a script's own main code under"
-            ' `if __name__ == "__main__":`',
-            detail=_trimmed_traceback(exc, p),
-        ) from None
+        raise exit_error(exc, p, importing=True) from None
     except Exception as exc:  # the user's code raised: show their traceback, not ours
         raise InputError(
             f"{p.name}: importing it raised {type(exc).__name__}: {exc}",

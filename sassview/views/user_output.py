@@ -4,7 +4,8 @@ A kernel.py runs while it is imported and again while its kernels compile (Trito
 DSL call into it, in forked workers too). Whatever it prints, by `print`, a rebound
 `sys.stdout`, `os.write(1, ...)` or a C library's `printf`, would land in the middle of the
 JSON. So while it runs, file descriptor 1 points at stderr: forked workers inherit that, and
-no write of any kind can reach the real stdout.
+no write of any kind can reach the real stdout. A `sys.exit()` there becomes an error: it
+would end sassview with no word (and exit 0).
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ import ctypes
 import os
 import sys
 from collections.abc import Iterator
+
+from sassview.errors import InputError
 
 
 @contextlib.contextmanager
@@ -31,6 +34,11 @@ def user_output_to_stderr() -> Iterator[None]:
     sys.stdout = sys.stderr
     try:
         yield
+    except SystemExit as exc:  # the user code's sys.exit(), not sassview's own way out
+        raise InputError(
+            f"the kernel file's code called sys.exit({exc.code!r}) while sassview ran it",
+            "raise an exception where a kernel cannot be built; sys.exit() ends sassview",
+        ) from None
     finally:
         _flush(sys.stdout)  # a stream the user code put there, while fd 1 is still stderr
         _flush_c_stdio()
