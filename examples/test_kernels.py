@@ -5,7 +5,7 @@ loses a 128-bit load, wgmma or an unroll, or starts to spill. No GPU needed.
     pip install sassview                   # the plugin comes with it
     pytest examples/test_kernels.py        # each test runs for sm_90a (the default)
     pytest examples/test_kernels.py --sassview-arch sm_80,sm_90a   # ... once per arch
-    pytest examples/test_kernels.py --sassview-update              # (re)write the snapshots
+    pytest examples/test_kernels.py --sassview-update              # accept changed snapshots
 
 `sassview_kernel(path, kernel=...)` compiles a file once per test session (paths are relative to
 this file) and returns a KernelUnderTest; its assert_* methods fail with the slice of SASS that
@@ -100,5 +100,5 @@ def test_ptx_filecheck(sassview_kernel):
 
 def test_listing_snapshot(sassview_kernel):
     # Normalised (registers renamed, labels renumbered, addresses dropped) and kept in
-    # __snapshots__/test_kernels/; the first run needs --sassview-update to write it.
+    # __snapshots__/test_kernels/: the first run writes it (and says so), to review and commit.
     sassview_kernel("vecadd.cu", kernel="add_f4").snapshot()

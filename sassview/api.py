@@ -14,6 +14,7 @@ from sassview.build import build_program
 from sassview.frontends.arch import parse_arch_list
 from sassview.frontends.cuda import compile_cuda
 from sassview.frontends.files import assemble_ptx, load_file
+from sassview.frontends.paths import check_ptxas_can_name, input_file
 from sassview.ir import Artifacts, Program
 
 if TYPE_CHECKING:
@@ -34,6 +35,8 @@ def compile(  # noqa: A001 - the natural name; sassview.compile reads well
     options: Sequence[str] = (),
 ) -> Program:
     """Compile CUDA C++ (text or a file) for one architecture and return its model."""
+    if path is not None:
+        check_ptxas_can_name(input_file(path, wanted="a CUDA C++ file"))
     artifacts = compile_cuda(
         source, path=path, arch=arch, defines=defines, include_dirs=include_dirs, options=options
     )
@@ -53,12 +56,15 @@ def load_kernel_file(
 ) -> tuple[KernelFile, list[Program]]:
     """Import a kernel.py, compile every declared (kernel, arch, variant); `arch` overrides the
     declarations' own architectures."""
-    from sassview.frontends.discover import import_kernel_file
+    from sassview.frontends.discover import exit_error, import_kernel_file
     from sassview.frontends.jobs import compile_all
 
     kernel_file = import_kernel_file(path)
     archs = [str(a) for a in parse_arch_list(arch)] if arch is not None else None
-    artifacts = compile_all(kernel_file, archs, parallel=parallel)
+    try:
+        artifacts = compile_all(kernel_file, archs, parallel=parallel)
+    except SystemExit as exc:  # from the file's code, run again by the compile
+        raise exit_error(exc, kernel_file.path, importing=False) from None
     programs = [build_program(a, where=a.label or str(path)) for a in artifacts]
     return kernel_file, programs
 
@@ -78,6 +84,7 @@ def load(
     a kernel.py is imported and each declared kernel compiled (see sassview.declare).
     """
     p = Path(path)
+    input_file(p)  # a directory, a symlink loop or a missing file: said before anything runs
     if p.suffix in CUDA_SUFFIXES:
         archs = parse_arch_list(arch if arch is not None else DEFAULT_ARCH)
         return [

@@ -515,7 +515,82 @@ CASES += [
 ]
 
 
+# Input paths: a file's name and what it points at.
+CASES += [
+    Case(
+        "path-symlink-loop",
+        "input paths",
+        "a path that is a loop of symbolic links",
+        lambda t: ["check", _symlink_loop(t, "k.cu")],
+        ("loop of symbolic links",),
+    ),
+    Case(
+        "path-dangling-symlink",
+        "input paths",
+        "a symbolic link to a file that is gone",
+        lambda t: ["check", _symlink(t, "k.cu", t / "gone.cu")],
+        ("symbolic link to", "does not exist"),
+    ),
+    Case(
+        "path-directory-named-py",
+        "input paths",
+        "a directory named like a kernel file",
+        lambda t: ["check", str(_directory(t, "kernel.py"))],
+        ("is a directory", "point at a kernel.py"),
+    ),
+    Case(
+        "path-directory-for-sweep",
+        "input paths",
+        "sweep over a directory named like a .cu file",
+        lambda t: ["sweep", str(_directory(t, "k.cu"))],
+        ("is a directory",),
+    ),
+    Case(
+        "path-with-a-quote",
+        "input paths",
+        "CUDA C++ at a path that holds a double quote",
+        lambda t: ["check", _file(t, 'say "hi".cu', "__global__ void k() {}\n")],
+        ("double quote", "rename"),
+    ),
+    Case(
+        "kernel-py-path-with-a-quote",
+        "input paths",
+        "a kernel.py declaring CUDA C++, in a directory whose name holds a double quote",
+        lambda t: ["check", _kernel_py(_directory(t, 'a"b'), _CUDA_KERNEL_PY)],
+        ("double quote",),
+    ),
+    Case(
+        "kernel-py-sys-exit",
+        "input paths",
+        "a kernel.py that calls sys.exit() when imported",
+        lambda t: ["check", _kernel_py(t, "import sys\nsys.exit(0)\n")],
+        ("sys.exit(0)", "__main__"),
+    ),
+]
+
+
 def environment(case: Case, tmp: Path) -> dict[str, str]:
     env = {**os.environ, **case.env(tmp)}
     env.setdefault("SASSVIEW_CACHE_DIR", str(tmp / "cache"))
     return env
+
+
+# Helpers of the input-paths cases (called when a case runs, so defined after them).
+
+
+def _symlink(tmp: Path, name: str, target: Path) -> str:
+    (tmp / name).symlink_to(target)
+    return str(tmp / name)
+
+
+def _symlink_loop(tmp: Path, name: str) -> str:
+    _symlink(tmp, "other-" + name, tmp / name)
+    return _symlink(tmp, name, tmp / ("other-" + name))
+
+
+def _directory(tmp: Path, name: str) -> Path:
+    (tmp / name).mkdir()
+    return tmp / name
+
+
+_CUDA_KERNEL_PY = 'import sassview as sv\nsv.cuda("__global__ void k() {}", arch="sm_90a")\n'

@@ -138,3 +138,60 @@ def test_bad_arch_in_a_declaration_caches_nothing(tmp_path: Path) -> None:
 def test_compile_error_in_a_cuda_string_points_into_the_kernel_file(tmp_path: Path) -> None:
     path = write(tmp_path, SAXPY_FILE.replace("a * x[j]", "a * undefined_name"))
     clean_error(run("check", path), f"{path}:9", "undefined_name")
+
+
+NOISY_FILE = (
+    SAXPY_FILE.replace(
+        'arch=["sm_80", "sm_90a"], variants={"UNROLL": [1, 4]}',
+        'arch="sm_90a", defines=["UNROLL=2"]',
+    )
+    + """
+import ctypes
+import os
+import sys
+
+print("NOISE-print")
+os.write(1, b"NOISE-fd1\\n")
+ctypes.CDLL(None).printf(b"NOISE-libc\\n")  # a C library's own write to fd 1
+KEPT = sys.stdout = open(1, "w", closefd=False)  # rebound, kept alive, still unflushed at the end
+sys.stdout.write("NOISE-rebound\\n")
+"""
+)
+
+
+@pytest.mark.parametrize("command", ["check", "sweep", "try"])
+def test_user_code_output_goes_to_stderr_and_stdout_is_only_the_json(
+    tmp_path: Path, command: str
+) -> None:
+    path = write(tmp_path, NOISY_FILE)
+    done = run(command, path, "--json", env={"SASSVIEW_CACHE_DIR": str(tmp_path / "c")})
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["schema_version"] >= 1, done.stdout
+    for noise in ("print", "fd1", "libc", "rebound"):
+        assert f"NOISE-{noise}" in done.stderr
+
+
+def test_sys_exit_while_importing_is_an_error_not_a_silent_success(tmp_path: Path) -> None:
+    path = write(tmp_path, "import sys\nimport sassview as sv\n\nsys.exit(0)\n")
+    done = run("check", path, "--json")
+    clean_error(done, "sys.exit(0)", '__name__ == "__main__"')
+
+
+def test_a_directory_named_like_a_kernel_file_is_called_a_directory(tmp_path: Path) -> None:
+    (tmp_path / "kernel.py").mkdir()
+    for command in ("check", "sweep", "try"):
+        clean_error(run(command, tmp_path / "kernel.py"), "is a directory", "kernel.py")
+
+
+@pytest.mark.parametrize("command", ["check", "sweep", "try"])
+def test_sys_exit_while_compiling_is_an_error_not_a_silent_success(
+    tmp_path: Path, command: str
+) -> None:
+    """A CuTe DSL host function runs while its kernel compiles: a sys.exit() there too."""
+    pytest.importorskip("cutlass")
+    example = Path(__file__).parents[1] / "examples" / "cute" / "kernel.py"
+    text = example.read_text().replace("    threads = 256\n", "    import sys\n    sys.exit(0)\n")
+    path = tmp_path / "kernel.py"
+    path.write_text(text.replace('arch=["sm_90a", "sm_100a"]', 'arch="sm_90a"'))
+    done = run(command, path, "--json", env={"SASSVIEW_CACHE_DIR": str(tmp_path / "c")})
+    clean_error(done, "sys.exit(0)")

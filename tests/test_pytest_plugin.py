@@ -184,7 +184,7 @@ def test_filecheck_messages_point_at_the_test_file(project: pytest.Pytester) -> 
     )
 
 
-def test_snapshots_are_created_compared_and_updated_only_on_request(
+def test_snapshots_are_written_when_missing_and_updated_only_on_request(
     pytester: pytest.Pytester,
 ) -> None:
     kernel = pytester.path / "k.cu"
@@ -199,18 +199,26 @@ def test_snapshots_are_created_compared_and_updated_only_on_request(
     )
     snap = pytester.path / "__snapshots__" / "test_snap" / "test_listing.add_f4.sm_90a.sass"
 
-    first = run(pytester)
-    first.assert_outcomes(failed=1)
-    first.stdout.fnmatch_lines(
+    # In CI (--sassview-strict) a missing snapshot fails, and nothing is written.
+    strict = run(pytester, "--sassview-strict")
+    strict.assert_outcomes(failed=1)
+    strict.stdout.fnmatch_lines(
         [
-            "*no snapshot __snapshots__/test_snap/test_listing.add_f4.sm_90a.sass yet",
+            "*no snapshot __snapshots__/test_snap/test_listing.add_f4.sm_90a.sass yet*",
             "*run pytest with --sassview-update to record it*",
         ]
     )
     assert not snap.exists()
 
-    run(pytester, "--sassview-update").stdout.fnmatch_lines(
-        ["*written: *test_listing.add_f4.sm_90a.sass", "1 written, 0 updated", "*1 passed*"]
+    # A first run of a copied test passes: the snapshot is written, and the summary says so.
+    first = run(pytester)
+    first.assert_outcomes(passed=1)
+    first.stdout.fnmatch_lines(
+        [
+            "*written: *test_listing.add_f4.sm_90a.sass",
+            "1 written, 0 updated",
+            "new snapshots were recorded from this run: review and commit them*",
+        ]
     )
     recorded = snap.read_text()
     assert recorded.startswith("add_f4:\n") and "LDG.E.128" in recorded and "/*" not in recorded
@@ -381,3 +389,67 @@ def test_the_example_file_passes_as_shipped(pytester: pytest.Pytester) -> None:
     first = run(pytester, "--sassview-update")
     first.assert_outcomes(passed=11)
     run(pytester).assert_outcomes(passed=11)
+
+
+def test_ids_that_differ_only_in_dropped_characters_get_snapshots_of_their_own(
+    project: pytest.Pytester,
+) -> None:
+    """ "a b" and "a_b" clean to one name: a digest of the id as it was keeps them apart,
+    and a clean id keeps its plain name."""
+    write(
+        project,
+        "test_snap.py",
+        """
+        import pytest
+
+        KERNELS = {"a b": "add_f4", "a_b": "add_scalar", "a/b": "add_scalar"}
+
+        @pytest.mark.parametrize("label", list(KERNELS))
+        def test_listing(sassview_kernel, label):
+            sassview_kernel("vecadd.cu", kernel=KERNELS[label]).snapshot(name="k")
+    """,
+    )
+    run(project, "--sassview-update").assert_outcomes(passed=3)
+    again = run(project)  # each compared with its own file: none overwritten by another
+    again.assert_outcomes(passed=3)
+    assert "written" not in again.stdout.str()
+    names = sorted(p.name for p in (project.path / "__snapshots__" / "test_snap").iterdir())
+    assert len(names) == 3 and "test_listing-a_b.k.sm_90a.sass" in names
+    assert all(n.startswith("test_listing-a_b") for n in names)
+
+
+def test_snapshots_written_by_xdist_workers_are_reported(project: pytest.Pytester) -> None:
+    pytest.importorskip("xdist")
+    write(
+        project,
+        "test_snap.py",
+        """
+        import pytest
+
+        @pytest.mark.parametrize("name", ["add_f4", "add_scalar"])
+        def test_listing(sassview_kernel, name):
+            sassview_kernel("vecadd.cu", kernel=name).snapshot()
+    """,
+    )
+    result = run(project, "-n", "2", "--sassview-update", subprocess=True)
+    result.assert_outcomes(passed=2)
+    result.stdout.fnmatch_lines(
+        [
+            "*sassview snapshots*",
+            "written: *test_listing-add_f4.add_f4.sm_90a.sass",
+            "written: *test_listing-add_scalar.add_scalar.sm_90a.sass",
+            "2 written, 0 updated",
+        ]
+    )
+
+
+def test_the_example_test_file_passes_on_its_first_run(project: pytest.Pytester) -> None:
+    """examples/test_kernels.py copied beside the kernels, as its docstring says to: no
+    snapshot exists yet, and the run still passes, naming the one it recorded."""
+    (project.path / "test_kernels.py").write_text((EXAMPLES / "test_kernels.py").read_text())
+    result = run(project)
+    result.assert_outcomes(passed=11)
+    result.stdout.fnmatch_lines(
+        ["written: *test_listing_snapshot.add_f4.sm_90a.sass", "1 written, 0 updated"]
+    )
+    assert run(project).ret == 0  # and the next run compares with it

@@ -19,6 +19,7 @@ from typing import Any
 
 from sassview.declare import Declaration, collecting
 from sassview.errors import InputError
+from sassview.frontends.paths import check_ptxas_can_name, input_file
 
 
 @dataclass(frozen=True)
@@ -49,10 +50,28 @@ def _trimmed_traceback(exc: BaseException, path: Path) -> str:
 _OURS = (str(Path(__file__).resolve().parents[1]), "<frozen importlib")
 
 
+_MAIN_HINT = (
+    "sassview imports the file as a module: put a script's own main code under"
+    ' `if __name__ == "__main__":`'
+)
+_RAISE_HINT = "raise an exception where a kernel cannot be built: sys.exit() would end sassview"
+
+
+def exit_error(exc: SystemExit, path: Path, *, importing: bool) -> InputError:
+    """sys.exit() in a kernel file's code (on import, or in a CuTe host function while its
+    kernels compile) would end sassview with no word, and exit 0. The traceback shows the
+    frames in the file: the rest is sassview's or a framework's."""
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == str(path)]
+    return InputError(
+        f"{path.name}: {'importing it' if importing else 'compiling its kernels'} called"
+        f" sys.exit({exc.code!r})",
+        _MAIN_HINT if importing else _RAISE_HINT,
+        detail="".join(traceback.format_list(frames)).rstrip(),
+    )
+
+
 def import_kernel_file(path: str | Path) -> KernelFile:
-    p = Path(path).resolve()
-    if not p.is_file():
-        raise InputError(f"{path}: no such file", "check the path")
+    p = input_file(path, wanted="a kernel.py file")
     text = p.read_text(encoding="utf-8", errors="replace")
     name = "sassview_kernels_" + hashlib.sha1(str(p).encode()).hexdigest()[:12]
     spec = importlib.util.spec_from_file_location(name, p)
@@ -80,6 +99,8 @@ def import_kernel_file(path: str | Path) -> KernelFile:
             f"install what it needs (pip install {package})" if package else "check its imports",
             detail=_trimmed_traceback(exc, p),
         ) from None
+    except SystemExit as exc:  # sys.exit() in a script's main code, run on import
+        raise exit_error(exc, p, importing=True) from None
     except Exception as exc:  # the user's code raised: show their traceback, not ours
         raise InputError(
             f"{p.name}: importing it raised {type(exc).__name__}: {exc}",
@@ -89,7 +110,15 @@ def import_kernel_file(path: str | Path) -> KernelFile:
     finally:
         sys.path.remove(str(p.parent))
     declared = tuple(found)
+    _check_names(p, declared)
     return KernelFile(p, text, declared, tuple(_undeclared(module, declared, p)))
+
+
+def _check_names(path: Path, declared: tuple[Declaration, ...]) -> None:
+    """The paths each compiler will be given, checked before anything compiles."""
+    for decl in declared:
+        if decl.kind == "cuda":  # a string compiles under this file's name (#line), a file its own
+            check_ptxas_can_name(path.parent / decl.target if decl.settings.get("file") else path)
 
 
 def _undeclared(

@@ -21,6 +21,7 @@ from itertools import compress, count, repeat
 from operator import itemgetter, not_
 
 from sassview.ir import PtxRegisterDecl, SourceLoc
+from sassview.parse.file_names import c_unescape
 
 # The three characters that end or open a PTX statement outside a string literal.
 _PIECES = re.compile(r"([;{}])")
@@ -217,8 +218,11 @@ def file_directive(rest: str) -> tuple[int, str]:
     """
     index, *tail = rest.split(None, 1) or [""]
     path = tail[0] if tail else ""
-    found = strings(path)
-    name = found[0] if found else path.split(",", 1)[0].strip()
+    if path.startswith('"'):  # a C string literal, bytes above 0x7f as octal escapes
+        end = string_end(path, 0)
+        name = c_unescape(path[1 : end - 1 if end > 1 and path[end - 1] == '"' else end])
+    else:
+        name = path.split(",", 1)[0].strip()
     if not name:
         raise LexError(".file without a path")
     return number(index), name

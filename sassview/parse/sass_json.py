@@ -16,6 +16,7 @@ from typing import Any
 
 from sassview.errors import ParseError
 from sassview.ir import SassInstruction, SourceLoc
+from sassview.parse.file_names import dwarf_file_name, json_with_octal_escapes_kept
 from sassview.parse.sass import (
     INSTRUCTION_BYTES,
     SassFunction,
@@ -36,12 +37,7 @@ def parse_sass_json(
 ) -> SassListing:
     """Read the JSON; with `line_info` from the text listing, each instruction also gets its
     inline chain and PTX line, and CALL targets their addresses."""
-    try:
-        doc = json.loads(text)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise ParseError(
-            f"not valid JSON ({exc})", where=where, hint="was it written by `nvdisasm -json`?"
-        ) from None
+    doc = _load_json(text, where)
     if (
         not isinstance(doc, list)
         or len(doc) < 2
@@ -71,6 +67,25 @@ def parse_sass_json(
         else ""
     )
     return SassListing(functions, arch, str(header.get("Producer", "")), schema)
+
+
+def _load_json(text: str | bytes, where: str) -> Any:
+    """The document; where it is not valid JSON only for the octal escapes of a non-ASCII file
+    name (nvdisasm copies line-table names unescaped), the document with those kept as text."""
+    try:
+        return json.loads(text)
+    except (ValueError, UnicodeDecodeError) as exc:
+        error = exc
+    try:
+        decoded = text.decode() if isinstance(text, bytes) else text
+        repaired = json_with_octal_escapes_kept(decoded)
+        if repaired != decoded:
+            return json.loads(repaired)
+    except (ValueError, UnicodeDecodeError):
+        pass
+    raise ParseError(
+        f"not valid JSON ({error})", where=where, hint="was it written by `nvdisasm -json`?"
+    ) from None
 
 
 def _merge_subroutines(functions: list[SassFunction]) -> tuple[SassFunction, ...]:
@@ -119,7 +134,7 @@ def _files(table: dict[str, Any], where: str) -> dict[int, str]:
         idx = entry.get("dir-idx")
         if isinstance(idx, int) and 0 <= idx < len(dirs) and not name.startswith("/"):
             name = f"{dirs[idx]}/{name}"
-        out[i] = name
+        out[i] = dwarf_file_name(name)
     return out
 
 

@@ -19,6 +19,7 @@ from typing import Any
 
 from sassview.errors import ParseError
 from sassview.ir import SourceLoc
+from sassview.parse.file_names import dwarf_file_name
 from sassview.parse.sass import SassFunction, SassListing, build_instruction, resolve_label_targets
 from sassview.parse.sass_operands import label_operand
 
@@ -198,7 +199,7 @@ _new_tuple = tuple.__new__
 
 def _frame_loc(path: str, number: str, column: str | None) -> SourceLoc:
     # tuple.__new__: SourceLoc's own __new__ is a Python frame, and most lines are new ones.
-    loc = _new_tuple(SourceLoc, (*_frame_of(path, number, column), None))
+    loc = _new_tuple(SourceLoc, (*_frame_of(dwarf_file_name(path), number, column), None))
     if len(_frame_locs) < 200_000:
         _frame_locs[(path, number, column)] = loc
     return loc
@@ -390,7 +391,7 @@ def _chain_loc(chain: tuple[tuple[str, int, int], ...]) -> SourceLoc | None:
         return found  # type: ignore[return-value]
     loc: SourceLoc | None = None
     for path, line, col in reversed(chain):
-        loc = SourceLoc(path, line, col, loc)
+        loc = SourceLoc(dwarf_file_name(path), line, col, loc)
     if len(_chains) < 200_000:
         _chains[chain] = loc
     return loc

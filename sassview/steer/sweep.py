@@ -20,6 +20,7 @@ from sassview.declare import Declaration
 from sassview.errors import InputError
 from sassview.frontends.discover import KernelFile
 from sassview.frontends.jobs import Job
+from sassview.frontends.paths import check_ptxas_can_name, input_file
 from sassview.inspection import Inspection
 
 # The numbers a sweep compares; lower is better for each (the table marks the best).
@@ -85,10 +86,10 @@ def open_kernel_file(path: Path, archs: Sequence[str] | None, command: str) -> K
 
     if path.suffix not in (".py", ".cu", ".cuh"):
         raise InputError(f"{path}: {command} reads a kernel.py or a .cu file", "point it at one")
-    if not path.is_file():
-        raise InputError(f"{path}: no such file", "check the path")
+    input_file(path, wanted="a kernel.py or a .cu file")
     if path.suffix == ".py":
         return import_kernel_file(path)
+    check_ptxas_can_name(path.resolve())
     return cuda_file_as_kernel_file(path, list(archs or ["sm_90a"]))
 
 

@@ -12,7 +12,10 @@
 - `@pytest.mark.sassview(arch=..., path=..., kernel=..., defines=..., options=...,
   include_dirs=..., variant=...)` sets the fixture's defaults for a test, class or module
   (`pytestmark`); its `arch` pins the architectures, whatever the command line says.
-- `--sassview-update` writes snapshots that are missing or differ instead of failing.
+- A missing snapshot is written (a copied test passes on its first run) and named in the
+  summary; `--sassview-strict` fails on it instead (for CI). `--sassview-update` rewrites
+  snapshots that differ instead of failing. Under pytest-xdist the workers' writes are
+  reported by the controller.
 
 This is the only module that imports pytest, and it only wires: every answer comes from
 sassview.testing.matchers reading an Inspection. A missing frontend package skips the test.
@@ -39,6 +42,7 @@ _SETTINGS = ("arch", "path", "kernel", "defines", "options", "include_dirs", "va
 @dataclass
 class _State:
     update: bool
+    strict: bool = False
     cache: KernelCache | None = None
     snapshots: SnapshotSession | None = None
 
@@ -53,7 +57,7 @@ class _State:
         if self.snapshots is None:
             from sassview.testing.snapshot import SnapshotSession
 
-            self.snapshots = SnapshotSession(update=self.update)
+            self.snapshots = SnapshotSession(update=self.update, strict=self.strict)
         return self.snapshots
 
 
@@ -75,6 +79,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=False,
         help="write sassview snapshots that are missing or differ, instead of failing",
     )
+    group.addoption(
+        "--sassview-strict",
+        action="store_true",
+        default=False,
+        help="fail on a missing sassview snapshot instead of writing it (for CI)",
+    )
     parser.addini(
         "sassview_arch",
         "default architectures for sassview_kernel (comma-separated)",
@@ -88,7 +98,10 @@ def pytest_configure(config: pytest.Config) -> None:
         "sassview(arch=None, path=None, kernel=None, defines=(), options=(), include_dirs=(), "
         "variant=None): defaults for the sassview_kernel fixture; arch pins the architectures",
     )
-    config.stash[_STATE] = _State(update=bool(config.getoption("sassview_update")))
+    config.stash[_STATE] = _State(
+        update=bool(config.getoption("sassview_update")),
+        strict=bool(config.getoption("sassview_strict")),
+    )
 
 
 def _split(archs: str | Sequence[str]) -> list[str]:
@@ -236,6 +249,34 @@ def pytest_assertrepr_compare(
     return ["the listings differ:", *diff(right, left, names=("right", "left")).splitlines()]
 
 
+_WORKER_KEY = "sassview_snapshots"
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """An xdist worker hands the snapshots it wrote to the controller, which reports them."""
+    workeroutput = getattr(session.config, "workeroutput", None)
+    state = session.config.stash.get(_STATE, None)
+    if workeroutput is None or state is None or state.snapshots is None:
+        return
+    snaps = state.snapshots
+    workeroutput[_WORKER_KEY] = {
+        "written": [str(p) for p in snaps.written],
+        "updated": [str(p) for p in snaps.updated],
+    }
+
+
+@pytest.hookimpl(optionalhook=True)  # a pytest-xdist hook: unknown where xdist is not installed
+def pytest_testnodedown(node: Any, error: object) -> None:
+    """On the xdist controller: add what a finished worker wrote to this session's lists."""
+    report = getattr(node, "workeroutput", {}).get(_WORKER_KEY)
+    state = node.config.stash.get(_STATE, None)
+    if not report or state is None:
+        return
+    snaps = state.snapshot_session()
+    snaps.written.extend(Path(p) for p in report["written"])
+    snaps.updated.extend(Path(p) for p in report["updated"])
+
+
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
     state = config.stash.get(_STATE, None)
     if state is None:
@@ -244,9 +285,14 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     if snaps is not None and (snaps.written or snaps.updated):
         terminalreporter.write_sep("-", "sassview snapshots")
         for verb, paths in (("written", snaps.written), ("updated", snaps.updated)):
-            for p in paths:
+            for p in sorted(paths):
                 terminalreporter.write_line(f"{verb}: {p}")
         terminalreporter.write_line(f"{len(snaps.written)} written, {len(snaps.updated)} updated")
+        if snaps.written and not state.update:
+            terminalreporter.write_line(
+                "new snapshots were recorded from this run: review and commit them"
+                " (--sassview-strict fails on a missing one instead)"
+            )
     if state.cache is not None and config.getoption("verbose") > 0:
         cache = state.cache
         terminalreporter.write_line(

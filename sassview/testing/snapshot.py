@@ -2,14 +2,22 @@
 
 Files live in `__snapshots__/<test module>/` next to the test module, one per (test, kernel or
 name, arch, sass|ptx): `__snapshots__/test_kernels/test_listing.add_f4.sm_90a.sass`. They are
-plain text, meant to be committed and reviewed. A missing or different snapshot fails the test
-with the path and a unified diff; only `update=True` (pytest --sassview-update) writes them,
-and the run then says which it wrote. Writes are atomic (temporary file + os.replace).
+plain text, meant to be committed and reviewed. A missing snapshot is written (a copied test
+passes on its first run) and the run's summary names it, for review; with `strict=True`
+(pytest --sassview-strict, for CI) it fails instead. A different snapshot fails the test with
+the path and a unified diff; only `update=True` (pytest --sassview-update) rewrites it. Writes
+are atomic (temporary file + os.replace).
+
+File names are the test's id, kernel name and arch with the characters a file name should not
+hold replaced by `_`; where that changed a part, `~` and a digest of the part as it was follow,
+so that ids which differ only there (`"a b"`, `"a_b"`) never share a file, and clean names
+stay as they were.
 """
 
 from __future__ import annotations
 
 import difflib
+import hashlib
 import os
 import re
 import tempfile
@@ -30,6 +38,7 @@ class SnapshotSession:
     """What one test session does with snapshots: whether it may write them, what it wrote."""
 
     update: bool = False
+    strict: bool = False  # a missing snapshot fails rather than being written
     written: list[Path] = field(default_factory=list)  # new files
     updated: list[Path] = field(default_factory=list)  # rewritten files
 
@@ -57,16 +66,16 @@ class SnapshotSlot:
         old = path.read_text(encoding="utf-8") if path.is_file() else None
         if old == text:
             return path
-        if self.session.update:
-            _write(path, text)
-            (self.session.written if old is None else self.session.updated).append(path)
-            return path
-        if old is None:
+        if old is None and self.session.strict and not self.session.update:
             raise SnapshotMismatch(
-                f"no snapshot {_shown(path)} yet\n"
+                f"no snapshot {_shown(path)} yet (--sassview-strict)\n"
                 f"  run pytest with --sassview-update to record it ({len(text.splitlines())} "
                 "lines), then review and commit it"
             )
+        if old is None or self.session.update:
+            _write(path, text)
+            (self.session.written if old is None else self.session.updated).append(path)
+            return path
         raise SnapshotMismatch(
             f"listing differs from snapshot {_shown(path)}\n"
             "  run pytest with --sassview-update to accept the new listing\n\n" + diff(old, text)
@@ -84,7 +93,12 @@ def diff(
 
 
 def _safe(text: str) -> str:
-    return re.sub(r"[^\w.+-]+", "_", text).strip("_")
+    """`text` as part of a file name: itself where it is clean, else the cleaned text, `~` (a
+    character no clean part holds) and a digest of the original, so no two texts share one."""
+    clean = re.sub(r"[^\w.+-]+", "_", text).strip("_")
+    if clean == text:
+        return text
+    return f"{clean}~{hashlib.sha1(text.encode('utf-8', 'surrogatepass')).hexdigest()[:8]}"
 
 
 def _shown(path: Path) -> str:

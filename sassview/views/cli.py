@@ -92,6 +92,7 @@ def check(
     from sassview.toolchain.locate import toolchain_versions
     from sassview.views.render import render_program
     from sassview.views.summary import check_document, program_summary
+    from sassview.views.user_output import user_output_to_stderr
 
     summaries = []
     _warn_on_mixed_releases()
@@ -99,17 +100,18 @@ def check(
         for path in paths:
             _progress(f"sassview: reading {path} …")
             if path.is_dir():
-                raise InputError(f"{path} is a directory", _directory_hint(path))
-            if path.suffix == ".py":
-                programs = _load_kernel_file(path, archs)
-            else:
-                programs = load(
-                    path,
-                    arch=list(archs) or None,
-                    defines=defines,
-                    include_dirs=include_dirs,
-                    options=[o.lstrip("=") for o in options],
-                )
+                raise InputError(f"{path} is a directory, not a file", _directory_hint(path))
+            with user_output_to_stderr():  # a kernel.py's prints must not reach the JSON
+                if path.suffix == ".py":
+                    programs = _load_kernel_file(path, archs)
+                else:
+                    programs = load(
+                        path,
+                        arch=list(archs) or None,
+                        defines=defines,
+                        include_dirs=include_dirs,
+                        options=[o.lstrip("=") for o in options],
+                    )
             for program in programs:
                 summary = program_summary(program, inspect_program(program, kernel))
                 summaries.append(summary)

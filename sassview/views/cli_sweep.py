@@ -55,9 +55,11 @@ def sweep(
 ) -> None:
     """Compile every variant of PATH (kernel.py or .cu) and compare them in one table."""
     from sassview.views.cli import _fail
+    from sassview.views.user_output import user_output_to_stderr
 
     try:
-        rows, notes = _run(path, params, archs, kernel, baseline)
+        with user_output_to_stderr():  # a kernel.py's prints must not reach the JSON
+            rows, notes = _run(path, params, archs, kernel, baseline)
     except SassviewError as exc:
         _fail(exc)
         return

@@ -24,9 +24,11 @@ def try_command(path: Path, archs: tuple[str, ...], kernel: str | None, as_json:
     """For each finding whose hint is a knob sassview can turn (a compiler option, a Triton
     option or divisibility, an architecture), compile that variant and report what it did."""
     from sassview.views.cli import _fail
+    from sassview.views.user_output import user_output_to_stderr
 
     try:
-        outcomes, notes = _run(path, archs, kernel)
+        with user_output_to_stderr():  # a kernel.py's prints must not reach the JSON
+            outcomes, notes = _run(path, archs, kernel)
     except SassviewError as exc:
         _fail(exc)
         return

@@ -1,0 +1,103 @@
+"""Paths as users have them: non-ASCII names map back to the real file; names the toolchain
+cannot carry, links that go nowhere and directories get one clear message each."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.compile
+# A loop, and a helper inlined into it: the text listing's inline chain names the file too.
+SOURCE = """\
+__device__ float twice(float x) {
+  return x * 2.0f + 1.0f;
+}
+
+__global__ void scale(float* p, int n) {
+  for (int i = threadIdx.x; i < n; i += blockDim.x) {
+    p[i] = twice(p[i]);
+  }
+}
+"""
+
+
+def sassview(*args: str | Path, cache: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "sassview", *map(str, args)],
+        capture_output=True, text=True, timeout=300,
+        env={**os.environ, "SASSVIEW_CACHE_DIR": str(cache)},
+    )  # fmt: skip
+
+
+def exported(source: Path, out: Path, cache: Path) -> str:
+    """The JSON export of `source` (paths relative to its directory), its file name as `@`."""
+    done = sassview("export", source, "-o", out, "-f", "json", cache=cache)
+    assert done.returncode == 0, done.stderr
+    (path,) = out.glob("*.json")
+    text = json.dumps(json.loads(path.read_text()), ensure_ascii=False)
+    assert text.count(source.name) > 10  # instructions and PTX lines map to the file
+    return text.replace(source.name, "@")
+
+
+@pytest.mark.parametrize(
+    "where",
+    ["José/k.cu", "plain/kérnel.cu", "日本/été-ü.cu"],
+    ids=["directory", "file", "both"],
+)
+def test_a_non_ascii_path_maps_every_line_back_to_the_real_file(tmp_path: Path, where: str) -> None:
+    """nvdisasm writes such a name with C octal escapes (`Jos\\303\\251`), in its JSON too,
+    where they are not valid JSON; ptxas splits a non-ASCII file name at an escape's `\\`.
+    The listing must be the one an ASCII path gives, name for name."""
+    plain = tmp_path / "ascii" / "k.cu"
+    other = tmp_path / where
+    for path in (plain, other):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(SOURCE)
+    cache = tmp_path / "cache"
+    expected = exported(plain, tmp_path / "out-plain", cache)
+    assert '"line": 2}, {"column": 0, "file": "@", "line": 7}' in expected  # inlined at line 7
+    assert exported(other, tmp_path / "out-other", cache) == expected
+    done = sassview("check", other, "--json", cache=cache)
+    assert done.returncode == 0, done.stderr
+    (program,) = json.loads(done.stdout)["programs"]
+    assert program["source"] == str(other)
+    (loop,) = program["kernels"][0]["analysis"]["loops"]
+    assert loop["source_line"] > 0
+
+
+TRITON_FILE = """\
+import sassview as sv
+import triton
+import triton.language as tl
+
+@triton.jit
+def double(x_ptr, n, BLOCK: tl.constexpr):
+    for start in range(0, n, BLOCK):
+        i = start + tl.arange(0, BLOCK)
+        tl.store(x_ptr + i, tl.load(x_ptr + i, mask=i < n) * 2, mask=i < n)
+
+sv.triton(double, signature={"x_ptr": "*fp32", "n": "i32"}, constexprs={"BLOCK": 128},
+          arch="sm_90a")
+"""
+
+
+def test_a_triton_kernel_file_with_a_non_ascii_name_maps_to_its_lines(tmp_path: Path) -> None:
+    """For sm_90a (sm_80 goes through Triton's own older ptxas, which rejects the name)."""
+    pytest.importorskip("triton")
+    programs = []
+    for name in ("plain/kernel.py", "José/kérnel.py"):
+        path = tmp_path / name
+        path.parent.mkdir()
+        path.write_text(TRITON_FILE)
+        done = sassview("check", path, "--json", cache=tmp_path / "cache")
+        assert done.returncode == 0, done.stderr
+        (program,) = json.loads(done.stdout)["programs"]
+        assert program["source"] == str(path)
+        assert program["kernels"][0]["analysis"]["loops"]
+        programs.append(json.dumps(program, ensure_ascii=False).replace(str(path), "@"))
+    assert programs[0] == programs[1]
