@@ -77,6 +77,32 @@ def cli(verbose: bool) -> None:
     multiple=True,
     help="Extra compiler option, e.g. -X=-maxrregcount=32.",
 )
+@click.option(
+    "--compiler",
+    type=click.Choice(["auto", "nvrtc", "nvcc"]),
+    default="auto",
+    show_default=True,
+    help="CUDA C++ compiler: auto takes NVRTC, or nvcc for host code and host headers.",
+)
+@click.option(
+    "--host-compiler",
+    metavar="PATH",
+    help="The host C++ compiler nvcc drives (default: $SASSVIEW_HOST_COMPILER, g++, clang++).",
+)
+@click.option(
+    "--instantiate",
+    "instantiate",
+    multiple=True,
+    metavar="'NAME<ARGS>'",
+    help="Compile this template kernel, e.g. --instantiate 'tile<128, float>'.",
+)
+@click.option(
+    "--include-before",
+    "include_before",
+    multiple=True,
+    type=click.Path(path_type=Path),
+    help="Include this file ahead of the source (the context a header expects).",
+)
 def check(
     paths: tuple[Path, ...],
     archs: tuple[str, ...],
@@ -85,6 +111,10 @@ def check(
     defines: tuple[str, ...],
     include_dirs: tuple[Path, ...],
     options: tuple[str, ...],
+    compiler: str,
+    host_compiler: str | None,
+    instantiate: tuple[str, ...],
+    include_before: tuple[Path, ...],
 ) -> None:
     """Compile or read each PATH (.cu, .ptx, .cubin, fatbin) and report every kernel's resources."""
     from sassview.api import load
@@ -107,6 +137,10 @@ def check(
                     defines=defines,
                     include_dirs=include_dirs,
                     options=[o.lstrip("=") for o in options],
+                    compiler=compiler,
+                    host_compiler=host_compiler,
+                    instantiate=instantiate,
+                    include_before=include_before,
                 )
             for program in programs:
                 summary = program_summary(program, inspect_program(program, kernel))
@@ -153,6 +187,7 @@ def doctor() -> None:
             problems += 1
             click.echo(f"MISSING  {t.name:<10} {'-':<10} {t.problem or 'not found'}")
             click.echo(f"         fix: pip install {t.package}   (or set {OVERRIDES[t.name]})")
+    problems += _doctor_nvcc(tools)
     mismatch = release_mismatch(tools)
     if mismatch:
         problems += 1
@@ -170,6 +205,36 @@ def doctor() -> None:
         found = importlib.util.find_spec(name) is not None
         click.echo(f"{'ok' if found else 'absent':<8} {name:<10} (frontend for kernel.py files)")
     sys.exit(2 if problems else 0)
+
+
+def _doctor_nvcc(tools: list[Any]) -> int:
+    """nvcc and the host compiler it drives: needed only for whole programs, so their absence
+    is reported but is no problem (NVRTC still compiles device-only files)."""
+    from sassview.toolchain.locate import OVERRIDES, host_compiler, nvcc_survey
+
+    nvcc = nvcc_survey()
+    if nvcc.path and not nvcc.problem and nvcc.version:
+        tools.append(nvcc)
+        click.echo(f"ok       {'nvcc':<10} {nvcc.version:<10} {nvcc.path}  ({nvcc.found_via})")
+    else:
+        click.echo(f"absent   {'nvcc':<10} {'-':<10} {nvcc.problem or 'not found'}")
+        click.echo(
+            f"         for whole programs: pip install {nvcc.package}  (or set {OVERRIDES['nvcc']})"
+        )
+    try:
+        host = host_compiler()
+    except SassviewError as exc:
+        click.echo(f"MISSING  {'host C++':<10} {'-':<10} {exc.message}")
+        return 1
+    if host is None:
+        click.echo(f"absent   {'host C++':<10} {'-':<10} no g++ or clang++ on PATH")
+        click.echo(
+            "         for whole programs (nvcc): install g++ or clang++,"
+            " or set SASSVIEW_HOST_COMPILER"
+        )
+    else:
+        click.echo(f"ok       {'host C++':<10} {host.path}  {host.version}  ({host.found_via})")
+    return 0
 
 
 @cli.group(name="cache")
