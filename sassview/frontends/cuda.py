@@ -16,16 +16,22 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
+from typing import Any
 
 from sassview import cache
 from sassview.errors import CompileError, InputError, ToolchainError
 from sassview.frontends import depcache
 from sassview.frontends.arch import parse_arch
-from sassview.frontends.cuda_source import host_refusal, instantiation_source, no_kernel_error
+from sassview.frontends.cuda_source import (
+    INSTANTIATE_FILE,
+    host_refusal,
+    instantiation_source,
+    no_kernel_error,
+)
 from sassview.frontends.diagnose import arch_hint, error_count, first_error
 from sassview.frontends.includes import local_includes
 from sassview.frontends.nvrtc_api import nvrtc_compile
@@ -129,6 +135,15 @@ def compile_cuda(
     return _via_nvrtc(request, fall_back=compiler == "auto")
 
 
+def file_settings(base: Path, settings: Mapping[str, Any]) -> dict[str, Any]:
+    """compile_cuda's arguments from a sv.cuda_file declaration (paths relative to `base`)."""
+    return {
+        "compiler": settings.get("compiler", "auto"),
+        "instantiate": tuple(settings.get("instantiate", ())),
+        "include_before": [base / p for p in settings.get("include_before", ())],
+    }
+
+
 def _via_nvrtc(req: CudaRequest, *, fall_back: bool) -> Artifacts:
     opts = compile_options(req.arch, req.defines, req.include_dirs, req.options)
     opts += [f"--pre-include={p}" for p in req.include_before]
@@ -167,7 +182,12 @@ def _via_nvrtc(req: CudaRequest, *, fall_back: bool) -> Artifacts:
     if entry is None:
         started = time.perf_counter()
         text = req.data + b"\n" + req.appendix.encode() if req.appendix else req.data
-        out = nvrtc_compile(text, req.name, opts)
+        try:
+            out = nvrtc_compile(text, req.name, opts)
+        except CompileError as exc:  # an option NVRTC does not take may be nvcc's
+            if not fall_back or not exc.detail:
+                raise
+            return _option_for_nvcc(req, exc)
         log.info(
             "nvrtc: compiled %s for %s in %.2f s", req.name, req.arch, time.perf_counter() - started
         )
@@ -177,7 +197,7 @@ def _via_nvrtc(req: CudaRequest, *, fall_back: bool) -> Artifacts:
                 if scan.complete:
                     routes.put(key, {"reason": reason})
                 return _via_nvcc(req, reason)
-            raise _compile_error(out.log, req.arch, reason)
+            raise _compile_error(out.log, req, reason)
         files: dict[str, bytes | str] = {
             "kernel.ptx": out.ptx,
             "kernel.cubin": out.cubin,
@@ -198,6 +218,21 @@ def _via_nvrtc(req: CudaRequest, *, fall_back: bool) -> Artifacts:
         entry.read_bytes("kernel.cubin"),
         entry.read_text("compile.log"),
     )
+
+
+def _option_for_nvcc(req: CudaRequest, refused: CompileError) -> Artifacts:
+    """NVRTC refused an option: nvcc takes more (-allow-unsupported-compiler, -Xcompiler)."""
+    said = refused.detail.strip().splitlines()[-1].replace("nvrtc: error: ", "")
+    try:
+        return _via_nvcc(req, f"an option NVRTC does not take: {said}")
+    except CompileError as exc:
+        if "Unknown option" not in exc.message:
+            raise
+        raise CompileError(
+            f"NVRTC rejected an option, and so does {exc.message.split(': ', 1)[-1]}",
+            refused.hint,
+            detail=f"{refused.detail.strip()}\n{exc.detail.strip()}",
+        ) from None
 
 
 def _via_nvcc(req: CudaRequest, reason: str) -> Artifacts:
@@ -253,7 +288,10 @@ def _via_nvcc(req: CudaRequest, reason: str) -> Artifacts:
         where, hint = nvcc_error(out.log)
         raise CompileError(
             f"compile failed (nvcc): {where}" if where else "compile failed (nvcc)",
-            arch_hint(out.log, req.arch) or hint,
+            arch_hint(out.log, req.arch)
+            or _instantiate_hint(where, req)
+            or _context_hint(where)
+            or hint,
             detail=out.log,
         )
     key = depcache.record(base, found, out.deps, lists)
@@ -312,10 +350,35 @@ def _texts(req: CudaRequest, inputs: Sequence[str]) -> dict[str, bytes]:
     return texts
 
 
-def _compile_error(log: str, arch: str, host_reason: str = "") -> CompileError:
+_HEADER_SUFFIXES = (".cuh", ".h", ".hpp", ".hh", ".hxx", ".inl")
+
+
+def _context_hint(where: str) -> str:
+    """A header that uses what its includer defines fails on its own with "undefined"."""
+    path = where.rsplit(":", 2)[0] if where.count(":") >= 2 else ""
+    if path.endswith(_HEADER_SUFFIXES) and " is undefined" in where:
+        return (
+            "a header may rely on what the file including it defines: check that file, or give "
+            "the definitions with --include-before FILE or -D NAME=VALUE"
+        )
+    return ""
+
+
+def _instantiate_hint(where: str, req: CudaRequest) -> str:
+    if not where.startswith(INSTANTIATE_FILE):
+        return ""
+    listed = ", ".join(f"'{e}'" for e in req.instantiate)
+    return (
+        f"check --instantiate {listed}: a kernel template's name with a value for every "
+        "template parameter the arguments do not deduce"
+    )
+
+
+def _compile_error(log: str, req: CudaRequest, host_reason: str = "") -> CompileError:
+    arch = req.arch
     where = first_error(log)
     count = error_count(log)
-    hint = arch_hint(log, arch)
+    hint = arch_hint(log, arch) or _instantiate_hint(where, req) or _context_hint(where)
     if host_reason:
         hint = f"this file needs nvcc ({host_reason}): use --compiler nvcc or auto"
     if where:

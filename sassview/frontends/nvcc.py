@@ -141,16 +141,19 @@ def parse_deps(text: str) -> list[str]:
 # "file.cu(12): error: ..." which diagnose.first_error reads.
 _NVCC_FATAL = re.compile(r"^nvcc (?:fatal|error)\s*:\s*(.*)$", re.M)
 _GCC_ERROR = re.compile(r"^(.*?):(\d+):(?:\d+:)? (?:fatal )?error: (.*)$", re.M)
-_UNSUPPORTED_HOST = re.compile(r"unsupported (GNU|clang|Microsoft Visual Studio) version", re.I)
+_UNSUPPORTED_HOST = re.compile(
+    r"unsupported (?:GNU|clang|Microsoft Visual Studio) version![^!\n]*!?", re.I
+)
 
 
 def nvcc_error(log: str) -> tuple[str, str]:
     """`(where: message, hint)` for a failed nvcc run, read from its log."""
     from sassview.frontends.diagnose import first_error
 
-    if _UNSUPPORTED_HOST.search(log):
+    unsupported = _UNSUPPORTED_HOST.search(log)
+    if unsupported:
         return (
-            "nvcc does not support this host compiler: " + _UNSUPPORTED_HOST.search(log)[0],  # type: ignore[index]
+            f"nvcc refuses the host compiler: {unsupported.group(0)}",
             "choose a supported one with --host-compiler (or $SASSVIEW_HOST_COMPILER), "
             "or pass -X=-allow-unsupported-compiler",
         )
