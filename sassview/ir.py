@@ -332,9 +332,9 @@ class Artifacts:
     label: str = ""  # e.g. "add [num_warps=8]"
     variant: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
     # CUDA C++: the compiler that built it ("nvrtc" or "nvcc"), and the absolute path of every
-    # file that went in, the main file first: nvcc's -MD list (system headers included), or for
-    # NVRTC the local files its include scan found. The cache key covers each one's bytes, so
-    # on a cache hit the files on disk are the ones that were compiled.
+    # file that went in, the main file first: for nvcc every file its device-side preprocessing
+    # read (system headers included), for NVRTC the local files its include scan found. The
+    # cache key covers each one's bytes: on a cache hit the files on disk are those compiled.
     compiler: str = ""
     inputs: tuple[str, ...] = ()
 

@@ -8,8 +8,9 @@ so a warm check of a whole program runs no compiler at all. `"nvrtc"` and `"nvcc
 NVRTC: -lineinfo (SASS maps back to source lines) and --ptxas-options=-v (the only place spill
 byte counts appear); the program is named by the source's absolute path so the line tables point
 at the user's file; NVRTC's bundled headers are unpacked once under the cache directory; the
-cache key covers the local files includes.py finds (a superset). nvcc: the files -MD lists key
-the cache (depcache.py), with nvcc's and the host compiler's versions.
+cache key covers the local files includes.py finds (a superset). nvcc: the files its device-side
+preprocessing read (nvcc.py) key the cache (depcache.py), with nvcc's and the host compiler's
+versions.
 """
 
 from __future__ import annotations

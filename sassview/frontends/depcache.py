@@ -1,4 +1,4 @@
-"""Cache entries keyed by files a compiler names only after it ran (nvcc -MD).
+"""Cache entries keyed by files a compiler names only after it ran (nvcc, see nvcc.py).
 
 The key of a result must cover every header that went in, but which headers go in is known only
 from the compile. So, as ccache's direct mode does, the lookup goes in two steps:

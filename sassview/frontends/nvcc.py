@@ -1,14 +1,15 @@
 """CUDA C++ through nvcc from the pip wheels: whole programs, host headers, host launches.
 
 Device code only: one `nvcc -cubin -arch=sm_XX` per architecture, with -lineinfo and -Xptxas -v
-(the ptxas report, as with NVRTC). The PTX comes from the same run (-keep into a private
-directory: ptxas' own input, so no second compile), and so does the list of every file that went
-in (-MD), which keys the cache (see cuda.py). nvcc needs a host C++ compiler even for device code
-(it preprocesses with it), passed with -ccbin.
+(the ptxas report, as with NVRTC). nvcc needs a host C++ compiler even for device code
+(it preprocesses with it), passed with -ccbin. The PTX (-keep: ptxas' own input, so no second
+compile) and the files that went in (the linemarkers of the kept device-side preprocessing) come
+from the same run, and key the cache (see cuda.py, depcache.py).
 """
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import tempfile
@@ -82,9 +83,6 @@ def nvcc_compile(
             "-v",
             "-keep",
             f"-keep-dir={work}",
-            "-MD",
-            "-MF",
-            str(work / "deps.d"),
             "-ccbin",
             host.path,
             "-o",
@@ -98,7 +96,8 @@ def nvcc_compile(
         if status != 0:
             return NvccOutput(False, log)
         ptx = next(iter(sorted(work.glob("*.ptx"))), None)
-        deps = parse_deps((work / "deps.d").read_text(errors="replace"))
+        device_side = next(iter(sorted(work.glob("*.cpp1.ii"))), None)
+        deps = preprocessed_files(device_side.read_bytes()) if device_side else [str(main)]
         return NvccOutput(
             True,
             log,
@@ -128,12 +127,22 @@ def _c_string(text: str) -> str:
     return text.replace("\\", "\\\\").replace('"', '\\"')
 
 
-def parse_deps(text: str) -> list[str]:
-    """The prerequisites of a make rule as nvcc -MD writes it (`\\ ` escapes a space)."""
-    body = re.sub(r"\\\r?\n", " ", text)
-    _, _, prereqs = body.partition(": ")
-    words = re.findall(r"(?:\\.|[^\s\\])+", prereqs)
-    return [str(Path(re.sub(r"\\(.)", r"\1", w).replace("$$", "$")).resolve()) for w in words]
+_LINEMARKER = re.compile(rb'^# \d+ "((?:\\.|[^"\\])*)"', re.M)
+
+
+def preprocessed_files(text: bytes) -> list[str]:
+    """Every file named by the linemarkers of preprocessor output, in first-seen order.
+
+    The device-side preprocessing (`.cpp1.ii`, with __CUDA_ARCH__ set) is all cicc reads, so its
+    files are exactly those that decide the cubin. Asking nvcc for -MD instead costs a second,
+    host-side preprocessing pass (about as long as the first), and lists the host's view.
+    """
+    seen: dict[str, None] = {}
+    for raw in _LINEMARKER.findall(text):
+        name = re.sub(rb"\\(.)", rb"\1", raw).decode(errors="replace")
+        if not name.startswith("<"):
+            seen.setdefault(os.path.normpath(name), None)
+    return list(seen)
 
 
 # nvcc's own words ("nvcc fatal   : Unknown option '-foo'") and the host compiler's errors
