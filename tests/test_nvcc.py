@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from conftest import CORPUS
 
+pytest_plugins = ["pytester"]
 pytestmark = pytest.mark.compile
 SOURCES = CORPUS / "sources"
 WHOLE = SOURCES / "whole_program.cu"
@@ -278,3 +279,17 @@ def test_nvrtc_header_included_through_a_macro_is_in_the_key(tmp_path: Path) -> 
     assert "nvrtc: cache hit" in sassview("-v", "check", source, env=env).stderr
     (tmp_path / "factor.h").write_text("#define FACTOR 5.0f\n")
     assert "nvrtc: compiled" in sassview("-v", "check", source, env=env).stderr
+
+
+@needs_host_compiler
+def test_pytest_fixture_takes_the_compiler_and_instantiations(pytester: pytest.Pytester) -> None:
+    shutil.copytree(PROJECT, pytester.path / "project")
+    (pytester.path / "test_k.py").write_text(
+        "def test_header(sassview_kernel):\n"
+        "    k = sassview_kernel('project/kernels/scale.cuh', compiler='nvcc',\n"
+        "                        instantiate=['scale_rows<32>'])\n"
+        "    assert k.program.artifacts.compiler == 'nvcc'\n"
+        "    assert k.kernel.display_name == 'scale_rows<32>(float*, float, int)'\n"
+    )
+    result = pytester.runpytest_subprocess("-q", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1)
