@@ -355,7 +355,13 @@ _HEADER_SUFFIXES = (".cuh", ".h", ".hpp", ".hh", ".hxx", ".inl")
 
 
 def _context_hint(where: str) -> str:
-    """A header that uses what its includer defines fails on its own with "undefined"."""
+    """What a file checked outside its build lacks: an -I directory, or what its includer
+    defines (a header fails on its own with "undefined")."""
+    if "cannot open source file" in where:
+        return (
+            "add the directory that holds it with -I DIR, or let the project's "
+            "compile_commands.json give the flags (-p BUILD_DIR)"
+        )
     path = where.rsplit(":", 2)[0] if where.count(":") >= 2 else ""
     if path.endswith(_HEADER_SUFFIXES) and " is undefined" in where:
         return (

@@ -122,7 +122,7 @@ def no_kernel_error(name: str, files: Mapping[str, bytes], host_reason: str) -> 
             f"(in a kernel.py: sv.cuda_file(..., instantiate=['{first.placeholder}']))",
         )
     has_global = any(_GLOBAL.search(clean(d)) for d in files.values())
-    if host_reason and not has_global:
+    if host_reason.startswith("host") and not has_global:
         return InputError(
             f"{name}: no kernel: host code only ({host_reason}), no __global__ function",
             "point sassview at the file that defines the kernels (or a runner that includes them)",

@@ -10,11 +10,14 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from sassview.errors import SassviewError
+
+if TYPE_CHECKING:
+    from sassview.frontends.compdb import BuildFlags
 
 
 def _fail(exc: SassviewError) -> None:
@@ -103,6 +106,12 @@ def cli(verbose: bool) -> None:
     type=click.Path(path_type=Path),
     help="Include this file ahead of the source (the context a header expects).",
 )
+@click.option(
+    "-p",
+    "build_dir",
+    type=click.Path(path_type=Path),
+    help="Build directory with compile_commands.json (default: found above the file).",
+)
 def check(
     paths: tuple[Path, ...],
     archs: tuple[str, ...],
@@ -115,6 +124,7 @@ def check(
     host_compiler: str | None,
     instantiate: tuple[str, ...],
     include_before: tuple[Path, ...],
+    build_dir: Path | None,
 ) -> None:
     """Compile or read each PATH (.cu, .ptx, .cubin, fatbin) and report every kernel's resources."""
     from sassview.api import load
@@ -131,16 +141,17 @@ def check(
             if path.suffix == ".py":
                 programs = _load_kernel_file(path, archs)
             else:
+                build = _build_flags(path, build_dir)
                 programs = load(
                     path,
-                    arch=list(archs) or None,
-                    defines=defines,
-                    include_dirs=include_dirs,
-                    options=[o.lstrip("=") for o in options],
+                    arch=list(archs) or list(build.archs if build else ()) or None,
+                    defines=(*(build.defines if build else ()), *defines),
+                    include_dirs=(*(build.include_dirs if build else ()), *include_dirs),
+                    options=[*(build.options if build else ()), *(o.lstrip("=") for o in options)],
                     compiler=compiler,
-                    host_compiler=host_compiler,
+                    host_compiler=host_compiler or (build.host_compiler if build else None),
                     instantiate=instantiate,
-                    include_before=include_before,
+                    include_before=(*(build.include_before if build else ()), *include_before),
                 )
             for program in programs:
                 summary = program_summary(program, inspect_program(program, kernel))
@@ -152,6 +163,28 @@ def check(
             click.echo(json.dumps(document, indent=2))
     except SassviewError as exc:
         _fail(exc)
+
+
+def _build_flags(path: Path, build_dir: Path | None) -> BuildFlags | None:
+    """The project's flags for a CUDA file from its compile_commands.json, said on stderr."""
+    from sassview.api import CUDA_SUFFIXES
+    from sassview.frontends.compdb import build_flags, find_database
+
+    if path.suffix not in CUDA_SUFFIXES:
+        return None
+    database = find_database(path, build_dir)
+    build = build_flags(path, database) if database else None
+    if build is None:
+        if build_dir is not None:
+            click.echo(f"note: {database} has no entry for {path} (nor one including it)", err=True)
+        return None
+    via = "" if build.entry == path.resolve() else f" (as included by {build.entry})"
+    click.echo(f"note: build flags from {build.database}{via}", err=True)
+    if build.ignored:
+        click.echo(f"  ignored, host or build only: {' '.join(build.ignored)}", err=True)
+    if build.not_honoured:
+        click.echo(f"  not honoured: {' '.join(build.not_honoured)}", err=True)
+    return build
 
 
 def _load_kernel_file(path: Path, archs: tuple[str, ...]) -> list[Any]:
