@@ -293,3 +293,40 @@ def test_pytest_fixture_takes_the_compiler_and_instantiations(pytester: pytest.P
     )
     result = pytester.runpytest_subprocess("-q", "-p", "no:cacheprovider")
     result.assert_outcomes(passed=1)
+
+
+@needs_host_compiler
+def test_driver_api_host_code_compiles_and_a_missing_library_wheel_is_named() -> None:
+    from cuda import pathfinder
+
+    tma = SOURCES / "tma_host.cu"
+    done = sassview("check", tma)
+    assert done.returncode == 0, done.stderr
+    assert "touch(float*)" in done.stdout
+    if pathfinder.find_nvidia_header_directory("cublas") is None:
+        clean_error(
+            sassview("check", tma, "-D", "WITH_CUBLAS"),
+            "cublas_v2.h",
+            "pip install nvidia-cublas",
+        )
+
+
+def test_library_header_is_found_in_its_wheel(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from cuda import pathfinder
+
+    import sassview as sv
+
+    wheel = tmp_path / "wheel" / "include"
+    wheel.mkdir(parents=True)
+    (wheel / "curand_kernel.h").write_text("#define CURAND_SEED 7\n")
+    found = {"curand": str(wheel)}
+    monkeypatch.setattr(pathfinder, "find_nvidia_header_directory", found.get)
+    source = tmp_path / "k.cu"
+    source.write_text(
+        "#include <curand_kernel.h>\n__global__ void k(int* x) { x[0] = CURAND_SEED; }\n"
+    )
+    program = sv.compile(path=source, compiler="nvrtc")
+    assert f"-I{wheel}" in program.artifacts.options
+    assert str(wheel / "curand_kernel.h") in program.artifacts.inputs

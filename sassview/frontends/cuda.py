@@ -35,6 +35,7 @@ from sassview.frontends.cuda_source import (
 )
 from sassview.frontends.diagnose import arch_hint, error_count, first_error
 from sassview.frontends.includes import local_includes
+from sassview.frontends.libheaders import library_include_dirs, missing_library_hint
 from sassview.frontends.nvrtc_api import nvrtc_compile
 from sassview.ir import Artifacts
 from sassview.toolchain.locate import host_compiler, nvcc_info, toolchain_versions
@@ -125,7 +126,7 @@ def compile_cuda(
         src_path,
         str(parse_arch(arch)),
         tuple(defines),
-        tuple(Path(i) for i in include_dirs),
+        _with_library_headers(data, src_path, include_dirs, defines, include_before),
         tuple(options),
         tuple(Path(p).resolve() for p in include_before),
         tuple(instantiate),
@@ -134,6 +135,25 @@ def compile_cuda(
     if compiler == "nvcc":
         return _via_nvcc(request, "--compiler nvcc")
     return _via_nvrtc(request, fall_back=compiler == "auto")
+
+
+def _with_library_headers(
+    data: bytes,
+    path: Path | None,
+    include_dirs: Sequence[str | Path],
+    defines: Sequence[str],
+    include_before: Sequence[str | Path],
+) -> tuple[Path, ...]:
+    """The -I list, with the include directory of each library wheel the sources include."""
+    dirs = tuple(Path(i) for i in include_dirs)
+    scan = local_includes(
+        data,
+        path.parent if path else None,
+        dirs,
+        defines=defines,
+        pre_includes=[Path(p) for p in include_before],
+    )
+    return dirs + tuple(library_include_dirs([data, *scan.present().values()]))
 
 
 def file_settings(base: Path, settings: Mapping[str, Any]) -> dict[str, Any]:
@@ -291,6 +311,7 @@ def _via_nvcc(req: CudaRequest, reason: str) -> Artifacts:
             f"compile failed (nvcc): {where}" if where else "compile failed (nvcc)",
             arch_hint(out.log, req.arch)
             or _instantiate_hint(where, req)
+            or missing_library_hint(out.log)
             or _context_hint(where)
             or hint,
             detail=out.log,
@@ -385,7 +406,12 @@ def _compile_error(log: str, req: CudaRequest, host_reason: str = "") -> Compile
     arch = req.arch
     where = first_error(log)
     count = error_count(log)
-    hint = arch_hint(log, arch) or _instantiate_hint(where, req) or _context_hint(where)
+    hint = (
+        arch_hint(log, arch)
+        or _instantiate_hint(where, req)
+        or missing_library_hint(log)
+        or _context_hint(where)
+    )
     if host_reason:
         hint = f"this file needs nvcc ({host_reason}): use --compiler nvcc or auto"
     if where:
