@@ -4,8 +4,9 @@
     python tests/corpus/record.py vecadd     # one case
 
 For every (case, arch) it writes tests/corpus/<case>/<arch>/:
-  kernel.ptx, kernel.cubin, compile.log   NVRTC's output, nvcc's for a case that says so (or, for "-abi7" dirs, the PTX assembled
-                                          by the ptxas 12.9 inside Triton, which writes ELF ABI 7)
+  kernel.ptx, kernel.cubin, compile.log   NVRTC's output (nvcc's where a case says so; for "-abi7"
+                                          dirs, the PTX assembled by the ptxas 12.9 inside
+                                          Triton, which writes ELF ABI 7)
   sass.json, sass.txt                     the nvdisasm wheel: -c -json -g -annotate / -c -gi -gp
   sass-13.1.json, sass-13.1.txt           the same from the nvdisasm 13.1 inside Triton
   res-usage.txt                           cuobjdump -res-usage: what the ELF reader must agree with
