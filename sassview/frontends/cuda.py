@@ -209,12 +209,14 @@ def _via_nvrtc(req: CudaRequest, *, fall_back: bool) -> Artifacts:
             if not fall_back or not exc.detail:
                 raise
             return _option_for_nvcc(req, exc)
-        log.info(
-            "nvrtc: compiled %s for %s in %.2f s", req.name, req.arch, time.perf_counter() - started
-        )
-        if not out.ok:
+        spent = time.perf_counter() - started
+        if out.ok:
+            log.info("nvrtc: compiled %s for %s in %.2f s", req.name, req.arch, spent)
+        else:
+            log.info("nvrtc: refused %s for %s in %.2f s", req.name, req.arch, spent)
             reason = host_refusal(out.log)
             if reason and fall_back:
+                log.info("nvrtc: %s needs nvcc (%s)", req.name, reason)
                 if scan.complete:
                     routes.put(key, {"reason": reason})
                 return _via_nvcc(req, reason)
