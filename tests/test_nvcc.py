@@ -331,3 +331,17 @@ def test_library_header_is_found_in_its_wheel(
     program = sv.compile(path=source, compiler="nvrtc")
     assert f"-I{wheel}" in program.artifacts.options
     assert str(wheel / "curand_kernel.h") in program.artifacts.inputs
+
+
+@needs_host_compiler
+def test_toolkit_header_in_quotes_goes_to_nvcc_and_a_missing_own_header_does_not(
+    tmp_path: Path,
+) -> None:
+    quoted = tmp_path / "quoted.cu"
+    quoted.write_text('#include "cuda_runtime.h"\n__global__ void k(float* x) { x[0] = 1; }\n')
+    done = sassview("check", quoted, "--json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["programs"][0]["compiler"] == "nvcc"
+    own = tmp_path / "own.cu"
+    own.write_text('#include "helpers.h"\n__global__ void k(float* x) { x[0] = 1; }\n')
+    clean_error(sassview("check", own), 'cannot open source file "helpers.h"', "-I DIR")

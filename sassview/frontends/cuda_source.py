@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from sassview.errors import InputError
 from sassview.frontends.includes import clean
@@ -23,7 +24,7 @@ _HOST_FUNCTION = re.compile(
 )
 _HOST_HEADER = re.compile(
     r'^(.*?)\((\d+)\): catastrophic error: cannot open source file "([^"]+)"'
-    r"\s*\n\s*#\s*include\s*<",
+    r'\s*\n\s*#\s*include\s*([<"])',
     re.M,
 )
 INSTANTIATE_FILE = "sassview --instantiate"
@@ -32,12 +33,24 @@ INSTANTIATE_FILE = "sassview --instantiate"
 def host_refusal(nvrtc_log: str) -> str:
     """Why NVRTC cannot compile this file and nvcc can ("host code at f.cu:12"), or ""."""
     header = _HOST_HEADER.search(nvrtc_log)
-    if header:
+    if header and (header.group(4) == "<" or _toolkit_header(header.group(3))):
         return f"host header <{header.group(3)}> at {header.group(1)}:{header.group(2)}"
     code = _HOST_FUNCTION.search(nvrtc_log)
     if code:
         return f"host code at {code.group(1)}:{code.group(2)}"
     return ""
+
+
+def _toolkit_header(name: str) -> bool:
+    """Whether a quoted include NVRTC cannot open is the CUDA toolkit's (`"cuda_runtime.h"`),
+    which nvcc finds; any other is the project's own, missing for nvcc as well."""
+    from cuda import pathfinder
+
+    try:
+        where = pathfinder.find_nvidia_header_directory("cudart")
+    except Exception:  # no runtime wheel: nvcc has no headers either
+        return False
+    return bool(where) and (Path(where) / name).is_file()
 
 
 def instantiation_source(expressions: Sequence[str]) -> str:
