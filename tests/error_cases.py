@@ -264,6 +264,14 @@ CASES: list[Case] = [
         env=lambda t: {"PATH": str(t), "SASSVIEW_HOST_COMPILER": "", "CUDAHOSTCXX": ""},
     ),
     Case(
+        "nvcc-missing",
+        "whole programs and headers",
+        "a whole program where nvcc cannot be found (its wheel missing, or a wrong SASSVIEW_NVCC)",
+        lambda t: ["check", str(SRC / "whole_program.cu")],
+        ("needs nvcc (host header <cstdio>", "pip install nvidia-cuda-nvcc"),
+        env=lambda t: {"SASSVIEW_NVCC": str(t / "no-nvcc")},
+    ),
+    Case(
         "host-compiler-not-found",
         "whole programs and headers",
         "--host-compiler naming a compiler that is not there",

@@ -270,7 +270,10 @@ def _via_nvcc(req: CudaRequest, reason: str) -> Artifacts:
             "install g++ or clang++, or point sassview at one with --host-compiler PATH "
             "(or SASSVIEW_HOST_COMPILER=PATH)",
         )
-    nvcc = nvcc_info()
+    try:
+        nvcc = nvcc_info()
+    except ToolchainError as exc:
+        raise ToolchainError(f"{req.name} needs nvcc ({reason}): {exc.message}", exc.hint) from None
     opts = nvcc_options(req.defines, req.include_dirs, req.include_before, req.options)
     versions = {**toolchain_versions(), "nvcc": nvcc.version or "unknown", "host": host.version}
     base = cache.make_key(
