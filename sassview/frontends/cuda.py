@@ -27,15 +27,10 @@ from sassview import cache
 from sassview.errors import CompileError, InputError, ToolchainError
 from sassview.frontends import depcache
 from sassview.frontends.arch import parse_arch
-from sassview.frontends.cuda_source import (
-    INSTANTIATE_FILE,
-    host_refusal,
-    instantiation_source,
-    no_kernel_error,
-)
-from sassview.frontends.diagnose import arch_hint, error_count, first_error
+from sassview.frontends.cuda_errors import nvcc_compile_error, nvrtc_compile_error
+from sassview.frontends.cuda_source import host_refusal, instantiation_source, no_kernel_error
 from sassview.frontends.includes import local_includes
-from sassview.frontends.libheaders import library_include_dirs, missing_library_hint
+from sassview.frontends.libheaders import library_include_dirs
 from sassview.frontends.nvrtc_api import nvrtc_compile
 from sassview.ir import Artifacts
 from sassview.toolchain.locate import host_compiler, nvcc_info, toolchain_versions
@@ -220,7 +215,7 @@ def _via_nvrtc(req: CudaRequest, *, fall_back: bool) -> Artifacts:
                 if scan.complete:
                     routes.put(key, {"reason": reason})
                 return _via_nvcc(req, reason)
-            raise _compile_error(out.log, req, reason)
+            raise nvrtc_compile_error(out.log, req.arch, req.instantiate, reason)
         files: dict[str, bytes | str] = {
             "kernel.ptx": out.ptx,
             "kernel.cubin": out.cubin,
@@ -260,7 +255,7 @@ def _option_for_nvcc(req: CudaRequest, refused: CompileError) -> Artifacts:
 
 def _via_nvcc(req: CudaRequest, reason: str) -> Artifacts:
     """Compile with nvcc; `reason` says why nvcc (for the message when it cannot run)."""
-    from sassview.frontends.nvcc import nvcc_compile, nvcc_error, nvcc_options
+    from sassview.frontends.nvcc import nvcc_compile, nvcc_options
 
     host = host_compiler(req.host_compiler)
     if host is None:
@@ -311,16 +306,7 @@ def _via_nvcc(req: CudaRequest, reason: str) -> Artifacts:
         "nvcc: compiled %s for %s in %.2f s", req.name, req.arch, time.perf_counter() - started
     )
     if not out.ok:
-        where, hint = nvcc_error(out.log)
-        raise CompileError(
-            f"compile failed (nvcc): {where}" if where else "compile failed (nvcc)",
-            arch_hint(out.log, req.arch)
-            or _instantiate_hint(where, req)
-            or missing_library_hint(out.log)
-            or _context_hint(where)
-            or hint,
-            detail=out.log,
-        )
+        raise nvcc_compile_error(out.log, req.arch, req.instantiate)
     key = depcache.record(base, found, out.deps, lists)
     results.put(key, {"kernel.ptx": out.ptx, "kernel.cubin": out.cubin, "compile.log": out.log})
     return _checked(req, "nvcc", shown, versions, out.deps, out.ptx, out.cubin, out.log, reason)
@@ -375,53 +361,3 @@ def _texts(req: CudaRequest, inputs: Sequence[str]) -> dict[str, bytes]:
             except OSError:
                 continue
     return texts
-
-
-_HEADER_SUFFIXES = (".cuh", ".h", ".hpp", ".hh", ".hxx", ".inl")
-
-
-def _context_hint(where: str) -> str:
-    """What a file checked outside its build lacks: an -I directory, or what its includer
-    defines (a header fails on its own with "undefined")."""
-    if "cannot open source file" in where:
-        return (
-            "add the directory that holds it with -I DIR, or let the project's "
-            "compile_commands.json give the flags (-p BUILD_DIR)"
-        )
-    path = where.rsplit(":", 2)[0] if where.count(":") >= 2 else ""
-    if path.endswith(_HEADER_SUFFIXES) and " is undefined" in where:
-        return (
-            "a header may rely on what the file including it defines: check that file, or give "
-            "the definitions with --include-before FILE or -D NAME=VALUE"
-        )
-    return ""
-
-
-def _instantiate_hint(where: str, req: CudaRequest) -> str:
-    if not where.startswith(INSTANTIATE_FILE):
-        return ""
-    listed = ", ".join(f"'{e}'" for e in req.instantiate)
-    return (
-        f"check --instantiate {listed}: a kernel template's name with a value for every "
-        "template parameter the arguments do not deduce"
-    )
-
-
-def _compile_error(log: str, req: CudaRequest, host_reason: str = "") -> CompileError:
-    arch = req.arch
-    where = first_error(log)
-    count = error_count(log)
-    hint = (
-        arch_hint(log, arch)
-        or _instantiate_hint(where, req)
-        or missing_library_hint(log)
-        or _context_hint(where)
-    )
-    if host_reason:
-        hint = f"this file needs nvcc ({host_reason}): use --compiler nvcc or auto"
-    if where:
-        message = f"compile failed: {where}" + (
-            f" (and {count - 1} more errors)" if count > 1 else ""
-        )
-        return CompileError(message, hint or "fix the error at that line", detail=log)
-    return CompileError("compile failed", hint or "read the compiler's log above", detail=log)
