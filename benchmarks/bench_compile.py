@@ -1,6 +1,7 @@
-"""Compiling many variants: all cores against one, and a warm run of an unchanged kernel.py.
+"""Compiling many variants: all cores against one, and a warm run of an unchanged kernel.py;
+nvcc against NVRTC on one device-only file.
 
-    python benchmarks/bench_compile.py [--variants 8]
+    python benchmarks/bench_compile.py [--variants 8] [--part variants|nvcc|all] [--repeat 5]
 
 Writes a kernel.py declaring one CUDA kernel with `--variants` values of a macro, then prints:
   one compile          the time of a single variant, cold
@@ -9,16 +10,29 @@ Writes a kernel.py declaring one CUDA kernel with `--variants` values of a macro
                        k/c x one compile (1.0 is perfect scaling)
   warm run             `sassview check kernel.py` again, unchanged: nothing compiles
 Each measurement uses a fresh cache directory, except the warm run.
+
+--part nvcc compiles tests/corpus/sources/device_only.cu (compile_cuda only: no disassembly),
+each compiler once first to load its libraries and page in its headers, then best of --repeat
+with a fresh cache directory each time:
+  nvrtc cold / nvcc cold  and their ratio (goal: nvcc <= 1.5x NVRTC)
+  nvcc -cubin alone       the bare command, no -keep: what keeping the PTX and the device-side
+                          preprocessing (the list of files that went in) costs, with the rest
+                          of sassview's work around the run (digests of every input)
+  nvcc -ptx as 2nd run    what a second run for the PTX would have cost instead of -keep
+  warm check              `sassview check` of an unchanged whole program and of the device-only
+                          file through NVRTC, cache filled: neither runs a compiler
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 KERNEL = '''
@@ -50,10 +64,97 @@ def timed(args: list[str], cache: Path) -> float:
     return time.perf_counter() - start
 
 
+ROOT = Path(__file__).resolve().parents[1]
+DEVICE_ONLY = ROOT / "tests" / "corpus" / "sources" / "device_only.cu"
+WHOLE = ROOT / "tests" / "corpus" / "sources" / "whole_program.cu"
+
+
+def best(repeat: int, run: Callable[[], object]) -> float:
+    return min(measure(repeat, run))
+
+
+def measure(repeat: int, run: Callable[[], object]) -> tuple[float, float]:
+    """Best wall time and best CPU time (this process and its children) of `run`: on a
+    shared machine the CPU time says more than the wall clock."""
+    walls, cpus = [], []
+    for _ in range(repeat):
+        before = _cpu()
+        start = time.perf_counter()
+        run()
+        walls.append(time.perf_counter() - start)
+        cpus.append(_cpu() - before)
+    return min(walls), min(cpus)
+
+
+def _cpu() -> float:
+    import resource
+
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def nvcc_against_nvrtc(repeat: int) -> None:
+    from sassview.frontends.cuda import compile_cuda
+    from sassview.toolchain.locate import host_compiler, nvcc_info
+
+    # One cache root whose entries are removed before each run: NVRTC's bundled headers,
+    # unpacked once per cache root, stay (a user pays that once, not per compile).
+    root = Path(tempfile.mkdtemp(prefix="bench-nvcc-"))
+    os.environ["SASSVIEW_CACHE_DIR"] = str(root)
+
+    def cold(compiler: str) -> Callable[[], object]:
+        def run() -> object:
+            for entries in root.glob("v*"):
+                shutil.rmtree(entries)
+            return compile_cuda(path=DEVICE_ONLY, compiler=compiler)
+
+        return run
+
+    for warm_up in ("nvrtc", "nvcc"):
+        cold(warm_up)()
+    t_nvrtc, cpu_nvrtc = measure(repeat, cold("nvrtc"))
+    t_nvcc, cpu_nvcc = measure(repeat, cold("nvcc"))
+    host = host_compiler()
+    assert host is not None
+    nvcc = [str(nvcc_info().path), "-arch=sm_90a", "-lineinfo", "-ccbin", host.path]
+    with tempfile.TemporaryDirectory() as tmp:
+        bare = [*nvcc, "-cubin", "-Xptxas", "-v", "-o", f"{tmp}/k.cubin", str(DEVICE_ONLY)]
+        ptx = [*nvcc, "-ptx", "-o", f"{tmp}/k.ptx", str(DEVICE_ONLY)]
+        t_bare = best(repeat, lambda: subprocess.run(bare, check=True, capture_output=True))
+        t_ptx = best(repeat, lambda: subprocess.run(ptx, check=True, capture_output=True))
+        cache = Path(tmp) / "cache"
+        check = [sys.executable, "-m", "sassview", "check"]
+        for path in (WHOLE, DEVICE_ONLY):
+            timed([*check, str(path)], cache)
+        t_warm_whole = best(repeat, lambda: timed([*check, str(WHOLE)], cache))
+        t_warm_device = best(repeat, lambda: timed([*check, str(DEVICE_ONLY)], cache))
+    shutil.rmtree(root)
+    ratio, cpu_ratio = t_nvcc / t_nvrtc, cpu_nvcc / cpu_nvrtc
+    print(f"{'nvrtc cold':<24} {t_nvrtc:8.3f} s   (CPU {cpu_nvrtc:.3f} s)")
+    print(
+        f"{'nvcc cold':<24} {t_nvcc:8.3f} s   (CPU {cpu_nvcc:.3f} s; {ratio:.2f} x NVRTC, "
+        f"CPU {cpu_ratio:.2f} x; goal <= 1.5)"
+    )
+    print(f"{'nvcc -cubin alone':<24} {t_bare:8.3f} s   (sassview's run: {t_nvcc - t_bare:+.3f} s)")
+    print(f"{'nvcc -ptx as 2nd run':<24} {t_ptx:8.3f} s   (what -keep saves)")
+    print(f"{'warm check, nvcc':<24} {t_warm_whole:8.3f} s   (whole program, no compiler runs)")
+    print(f"{'warm check, nvrtc':<24} {t_warm_device:8.3f} s   (device-only file)")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--variants", type=int, default=8)
-    k = ap.parse_args().variants
+    ap.add_argument("--part", choices=["variants", "nvcc", "all"], default="all")
+    ap.add_argument("--repeat", type=int, default=5)
+    args = ap.parse_args()
+    if args.part in ("nvcc", "all"):
+        nvcc_against_nvrtc(args.repeat)
+    if args.part in ("variants", "all"):
+        variants(args.variants)
+
+
+def variants(k: int) -> None:
     cores = os.cpu_count() or 1
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)

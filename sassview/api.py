@@ -33,12 +33,29 @@ def compile(  # noqa: A001 - the natural name; sassview.compile reads well
     defines: Sequence[str] = (),
     include_dirs: Sequence[str | Path] = (),
     options: Sequence[str] = (),
+    compiler: str = "auto",
+    host_compiler: str | None = None,
+    instantiate: Sequence[str] = (),
+    include_before: Sequence[str | Path] = (),
 ) -> Program:
-    """Compile CUDA C++ (text or a file) for one architecture and return its model."""
+    """Compile CUDA C++ (text or a file) for one architecture and return its model.
+
+    `compiler`: auto (NVRTC, or nvcc for host code and host headers), nvrtc or nvcc;
+    `instantiate`: template kernels to compile (`"tile<128, float>"`); `include_before`: files
+    included ahead of the source (a header's includer context)."""
     if path is not None:
         check_ptxas_can_name(input_file(path, wanted="a CUDA C++ file"))
     artifacts = compile_cuda(
-        source, path=path, arch=arch, defines=defines, include_dirs=include_dirs, options=options
+        source,
+        path=path,
+        arch=arch,
+        defines=defines,
+        include_dirs=include_dirs,
+        options=options,
+        compiler=compiler,
+        host_compiler=host_compiler,
+        instantiate=instantiate,
+        include_before=include_before,
     )
     return build_program(artifacts, where=str(path or "<source>"))
 
@@ -76,12 +93,17 @@ def load(
     defines: Sequence[str] = (),
     include_dirs: Sequence[str | Path] = (),
     options: Sequence[str] = (),
+    compiler: str = "auto",
+    host_compiler: str | None = None,
+    instantiate: Sequence[str] = (),
+    include_before: Sequence[str | Path] = (),
 ) -> list[Program]:
     """Any file sassview reads -> one Program per (cubin, architecture).
 
     CUDA C++ is compiled for each architecture in `arch` (default sm_90a); PTX is assembled for
     `arch` or its own .target; cubins and containers are read as they are (`arch` is ignored);
     a kernel.py is imported and each declared kernel compiled (see sassview.declare).
+    `compiler`, `host_compiler`, `instantiate` and `include_before` are compile()'s.
     """
     p = Path(path)
     input_file(p)  # a directory, a symlink loop or a missing file: said before anything runs
@@ -89,7 +111,15 @@ def load(
         archs = parse_arch_list(arch if arch is not None else DEFAULT_ARCH)
         return [
             compile(
-                path=p, arch=str(a), defines=defines, include_dirs=include_dirs, options=options
+                path=p,
+                arch=str(a),
+                defines=defines,
+                include_dirs=include_dirs,
+                options=options,
+                compiler=compiler,
+                host_compiler=host_compiler,
+                instantiate=instantiate,
+                include_before=include_before,
             )
             for a in archs
         ]

@@ -39,7 +39,9 @@ def demangle(name: str) -> str:
     try:
         import cxxfilt
 
-        return str(cxxfilt.demangle(name))
+        text = str(cxxfilt.demangle(name))
+        # A function template's mangling carries its return type: a kernel's is always void.
+        return text.removeprefix("void ")
     except Exception:  # no libstdc++ demangler, or a name it rejects: show it as it is
         return name
 

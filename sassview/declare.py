@@ -17,6 +17,7 @@ kernel; each call records a Declaration (nothing is compiled at import time):
     '''
     sv.cuda(SAXPY, arch="sm_90a", variants={"-maxrregcount": [32, 64]})
     sv.cuda_file("gemm.cu", arch="sm_90a", defines={"TILE": 128})
+    sv.cuda_file("gemm.cuh", instantiate=["gemm<128, 128, float>"])
 
     sv.cute(host_fn, fake_a, fake_b, arch="sm_100a")
 
@@ -138,8 +139,23 @@ def cuda_file(
     include_dirs: Sequence[str | Path] = (),
     options: Sequence[str] = (),
     variants: Mapping[str, Sequence[Any]] | None = None,
+    compiler: str = "auto",
+    instantiate: Sequence[str] = (),
+    include_before: Sequence[str | Path] = (),
 ) -> Declaration:
-    """A .cu file, relative to the kernel file."""
+    """A .cu or .cuh file, relative to the kernel file.
+
+    `compiler`: "auto" (NVRTC, or nvcc when the file has host code or host headers), "nvrtc"
+    or "nvcc". `instantiate`: template kernels to compile, `["tile<128, float>"]`.
+    `include_before`: files included ahead of it (what a header expects its includer to define).
+    """
+    from sassview.frontends.cuda import COMPILERS
+
+    if compiler not in COMPILERS:
+        raise InputError(
+            f"sv.cuda_file(compiler={compiler!r}) is not a compiler",
+            f"use one of {', '.join(COMPILERS)}",
+        )
     return _register(
         Declaration(
             "cuda",
@@ -152,6 +168,9 @@ def cuda_file(
                     "include_dirs": tuple(map(str, include_dirs)),
                     "options": tuple(options),
                     "file": True,
+                    "compiler": compiler,
+                    "instantiate": tuple(instantiate),
+                    "include_before": tuple(map(str, include_before)),
                 }
             ),
             _variants(variants),

@@ -331,6 +331,12 @@ class Artifacts:
     # For kernels declared in a kernel.py: which declaration and variant this is.
     label: str = ""  # e.g. "add [num_warps=8]"
     variant: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    # CUDA C++: the compiler that built it ("nvrtc" or "nvcc"), and the absolute path of every
+    # file that went in, the main file first: for nvcc every file its device-side preprocessing
+    # read (system headers included), for NVRTC the local files its include scan found. The
+    # cache key covers each one's bytes: on a cache hit the files on disk are those compiled.
+    compiler: str = ""
+    inputs: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -254,6 +254,95 @@ CASES: list[Case] = [
         ],
         ("does not assemble",),
     ),
+    # whole programs, headers and templates (nvcc, --instantiate, --include-before)
+    Case(
+        "host-code-without-host-compiler",
+        "whole programs and headers",
+        "a whole program (host code, <cstdio>) on a machine with no g++ or clang++",
+        lambda t: ["check", str(SRC / "whole_program.cu")],
+        ("needs nvcc (host header <cstdio> at", "install g++ or clang++", "--host-compiler"),
+        env=lambda t: {"PATH": str(t), "SASSVIEW_HOST_COMPILER": "", "CUDAHOSTCXX": ""},
+    ),
+    Case(
+        "nvcc-missing",
+        "whole programs and headers",
+        "a whole program where nvcc cannot be found (its wheel missing, or a wrong SASSVIEW_NVCC)",
+        lambda t: ["check", str(SRC / "whole_program.cu")],
+        ("needs nvcc (host header <cstdio>", "pip install nvidia-cuda-nvcc"),
+        env=lambda t: {"SASSVIEW_NVCC": str(t / "no-nvcc")},
+    ),
+    Case(
+        "host-compiler-not-found",
+        "whole programs and headers",
+        "--host-compiler naming a compiler that is not there",
+        lambda t: ["check", str(SRC / "whole_program.cu"), "--host-compiler", "no-such-g++"],
+        ("'no-such-g++' (from --host-compiler) was not found",),
+    ),
+    Case(
+        "host-side-error",
+        "whole programs and headers",
+        "a C++ error in the host code of a whole program",
+        lambda t: [
+            "check",
+            _file(
+                t,
+                "prog.cu",
+                "#include <vector>\n__global__ void k() {}\n"
+                "int main() { std::vector<int> v; v.push_bak(1); k<<<1, 1>>>(); }\n",
+            ),
+        ],
+        ("compile failed (nvcc)", "prog.cu:3", "push_bak"),
+    ),
+    Case(
+        "host-code-only",
+        "whole programs and headers",
+        "a file with host code and no kernel",
+        lambda t: ["check", _file(t, "main.cu", "#include <cstdio>\nint main() { return 0; }\n")],
+        ("no kernel: host code only",),
+    ),
+    Case(
+        "no-kernel",
+        "whole programs and headers",
+        "a header of device functions, no kernel",
+        lambda t: [
+            "check",
+            _file(t, "util.cuh", "__device__ float twice(float x) { return 2 * x; }\n"),
+        ],
+        ("no kernel", "no __global__ function"),
+    ),
+    Case(
+        "template-not-instantiated",
+        "whole programs and headers",
+        "a header whose template kernels nothing instantiates",
+        lambda t: ["check", str(SRC / "project" / "kernels" / "scale.cuh")],
+        ("not instantiated: scale_rows<BLOCK>", "--instantiate 'scale_rows<BLOCK>'"),
+    ),
+    Case(
+        "bad-instantiation",
+        "whole programs and headers",
+        "--instantiate with the wrong template arguments",
+        lambda t: [
+            "check",
+            str(SRC / "project" / "kernels" / "scale.cuh"),
+            "--instantiate",
+            "scale_rows<float>",
+        ],
+        ("sassview --instantiate:1", "check --instantiate 'scale_rows<float>'"),
+    ),
+    Case(
+        "header-needs-includer",
+        "whole programs and headers",
+        "a header that uses a typedef and a macro of the file including it",
+        lambda t: ["check", str(SRC / "project" / "kernels" / "reduce.cuh")],
+        ('"value_t" is undefined', "--include-before FILE"),
+    ),
+    Case(
+        "include-before-missing",
+        "whole programs and headers",
+        "--include-before naming no file",
+        lambda t: ["check", VECADD, "--include-before", str(t / "gone.h")],
+        ("--include-before", "no such file"),
+    ),
     # kernels
     Case(
         "unknown-kernel",

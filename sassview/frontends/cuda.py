@@ -1,29 +1,42 @@
-"""CUDA C++ through NVRTC: source (a file or a string) -> PTX, cubin and the ptxas report.
+"""CUDA C++ -> PTX, cubin and the ptxas report, through NVRTC or nvcc.
 
-Compiled with -lineinfo (so SASS maps back to source lines) and --ptxas-options=-v (the report is
-the only place spill byte counts appear). The program is named by the source's absolute path so
-the line tables point at the user's file. NVRTC's bundled headers (cuda_fp16.h, cuda/std, ...)
-are unpacked once under the cache directory.
+`compiler="auto"` (the default) compiles with NVRTC, in-process and with no host compiler, and
+moves to nvcc (frontends/nvcc.py) when NVRTC refuses the file for what only nvcc can do: host
+code or host headers (see cuda_source.host_refusal). That choice is cached with the NVRTC key,
+so a warm check of a whole program runs no compiler at all. `"nvrtc"` and `"nvcc"` force one.
+
+NVRTC: -lineinfo (SASS maps back to source lines) and --ptxas-options=-v (the only place spill
+byte counts appear); the program is named by the source's absolute path so the line tables point
+at the user's file; NVRTC's bundled headers are unpacked once under the cache directory; the
+cache key covers the local files includes.py finds (a superset). nvcc: the files its device-side
+preprocessing read (nvcc.py) key the cache (depcache.py), with nvcc's and the host compiler's
+versions.
 """
 
 from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
+from typing import Any
 
 from sassview import cache
-from sassview.errors import CompileError, InputError
+from sassview.errors import CompileError, InputError, ToolchainError
+from sassview.frontends import depcache
 from sassview.frontends.arch import parse_arch
-from sassview.frontends.diagnose import arch_hint, error_count, first_error
+from sassview.frontends.cuda_errors import nvcc_compile_error, nvrtc_compile_error
+from sassview.frontends.cuda_source import host_refusal, instantiation_source, no_kernel_error
 from sassview.frontends.includes import local_includes
+from sassview.frontends.libheaders import library_include_dirs
 from sassview.frontends.nvrtc_api import nvrtc_compile
 from sassview.ir import Artifacts
-from sassview.toolchain.locate import toolchain_versions
+from sassview.toolchain.locate import host_compiler, nvcc_info, toolchain_versions
 
 STRING_SOURCE_NAME = "kernel.cu"
+COMPILERS = ("auto", "nvrtc", "nvcc")
 log = logging.getLogger("sassview")
 
 
@@ -55,6 +68,26 @@ def compile_options(
     return options
 
 
+@dataclass(frozen=True, slots=True)
+class CudaRequest:
+    """One translation unit to compile for one architecture, whichever compiler does it."""
+
+    data: bytes
+    name: str  # the absolute path, or STRING_SOURCE_NAME for text
+    path: Path | None
+    arch: str
+    defines: tuple[str, ...]
+    include_dirs: tuple[Path, ...]
+    options: tuple[str, ...]
+    include_before: tuple[Path, ...]
+    instantiate: tuple[str, ...]
+    host_compiler: str | None
+
+    @property
+    def appendix(self) -> str:
+        return instantiation_source(self.instantiate) if self.instantiate else ""
+
+
 def compile_cuda(
     source: str | bytes | None = None,
     *,
@@ -63,65 +96,224 @@ def compile_cuda(
     defines: Sequence[str] = (),
     include_dirs: Sequence[str | Path] = (),
     options: Sequence[str] = (),
+    compiler: str = "auto",
+    host_compiler: str | None = None,
+    instantiate: Sequence[str] = (),
+    include_before: Sequence[str | Path] = (),
 ) -> Artifacts:
-    """Compile CUDA C++ for one architecture; cached by content, options, arch and tool versions."""
+    """Compile CUDA C++ for one architecture; cached by everything that went in."""
     if source is None and path is None:
         raise InputError("nothing to compile", "pass CUDA C++ source text or a path")
-    arch_name = str(parse_arch(arch))
+    if compiler not in COMPILERS:
+        raise InputError(f"unknown compiler {compiler!r}", f"use one of {', '.join(COMPILERS)}")
     src_path = Path(path).resolve() if path is not None else None
     data = read_source(src_path) if source is None and src_path else _as_bytes(source)
     if not data.strip():
         raise InputError(
             f"{src_path or 'the source'} is empty", "give it at least one __global__ kernel"
         )
-    name = str(src_path) if src_path else STRING_SOURCE_NAME
-    opts = compile_options(arch_name, defines, include_dirs, options)
-    includes = local_includes(
-        data, src_path.parent if src_path else None, [Path(i) for i in include_dirs]
+    for pre in include_before:
+        if not Path(pre).is_file():
+            raise InputError(f"--include-before {pre}: no such file", "check the path")
+    request = CudaRequest(
+        data,
+        str(src_path) if src_path else STRING_SOURCE_NAME,
+        src_path,
+        str(parse_arch(arch)),
+        tuple(defines),
+        _with_library_headers(data, src_path, include_dirs, defines, include_before),
+        tuple(options),
+        tuple(Path(p).resolve() for p in include_before),
+        tuple(instantiate),
+        host_compiler,
+    )
+    if compiler == "nvcc":
+        return _via_nvcc(request, "--compiler nvcc")
+    return _via_nvrtc(request, fall_back=compiler == "auto")
+
+
+def _with_library_headers(
+    data: bytes,
+    path: Path | None,
+    include_dirs: Sequence[str | Path],
+    defines: Sequence[str],
+    include_before: Sequence[str | Path],
+) -> tuple[Path, ...]:
+    """The -I list, with the include directory of each library wheel the sources include."""
+    dirs = tuple(Path(i) for i in include_dirs)
+    scan = local_includes(
+        data,
+        path.parent if path else None,
+        dirs,
+        defines=defines,
+        pre_includes=[Path(p) for p in include_before],
+    )
+    return dirs + tuple(library_include_dirs([data, *scan.present().values()]))
+
+
+def file_settings(base: Path, settings: Mapping[str, Any]) -> dict[str, Any]:
+    """compile_cuda's arguments from a sv.cuda_file declaration (paths relative to `base`)."""
+    return {
+        "compiler": settings.get("compiler", "auto"),
+        "instantiate": tuple(settings.get("instantiate", ())),
+        "include_before": [base / p for p in settings.get("include_before", ())],
+    }
+
+
+def _via_nvrtc(req: CudaRequest, *, fall_back: bool) -> Artifacts:
+    opts = compile_options(req.arch, req.defines, req.include_dirs, req.options)
+    opts += [f"--pre-include={p}" for p in req.include_before]
+    scan = local_includes(
+        req.data,
+        req.path.parent if req.path else None,
+        req.include_dirs,
+        defines=req.defines,
+        pre_includes=req.include_before,
     )
     versions = toolchain_versions()
     key = cache.make_key(
         {
             "frontend": "cuda",
-            "name": name,
-            "source": cache.digest(data),
-            "includes": {p: cache.digest(b) for p, b in sorted(includes.items())},
+            "name": req.name,
+            "source": cache.digest(req.data),
+            "includes": {
+                p: cache.digest(b) if b is not None else None for p, b in scan.files.items()
+            },
             # The headers directory lives in the cache: leave its path out of the key.
-            "options": [o for o in opts if not o.startswith("--use-bundled-headers")],
-            "arch": arch_name,
+            "options": _keyed(opts),
+            "instantiate": list(req.instantiate),
+            "arch": req.arch,
             "tools": versions,
         }
     )
-    store = cache.Store("cuda")
-    entry = store.get(key)
+    if not scan.complete:
+        log.info("nvrtc: a computed #include could name any file: compiling without the cache")
+    routes, store = cache.Store("cuda-route"), cache.Store("cuda")
+    if fall_back and scan.complete and (route := routes.get(key)) is not None:
+        reason = route.read_text("reason")
+        log.info("nvrtc: %s needs nvcc (%s, remembered)", req.name, reason)
+        return _via_nvcc(req, reason)
+    inputs = (*([req.name] if req.path else []), *scan.present())
+    entry = store.get(key) if scan.complete else None
     if entry is None:
         started = time.perf_counter()
-        out = nvrtc_compile(data, name, opts)
-        log.info(
-            "nvrtc: compiled %s for %s in %.2f s", name, arch_name, time.perf_counter() - started
-        )
-        if not out.ok:
-            raise _compile_error(out.log, arch_name)
-        entry = store.put(
-            key, {"kernel.ptx": out.ptx, "kernel.cubin": out.cubin, "compile.log": out.log}
-        )
+        text = req.data + b"\n" + req.appendix.encode() if req.appendix else req.data
+        try:
+            out = nvrtc_compile(text, req.name, opts)
+        except CompileError as exc:  # an option NVRTC does not take may be nvcc's
+            if not fall_back or not exc.detail:
+                raise
+            return _option_for_nvcc(req, exc)
+        spent = time.perf_counter() - started
+        if out.ok:
+            log.info("nvrtc: compiled %s for %s in %.2f s", req.name, req.arch, spent)
+        else:
+            log.info("nvrtc: refused %s for %s in %.2f s", req.name, req.arch, spent)
+            reason = host_refusal(out.log)
+            if reason and fall_back:
+                log.info("nvrtc: %s needs nvcc (%s)", req.name, reason)
+                if scan.complete:
+                    routes.put(key, {"reason": reason})
+                return _via_nvcc(req, reason)
+            raise nvrtc_compile_error(out.log, req.arch, req.instantiate, reason)
+        files: dict[str, bytes | str] = {
+            "kernel.ptx": out.ptx,
+            "kernel.cubin": out.cubin,
+            "compile.log": out.log,
+        }
+        entry = store.put(key, files) if scan.complete else None
         if entry is None:  # caching off or unwritable: use the fresh results directly
-            return _artifacts(
-                data, name, src_path, arch_name, opts, versions, out.ptx, out.cubin, out.log
-            )
+            return _checked(req, "nvrtc", opts, versions, inputs, out.ptx, out.cubin, out.log)
     else:
-        log.info("nvrtc: cache hit for %s (%s)", name, arch_name)
-    return _artifacts(
-        data,
-        name,
-        src_path,
-        arch_name,
+        log.info("nvrtc: cache hit for %s (%s)", req.name, req.arch)
+    return _checked(
+        req,
+        "nvrtc",
         opts,
         versions,
+        inputs,
         entry.read_text("kernel.ptx"),
         entry.read_bytes("kernel.cubin"),
         entry.read_text("compile.log"),
     )
+
+
+def _option_for_nvcc(req: CudaRequest, refused: CompileError) -> Artifacts:
+    """NVRTC refused an option: nvcc takes more (-allow-unsupported-compiler, -Xcompiler)."""
+    said = refused.detail.strip().splitlines()[-1].replace("nvrtc: error: ", "")
+    try:
+        return _via_nvcc(req, f"an option NVRTC does not take: {said}")
+    except CompileError as exc:
+        if "Unknown option" not in exc.message:
+            raise
+        raise CompileError(
+            f"NVRTC rejected an option, and so does {exc.message.split(': ', 1)[-1]}",
+            refused.hint,
+            detail=f"{refused.detail.strip()}\n{exc.detail.strip()}",
+        ) from None
+
+
+def _via_nvcc(req: CudaRequest, reason: str) -> Artifacts:
+    """Compile with nvcc; `reason` says why nvcc (for the message when it cannot run)."""
+    from sassview.frontends.nvcc import nvcc_compile, nvcc_options
+
+    host = host_compiler(req.host_compiler)
+    if host is None:
+        raise ToolchainError(
+            f"{req.name} needs nvcc ({reason}), and nvcc needs a host C++ compiler: "
+            "none was found (g++ or clang++ on PATH)",
+            "install g++ or clang++, or point sassview at one with --host-compiler PATH "
+            "(or SASSVIEW_HOST_COMPILER=PATH)",
+        )
+    try:
+        nvcc = nvcc_info()
+    except ToolchainError as exc:
+        raise ToolchainError(f"{req.name} needs nvcc ({reason}): {exc.message}", exc.hint) from None
+    opts = nvcc_options(req.defines, req.include_dirs, req.include_before, req.options)
+    versions = {**toolchain_versions(), "nvcc": nvcc.version or "unknown", "host": host.version}
+    base = cache.make_key(
+        {
+            "frontend": "cuda-nvcc",
+            "name": req.name,
+            "source": cache.digest(req.data),
+            "options": opts,
+            "instantiate": list(req.instantiate),
+            "arch": req.arch,
+            "tools": versions,
+            "host_path": host.path,
+        }
+    )
+    results, lists = cache.Store("cuda-nvcc"), cache.Store("cuda-nvcc-deps")
+    found = depcache.lookup(base, results, lists)
+    shown = ("-cubin", f"-arch={req.arch}", "-lineinfo", "-Xptxas", "-v", *opts)
+    if found.entry is not None:
+        log.info("nvcc: cache hit for %s (%s)", req.name, req.arch)
+        e = found.entry
+        return _checked(
+            req,
+            "nvcc",
+            shown,
+            versions,
+            found.deps,
+            e.read_text("kernel.ptx"),
+            e.read_bytes("kernel.cubin"),
+            e.read_text("compile.log"),
+            reason,
+        )
+    started = time.perf_counter()
+    out = nvcc_compile(req.data, req.path, req.arch, opts, host, appendix=req.appendix)
+    log.info(
+        "nvcc: compiled %s for %s in %.2f s", req.name, req.arch, time.perf_counter() - started
+    )
+    if not out.ok:
+        raise nvcc_compile_error(out.log, req.arch, req.instantiate)
+    key = depcache.record(base, found, out.deps, lists)
+    results.put(key, {"kernel.ptx": out.ptx, "kernel.cubin": out.cubin, "compile.log": out.log})
+    return _checked(req, "nvcc", shown, versions, out.deps, out.ptx, out.cubin, out.log, reason)
+
+
+def _keyed(opts: Sequence[str]) -> list[str]:
+    return [o for o in opts if not o.startswith("--use-bundled-headers")]
 
 
 def _as_bytes(source: str | bytes | None) -> bytes:
@@ -130,37 +322,42 @@ def _as_bytes(source: str | bytes | None) -> bytes:
     return (source or "").encode()
 
 
-def _artifacts(
-    data: bytes,
-    name: str,
-    src_path: Path | None,
-    arch: str,
-    opts: list[str],
+def _checked(
+    req: CudaRequest,
+    compiler: str,
+    opts: Sequence[str],
     versions: dict[str, str],
+    inputs: Sequence[str],
     ptx: str,
     cubin: bytes,
-    log: str,
+    compile_log: str,
+    host_reason: str = "",
 ) -> Artifacts:
+    """The artifacts of a compile that made at least one kernel; else an input error."""
+    if ".entry" not in ptx:
+        raise no_kernel_error(req.name, _texts(req, inputs), host_reason)
     return Artifacts(
         kind="cuda",
-        arch=arch,
-        source_path=name if src_path else None,
-        source_text=data.decode(errors="replace"),
+        arch=req.arch,
+        source_path=req.name if req.path else None,
+        source_text=req.data.decode(errors="replace"),
         ptx=ptx,
         cubin=cubin,
-        compile_log=log,
-        options=tuple(o for o in opts if not o.startswith("--use-bundled-headers")),
+        compile_log=compile_log,
+        options=tuple(_keyed(opts)),
         toolchain=MappingProxyType(dict(versions)),
+        compiler=compiler,
+        inputs=tuple(dict.fromkeys(inputs)),
     )
 
 
-def _compile_error(log: str, arch: str) -> CompileError:
-    where = first_error(log)
-    count = error_count(log)
-    hint = arch_hint(log, arch)
-    if where:
-        message = f"compile failed: {where}" + (
-            f" (and {count - 1} more errors)" if count > 1 else ""
-        )
-        return CompileError(message, hint or "fix the error at that line", detail=log)
-    return CompileError("compile failed", hint or "read the compiler's log above", detail=log)
+def _texts(req: CudaRequest, inputs: Sequence[str]) -> dict[str, bytes]:
+    """The main source and the user's own headers (not the toolkit's nor the system's)."""
+    texts = {req.name: req.data}
+    for p in inputs:
+        if p != req.name and not p.startswith(("/usr/", "/opt/")) and "site-packages" not in p:
+            try:
+                texts[p] = Path(p).read_bytes()
+            except OSError:
+                continue
+    return texts

@@ -1,41 +1,150 @@
-"""Which local files a CUDA C++ source includes, so the cache key changes when one does.
+"""Which local files an NVRTC compile may read, so its cache key changes when one does.
 
-NVRTC has no dependency output (-M/-MD are refused), so this follows `#include "..."` and
-`#include <...>` textually, resolving against the including file's directory and the -I list.
-Headers it cannot find locally (cuda_fp16.h, ...) come from NVRTC's bundle, which the NVRTC
-version in the key already covers. Over-approximation is safe: a conditional include that is
-not compiled only costs a cache miss.
+NVRTC has no dependency output (-M/-MD are refused), so this reads the preprocessor directives
+itself and errs on the side of too many files: a file that is listed but not compiled costs a
+cache miss, a file that is compiled but not listed serves a stale answer. So it
+
+- reads directives as the preprocessor does: backslash continuations joined, comments removed
+  (`/**/ #include "x.h"` is a directive), `#include MACRO` resolved through the `#define`s of
+  every file read and the -D list;
+- records every place a name could resolve to, not only the first: the includer's directory and
+  every -I directory, for `"x.h"` and `<x.h>` alike, each as its bytes or as absent (a header
+  created later in front of the one used changes the key);
+- when an `#include` operand cannot be resolved (a computed name), adds every header-like file
+  under the search directories; past a bound it gives up and says the scan is incomplete, and
+  the caller compiles without the cache.
+
+nvcc is not scanned: it lists the files it read (-MD), see frontends/nvcc.py.
 """
 
 from __future__ import annotations
 
+import os
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
-_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*[<"]([^>"]+)[>"]', re.M)
+_CONTINUATION = re.compile(rb"\\\r?\n")
+# A string or character literal (kept: it may be an include operand) or a comment (dropped).
+_COMMENT_OR_LITERAL = re.compile(
+    rb'("(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\')|//[^\n]*|/\*.*?\*/', re.S
+)
+_DIRECTIVE = re.compile(rb"^[ \t]*#[ \t]*(include(?:_next)?|define)\b[ \t]*(.*)$", re.M)
+_HAS_INCLUDE = re.compile(rb"__has_include(?:_next)?\s*\(\s*([<\"][^>\"]+[>\"])\s*\)")
+_QUOTED = re.compile(rb'^(?:"([^"]+)"|<([^>]+)>)')
+_DEFINE = re.compile(rb"^([A-Za-z_]\w*)[ \t]+(.*?)[ \t]*$")
+_IDENT = re.compile(rb"^[A-Za-z_]\w*$")
+HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".hxx", ".cuh", ".inl", ".inc", ".ipp", ".tcc", ".cu")
+MAX_FALLBACK_FILES = 4000
+
+
+@dataclass(slots=True)
+class IncludeScan:
+    """Every local path the compile may have read: its bytes, or None where no file is."""
+
+    files: dict[str, bytes | None] = field(default_factory=dict)
+    complete: bool = True  # False: a computed #include beyond the bound; do not cache
+
+    def present(self) -> dict[str, bytes]:
+        return {p: b for p, b in self.files.items() if b is not None}
+
+
+def clean(text: bytes, *, keep_lines: bool = False) -> bytes:
+    """The text the preprocessor sees directives in: continuations joined, comments gone.
+    With keep_lines, a continuation and a comment keep their newlines (for line numbers)."""
+    joined = _CONTINUATION.sub(b" \n" if keep_lines else b"", text)
+
+    def blank(m: re.Match[bytes]) -> bytes:
+        if m.group(1):
+            return m.group(1)
+        return b" " + b"\n" * m.group(0).count(b"\n") if keep_lines else b" "
+
+    return _COMMENT_OR_LITERAL.sub(blank, joined)
 
 
 def local_includes(
-    source: bytes, source_dir: Path | None, include_dirs: Iterable[Path]
-) -> dict[str, bytes]:
-    """Map every reachable local include (absolute path) to its bytes."""
-    dirs = list(include_dirs)
-    found: dict[str, bytes] = {}
-    pending: list[tuple[bytes, Path | None]] = [(source, source_dir)]
+    source: bytes,
+    source_dir: Path | None,
+    include_dirs: Iterable[Path],
+    *,
+    defines: Sequence[str] = (),
+    pre_includes: Sequence[Path] = (),
+) -> IncludeScan:
+    """Follow the includes of `source` (and of the -include files) through local files."""
+    dirs = [Path(d).resolve() for d in include_dirs]
+    macros = {d.split("=", 1)[0].encode(): d.split("=", 1)[1].encode() for d in defines if "=" in d}
+    scan = IncludeScan()
+    texts: list[tuple[bytes, Path | None]] = [(source, source_dir)]
+    for pre in pre_includes:
+        found = _read(scan, pre.resolve())
+        if found is not None:
+            texts.append((found, pre.resolve().parent))
+    pending: list[tuple[bytes, Path | None]] = [(clean(t), here) for t, here in texts]
+    unresolved = False
     while pending:
         text, here = pending.pop()
-        for name in _INCLUDE.findall(text):
-            rel = name.decode(errors="replace")
+        operands = []
+        for kind, rest in _DIRECTIVE.findall(text):
+            if kind == b"define":
+                m = _DEFINE.match(rest)
+                if m:
+                    macros.setdefault(m.group(1), m.group(2))
+            else:
+                operands.append(rest.strip())
+        operands += _HAS_INCLUDE.findall(text)
+        for operand in operands:
+            name = _operand_name(operand, macros)
+            if name is None:
+                unresolved = True
+                continue
             for base in ([here] if here else []) + dirs:
-                candidate = (base / rel).resolve()
-                if candidate.is_file():
-                    key = str(candidate)
-                    if key not in found:
-                        try:
-                            found[key] = candidate.read_bytes()
-                        except OSError:
-                            break
-                        pending.append((found[key], candidate.parent))
-                    break
-    return found
+                candidate = Path(os.path.normpath(base / name))
+                key = str(candidate)
+                if key in scan.files:
+                    continue
+                found = _read(scan, candidate)
+                if found is not None:
+                    pending.append((clean(found), candidate.parent))
+    if unresolved:
+        _add_every_header(scan, ([source_dir] if source_dir else []) + dirs)
+    return scan
+
+
+def _operand_name(operand: bytes, macros: dict[bytes, bytes]) -> str | None:
+    """The file name of an include operand, through object-like macros; None if computed."""
+    for _ in range(16):
+        m = _QUOTED.match(operand)
+        if m:
+            return (m.group(1) or m.group(2)).decode(errors="replace")
+        if not _IDENT.match(operand) or operand not in macros:
+            return None
+        operand = macros[operand].strip()
+    return None
+
+
+def _read(scan: IncludeScan, path: Path) -> bytes | None:
+    try:
+        data = path.read_bytes() if path.is_file() else None
+    except OSError:
+        data = None
+    scan.files[str(path)] = data
+    return data
+
+
+def _add_every_header(scan: IncludeScan, roots: list[Path]) -> None:
+    """A computed #include may name any file: take them all, or give up past the bound."""
+    count = 0
+    for root in dict.fromkeys(roots):
+        for dirpath, dirnames, filenames in os.walk(root):
+            dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+            for f in sorted(filenames):
+                if not f.endswith(HEADER_SUFFIXES):
+                    continue
+                count += 1
+                if count > MAX_FALLBACK_FILES:
+                    scan.complete = False
+                    return
+                path = Path(dirpath) / f
+                if str(path) not in scan.files:
+                    _read(scan, path)

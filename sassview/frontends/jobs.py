@@ -62,7 +62,7 @@ def compile_job(kernel_file: KernelFile, job: Job) -> Artifacts:
 
 
 def _cuda(kf: KernelFile, decl: Declaration, arch: str, variant: dict[str, Any]) -> Artifacts:
-    from sassview.frontends.cuda import compile_cuda
+    from sassview.frontends.cuda import compile_cuda, file_settings
 
     s = decl.settings
     defines = list(s["defines"])
@@ -79,7 +79,7 @@ def _cuda(kf: KernelFile, decl: Declaration, arch: str, variant: dict[str, Any])
     if s["file"]:
         return compile_cuda(
             path=kf.path.parent / decl.target, arch=arch, defines=defines,
-            include_dirs=includes, options=options,
+            include_dirs=includes, options=options, **file_settings(kf.path.parent, s),
         )  # fmt: skip
     artifacts = compile_cuda(
         _with_line_directive(decl.target, kf), arch=arch, defines=defines,

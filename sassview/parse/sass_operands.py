@@ -261,8 +261,11 @@ def split_mnemonic(mnemonic: str) -> tuple[str, tuple[str, ...]]:
 
 # Opcodes whose first operand is a code address (a label or a 0x... address).
 BRANCHES = frozenset({"BRA", "BRX", "JMP", "JMX", "CALL", "SSY", "PBK", "PCNT", "BSSY"})
+# As nvdisasm's JSON marks them ("control-flow": true), so both readers agree; BSSY and BSYNC
+# (convergence barriers) are not branches to the CFG (graph/cfg.py's _NOT_BRANCHES).
 CONTROL_FLOW = frozenset(
     {"BRA", "BRX", "JMP", "JMX", "CALL", "RET", "EXIT", "KILL", "BPT", "BRK", "CONT", "RTT", "SYNC"}
+    | {"BSSY", "BSYNC"}
 )
 
 

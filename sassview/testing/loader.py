@@ -37,6 +37,8 @@ class Target:
     defines: tuple[str, ...] = ()
     include_dirs: tuple[str, ...] = ()
     options: tuple[str, ...] = ()
+    compiler: str = "auto"  # CUDA C++: auto | nvrtc | nvcc
+    instantiate: tuple[str, ...] = ()  # template kernels to compile: "tile<128, float>"
 
 
 def missing_frontend(exc: BaseException) -> str | None:
@@ -72,6 +74,8 @@ class KernelCache:
                     defines=target.defines,
                     include_dirs=target.include_dirs,
                     options=target.options,
+                    compiler=target.compiler,
+                    instantiate=target.instantiate,
                 )
             except (ImportError, InputError) as exc:
                 module = missing_frontend(exc)

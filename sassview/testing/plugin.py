@@ -5,12 +5,15 @@
         k.assert_load_width(128, lines=(6, 8))
 
 - `sassview_kernel(path=None, *, kernel=None, arch=None, defines=(), options=(),
-  include_dirs=(), variant=None) -> KernelUnderTest` compiles (once per session) and inspects;
+  include_dirs=(), variant=None, compiler="auto", instantiate=()) -> KernelUnderTest` compiles
+  (once per session) and inspects; `compiler` is auto | nvrtc | nvcc, `instantiate` lists
+  template kernels to compile (`"tile<128, float>"`);
   a relative path is looked up beside the test file, then under the rootdir.
 - `--sassview-arch sm_80,sm_90a` runs each test that uses the fixture once per architecture
   (ids `[sm_80]`, `[sm_90a]`); the `sassview_arch` ini option sets the default (sm_90a).
 - `@pytest.mark.sassview(arch=..., path=..., kernel=..., defines=..., options=...,
-  include_dirs=..., variant=...)` sets the fixture's defaults for a test, class or module
+  include_dirs=..., variant=..., compiler=..., instantiate=...)`
+  sets the fixture's defaults for a test, class or module
   (`pytestmark`); its `arch` pins the architectures, whatever the command line says.
 - A missing snapshot is written (a copied test passes on its first run) and named in the
   summary; `--sassview-strict` fails on it instead (for CI). `--sassview-update` rewrites
@@ -36,7 +39,17 @@ if TYPE_CHECKING:
     from sassview.testing.snapshot import SnapshotSession
 
 DEFAULT_ARCH = "sm_90a"
-_SETTINGS = ("arch", "path", "kernel", "defines", "options", "include_dirs", "variant")
+_SETTINGS = (
+    "arch",
+    "path",
+    "kernel",
+    "defines",
+    "options",
+    "include_dirs",
+    "variant",
+    "compiler",
+    "instantiate",
+)
 
 
 @dataclass
@@ -96,7 +109,8 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
         "sassview(arch=None, path=None, kernel=None, defines=(), options=(), include_dirs=(), "
-        "variant=None): defaults for the sassview_kernel fixture; arch pins the architectures",
+        "variant=None, compiler='auto', instantiate=()): defaults for the sassview_kernel "
+        "fixture; arch pins the architectures",
     )
     config.stash[_STATE] = _State(
         update=bool(config.getoption("sassview_update")),
@@ -168,6 +182,8 @@ def sassview_kernel(
         options: Sequence[str] | None = None,
         include_dirs: Sequence[str | Path] | None = None,
         variant: Mapping[str, Any] | None = None,
+        compiler: str | None = None,
+        instantiate: Sequence[str] | None = None,
     ) -> KernelUnderTest:
         __tracebackhide__ = True
         from sassview.errors import SassviewError
@@ -187,6 +203,8 @@ def sassview_kernel(
             _defines(pick(defines, "defines", ())),
             tuple(str(d) for d in pick(include_dirs, "include_dirs", ())),
             tuple(pick(options, "options", ())),
+            pick(compiler, "compiler", "auto"),
+            tuple(pick(instantiate, "instantiate", ())),
         )
         try:
             inspection, memo = state.kernels().get(

@@ -1,4 +1,4 @@
-"""Find nvdisasm, cuobjdump, NVRTC and nvJitLink, and read their versions.
+"""Find nvdisasm, cuobjdump, NVRTC, nvJitLink, nvcc and the host C++ compiler; read their versions.
 
 Order of search for each tool: its environment override, then `cuda.pathfinder` (which looks in
 the NVIDIA pip wheels first). The results are cached for the process: finding a tool spawns it
@@ -20,6 +20,7 @@ OVERRIDES = {
     "cuobjdump": "SASSVIEW_CUOBJDUMP",
     "nvrtc": "SASSVIEW_NVRTC_LIB",
     "nvJitLink": "SASSVIEW_NVJITLINK_LIB",
+    "nvcc": "SASSVIEW_NVCC",
 }
 
 # The pip package that brings each tool, for "missing" messages.
@@ -28,6 +29,7 @@ PACKAGES = {
     "cuobjdump": "nvidia-cuda-cuobjdump",
     "nvrtc": "nvidia-cuda-nvrtc",
     "nvJitLink": "nvidia-nvjitlink",
+    "nvcc": "nvidia-cuda-nvcc",
 }
 
 _RELEASE = re.compile(r"release (\d+)\.(\d+), V([\d.]+)")
@@ -183,3 +185,69 @@ def release_mismatch(tools: list[ToolInfo]) -> str:
 def toolchain_versions() -> dict[str, str]:
     """Versions that decide what the compiler and disassembler produce (part of cache keys)."""
     return {t.name: t.version or "missing" for t in survey()}
+
+
+def nvcc_info() -> ToolInfo:
+    """nvcc from the nvidia-cuda-nvcc wheel (or $SASSVIEW_NVCC); raises when it is missing."""
+    info = _executable("nvcc")
+    _require(info)
+    return info
+
+
+def nvcc_survey() -> ToolInfo:
+    """nvcc found or not; never raises (for `sassview doctor`)."""
+    return _executable("nvcc")
+
+
+# Where the host C++ compiler nvcc drives comes from, in order: the caller's choice
+# (--host-compiler), this variable, CMake's CUDAHOSTCXX, then g++ and clang++ on PATH.
+HOST_COMPILER_ENV = "SASSVIEW_HOST_COMPILER"
+HOST_COMPILER_NAMES = ("g++", "clang++")
+
+
+@dataclass(frozen=True, slots=True)
+class HostCompiler:
+    path: str
+    version: str  # the first line of `--version`: "g++ (Debian 12.2.0-14) 12.2.0"
+    found_via: str  # "option", "env", "CUDAHOSTCXX", "PATH"
+
+
+def host_compiler(choice: str | None = None) -> HostCompiler | None:
+    """The host compiler nvcc should use, or None when there is none to be found."""
+    import shutil
+
+    for value, via in (
+        (choice, "option"),
+        (os.environ.get(HOST_COMPILER_ENV), "env"),
+        (os.environ.get("CUDAHOSTCXX"), "CUDAHOSTCXX"),
+    ):
+        if value:
+            path = shutil.which(value)
+            if path is None:
+                raise ToolchainError(
+                    f"host compiler {value!r} (from {_HOST_SOURCES[via]}) was not found",
+                    "give the path of a g++ or clang++, or install one",
+                )
+            return _host_compiler(path, via)
+    for name in HOST_COMPILER_NAMES:
+        path = shutil.which(name)
+        if path:
+            return _host_compiler(path, "PATH")
+    return None
+
+
+_HOST_SOURCES = {
+    "option": "--host-compiler",
+    "env": HOST_COMPILER_ENV,
+    "CUDAHOSTCXX": "CUDAHOSTCXX",
+}
+
+
+@functools.cache
+def _host_compiler(path: str, via: str) -> HostCompiler:
+    """Its version is part of the nvcc cache key: another compiler preprocesses differently."""
+    from sassview.toolchain.run import run_tool
+
+    text = run_tool([path, "--version"], what=f"{path} --version", timeout=30)
+    first = text.strip().splitlines()[0] if text.strip() else "unknown"
+    return HostCompiler(path, first, via)

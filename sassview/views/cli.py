@@ -10,11 +10,14 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from sassview.errors import InputError, SassviewError
+
+if TYPE_CHECKING:
+    from sassview.frontends.compdb import BuildFlags
 
 
 def _fail(exc: SassviewError) -> None:
@@ -77,6 +80,38 @@ def cli(verbose: bool) -> None:
     multiple=True,
     help="Extra compiler option, e.g. -X=-maxrregcount=32.",
 )
+@click.option(
+    "--compiler",
+    type=click.Choice(["auto", "nvrtc", "nvcc"]),
+    default="auto",
+    show_default=True,
+    help="CUDA C++ compiler: auto takes NVRTC, or nvcc for host code and host headers.",
+)
+@click.option(
+    "--host-compiler",
+    metavar="PATH",
+    help="The host C++ compiler nvcc drives (default: $SASSVIEW_HOST_COMPILER, g++, clang++).",
+)
+@click.option(
+    "--instantiate",
+    "instantiate",
+    multiple=True,
+    metavar="'NAME<ARGS>'",
+    help="Compile this template kernel, e.g. --instantiate 'tile<128, float>'.",
+)
+@click.option(
+    "--include-before",
+    "include_before",
+    multiple=True,
+    type=click.Path(path_type=Path),
+    help="Include this file ahead of the source (the context a header expects).",
+)
+@click.option(
+    "-p",
+    "build_dir",
+    type=click.Path(path_type=Path),
+    help="Build directory with compile_commands.json (default: found above the file).",
+)
 def check(
     paths: tuple[Path, ...],
     archs: tuple[str, ...],
@@ -85,6 +120,11 @@ def check(
     defines: tuple[str, ...],
     include_dirs: tuple[Path, ...],
     options: tuple[str, ...],
+    compiler: str,
+    host_compiler: str | None,
+    instantiate: tuple[str, ...],
+    include_before: tuple[Path, ...],
+    build_dir: Path | None,
 ) -> None:
     """Compile or read each PATH (.cu, .ptx, .cubin, fatbin) and report every kernel's resources."""
     from sassview.api import load
@@ -105,12 +145,20 @@ def check(
                 if path.suffix == ".py":
                     programs = _load_kernel_file(path, archs)
                 else:
+                    build = _build_flags(path, build_dir)
                     programs = load(
                         path,
-                        arch=list(archs) or None,
-                        defines=defines,
-                        include_dirs=include_dirs,
-                        options=[o.lstrip("=") for o in options],
+                        arch=list(archs) or list(build.archs if build else ()) or None,
+                        defines=(*(build.defines if build else ()), *defines),
+                        include_dirs=(*(build.include_dirs if build else ()), *include_dirs),
+                        options=[
+                            *(build.options if build else ()),
+                            *(o.lstrip("=") for o in options),
+                        ],
+                        compiler=compiler,
+                        host_compiler=host_compiler or (build.host_compiler if build else None),
+                        instantiate=instantiate,
+                        include_before=(*(build.include_before if build else ()), *include_before),
                     )
             for program in programs:
                 summary = program_summary(program, inspect_program(program, kernel))
@@ -139,6 +187,28 @@ def _directory_hint(folder: Path) -> str:
     if files:
         return f"point at one of its files: {shown}"
     return "point at a kernel.py, .cu, .ptx or .cubin file"
+
+
+def _build_flags(path: Path, build_dir: Path | None) -> BuildFlags | None:
+    """The project's flags for a CUDA file from its compile_commands.json, said on stderr."""
+    from sassview.api import CUDA_SUFFIXES
+    from sassview.frontends.compdb import build_flags, find_database
+
+    if path.suffix not in CUDA_SUFFIXES:
+        return None
+    database = find_database(path, build_dir)
+    build = build_flags(path, database) if database else None
+    if build is None:
+        if build_dir is not None:
+            click.echo(f"note: {database} has no entry for {path} (nor one including it)", err=True)
+        return None
+    via = "" if build.entry == path.resolve() else f" (as included by {build.entry})"
+    click.echo(f"note: build flags from {build.database}{via}", err=True)
+    if build.ignored:
+        click.echo(f"  ignored, host or build only: {' '.join(build.ignored)}", err=True)
+    if build.not_honoured:
+        click.echo(f"  not honoured: {' '.join(build.not_honoured)}", err=True)
+    return build
 
 
 def _load_kernel_file(path: Path, archs: tuple[str, ...]) -> list[Any]:
@@ -174,6 +244,7 @@ def doctor() -> None:
             problems += 1
             click.echo(f"MISSING  {t.name:<10} {'-':<10} {t.problem or 'not found'}")
             click.echo(f"         fix: pip install {t.package}   (or set {OVERRIDES[t.name]})")
+    problems += _doctor_nvcc(tools)
     mismatch = release_mismatch(tools)
     if mismatch:
         problems += 1
@@ -189,6 +260,36 @@ def doctor() -> None:
         found = importlib.util.find_spec(name) is not None
         click.echo(f"{'ok' if found else 'absent':<8} {name:<10} (frontend for kernel.py files)")
     sys.exit(2 if problems else 0)
+
+
+def _doctor_nvcc(tools: list[Any]) -> int:
+    """nvcc and the host compiler it drives: needed only for whole programs, so their absence
+    is reported but is no problem (NVRTC still compiles device-only files)."""
+    from sassview.toolchain.locate import OVERRIDES, host_compiler, nvcc_survey
+
+    nvcc = nvcc_survey()
+    if nvcc.path and not nvcc.problem and nvcc.version:
+        tools.append(nvcc)
+        click.echo(f"ok       {'nvcc':<10} {nvcc.version:<10} {nvcc.path}  ({nvcc.found_via})")
+    else:
+        click.echo(f"absent   {'nvcc':<10} {'-':<10} {nvcc.problem or 'not found'}")
+        click.echo(
+            f"         for whole programs: pip install {nvcc.package}  (or set {OVERRIDES['nvcc']})"
+        )
+    try:
+        host = host_compiler()
+    except SassviewError as exc:
+        click.echo(f"MISSING  {'host C++':<10} {'-':<10} {exc.message}")
+        return 1
+    if host is None:
+        click.echo(f"absent   {'host C++':<10} {'-':<10} no g++ or clang++ on PATH")
+        click.echo(
+            "         for whole programs (nvcc): install g++ or clang++,"
+            " or set SASSVIEW_HOST_COMPILER"
+        )
+    else:
+        click.echo(f"ok       {'host C++':<10} {host.path}  {host.version}  ({host.found_via})")
+    return 0
 
 
 def main() -> None:

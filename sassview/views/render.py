@@ -153,6 +153,8 @@ def render_program(p: dict[str, Any]) -> str:
     head = f"== {p['source'] or '<source>'} · {p['arch']}"
     if p["label"]:
         head += f" · {p['label']}"
+    if p.get("compiler"):
+        head += f" · {p['compiler']}"
     if p["producer"]:
         head += f" · {p['producer']}"
     if p["elf_abi_version"] is not None:

@@ -134,6 +134,7 @@ def program_summary(program: Program, inspections: list[Inspection]) -> dict[str
         "label": a.label or None,  # kernel.py declarations: the kernel and its variant
         "variant": dict(a.variant),
         "kind": a.kind,
+        "compiler": a.compiler or None,  # CUDA C++: "nvrtc" or "nvcc"
         "arch": program.arch,
         # The cubin's own note; the older ABI Triton's ptxas writes has none: say which ran.
         "producer": program.producer

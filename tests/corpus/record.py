@@ -4,8 +4,9 @@
     python tests/corpus/record.py vecadd     # one case
 
 For every (case, arch) it writes tests/corpus/<case>/<arch>/:
-  kernel.ptx, kernel.cubin, compile.log   NVRTC's output (or, for "-abi7" dirs, the PTX assembled
-                                          by the ptxas 12.9 inside Triton, which writes ELF ABI 7)
+  kernel.ptx, kernel.cubin, compile.log   NVRTC's output (nvcc's where a case says so; for "-abi7"
+                                          dirs, the PTX assembled by the ptxas 12.9 inside
+                                          Triton, which writes ELF ABI 7)
   sass.json, sass.txt                     the nvdisasm wheel: -c -json -g -annotate / -c -gi -gp
   sass-13.1.json, sass-13.1.txt           the same from the nvdisasm 13.1 inside Triton
   res-usage.txt                           cuobjdump -res-usage: what the ELF reader must agree with
@@ -33,6 +34,8 @@ CASES: dict[str, dict[str, object]] = {
     "bounds": {"archs": ALL},
     "mma": {"archs": ["sm_80", "sm_90a", "sm_120"]},
     "wgmma": {"archs": ["sm_90a"]},
+    # A whole program (host code, template kernels instantiated by launches), built by nvcc.
+    "whole_program": {"archs": ["sm_90a"], "compiler": "nvcc"},
 }
 # Cases whose PTX is also assembled by Triton's bundled ptxas 12.9 (ELF ABI 7).
 ABI7 = {"vecadd": "sm_90a", "tiled": "sm_90a", "bounds": "sm_80"}
@@ -72,7 +75,8 @@ def record(case: str) -> None:
     source = HERE / "sources" / f"{case}.cu"
     options = list(spec.get("options", []))  # type: ignore[call-overload]
     for arch in spec["archs"]:  # type: ignore[attr-defined]
-        art = compile_cuda(path=source, arch=arch, options=options)
+        compiler = str(spec.get("compiler", "nvrtc"))
+        art = compile_cuda(path=source, arch=arch, options=options, compiler=compiler)
         out = HERE / case / arch
         out.mkdir(parents=True, exist_ok=True)
         (out / "kernel.ptx").write_text(art.ptx or "")
@@ -85,6 +89,7 @@ def record(case: str) -> None:
             "source": f"sources/{case}.cu",
             "arch": arch,
             "options": list(art.options),
+            "compiler": art.compiler,
             "tools": toolchain_versions(),
         }
         (out / "meta.json").write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")

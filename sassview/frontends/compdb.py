@@ -1,0 +1,198 @@
+"""A project's build flags for one file, from its compile_commands.json (CMake's
+CMAKE_EXPORT_COMPILE_COMMANDS, Bear).
+
+Found as clang tools find it: in the directory named with `-p DIR`, else in the file's directory
+or any above it (or their `build/`). The entry for the file itself is used; a header, which has
+none, takes the flags of the first translation unit whose includes reach it. What changes device
+code is kept — `-I`, `-isystem`, `-D`, `-U`, `-include`, `-std`, `-arch`/`-gencode` (the default
+architectures), `--expt-relaxed-constexpr`, `--extended-lambda`, `--use_fast_math`,
+`-maxrregcount`, `-Xptxas`, `-rdc`, `-G`, `-ccbin` (the host compiler); what only the host or
+the build sees (`-c`, `-o`, `-M*`, `-O`, `-Xcompiler`, `-W`, `-f`) is named as ignored; anything
+else is named as not honoured, never dropped silently.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from sassview.errors import InputError
+
+DATABASE = "compile_commands.json"
+_SOURCE_SUFFIXES = (".cu", ".cpp", ".cc", ".cxx", ".c")
+# Flags whose value is the next argument when not joined (-I dir, -gencode arch=...).
+_TAKES_VALUE = {
+    "-I", "-isystem", "-D", "-U", "-include", "--pre-include", "-arch", "--gpu-architecture",
+    "-gencode", "--generate-code", "-code", "--gpu-code", "-Xptxas", "--ptxas-options",
+    "-maxrregcount", "--maxrregcount", "-ccbin", "--compiler-bindir", "-o", "-MF", "-MT", "-MQ",
+    "-Xcompiler", "--compiler-options", "-x", "-std", "-rdc", "--relocatable-device-code",
+    "-Xlinker", "-l", "-L", "-ftemplate-depth", "--threads", "-t",
+}  # fmt: skip
+_KEPT_FLAGS = {
+    "--expt-relaxed-constexpr", "--expt-extended-lambda", "--extended-lambda",
+    "--use_fast_math", "-use_fast_math", "-G", "--device-debug",
+}  # fmt: skip
+_IGNORED_FLAGS = re.compile(
+    r"^(?:-c|-o|-M[DFTQPG]?|-MMD|-O\d?|-Os|-Ofast|-g|-W.*|-f.*|-pthread|-Xcompiler|"
+    r"--compiler-options|-x|-Xlinker|-l.*|-L.*|-lineinfo|--generate-line-info|-m64|--threads|-t|"
+    r"-forward-unknown-to-host-compiler|--forward-unknown-to-host-compiler|-ftemplate-depth)$"
+)
+_SM = re.compile(r"\b(?:sm|compute)_(\d+[af]?)\b")
+
+
+@dataclass(frozen=True, slots=True)
+class BuildFlags:
+    """What a database says about one file, in sassview's terms."""
+
+    database: Path
+    entry: Path  # the translation unit whose command this is (the file, or one including it)
+    include_dirs: tuple[Path, ...] = ()
+    defines: tuple[str, ...] = ()
+    include_before: tuple[Path, ...] = ()
+    options: tuple[str, ...] = ()  # passed to NVRTC and nvcc alike
+    archs: tuple[str, ...] = ()
+    host_compiler: str | None = None
+    ignored: tuple[str, ...] = field(default=())  # build- or host-only: no effect on device code
+    not_honoured: tuple[str, ...] = field(default=())
+
+
+def find_database(source: Path, directory: Path | None = None) -> Path | None:
+    """The compile_commands.json for `source`: in `directory` (-p), else walking up."""
+    if directory is not None:
+        path = directory / DATABASE if directory.is_dir() else directory
+        if not path.is_file():
+            raise InputError(f"-p {directory}: no {DATABASE} there", "point -p at the build dir")
+        return path
+    for parent in source.resolve().parents:
+        for candidate in (parent / DATABASE, parent / "build" / DATABASE):
+            if candidate.is_file():
+                return candidate
+    return None
+
+
+def build_flags(source: Path, database: Path) -> BuildFlags | None:
+    """The flags for `source` from `database`, or None when no entry covers it."""
+    entries = _entries(database)
+    target = source.resolve()
+    for directory, file, argv in entries:
+        if file == target:
+            return _flags(database, file, directory, argv)
+    if target.suffix in _SOURCE_SUFFIXES:
+        return None
+    from sassview.frontends.includes import local_includes
+
+    cuda_first = sorted(entries, key=lambda e: e[1].suffix != ".cu")
+    for directory, file, argv in cuda_first:
+        flags = _flags(database, file, directory, argv)
+        try:
+            data = file.read_bytes()
+        except OSError:
+            continue
+        scan = local_includes(
+            data, file.parent, flags.include_dirs, defines=flags.defines,
+            pre_includes=flags.include_before,
+        )  # fmt: skip
+        if str(target) in scan.present():
+            return flags
+    return None
+
+
+def _entries(database: Path) -> list[tuple[Path, Path, list[str]]]:
+    try:
+        raw = json.loads(database.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise InputError(f"{database}: not a compile database ({exc})", "regenerate it") from None
+    if not isinstance(raw, list):
+        raise InputError(f"{database}: not a list of entries", "regenerate it")
+    out = []
+    for item in raw:
+        if not isinstance(item, dict) or "file" not in item:
+            continue
+        directory = Path(str(item.get("directory", database.parent)))
+        argv = item.get("arguments")
+        if not isinstance(argv, list):
+            argv = shlex.split(str(item.get("command", "")))
+        out.append((directory, (directory / str(item["file"])).resolve(), [str(a) for a in argv]))
+    return out
+
+
+def _split(argv: list[str]) -> list[tuple[str, str | None, str]]:
+    """(flag, value, as written): `-I dir`, `-Idir`, `-arch=sm_90`, `-arch sm_90` alike."""
+    pairs: list[tuple[str, str | None, str]] = []
+    i = 1  # argv[0] is the compiler
+    while i < len(argv):
+        arg = argv[i]
+        if arg in _TAKES_VALUE and i + 1 < len(argv):
+            pairs.append((arg, argv[i + 1], f"{arg} {argv[i + 1]}"))
+            i += 2
+            continue
+        joined = next((f for f in ("-I", "-D", "-U") if arg.startswith(f) and arg != f), None)
+        if joined:
+            pairs.append((joined, arg[len(joined) :], arg))
+        elif "=" in arg and arg.startswith("-"):
+            flag, value = arg.split("=", 1)
+            pairs.append((flag, value, arg))
+        else:
+            pairs.append((arg, None, arg))
+        i += 1
+    return pairs
+
+
+def _flags(database: Path, file: Path, directory: Path, argv: list[str]) -> BuildFlags:
+    includes: list[Path] = []
+    defines: list[str] = []
+    before: list[Path] = []
+    options: list[str] = []
+    archs: list[str] = []
+    host: str | None = None
+    ignored: list[str] = []
+    refused: list[str] = []
+    for flag, value, shown in _split(argv):
+        if value is None and not flag.startswith("-"):
+            if (directory / flag).resolve() != file:
+                refused.append(shown)  # a second input file
+        elif flag in ("-I", "-isystem", "--include-path", "--system-include"):
+            includes.append((directory / str(value)).resolve())
+        elif flag in ("-D", "--define-macro"):
+            defines.append(str(value))
+        elif flag in ("-U", "--undefine-macro"):
+            options.append(f"-U{value}")
+        elif flag in ("-include", "--pre-include"):
+            before.append((directory / str(value)).resolve())
+        elif flag in ("-std", "--std"):
+            options.append(f"-std={value}")
+        elif flag in ("-arch", "--gpu-architecture", "-gencode", "--generate-code", "-code"):
+            found = _archs(str(value))
+            archs += found
+            if not found:
+                refused.append(shown)
+        elif flag in ("-Xptxas", "--ptxas-options"):
+            options += [f"--ptxas-options={v}" for v in str(value).split(",") if v]
+        elif flag in ("-maxrregcount", "--maxrregcount"):
+            options.append(f"-maxrregcount={value}")
+        elif flag in ("-rdc", "--relocatable-device-code"):
+            options.append(f"-rdc={value}")
+        elif flag in ("-ccbin", "--compiler-bindir"):
+            host = str(value)
+        elif value is None and flag in _KEPT_FLAGS:
+            options.append("--extended-lambda" if "lambda" in flag else flag)
+        elif _IGNORED_FLAGS.match(flag):
+            ignored.append(shown)
+        else:
+            refused.append(shown)
+    return BuildFlags(
+        database, file, tuple(includes), tuple(defines), tuple(before), tuple(options),
+        tuple(dict.fromkeys(archs)), host, tuple(ignored), tuple(refused),
+    )  # fmt: skip
+
+
+def _archs(value: str) -> list[str]:
+    """sm_XX targets of -arch/-gencode values; a compute_XX alone means its sm_XX."""
+    codes = value.split("code=", 1)[1] if "code=" in value else value
+    found = [f"sm_{m}" for m in _SM.findall(codes) if f"sm_{m}" in codes]
+    if not found:
+        found = [f"sm_{m}" for m in _SM.findall(value)]
+    return found
