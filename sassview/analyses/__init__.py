@@ -21,6 +21,7 @@ REGISTRY: Mapping[str, str] = MappingProxyType(
         "async_copy": "sassview.analyses.async_copy",
         "spills": "sassview.analyses.spills",
         "ptxas": "sassview.analyses.ptxas_advice",
+        "occupancy": "sassview.analyses.occupancy",
     }
 )
 
