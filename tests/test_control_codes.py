@@ -152,3 +152,38 @@ def test_nothing_is_decoded_before_volta_or_from_ragged_code() -> None:
     assert decode_controls(word, "sm_61") == ()
     assert decode_controls(word[:8], "sm_90a") == ()
     assert len(decode_controls(word * 3, "sm_75")) == 3
+
+
+def test_the_opcode_help_words_each_field() -> None:
+    from sassview.tui.opcode_help import explain_control
+
+    fields = dict(explain_control(ControlCode(5, True, 2, None, 0b101, 0b11)))
+    assert fields["B"] == "waits for scoreboards SB0, SB2 before issuing"
+    assert fields["W"] == "sets SB2 until its result is written (variable latency)"
+    assert fields["R"] == "sets no read scoreboard"
+    assert fields["Y"] == "the scheduler may switch warps here"
+    assert fields["S"] == "the warp's next instruction issues 5 cycles later at the earliest"
+    assert fields["reuse"] == "operand slots A, B kept in the reuse cache"
+
+
+def test_the_tui_schedule_column() -> None:
+    from rich.style import Style
+
+    from sassview.build import build_program
+    from sassview.inspection import inspect_program
+    from sassview.ir import Artifacts
+    from sassview.tui import state
+    from sassview.tui.paint import Palette, SassPainter
+
+    directory = TESTS / "corpus" / "vecadd" / "sm_80"
+    art = Artifacts(kind="cubin", arch="sm_80", cubin=(directory / "kernel.cubin").read_bytes())
+    insp = next(i for i in inspect_program(build_program(art)) if i.kernel.name == "add_scalar")
+    view = state.build(insp)
+    row = view.sass[view.row_of[0x00D0]]
+    assert row.control == "B--2---:R-:W-:Y:S05"  # FADD waits for the two loads
+    painter = SassPainter(view, schedule=True)
+    assert "schedule" in painter.header()
+    assert "schedule" not in SassPainter(view, schedule=False).header()
+    palette = Palette(dark=True, base=Style(), gutter=Style(), dim=Style())
+    text = "".join(s.text for s in painter.segments(view.row_of[0x00D0], palette))
+    assert "B--2---:R-:W-:Y:S05 FADD R9, R4, R3" in text
