@@ -1,12 +1,13 @@
-"""The static performance model (control codes, occupancy) against nvdisasm's own time.
+"""The static performance model (control codes, occupancy, schedule) against nvdisasm's time.
 
     python benchmarks/bench_control.py [--sizes 16384,65536] [--repeat 5]
 
 For the generated cubins of bench_parse.py it prints, best of --repeat: nvdisasm's wall time (the
 two runs sassview makes, in parallel), the time to decode every instruction's control code from
 the cubin's words (`decode_controls`, its memo emptied before each run, as in a fresh process),
-their ratio (goal: <= 0.05 at 65k), and the occupancy analysis over every kernel. Compiles go
-through sassview's cache under benchmarks/.cache, so a rerun compiles nothing.
+their ratio (goal: <= 0.05 at 65k), and the occupancy and schedule analyses over every kernel
+(`model s`). Compiles go through sassview's cache under benchmarks/.cache, so a rerun compiles
+nothing.
 """
 
 from __future__ import annotations
@@ -27,9 +28,7 @@ def main() -> None:
     ap.add_argument("--sizes", default="16384,65536")
     ap.add_argument("--repeat", type=int, default=5)
     args = ap.parse_args()
-    print(
-        f"{'instructions':>12} {'nvdisasm s':>10} {'decode s':>9} {'ratio':>7} {'occupancy s':>11}"
-    )
+    print(f"{'instructions':>12} {'nvdisasm s':>10} {'decode s':>9} {'ratio':>7} {'model s':>11}")
     for target in (int(s) for s in args.sizes.split(",")):
         count, disasm_s, decode_s, occupancy_s = measure(target, args.repeat)
         print(
@@ -67,11 +66,13 @@ def measure(target: int, repeat: int) -> tuple[int, float, float, float]:
 
 
 def _occupancy(inspections) -> None:  # type: ignore[no-untyped-def]
-    from sassview.analyses import occupancy
+    from sassview.analyses import occupancy, schedule
     from sassview.analyses.base import AnalysisContext
 
     for i in inspections:
-        occupancy.run(AnalysisContext(i.program, i.kernel, i.cfg, i.loops, i.liveness))
+        ctx = AnalysisContext(i.program, i.kernel, i.cfg, i.loops, i.liveness)
+        occupancy.run(ctx)
+        schedule.run(ctx)
 
 
 if __name__ == "__main__":

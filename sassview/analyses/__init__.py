@@ -22,6 +22,7 @@ REGISTRY: Mapping[str, str] = MappingProxyType(
         "spills": "sassview.analyses.spills",
         "ptxas": "sassview.analyses.ptxas_advice",
         "occupancy": "sassview.analyses.occupancy",
+        "schedule": "sassview.analyses.schedule",
     }
 )
 

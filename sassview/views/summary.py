@@ -96,6 +96,11 @@ def _analysis(insp: Inspection) -> dict[str, Any]:
         "spill_load_bytes": spills["spill_load_bytes"],
         "local_bytes": spills["local_bytes"],
         "occupancy": _occupancy(insp),
+        # Per innermost loop, the schedule ptxas encoded: sassview/analyses/schedule.py.
+        "schedule": [
+            {k: e[k] for k in ("loop", "source_line", "issue_cycles", "math_share", "text")}
+            for e in insp.facts("schedule")["loops"]
+        ],
         "register_peak": {
             "live": live.peak,
             "address": peak_ins.address if peak_ins else None,
