@@ -12,6 +12,7 @@ import json
 from collections.abc import Mapping
 from types import MappingProxyType
 
+from sassview.binary.control import decode_controls
 from sassview.binary.elf import CubinKernel, read_cubin
 from sassview.disasm import disassembling
 from sassview.errors import ParseError
@@ -135,6 +136,7 @@ def _kernel(
         correspondence=_correspondence(instructions, ptx_func),
         ptx=ptx_func,
         is_entry=ck.is_entry,
+        control=decode_controls(ck.code, arch),
     )
 
 

@@ -132,6 +132,33 @@ class SassInstruction(NamedTuple):
         return f"{pred} {body}" if pred else body
 
 
+class ControlCode(NamedTuple):
+    """The scheduling bits ptxas encodes in one sm_70+ instruction (`sassview.binary.control`
+    has the bit layout and where it was established). A NamedTuple, shared between instructions
+    with the same bits: a kernel holds one per instruction."""
+
+    stall: int  # cycles before this warp's next instruction may issue (0-15)
+    yield_hint: bool  # the scheduler may switch warps here (printed `Y`)
+    write: int | None  # scoreboard set until the result is written (0-5), None: fixed latency
+    read: int | None  # scoreboard set until the sources have been read (0-5)
+    wait: int  # mask of the scoreboards waited on before issue (bit n = SBn)
+    reuse: int  # operand-reuse flags, bit 0 = source slot A, 1 = B, 2 = C, 3 = D
+
+    @property
+    def waits(self) -> tuple[int, ...]:
+        return tuple(n for n in range(6) if self.wait >> n & 1)
+
+    @property
+    def notation(self) -> str:
+        """CuAssembler's compact form, `B0-2---:R-:W1:Y:S04`: the scoreboards waited on (a digit
+        per one, `-` per other), the read and write scoreboards (`-`: none), `Y` or `-` for the
+        yield hint, the stall in cycles. Reuse flags are left to the operands' `.reuse`."""
+        wait = "".join(str(n) if self.wait >> n & 1 else "-" for n in range(6))
+        read = "-" if self.read is None else str(self.read)
+        write = "-" if self.write is None else str(self.write)
+        return f"B{wait}:R{read}:W{write}:{'Y' if self.yield_hint else '-'}:S{self.stall:02d}"
+
+
 class PtxInstruction(NamedTuple):
     line: int
     opcode: str  # ld
@@ -293,6 +320,13 @@ class Kernel:
     correspondence: Correspondence
     ptx: PtxFunction | None = None
     is_entry: bool = True
+    # The control code of each 16-byte instruction slot, by address // 16 (`control_at`);
+    # () before sm_70 or where the cubin's code was not read.
+    control: tuple[ControlCode, ...] = field(default=(), repr=False)
+
+    def control_at(self, address: int) -> ControlCode | None:
+        index = address // 16
+        return self.control[index] if address % 16 == 0 and index < len(self.control) else None
 
     def matches(self, name: str) -> bool:
         """Whether `name` names this kernel: mangled, demangled, or demangled without arguments."""

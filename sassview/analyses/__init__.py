@@ -22,6 +22,8 @@ REGISTRY: Mapping[str, str] = MappingProxyType(
         "spills": "sassview.analyses.spills",
         "ptxas": "sassview.analyses.ptxas_advice",
         "register_cap": "sassview.analyses.register_cap",
+        "occupancy": "sassview.analyses.occupancy",
+        "schedule": "sassview.analyses.schedule",
     }
 )
 

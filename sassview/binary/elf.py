@@ -14,6 +14,8 @@ on was checked against cuobjdump 13.5 on cubins from ptxas 13.5 (ELF ABI 8) and 
   memory starts with the system's reserved window (user data is addressed from 0x400): its size is
   the `.nv.reservedSmem.cap` symbol where ptxas keeps it, otherwise 1 KB, and such modules carry a
   `.nv.shared.reserved.N` section. ptxas -v counts only the rest as "bytes smem";
+- a kernel's instruction words are the bytes of its `.text.<name>` section (`CubinKernel.code`),
+  kept for the control codes nvdisasm does not print (sassview.binary.control);
 - the `a` suffix is EICOMPAT_ATTR_CUDA_ACCELERATOR_TARGET in `.nv.compat` (ptxas 13) or an e_flags
   bit (ptxas 12: 0x800 in ABI 7, 0x8 in ABI 8); the `f` suffix is written nowhere but in the ptxas
   command line kept in `.note.nv.tkinfo`: an sm_100f cubin is otherwise byte for byte an sm_100
@@ -61,6 +63,9 @@ class CubinKernel:
     text_size: int  # bytes of its .text.<name> section
     resources: Resources  # spill bytes left None: they come from the ptxas log
     info: tuple[NvInfoRecord, ...] = ()  # its .nv.info.<name> records, for analyses to query
+    # The raw instruction words of its .text section (16 bytes each from sm_70): the control
+    # codes nvdisasm does not print are decoded from these (sassview.binary.control).
+    code: bytes = field(default=b"", repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -334,7 +339,9 @@ class _Reader:
                 text_flags=sec.flags,
             )
             is_entry = bool(sym and sym.other & STO_CUDA_ENTRY)
-            kernels.append(CubinKernel(name, is_entry, sec.size, resources, info))
+            kernels.append(
+                CubinKernel(name, is_entry, sec.size, resources, info, self.content(sec))
+            )
         return tuple(kernels)
 
     def per_symbol_attributes(self) -> dict[int, dict[int, int]]:

@@ -116,9 +116,11 @@ def _sass_pane(view: ExportView) -> list[str]:
             f'<a class="fm" href="#f-{n}" title="finding {n}">{n}</a>' for n in r.findings
         )
         title = f' title="{_e(r.where)}"' if r.where else ""
+        # The schedule ptxas encoded (wait mask, scoreboards, yield, stall): docs/analyses.md.
+        control = f'<span class="cc">{r.control}</span>' if r.control else ""
         lines.append(
             f'<div class="ln{" flag" if r.flagged else ""}" id="{r.anchor}"{title}>'
-            f'<span class="no">{r.address:04x}</span>{coloured}{marks}</div>'
+            f'<span class="no">{r.address:04x}</span>{control}{coloured}{marks}</div>'
         )
     return _pane("sv-sass", "SASS", view.arch, lines, "no instructions")
 

@@ -22,7 +22,7 @@ from importlib import resources
 from typing import Any
 
 from sassview.export.model import ExportView, PathNames
-from sassview.ir import Operand, SourceLoc
+from sassview.ir import ControlCode, Operand, SourceLoc
 
 GRAPH_SCHEMA_VERSION = 1
 FORMAT = "sassview-graph"
@@ -71,6 +71,21 @@ def _operand(op: Operand) -> dict[str, Any]:
     return {"text": op.text, "kind": op.kind.value, "registers": [str(r) for r in op.registers]}
 
 
+def control_data(code: ControlCode | None) -> dict[str, Any] | None:
+    """One instruction's control code as JSON (docs/json.md); None before sm_70."""
+    if code is None:
+        return None
+    return {
+        "notation": code.notation,
+        "stall": code.stall,
+        "yield": code.yield_hint,
+        "write": code.write,
+        "read": code.read,
+        "wait": list(code.waits),
+        "reuse": [slot for n, slot in enumerate("ABCD") if code.reuse >> n & 1],
+    }
+
+
 def _instructions(view: ExportView) -> list[dict[str, Any]]:
     insp = view.inspection
     counts = insp.liveness.counts
@@ -99,6 +114,7 @@ def _instructions(view: ExportView) -> list[dict[str, Any]]:
             "live": {f: c[row.index] for f, c in sorted(counts.items()) if row.index < len(c)},
             "findings": list(row.findings),
             "flagged": row.flagged,
+            "control": control_data(insp.kernel.control_at(ins.address)),
         })  # fmt: skip
     return out
 

@@ -88,6 +88,7 @@ class Row:
     ptx_line: int | None
     findings: tuple[int, ...]
     flagged: bool
+    control: str = ""  # the control code's notation (sassview.binary.control); "" before sm_70
 
     @property
     def anchor(self) -> str:
@@ -272,6 +273,7 @@ def build_view(
             i, x.address, x.text, insp.cfg.block_of_index(i).index if insp.cfg.blocks else 0,
             lines[0] if lines else None, lines, where, x.ptx_line,
             tuple(sorted(set(by_address.get(x.address, ())))), x.address in flagged,
+            control.notation if (control := kernel.control_at(x.address)) else "",
         ))  # fmt: skip
     source_lines, note = _source_lines(insp, main, read_files)
     ptx_lines: tuple[tuple[int, str], ...] = ()

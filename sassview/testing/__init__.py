@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from sassview.testing.filecheck import FileCheckFailure, filecheck, run_filecheck
     from sassview.testing.matchers import KernelUnderTest
     from sassview.testing.normalize import normalize_ptx, normalize_sass
+    from sassview.testing.occupancy import OccupancyTooLow
     from sassview.testing.snapshot import SnapshotMismatch
 
 _WHERE = {
@@ -37,6 +38,7 @@ _WHERE = {
     "normalize_sass": "normalize",
     "normalize_ptx": "normalize",
     "SnapshotMismatch": "snapshot",
+    "OccupancyTooLow": "occupancy",
     **{
         name: "failures"
         for name in (
@@ -55,6 +57,7 @@ __all__ = [
     "FeatureMismatch",
     "FileCheckFailure",
     "KernelUnderTest",
+    "OccupancyTooLow",
     "SassviewAssertionError",
     "SnapshotMismatch",
     "SpillsFound",

@@ -356,6 +356,27 @@ class KernelUnderTest:
             )
         )
 
+    def assert_occupancy(
+        self,
+        *,
+        min_warps: int | None = None,
+        min_blocks: int | None = None,
+        min_percent: float | None = None,
+        threads: int | None = None,
+    ) -> None:
+        """At least this many resident warps / blocks / percent of one SM's warp slots, at the
+        kernel's block size (.reqntid, launch bounds, num_warps) or `threads` per block."""
+        __tracebackhide__ = True
+        from sassview.testing.occupancy import check_occupancy
+
+        check_occupancy(
+            self,
+            min_warps=min_warps,
+            min_blocks=min_blocks,
+            min_percent=min_percent,
+            threads=threads,
+        )
+
     # -- text checks -----------------------------------------------------------------------
 
     def filecheck(

@@ -58,6 +58,7 @@ class SassviewApp(NavigationApp):
         Binding("z", "widen", "Widen", show=False),
         Binding("f", "toggle_findings", "Findings", show=False),
         Binding("c", "toggle_columns", "Columns", show=False),
+        Binding("s", "toggle_schedule", "Schedule", show=False),
         Binding("C", "toggle_tints", "Colours", show=False),
         Binding("d", "toggle_dark", "Theme", show=False),
         Binding("r", "recompile", "Recompile", show=False),
@@ -83,6 +84,7 @@ class SassviewApp(NavigationApp):
         self.error: ErrorReport | None = None
         self.compiling = False
         self.columns = True
+        self.schedule = True  # the control-code column; off on a narrow screen
         self._initial = loaded
         self._load = load
         self._watcher = loader.Watcher() if watch else None
@@ -107,6 +109,7 @@ class SassviewApp(NavigationApp):
             self.pane(pane).border_title = title
         if self.size.width < NARROW:
             self.pane("ptx").display = False
+            self.schedule = False
         self.query_one(KernelHeader).show(None, f"opening {self.target.path} …")
         self.pane("sass").focus()
         if self._initial is not None:
@@ -204,7 +207,7 @@ class SassviewApp(NavigationApp):
         self.view, self.index = view, index
         self.pane("source").set_painter(SourcePainter(view))
         self.pane("ptx").set_painter(PtxPainter(view), cursor=max(view.ptx_start - 1, 0))
-        painter = SassPainter(view, columns=self.columns)
+        painter = SassPainter(view, columns=self.columns, schedule=self.schedule)
         self.pane("sass").set_painter(painter)
         self.pane("sass").border_title = "SASS  " + " ".join(painter.header().split())
         self.query_one(FindingsPanel).show(view.findings)

@@ -34,6 +34,7 @@ class NavigationApp(App[None]):
     view: KernelView | None = None
     index: int = 0
     columns: bool = True
+    schedule: bool = True
     finding_index: int = -1
     loop_index: int = -1
     match_rows: list[int] = []  # noqa: RUF012 - replaced, never mutated
@@ -283,7 +284,8 @@ class NavigationApp(App[None]):
         if view is None or not view.sass:
             return
         row = view.sass[self.pane("sass").cursor]
-        self.push_screen(OpcodeScreen(row.text, row.mnemonic))
+        control = view.inspection.kernel.control_at(row.address)
+        self.push_screen(OpcodeScreen(row.text, row.mnemonic, control))
 
     def action_help(self) -> None:
         self.push_screen(HelpScreen())
@@ -313,10 +315,17 @@ class NavigationApp(App[None]):
 
     def action_toggle_columns(self) -> None:
         self.columns = not self.columns
+        self._repaint_sass()
+
+    def action_toggle_schedule(self) -> None:
+        self.schedule = not self.schedule
+        self._repaint_sass()
+
+    def _repaint_sass(self) -> None:
         if self.view is not None:
             sass = self.pane("sass")
             cursor = sass.cursor
-            painter = SassPainter(self.view, columns=self.columns)
+            painter = SassPainter(self.view, columns=self.columns, schedule=self.schedule)
             sass.set_painter(painter, cursor=cursor)
             sass.border_title = "SASS  " + " ".join(painter.header().split())
             sass.move_cursor(cursor)

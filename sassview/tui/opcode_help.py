@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from sassview.ir import ControlCode
 from sassview.opcodes import category
 
 NVIDIA_SASS_DOCS = (
@@ -327,4 +328,34 @@ def describe(mnemonic: str) -> OpcodeHelp:
         category=category(base),
         modifiers=tuple(known),
         unknown=tuple(unknown),
+    )
+
+
+def explain_control(code: ControlCode) -> tuple[tuple[str, str], ...]:
+    """The fields of an instruction's control code (`B0-2---:R-:W1:Y:S04`), in words: the
+    schedule ptxas planned (sassview.binary.control), not what the hardware measured."""
+    waits = ", ".join(f"SB{n}" for n in code.waits)
+    slots = [slot for n, slot in enumerate("ABCD") if code.reuse >> n & 1]
+    return (
+        ("B", f"waits for scoreboards {waits} before issuing" if waits else "waits for none"),
+        (
+            "R",
+            f"sets SB{code.read} until its source registers are read"
+            if code.read is not None
+            else "sets no read scoreboard",
+        ),
+        (
+            "W",
+            f"sets SB{code.write} until its result is written (variable latency)"
+            if code.write is not None
+            else "sets no write scoreboard",
+        ),
+        ("Y", "the scheduler may switch warps here" if code.yield_hint else "no yield hint"),
+        ("S", f"the warp's next instruction issues {code.stall} cycles later at the earliest"),
+        (
+            "reuse",
+            f"operand slots {', '.join(slots)} kept in the reuse cache"
+            if slots
+            else "no operand kept in the reuse cache",
+        ),
     )

@@ -248,21 +248,27 @@ class PtxPainter:
         return head + palette.lex(self.lexer, self.lines[row].expandtabs(8), key)
 
 
+CONTROL_CELLS = len("B------:R-:W-:Y:S00")
+
+
 class SassPainter:
-    """SASS rows: address, width, flags, loop depth, live registers (number and bar), code."""
+    """SASS rows: address, width, flags, loop depth, live registers (number and bar), the
+    control code ptxas encoded (wait mask, scoreboards, yield, stall), code."""
 
     lexer = NvSassLexer(stripnl=False, ensurenl=False)
     narrow = True  # nvdisasm writes ASCII; our gutter glyphs are one cell each
     flag_styles: dict[str, str] = {"T": "bold magenta", "A": "bold cyan", "B": "bold yellow",
                                    "S": "bold red"}  # fmt: skip
 
-    def __init__(self, view: KernelView, *, columns: bool = True) -> None:
+    def __init__(self, view: KernelView, *, columns: bool = True, schedule: bool = False) -> None:
         self.view = view
         self.rows = view.sass
         last = self.rows.instructions[-1].address if len(self.rows) else 0
         self.addr_digits = max(4, len(f"{last:x}"))
         self.columns = columns
+        self.control = columns and schedule and bool(view.inspection.kernel.control)
         extra = 1 + 4 + 1 + 4 + 1 + 1 + 1 + 3 + BAR_CELLS if columns else 0
+        extra += 1 + CONTROL_CELLS if self.control else 0
         self.prefix = 2 + self.addr_digits + extra
         self.width = self.prefix + 1 + self.rows.max_text()
 
@@ -277,7 +283,9 @@ class SassPainter:
 
     def header(self) -> str:
         """Column titles, in the order of the row's columns (the pane's border title)."""
-        return "addr mem TABS d live instruction" if self.columns else "addr instruction"
+        if not self.columns:
+            return "addr instruction"
+        return "addr mem TABS d live " + ("schedule " if self.control else "") + "instruction"
 
     def segments(self, row: int, palette: Palette) -> list[Segment]:
         r = self.rows[row]
@@ -294,6 +302,8 @@ class SassPainter:
                 Segment(f" {r.depth or ' '} {r.live:>3}", palette.dim),
                 Segment(live_bar(r.live, scale), palette.plain(_bar_style(r.live, scale))),
             ]  # fmt: skip
+            if self.control:
+                out.append(Segment(f" {r.control:<{CONTROL_CELLS}}", palette.dim))
         out.append(Segment(" ", palette.base))
         return out + palette.lex(self.lexer, r.text, r.home)
 

@@ -17,7 +17,7 @@ from typing import NamedTuple, overload
 
 from sassview.analyses import Annotation, Severity
 from sassview.inspection import Inspection
-from sassview.ir import SassInstruction, SourceLoc
+from sassview.ir import ControlCode, SassInstruction, SourceLoc
 from sassview.opcodes import category
 
 LineKey = tuple[str, int]  # (file, line) of a source location
@@ -42,6 +42,7 @@ class SassRow(NamedTuple):
     live: int  # occupied GPRs at this instruction (nvdisasm's '#')
     home: LineKey | None  # the source line this row is coloured by
     ptx_line: int  # 0 when the cubin does not map it
+    control: str = ""  # the control code's notation (B------:R-:W2:Y:S04); "" before sm_70
 
 
 @dataclass(frozen=True)
@@ -77,8 +78,10 @@ class SassRows(Sequence[SassRow]):
         live: Sequence[int],
         widths: dict[int, str],
         flags: dict[int, str],
+        control: Sequence[ControlCode] = (),
     ) -> None:
         self.instructions = instructions
+        self.control = control  # by address // 16 (Kernel.control)
         self.home = home
         self.depth = depth
         self.live = live
@@ -103,8 +106,12 @@ class SassRows(Sequence[SassRow]):
         return SassRow(
             x.address, x.text, x.mnemonic, self.widths.get(x.address, ""),
             self.flags.get(x.address, NO_FLAGS), self.depth[i], live, self.home[i],
-            x.ptx_line or 0,
+            x.ptx_line or 0, self.control_text(x.address),
         )  # fmt: skip
+
+    def control_text(self, address: int) -> str:
+        index = address // 16
+        return self.control[index].notation if index < len(self.control) else ""
 
     def texts(self) -> list[str]:
         """Every instruction's text, formatted once (for searching)."""
@@ -194,7 +201,7 @@ def build(insp: Inspection, *, read_file: bool = True) -> KernelView:
     ptx_for_line, ptx_home = _ptx_index(insp, main)
     source_lines, note = _source_text(insp, main, read_file)
     rows = SassRows(ins, home, _depths(insp, row_of), insp.liveness.counts.get("GPR", ()),
-                    _widths(insp), _flags(insp))  # fmt: skip
+                    _widths(insp), _flags(insp), insp.kernel.control)  # fmt: skip
     return KernelView(
         inspection=insp,
         title=kernel_title(insp),

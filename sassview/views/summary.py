@@ -95,12 +95,33 @@ def _analysis(insp: Inspection) -> dict[str, Any]:
         "spill_store_bytes": spills["spill_store_bytes"],
         "spill_load_bytes": spills["spill_load_bytes"],
         "local_bytes": spills["local_bytes"],
+        "occupancy": _occupancy(insp),
+        # Per innermost loop, the schedule ptxas encoded: sassview/analyses/schedule.py.
+        "schedule": [
+            {k: e[k] for k in ("loop", "source_line", "issue_cycles", "math_share", "text")}
+            for e in insp.facts("schedule")["loops"]
+        ],
         "register_peak": {
             "live": live.peak,
             "address": peak_ins.address if peak_ins else None,
             "source": _source_text(peak_ins.source) if peak_ins and peak_ins.source else None,
             "registers": sorted(live.live_at(live.peak_index), key=_register_key),
         },
+    }
+
+
+def _occupancy(insp: Inspection) -> dict[str, Any] | None:
+    """Blocks and warps per SM at the kernel's block size(s): sassview/analyses/occupancy.py."""
+    f = insp.facts("occupancy")
+    if not f["known"]:
+        return None
+    keep = ("threads", "blocks", "warps", "percent", "limiters", "limits", "carveout_kb",
+            "registers_for_next_block", "shared_for_next_block")  # fmt: skip
+    return {
+        "block_source": f["block_source"],
+        "max_warps": f["max_warps"],
+        "text": f["text"],
+        "points": [{k: p[k] for k in keep} for p in f["points"]],
     }
 
 

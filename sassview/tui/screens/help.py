@@ -33,6 +33,7 @@ KEYS: tuple[tuple[str, str], ...] = (
     ("z", "widen the focused pane to the whole screen (z again, or esc, to restore)"),
     ("f", "show / hide the findings panel"),
     ("c", "show / hide the SASS columns"),
+    ("s", "show / hide the schedule column (control codes; starts hidden on a narrow screen)"),
     ("C", "line colours by source line on / off"),
     ("d", "dark / light theme"),
     ("r", "recompile now (saving the file does it too)"),
@@ -54,6 +55,11 @@ COLUMNS: tuple[tuple[str, str], ...] = (
     ("S", "register spill or refill (nvdisasm's SpillRefill mark)"),
     ("d", "loop nesting depth"),
     ("live", "registers occupied here (nvdisasm's count), and as a bar of the kernel's total"),
+    (
+        "schedule",
+        "the control code ptxas encoded (sm_70+): B scoreboards waited on, R / W scoreboard "
+        "set on read / write, Y may yield, S stall cycles (`i` explains one)",
+    ),
 )
 
 

@@ -1,0 +1,69 @@
+"""The per-loop schedule (sassview.analyses.schedule), on loops summed by hand from the decoded
+control codes of tests/corpus/tiled/sm_90a (the notations test_control_codes checks)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sassview.build import build_program
+from sassview.inspection import inspect_program
+from sassview.ir import Artifacts
+
+CUBIN = Path(__file__).parent / "corpus" / "tiled" / "sm_90a" / "kernel.cubin"
+
+
+def _loops() -> list[dict]:  # type: ignore[type-arg]
+    art = Artifacts(kind="cubin", arch="sm_90a", cubin=CUBIN.read_bytes())
+    (insp,) = inspect_program(build_program(art))
+    return list(insp.facts("schedule")["loops"])
+
+
+def test_the_unrolled_loop_by_hand() -> None:
+    body, tail = _loops()
+    # 0x01d0..0x0310, stalls S01 S01 S02 S01 S01 S01 S02 S02 S01 S01 S02 S01 S03 S01 S04 S01
+    # (the four LDS and the address math), then FADD S04 S04 S04 S01 and the branch S06: 44.
+    assert (body["instructions"], body["issue_cycles"]) == (21, 44)
+    assert body["math_cycles"] == 13 and body["math_share"] == 0.295  # the four FADDs
+    # The FADDs wait on SB0, SB1, SB2, set by the LDS at 0x290 (S03, then S01 S04 S01 before
+    # 0x2d0: 9), 0x2b0 (S04 S01 S04: 9) and 0x2c0 (S01 S04 S04: 9).
+    waits = [
+        (w["address"], w["scoreboard"], w["producer"], w["cycles_between"]) for w in body["waits"]
+    ]
+    assert waits == [(0x2D0, 0, 0x290, 9), (0x2E0, 1, 0x2B0, 9), (0x2F0, 2, 0x2C0, 9)]
+    assert not any(w["carried"] for w in body["waits"])
+    assert body["text"] == (
+        "line 9: 44 issue cycles per trip, 30% on math; tightest load wait: LDS 9 cycles "
+        "before use (ptxas' plan)"
+    )
+
+
+def test_the_remainder_loop_by_hand() -> None:
+    _, tail = _loops()
+    # 0x0340..0x03b0: S01 S01 S02 S02 S04, LDS S02, FADD S07, BRA S05 = 24; the FADD waits on
+    # the LDS two cycles after it issued.
+    assert (tail["instructions"], tail["issue_cycles"], tail["math_cycles"]) == (8, 24, 7)
+    ((wait),) = tail["waits"]
+    assert (wait["address"], wait["producer"], wait["kind"], wait["cycles_between"]) == (
+        0x3A0,
+        0x390,
+        "shared",
+        2,
+    )
+
+
+def test_a_wait_on_the_trip_before_is_carried() -> None:
+    from sassview.analyses.schedule import _waits
+    from sassview.ir import ControlCode, SassInstruction
+
+    use = SassInstruction(0x00, "FFMA", (), ())
+    work = SassInstruction(0x10, "IMAD", (), ())
+    load = SassInstruction(0x20, "LDG", ("E",), ())
+    body = [
+        (use, ControlCode(4, True, None, None, 0b1, 0)),  # waits on SB0
+        (work, ControlCode(5, False, None, None, 0, 0)),
+        (load, ControlCode(2, False, 0, None, 0, 0)),  # sets SB0 for the next trip
+    ]
+    (wait,) = _waits(body)
+    # The load issues, its own 2 cycles pass, then the next trip's FFMA waits: 2 cycles.
+    assert (wait.address, wait.producer, wait.opcode, wait.kind) == (0x00, 0x20, "LDG.E", "global")
+    assert (wait.cycles_between, wait.carried, wait.on) == (2, True, "result")
