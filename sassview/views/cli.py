@@ -128,6 +128,7 @@ def check(
 ) -> None:
     """Compile or read each PATH (.cu, .ptx, .cubin, fatbin) and report every kernel's resources."""
     from sassview.api import load
+    from sassview.frontends.paths import input_file
     from sassview.inspection import inspect_program
     from sassview.toolchain.locate import toolchain_versions
     from sassview.views.render import render_program
@@ -141,6 +142,7 @@ def check(
             _progress(f"sassview: reading {path} …")
             if path.is_dir():
                 raise InputError(f"{path} is a directory, not a file", _directory_hint(path))
+            input_file(path)  # a link loop or a dangling link said as such, before any lookup
             with user_output_to_stderr():  # a kernel.py's prints must not reach the JSON
                 if path.suffix == ".py":
                     programs = _load_kernel_file(path, archs)

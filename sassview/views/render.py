@@ -121,6 +121,9 @@ def _analysis_lines(a: dict[str, Any]) -> list[str]:
     if peak["address"] is not None:
         where = f" ({peak['source']})" if peak["source"] else ""
         rows.append(("register peak", f"{peak['live']} live at /*{peak['address']:04x}*/{where}"))
+    if a.get("occupancy"):
+        rows.append(("occupancy", a["occupancy"]["text"]))
+    rows.extend(("schedule", loop["text"]) for loop in a.get("schedule", ()))
     return [f"  {name:<14} {text}" for name, text in rows]
 
 
