@@ -115,10 +115,18 @@ def run(ctx: AnalysisContext) -> Findings:
     }
     narrow_hint, merge_hint = hints_for(ctx.program.artifacts.kind)
     annotations = [
-        *_narrow_lines(found, lines, locs, narrow_hint),
-        *_merge_candidates(kernel.instructions, found, merge_hint),
+        *_narrow_lines(found, lines, locs, narrow_hint, _proven_coalesced(ctx)),
+        *_by_line_notes(_merge_candidates(kernel.instructions, found, merge_hint)),
     ]
     return Findings(facts=facts, annotations=tuple(annotations))
+
+
+def _proven_coalesced(ctx: AnalysisContext) -> frozenset[int]:
+    """Addresses of the global accesses the coalescing analysis proves coalesced: a narrow one
+    of those costs instructions at most, not memory traffic, so it gets no note."""
+    from sassview.analyses.coalescing import global_accesses
+
+    return frozenset(m.fact["address"] for m in global_accesses(ctx) if m.fact["coalesced"])
 
 
 def _widest(
@@ -210,9 +218,11 @@ def _narrow_lines(
     lines: Sequence[str | None],
     locs: Sequence[SourceLoc | None],
     hint: str = NARROW_HINT,
+    coalesced: frozenset[int] = frozenset(),
 ) -> list[Annotation]:
     """One note per run of consecutive source lines whose global loads and stores are all
-    narrower than 128 bits ("line 18: ...", "lines 12-13: ...").
+    narrower than 128 bits ("line 18: ...", "lines 12-13: ..."), leaving out the accesses at
+    `coalesced` (a line left with none gets no note).
 
     Unrolled code has a line per access: a generated kernel of 4096 such lines gets one note,
     not 4096 of the same text (its per-line figures stay in the `by_line` fact). So the work per
@@ -224,7 +234,7 @@ def _narrow_lines(
         bits = acc.bits
         if key is None or acc.space != "global" or acc.direction == "atomic":
             continue
-        if isinstance(bits, int):
+        if isinstance(bits, int) and acc.instruction.address not in coalesced:
             entry = stats.get(key)
             if entry is None:
                 stats[key] = [loc, bits, acc.direction == "load", [acc.instruction.address]]
@@ -310,6 +320,37 @@ def _written_registers(ins: SassInstruction) -> range:
 
 
 _NONE = range(0)
+
+
+def _by_line_notes(candidates: list[Annotation]) -> list[Annotation]:
+    """Merge candidates of one source line as one note: an unrolled line has one chain per
+    copy, the same advice each time. `data` keeps the first chain's keys and every chain in
+    `chains`."""
+    groups: dict[tuple[str, int] | None, list[Annotation]] = {}
+    for a in candidates:
+        where = (a.source[0].file, a.source[0].line) if a.source else None
+        groups.setdefault(where, []).append(a)
+    out = []
+    for where, members in groups.items():
+        first = members[0]
+        if len(members) == 1 or where is None:
+            out.extend(members)
+            continue
+        rest = len(members) - 1
+        out.append(
+            Annotation(
+                kind=first.kind,
+                severity=first.severity,
+                message=f"line {where[1]}: {first.message} (and {rest} more such "
+                f"run{'s' if rest != 1 else ''} on this line)",
+                hint=first.hint,
+                addresses=tuple(a for m in members for a in m.addresses),
+                source=first.source,
+                data={**first.data, "line": where[1], "chains": [dict(m.data) for m in members]},
+            )
+        )
+    out.sort(key=lambda a: a.addresses[0])
+    return out
 
 
 def _merge_candidates(

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     )
     from sassview.testing.filecheck import FileCheckFailure, filecheck, run_filecheck
     from sassview.testing.matchers import KernelUnderTest
+    from sassview.testing.memory_use import BankConflictFound, CoalescingMismatch
     from sassview.testing.normalize import normalize_ptx, normalize_sass
     from sassview.testing.snapshot import SnapshotMismatch
 
@@ -37,6 +38,8 @@ _WHERE = {
     "normalize_sass": "normalize",
     "normalize_ptx": "normalize",
     "SnapshotMismatch": "snapshot",
+    "CoalescingMismatch": "memory_use",
+    "BankConflictFound": "memory_use",
     **{
         name: "failures"
         for name in (
@@ -51,6 +54,8 @@ _WHERE = {
     },
 }
 __all__ = [
+    "BankConflictFound",
+    "CoalescingMismatch",
     "CountMismatch",
     "FeatureMismatch",
     "FileCheckFailure",

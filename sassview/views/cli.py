@@ -77,6 +77,11 @@ def cli(verbose: bool) -> None:
     multiple=True,
     help="Extra compiler option, e.g. -X=-maxrregcount=32.",
 )
+@click.option(
+    "--block",
+    help="Thread block shape the coalescing and bank-conflict counts assume, e.g. 16x16 "
+    "(default: the kernel's .reqntid, else a warp of 32 consecutive threadIdx.x).",
+)
 def check(
     paths: tuple[Path, ...],
     archs: tuple[str, ...],
@@ -85,6 +90,7 @@ def check(
     defines: tuple[str, ...],
     include_dirs: tuple[Path, ...],
     options: tuple[str, ...],
+    block: str | None,
 ) -> None:
     """Compile or read each PATH (.cu, .ptx, .cubin, fatbin) and report every kernel's resources."""
     from sassview.api import load
@@ -96,6 +102,7 @@ def check(
     summaries = []
     _warn_on_mixed_releases()
     try:
+        shape = _block_shape(block)
         for path in paths:
             _progress(f"sassview: reading {path} …")
             if path.suffix == ".py":
@@ -109,15 +116,43 @@ def check(
                     options=[o.lstrip("=") for o in options],
                 )
             for program in programs:
-                summary = program_summary(program, inspect_program(program, kernel))
+                summary = program_summary(program, inspect_program(program, kernel, block=shape))
                 summaries.append(summary)
                 if not as_json:
                     click.echo(render_program(summary))
+                    click.echo(_memory_use_lines(summary))
         if as_json:
             document = check_document(summaries, toolchain_versions())
             click.echo(json.dumps(document, indent=2))
     except SassviewError as exc:
         _fail(exc)
+
+
+def _block_shape(text: str | None) -> Any:
+    """--block 16x16 -> a BlockShape (None when not given); malformed: an input error."""
+    if text is None:
+        return None
+    from sassview.errors import InputError
+    from sassview.graph.lanes import parse_block
+
+    shape = parse_block(text)
+    if shape is None:
+        raise InputError(
+            f"--block {text!r} is not a block shape",
+            "give the threads per block as X, XxY or XxYxZ, e.g. --block 256 or --block 16x16",
+        )
+    return shape
+
+
+def _memory_use_lines(summary: dict[str, Any]) -> str:
+    """Each kernel's coalescing and bank-conflict summary, after the program's report."""
+    kernels = summary["kernels"]
+    if not kernels:
+        return ""
+    lines = [f"  memory use ({kernels[0]['analysis']['memory_use']['block']})"]
+    for k in kernels:
+        lines.append(f"    {k['display_name']}: {k['analysis']['memory_use']['text']}")
+    return "\n".join(lines)
 
 
 def _load_kernel_file(path: Path, archs: tuple[str, ...]) -> list[Any]:

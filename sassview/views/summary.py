@@ -95,12 +95,28 @@ def _analysis(insp: Inspection) -> dict[str, Any]:
         "spill_store_bytes": spills["spill_store_bytes"],
         "spill_load_bytes": spills["spill_load_bytes"],
         "local_bytes": spills["local_bytes"],
+        "memory_use": _memory_use(insp),
         "register_peak": {
             "live": live.peak,
             "address": peak_ins.address if peak_ins else None,
             "source": _source_text(peak_ins.source) if peak_ins and peak_ins.source else None,
             "registers": sorted(live.live_at(live.peak_index), key=_register_key),
         },
+    }
+
+
+def _memory_use(insp: Inspection) -> dict[str, Any]:
+    """Coalescing and bank conflicts: the kernel's counts, its line of text, every access."""
+    from sassview.analyses.warp import memory_use_text
+
+    glob, banks = insp.facts("coalescing"), insp.facts("bank_conflicts")
+    return {
+        "text": memory_use_text(glob, banks),
+        "block": glob["block"],
+        "global": {k: glob[k] for k in ("coalesced", "uncoalesced", "unknown")},
+        "shared": {k: banks[k] for k in ("conflicted", "unknown", "worst_ways")},
+        "global_accesses": list(glob["accesses"]),
+        "shared_accesses": list(banks["accesses"]),
     }
 
 

@@ -1,0 +1,118 @@
+// Global and shared accesses whose sectors and bank conflicts are known by construction
+// (sassview coalescing and bank_conflicts tests). A warp is 32 consecutive threadIdx.x unless
+// the test gives a block shape; every global base is a cudaMalloc pointer (256-byte aligned).
+#define N 1024
+
+// i = 32k + lane: lane stride 4 bytes, 4 sectors per warp for the load and the store.
+extern "C" __global__ void stride1(const float* __restrict__ a, float* __restrict__ out) {
+  unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  out[i] = a[i];
+}
+
+// Load stride 8 bytes: 8 sectors; store stride 4: 4 sectors.
+extern "C" __global__ void stride2(const float* __restrict__ a, float* __restrict__ out) {
+  unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  out[i] = a[2 * i];
+}
+
+// Load stride 128 bytes: 32 sectors, one per lane.
+extern "C" __global__ void stride32(const float* __restrict__ a, float* __restrict__ out) {
+  unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  out[i] = a[32 * i];
+}
+
+// threadIdx.x walks a row: stride 4, 4 sectors (16x16 blocks: two rows of 64 bytes, 4 sectors).
+extern "C" __global__ void rows(const float* __restrict__ a, float* __restrict__ out) {
+  out[threadIdx.y * N + threadIdx.x] = a[threadIdx.y * N + threadIdx.x];
+}
+
+// threadIdx.x walks a column: stride 4096 bytes, 32 sectors (16x16 blocks: still 32).
+extern "C" __global__ void columns(const float* __restrict__ a, float* __restrict__ out) {
+  out[threadIdx.x * N + threadIdx.y] = a[threadIdx.x * N + threadIdx.y];
+}
+
+// 64-bit per lane: 256 bytes, 8 sectors, the minimum.
+extern "C" __global__ void vec2(const float2* __restrict__ a, float2* __restrict__ out) {
+  unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  out[i] = a[i];
+}
+
+// 128-bit per lane: 512 bytes, 16 sectors, the minimum.
+extern "C" __global__ void vec4(const float4* __restrict__ a, float4* __restrict__ out) {
+  unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  out[i] = a[i];
+}
+
+// One float past the base: 128 bytes from offset 4 span 5 sectors.
+extern "C" __global__ void misaligned(const float* __restrict__ a, float* __restrict__ out) {
+  out[threadIdx.x] = a[threadIdx.x + 1];
+}
+
+// Every lane reads one address: 1 sector (the minimum for a broadcast).
+extern "C" __global__ void broadcast(const float* __restrict__ a, float* __restrict__ out) {
+  out[threadIdx.x] = a[blockIdx.x];
+}
+
+// The address of the second load comes from memory: unknown.
+extern "C" __global__ void gather(const float* __restrict__ a, const int* __restrict__ idx,
+                                  float* __restrict__ out) {
+  out[threadIdx.x] = a[idx[threadIdx.x]];
+}
+
+// A 32x32 tile written by rows, read by rows (no conflict) and by columns (32-way).
+extern "C" __global__ void tile_rows_cols(const float* __restrict__ a, float* __restrict__ out) {
+  __shared__ float tile[32][32];
+  tile[threadIdx.y][threadIdx.x] = a[threadIdx.y * 32 + threadIdx.x];
+  __syncthreads();
+  out[threadIdx.y * 32 + threadIdx.x] = tile[threadIdx.y][threadIdx.x] + tile[threadIdx.x][threadIdx.y];
+}
+
+// The same tile padded to 33 columns: the column read has no conflict.
+extern "C" __global__ void tile_padded(const float* __restrict__ a, float* __restrict__ out) {
+  __shared__ float tile[32][33];
+  tile[threadIdx.y][threadIdx.x] = a[threadIdx.y * 32 + threadIdx.x];
+  __syncthreads();
+  out[threadIdx.y * 32 + threadIdx.x] = tile[threadIdx.x][threadIdx.y];
+}
+
+// The same tile XOR-swizzled (column ^ row): the column read has no conflict.
+extern "C" __global__ void tile_swizzled(const float* __restrict__ a, float* __restrict__ out) {
+  __shared__ float tile[32][32];
+  unsigned x = threadIdx.x, y = threadIdx.y;
+  tile[y][x ^ y] = a[y * 32 + x];
+  __syncthreads();
+  out[y * 32 + x] = tile[x][y ^ x];
+}
+
+// 64-bit shared accesses: consecutive float2 (no conflict), float2 with stride 2 (2-way).
+extern "C" __global__ void shared64(const float2* __restrict__ a, float2* __restrict__ out) {
+  __shared__ float2 s[64];
+  s[threadIdx.x] = a[threadIdx.x];
+  __syncthreads();
+  float2 u = s[threadIdx.x];
+  float2 v = s[(2 * threadIdx.x) & 63];
+  out[threadIdx.x] = make_float2(u.x + v.x, u.y + v.y);
+}
+
+// 128-bit shared accesses: consecutive float4 (no conflict), float4 with stride 2 (2-way).
+extern "C" __global__ void shared128(const float4* __restrict__ a, float4* __restrict__ out) {
+  __shared__ float4 s[64];
+  s[threadIdx.x] = a[threadIdx.x];
+  __syncthreads();
+  float4 u = s[threadIdx.x];
+  float4 v = s[(2 * threadIdx.x) & 63];
+  out[threadIdx.x] = make_float4(u.x + v.x, u.y + v.y, u.z + v.z, u.w + v.w);
+}
+
+// A loop over k: the naive SGEMM's A[row*K + k] with row from threadIdx.x (uncoalesced, in a
+// loop: a warning) against B[k*K + col] with col from threadIdx.x (coalesced).
+extern "C" __global__ void naive_gemm(const float* __restrict__ A, const float* __restrict__ B,
+                                      float* __restrict__ C, int K) {
+  unsigned row = blockIdx.x * 32 + threadIdx.x;
+  unsigned col = blockIdx.y * 32 + threadIdx.x;
+  float acc = 0.0f;
+  for (int k = 0; k < N; ++k) {
+    acc += A[row * N + k] * B[k * N + col];
+  }
+  C[row * N + col] = acc;
+}
