@@ -25,6 +25,7 @@ How it can be wrong:
 
 from __future__ import annotations
 
+import operator
 from typing import Any, NamedTuple, TypedDict
 
 from sassview.analyses.base import AnalysisContext, Annotation, Findings, Severity
@@ -98,11 +99,20 @@ _MISALIGNED_HINT = (
 
 
 class Measured(NamedTuple):
-    """One global access, its fact, and the lane addresses it rests on."""
+    """One global access, its fact, and the lane addresses it rests on (base + offset)."""
 
     access: MemoryAccess
     fact: GlobalAccess
-    value: LaneValue | Unknown
+    base: LaneValue | Unknown
+    offset: int
+    loc: SourceLoc | None  # the user's line (outermost frame)
+
+    @property
+    def value(self) -> LaneValue | Unknown:
+        base, offset = self.base, self.offset
+        if isinstance(base, Unknown) or not offset:
+            return base
+        return LaneValue(base.terms, tuple(map(offset.__add__, base.lanes)))
 
 
 def hint_for(kind: str) -> str:
@@ -132,69 +142,86 @@ def _measure(ctx: AnalysisContext) -> list[Measured]:
     index = index_of(ctx)
     in_loop = loop_addresses(ctx)
     active = block_shape(ctx).active_lanes
+    # What a fact needs of its lanes, by (base value, offset within a sector, width): unrolled
+    # code has thousands of accesses of one base at different offsets.
+    shapes: dict[tuple[LaneValue, int, int], tuple[int, int | None, str, str | None]] = {}
+    names: dict[tuple[str, tuple[str, ...]], str] = {}
+    least_of: dict[int, int] = {}
     out = []
     for acc, loc in zip(picked, user_locs([a.instruction for a in picked]), strict=True):
         ins = acc.instruction
         operand = acc.operand
         if ins.opcode == "LDGSTS":  # [shared], [global]: the global source is the last one
             operand = [op for op in ins.operands if op.kind is OperandKind.MEMORY][-1]
-        assert isinstance(acc.bits, int)
-        nbytes = max(1, acc.bits // 8)
-        value = (
-            model.address(index[ins.address], operand)
+        nbytes = max(1, acc.bits // 8) if isinstance(acc.bits, int) else 1
+        base, offset = (
+            model.address_parts(index[ins.address], operand)
             if operand is not None
-            else Unknown("no address operand")
+            else (Unknown("no address operand"), 0)
         )
-        fact = _fact(acc, loc, value, nbytes, active, ins.address in in_loop)
-        out.append(Measured(acc, fact, value))
+        form = (ins.opcode, ins.modifiers)
+        mnemonic = names.get(form)
+        if mnemonic is None:
+            mnemonic = names[form] = ins.mnemonic
+        least = least_of.get(nbytes)
+        if least is None:
+            least = least_of[nbytes] = -(-active * nbytes // SECTOR)
+        fact: GlobalAccess = {
+            "address": ins.address,
+            "opcode": mnemonic,
+            "direction": acc.direction,
+            "bits": nbytes * 8,
+            "source_line": loc.line if loc is not None else None,
+            "in_loop": ins.address in in_loop,
+            "active_lanes": active,
+            "sectors": None,
+            "min_sectors": least,
+            "stride": None,
+            "pattern": None,
+            "coalesced": None,
+            "assumption": None,
+            "unknown": None,
+        }
+        if isinstance(base, Unknown):
+            fact["unknown"] = base.reason
+        else:
+            key = (base, offset % SECTOR, nbytes)
+            shape = shapes.get(key)
+            if shape is None:
+                shape = shapes[key] = _shape(base, offset % SECTOR, nbytes, active)
+            fact["sectors"], fact["stride"], fact["pattern"], fact["assumption"] = shape
+            fact["coalesced"] = shape[0] <= least
+        out.append(Measured(acc, fact, base, offset, loc))
     return out
 
 
-def _fact(
-    acc: MemoryAccess,
-    loc: SourceLoc | None,
-    value: LaneValue | Unknown,
-    nbytes: int,
-    active: int,
-    in_loop: bool,
-) -> GlobalAccess:
-    ins = acc.instruction
-    least = -(-active * nbytes // SECTOR)
-    fact = GlobalAccess(
-        address=ins.address,
-        opcode=ins.mnemonic,
-        direction=acc.direction,
-        bits=nbytes * 8,
-        source_line=loc.line if loc is not None else None,
-        in_loop=in_loop,
-        active_lanes=active,
-        sectors=None,
-        min_sectors=least,
-        stride=None,
-        pattern=None,
-        coalesced=None,
-        assumption=None,
-        unknown=None,
-    )
-    if isinstance(value, Unknown):
-        fact["unknown"] = value.reason
-        return fact
-    lanes = value.lanes[:active]
-    count = fact["sectors"] = sectors(lanes, nbytes)
-    fact["stride"] = stride_of(lanes)
-    fact["pattern"] = pattern_text(lanes)
-    fact["coalesced"] = count <= least
-    if value.terms and value.alignment_bits < 5 and not value.uniform:
-        fact["assumption"] = ALIGNMENT_ASSUMPTION
-    return fact
+def _shape(
+    base: LaneValue, offset: int, nbytes: int, active: int
+) -> tuple[int, int | None, str, str | None]:
+    """(sectors, lane stride, pattern, alignment assumption) of `base` + `offset`."""
+    lanes = [a + offset for a in base.lanes[:active]]
+    stride = stride_of(lanes)
+    assumption = None
+    if base.terms and base.alignment_bits < 5 and not base.uniform:
+        assumption = ALIGNMENT_ASSUMPTION
+    return sectors(lanes, nbytes), stride, pattern_text(lanes, stride), assumption
 
 
 def sectors(lanes: tuple[int, ...] | list[int], nbytes: int) -> int:
     """Distinct 32-byte sectors the lanes' accesses of `nbytes` each touch."""
+    if nbytes <= SECTOR:  # a lane's bytes lie in one sector or two: its first and its last
+        width = _SECTORS[: len(lanes)]
+        first = set(map(operator.floordiv, lanes, width))
+        ends = map(operator.add, lanes, _LAST[nbytes][: len(lanes)])
+        return len(first.union(map(operator.floordiv, ends, width)))
     seen: set[int] = set()
     for a in lanes:
         seen.update(range(a // SECTOR, (a + nbytes - 1) // SECTOR + 1))
     return len(seen)
+
+
+_SECTORS = (SECTOR,) * 32
+_LAST = {n: (n - 1,) * 32 for n in range(1, SECTOR + 1)}
 
 
 def run(ctx: AnalysisContext) -> Findings:
@@ -223,7 +250,9 @@ def _together(members: list[Measured], active: int) -> int | None:
     their bytes form one contiguous range (each thread's elements are contiguous and the
     threads' accesses interleave: one vector access per thread would be one request); else
     None."""
-    values = [m.value for m in members if isinstance(m.value, LaneValue)]
+    if len(members) < 2:
+        return None
+    values = [v for v in (m.value for m in members) if isinstance(v, LaneValue)]
     if len(values) < 2 or len(values) != len(members) or len({v.terms for v in values}) != 1:
         return None
     spans = sorted(
@@ -236,61 +265,95 @@ def _together(members: list[Measured], active: int) -> int | None:
     return (spans[-1][1] - 1) // SECTOR - spans[0][0] // SECTOR + 1
 
 
+class _Line(NamedTuple):
+    """The uncoalesced accesses of one (source line, direction), before lines are grouped."""
+
+    loc: SourceLoc | None
+    direction: str
+    worst: GlobalAccess
+    looped: bool
+    together: int | None  # sectors the line's accesses touch together, when interleaved
+    accesses: int  # of the line, in that direction
+    addresses: tuple[int, ...]  # the uncoalesced ones
+
+
 def _findings(measured: list[Measured], hint: str, vector_hint: str) -> list[Annotation]:
-    """One `uncoalesced` finding per (source line, direction), for its worst access."""
-    groups: dict[tuple[Any, str], list[Measured]] = {}
+    """`uncoalesced` findings: one per (source line, direction), for its worst access; lines
+    whose findings would read alike (generated or unrolled code: thousands of lines of one
+    pattern) are one finding listing them."""
+    bad: dict[tuple[Any, str], list[Measured]] = {}
     every: dict[tuple[Any, str], list[Measured]] = {}
     for m in measured:
-        loc = m.access.instruction.source
-        outer = loc.outermost if loc is not None else None
-        key = ((outer.file, outer.line) if outer is not None else None, m.fact["direction"])
+        loc = m.loc
+        key = ((loc.file, loc.line) if loc is not None else None, m.fact["direction"])
         every.setdefault(key, []).append(m)
         if m.fact["coalesced"] is False:
-            groups.setdefault(key, []).append(m)
-    out = []
-    for key, members in groups.items():
-        worst_m = max(members, key=lambda m: (m.fact["sectors"] or 0) / m.fact["min_sectors"])
-        worst = worst_m.fact
-        loc = worst_m.access.instruction.source
-        outer = loc.outermost if loc is not None else None
-        line = f"line {outer.line}" if outer is not None else f"/*{worst['address']:04x}*/"
-        looped = any(m.fact["in_loop"] for m in members)
-        count = len(members)
-        together = _together(every[key], worst["active_lanes"])
-        message = (
-            f"{line}: global {key[1]} touches {worst['sectors']} sectors per warp where "
-            f"{worst['min_sectors']} would do ({worst['pattern']}"
-            + (f"; {count} accesses" if count > 1 else "")
-            + (", in a loop)" if looped else ")")
+            bad.setdefault(key, []).append(m)
+    alike: dict[tuple[Any, ...], list[_Line]] = {}
+    for key, members in bad.items():
+        worst_m = members[0]
+        if len(members) > 1:
+            worst_m = max(members, key=lambda m: (m.fact["sectors"] or 0) / m.fact["min_sectors"])
+        entry = _Line(
+            worst_m.loc,
+            key[1],
+            worst_m.fact,
+            any(m.fact["in_loop"] for m in members),
+            _together(every[key], worst_m.fact["active_lanes"]),
+            len(every[key]),
+            tuple(m.fact["address"] for m in members),
         )
-        fix = hint
-        if together is not None:
-            message += (
-                f"; the line's {len(every[key])} accesses interleave and touch {together} "
-                "sectors together: one wider access per thread would do it in one request"
-            )
-            fix = vector_hint
-        elif worst["stride"] is not None and worst["stride"] == worst["bits"] // 8:
-            fix = _MISALIGNED_HINT
-        out.append(
-            Annotation(
-                kind="uncoalesced",
-                # Interleaved accesses mostly hit in L1: requests, not DRAM traffic, are lost.
-                severity=Severity.WARNING if looped and together is None else Severity.NOTE,
-                message=message,
-                hint=fix,
-                addresses=tuple(m.fact["address"] for m in members),
-                source=(outer,) if outer is not None else (),
-                data={
-                    "line": outer.line if outer is not None else None,
-                    "direction": key[1],
-                    "sectors": worst["sectors"],
-                    "min_sectors": worst["min_sectors"],
-                    "stride": worst["stride"],
-                    "accesses": count,
-                    "interleaved_sectors": together,
-                },
-            )
+        w = entry.worst
+        same = (
+            *(entry.loc.file if entry.loc else None, key[1], w["sectors"], w["min_sectors"]),
+            *(w["pattern"], entry.looped, entry.together, entry.accesses, len(members)),
         )
+        alike.setdefault(same, []).append(entry)
+    out = [_annotation(lines, hint, vector_hint) for lines in alike.values()]
     out.sort(key=lambda a: a.addresses[0])
     return out
+
+
+def _annotation(lines: list[_Line], hint: str, vector_hint: str) -> Annotation:
+    first = lines[0]
+    worst, direction = first.worst, first.direction
+    numbers = sorted(e.loc.line for e in lines if e.loc is not None)
+    if len(lines) == 1:
+        where = f"line {numbers[0]}" if numbers else f"/*{worst['address']:04x}*/"
+    else:
+        where = f"{len(lines)} lines ({numbers[0]}-{numbers[-1]})"
+    count = len(first.addresses)
+    message = (
+        f"{where}: global {direction} touches {worst['sectors']} sectors per warp where "
+        f"{worst['min_sectors']} would do ({worst['pattern']}"
+        + (f"; {count} accesses" + (" a line" if len(lines) > 1 else "") if count > 1 else "")
+        + (", in a loop)" if first.looped else ")")
+    )
+    fix = hint
+    if first.together is not None:
+        message += (
+            f"; the line's {first.accesses} accesses interleave and touch {first.together} "
+            "sectors together: one wider access per thread would do it in one request"
+        )
+        fix = vector_hint
+    elif worst["stride"] is not None and worst["stride"] == worst["bits"] // 8:
+        fix = _MISALIGNED_HINT
+    return Annotation(
+        kind="uncoalesced",
+        # Interleaved accesses mostly hit in L1: requests, not DRAM traffic, are lost.
+        severity=Severity.WARNING if first.looped and first.together is None else Severity.NOTE,
+        message=message,
+        hint=fix,
+        addresses=tuple(sorted(a for e in lines for a in e.addresses)),
+        source=tuple(sorted((e.loc for e in lines if e.loc is not None), key=lambda s: s.line)),
+        data={
+            "line": numbers[0] if numbers else None,
+            "lines": numbers,
+            "direction": direction,
+            "sectors": worst["sectors"],
+            "min_sectors": worst["min_sectors"],
+            "stride": worst["stride"],
+            "accesses": count,
+            "interleaved_sectors": first.together,
+        },
+    )

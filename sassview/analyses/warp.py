@@ -8,6 +8,8 @@ is kept for accesses the coalescing analysis does not prove coalesced).
 
 from __future__ import annotations
 
+import functools
+import operator
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -78,19 +80,22 @@ def stride_of(lanes: Sequence[int]) -> int | None:
     """The byte distance between consecutive lanes, when one distance holds for all."""
     if len(lanes) < 2:
         return 0
-    step = lanes[1] - lanes[0]
-    for a, b in zip(lanes, lanes[1:], strict=False):
-        if b - a != step:
-            return None
-    return step
+    steps = list(map(operator.sub, lanes[1:], lanes[:-1]))
+    return steps[0] if steps.count(steps[0]) == len(steps) else None
 
 
-def pattern_text(lanes: Sequence[int]) -> str:
+@functools.lru_cache(maxsize=1024)
+def _stride_text(stride: int) -> str:
+    return "one address for every lane" if stride == 0 else f"lane stride {stride} bytes"
+
+
+def pattern_text(lanes: Sequence[int], stride: int | None = None) -> str:
     """How the lanes' addresses step, in words: 'lane stride 4 bytes', or for a 2-D warp
-    'lane stride 4 bytes for 16 lanes, then +4036'."""
-    stride = stride_of(lanes)
+    'lane stride 4 bytes for 16 lanes, then +4036'. `stride`: stride_of(lanes), if known."""
+    if stride is None:
+        stride = stride_of(lanes)
     if stride is not None:
-        return "one address for every lane" if stride == 0 else f"lane stride {stride} bytes"
+        return _stride_text(stride)
     step = lanes[1] - lanes[0]
     run = next(i for i in range(1, len(lanes)) if lanes[i] - lanes[i - 1] != step)
     return f"lane stride {step} bytes for {run} lanes, then {lanes[run] - lanes[run - 1]:+d}"

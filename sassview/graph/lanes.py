@@ -35,11 +35,12 @@ divisor of 32).
 from __future__ import annotations
 
 import bisect
+import operator
 import re
 import struct
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from sassview.graph import sass_semantics as sem
 from sassview.graph.dataflow import instruction_effects
@@ -54,17 +55,16 @@ _ZEROS = (0,) * WARP
 _MASK32 = 0xFFFFFFFF
 
 
-@dataclass(frozen=True, slots=True)
-class LaneValue:
-    """Σ coefficient·symbol (the same in every lane) + lanes[l] (lane l's own part)."""
+class LaneValue(NamedTuple):
+    """Σ coefficient·symbol (the same in every lane) + lanes[l] (lane l's own part). A
+    NamedTuple for speed: a big kernel makes one or more per memory access."""
 
     terms: tuple[tuple[str, int], ...]  # sorted by symbol, no zero coefficients
     lanes: tuple[int, ...]  # WARP integers
 
     @property
     def uniform(self) -> bool:
-        first = self.lanes[0]
-        return all(v == first for v in self.lanes)
+        return self.lanes.count(self.lanes[0]) == WARP
 
     @property
     def concrete(self) -> bool:
@@ -87,8 +87,7 @@ class LaneValue:
         return " + ".join(parts)
 
 
-@dataclass(frozen=True, slots=True)
-class Unknown:
+class Unknown(NamedTuple):
     """Why a value could not be followed; `address`: the instruction the reason is about."""
 
     reason: str
@@ -156,7 +155,7 @@ def add(a: LaneValue, b: LaneValue) -> LaneValue:
         for s, c in b.terms:
             merged[s] = merged.get(s, 0) + c
         terms = tuple(sorted((s, c) for s, c in merged.items() if c))
-    return LaneValue(terms, tuple([x + y for x, y in zip(a.lanes, b.lanes, strict=True)]))
+    return LaneValue(terms, tuple(map(operator.add, a.lanes, b.lanes)))
 
 
 def scale(a: LaneValue, k: int) -> LaneValue:
@@ -220,45 +219,36 @@ class WarpModel:
         self._memo: dict[tuple[str, str, int], Value] = {}  # (kind, reg, index) -> value
         self._journal: list[tuple[str, str, int]] = []
         self._active: set[tuple[str, int]] = set()
-        self._defs: dict[int, dict[str, list[int]]] = {}  # block -> register -> def indices
-        self._effects: list[tuple[int, int, int]] | None = None
+        # (block, register) -> (first index not yet scanned, the definitions before it)
+        self._scans: dict[tuple[int, str], tuple[int, list[int]]] = {}
+        self._effects: dict[int, list[tuple[int, int, int]]] = {}  # block -> its effects
         self._depth = 0
 
     # -- addresses -------------------------------------------------------------------------
 
     def address(self, index: int, operand: Operand) -> Value:
         """Each lane's byte address of a memory operand ([R2.64+0x10], [R0.X4+UR4])."""
-        ins = self._ins[index]
-        text = operand.text
-        inner = text[text.rfind("[") + 1 :].rstrip("]")
-        total = const(0)
-        for term in inner.replace("+-", "+-").split("+"):
-            term = term.strip()
-            if not term:
-                continue
-            number = _integer(term)
-            if number is not None:
-                total = add(total, const(number))
-                continue
-            m = _TERM.match(term)
-            if m is None:
-                return Unknown(
-                    f"address term {term!r} of {ins.text!r} is not modelled", ins.address
-                )
-            negative, name, suffixes = m.groups()
-            k = 1
-            for suffix in suffixes.split(".")[1:]:
-                if suffix in _SCALE:
-                    k = _SCALE[suffix]
-                elif suffix not in ("64", "U32", "reuse"):
-                    return Unknown(f"address term {term!r} is not modelled", ins.address)
-            if name in ("RZ", "URZ"):
-                continue
+        base, offset = self.address_parts(index, operand)
+        if isinstance(base, Unknown) or not offset:
+            return base
+        return LaneValue(base.terms, tuple(map(offset.__add__, base.lanes)))
+
+    def address_parts(self, index: int, operand: Operand) -> tuple[Value, int]:
+        """`address` as (the registers' part, the constant offset): the accesses of unrolled
+        code share one base value at many offsets, and what depends on the offset is cheap."""
+        parsed = _parse_address(operand.text)
+        if isinstance(parsed, str):
+            return Unknown(parsed, self._ins[index].address), 0
+        terms, offset = parsed
+        total: LaneValue | None = None
+        for name, k in terms:
             v = self.before(name, index)
             if isinstance(v, Unknown):
-                return v
-            total = add(total, scale(v, -k if negative else k))
-        return total
+                return v, 0
+            if k != 1:
+                v = scale(v, k)
+            total = v if total is None else add(total, v)
+        return (const(0) if total is None else total), offset
 
     # -- definitions -----------------------------------------------------------------------
 
@@ -269,26 +259,35 @@ class WarpModel:
 
     def _in_block(self, reg: str, b: int, index: int) -> Value:
         """`reg` just before `index` (an index in block b, or one past its last)."""
-        found = self._block_defs(b).get(reg)
-        if found:
-            k = bisect.bisect_left(found, index)
-            if k:
-                return self._defined(reg, found[k - 1])
-        return self._entry(reg, b)
+        d = self._last_def(reg, b, index)
+        return self._defined(reg, d) if d >= 0 else self._entry(reg, b)
 
-    def _block_defs(self, b: int) -> dict[str, list[int]]:
-        defs = self._defs.get(b)
-        if defs is None:
-            if self._effects is None:
-                self._effects = instruction_effects(self._ins)
-            block = self._cfg.blocks[b]
-            defs = self._defs[b] = {}
-            for i in range(block.first, block.last + 1):
-                written = self._effects[i][0]
-                if written:
-                    for name in sem.names(written):
-                        defs.setdefault(name, []).append(i)
-        return defs
+    def _last_def(self, reg: str, b: int, index: int) -> int:
+        """The last instruction of block b before `index` that writes `reg`, or -1. Each
+        (block, register) is scanned forward once, resuming where the last question left it
+        (the accesses ask in address order); an earlier index is looked up in what the scan
+        found."""
+        block = self._cfg.blocks[b]
+        effects = self._effects.get(b)
+        if effects is None:
+            effects = self._effects[b] = instruction_effects(
+                self._ins[block.first : block.last + 1]
+            )
+        bit = _BITS.get(reg, 0)
+        state = self._scans.get((b, reg))
+        if state is None:
+            state = self._scans[(b, reg)] = (block.first, [])
+        pos, found = state
+        if index > pos:
+            first = block.first
+            found.extend(
+                j + first for j in range(pos - first, index - first) if effects[j][0] & bit
+            )
+            self._scans[(b, reg)] = (index, found)
+        elif index < pos:  # asked out of order (a loop's latch, a later analysis): look it up
+            k = bisect.bisect_left(found, index)
+            return found[k - 1] if k else -1
+        return found[-1] if found else -1
 
     def _remember(self, key: tuple[str, str, int], value: Value) -> Value:
         self._memo[key] = value
@@ -521,6 +520,64 @@ class WarpModel:
         return Unknown(
             f"the address depends on data loaded at /*{ins.address:04x}*/ (a gather)", ins.address
         )
+
+
+def _bit_names() -> list[str]:
+    names = [""] * (max(sem.FILE_BASE.values()) + 256)
+    for file, base in sem.FILE_BASE.items():
+        for i in range(sem.FILE_SIZE[file]):
+            names[base + i] = f"{sem.FILE_PREFIX[file]}{i}"
+    return names
+
+
+_BIT_NAMES = _bit_names()
+_BITS = {name: 1 << i for i, name in enumerate(_BIT_NAMES) if name}
+_SIMPLE = re.compile(r"\[(U?R\d+)(?:\.64)?(?:\+(-?0x[0-9a-f]+))?\]$")
+_PARSED: dict[str, tuple[tuple[tuple[str, int], ...], int] | str] = {}
+
+
+def _parse_address(text: str) -> tuple[tuple[tuple[str, int], ...], int] | str:
+    """The register terms (name, scale) and constant offset of a memory operand's last
+    bracket (desc[UR4][R2.64+0x10] -> ((R2, 1),), 16), or why it is not modelled. Memoised:
+    a kernel has many accesses and few operand texts."""
+    found = _PARSED.get(text)
+    if found is not None:
+        return found
+    simple = _SIMPLE.search(text)
+    if simple is not None:  # [R2.64+0x10], desc[UR4][R2.64+-0x20]: most accesses
+        reg, number = simple.groups()
+        return ((reg, 1),), int(number, 16) if number else 0
+    inner = text[text.rfind("[") + 1 :].rstrip("]")
+    terms: list[tuple[str, int]] = []
+    offset = 0
+    result: tuple[tuple[tuple[str, int], ...], int] | str | None = None
+    for term in inner.split("+"):
+        term = term.strip()
+        if not term:
+            continue
+        number = _integer(term)
+        if number is not None:
+            offset += number
+            continue
+        m = _TERM.match(term)
+        if m is None:
+            result = f"address term {term!r} is not modelled"
+            break
+        negative, name, suffixes = m.groups()
+        k = 1
+        for suffix in suffixes.split(".")[1:]:
+            if suffix in _SCALE:
+                k = _SCALE[suffix]
+            elif suffix not in ("64", "U32", "reuse"):
+                result = f"address term {term!r} is not modelled"
+        if name not in ("RZ", "URZ"):
+            terms.append((name, -k if negative else k))
+    if result is None:
+        result = (tuple(terms), offset)
+    if len(_PARSED) > 50_000:
+        _PARSED.clear()
+    _PARSED[text] = result
+    return result
 
 
 def _integer(term: str) -> int | None:
