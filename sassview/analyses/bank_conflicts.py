@@ -6,7 +6,8 @@ The rule implemented (the CUDA C++ Programming Guide, "Shared Memory" of compute
 words go to successive banks (bank = (byte address / 4) mod 32); the lanes of one request that
 touch different words of one bank are served one word per wavefront; lanes that touch the same
 word are served together (a broadcast, or one write). Accesses wider than 32 bits are served in
-phases, the guide's half-warps and quarter-warps: a 64-bit access (LDS.64, STS.64) in two
+phases (no guide table says so for 5.x+; it is what NVIDIA's engineers describe on their forums
+and what Nsight Compute's wavefront counts show): a 64-bit access (LDS.64, STS.64) in two
 phases of 16 lanes, a 128-bit one (LDS.128, STS.128) in four phases of 8 lanes, each phase
 conflicting only within itself; so the fewest wavefronts are 1, 2 and 4. LDSM/STSM move 8x8
 matrices of 16-byte rows, one row address per lane: `.x1` reads lanes 0-7, `.x2` 0-15, `.x4`

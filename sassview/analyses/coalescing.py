@@ -144,7 +144,9 @@ def _measure(ctx: AnalysisContext) -> list[Measured]:
     active = block_shape(ctx).active_lanes
     # What a fact needs of its lanes, by (base value, offset within a sector, width): unrolled
     # code has thousands of accesses of one base at different offsets.
-    shapes: dict[tuple[LaneValue, int, int], tuple[int, int | None, str, str | None]] = {}
+    # Keyed by the base's id: the model keeps every value it returned alive, and hashing 32
+    # lanes per access would cost more than the rest of the key.
+    shapes: dict[tuple[int, int, int], tuple[int, int | None, str, str | None]] = {}
     names: dict[tuple[str, tuple[str, ...]], str] = {}
     least_of: dict[int, int] = {}
     out = []
@@ -185,7 +187,7 @@ def _measure(ctx: AnalysisContext) -> list[Measured]:
         if isinstance(base, Unknown):
             fact["unknown"] = base.reason
         else:
-            key = (base, offset % SECTOR, nbytes)
+            key = (id(base), offset % SECTOR, nbytes)
             shape = shapes.get(key)
             if shape is None:
                 shape = shapes[key] = _shape(base, offset % SECTOR, nbytes, active)
