@@ -19,6 +19,7 @@ from analyses_data import MODES, program, rec
 
 from sassview.analyses import bank_conflicts, coalescing
 from sassview.analyses.base import AnalysisContext, Findings, Severity
+from sassview.analyses.warp import stride_of
 from sassview.graph.lanes import BlockShape, parse_block
 from sassview.inspection import inspect_program
 from sassview.testing import BankConflictFound, CoalescingMismatch, KernelUnderTest
@@ -231,3 +232,44 @@ def test_check_prints_and_reports_memory_use_for_a_block() -> None:
     ).stdout  # fmt: skip
     assert "memory use (one warp of 32 consecutive threadIdx.x" in text
     assert "gather: global: 2 of 3 accesses coalesced (1 unknown); shared: none" in text
+
+
+@pytest.mark.parametrize("block", [None, "32x32", "16x16"])
+@pytest.mark.parametrize("arch", ARCHS)
+@pytest.mark.parametrize("mode", ["recorded", "json"])
+def test_the_ptx_derivation_agrees_on_every_recorded_kernel(
+    mode: str, arch: str, block: str | None
+) -> None:
+    # The PTX's own arithmetic (tests/ptx_lanes.py), walked independently of the SASS model,
+    # must give every kernel the same sectors and wavefronts, unknowns included.
+    import ptx_lanes
+
+    from sassview.graph.lanes import DEFAULT_BLOCK
+
+    shape = parse_block(block) if block else DEFAULT_BLOCK
+    prog = program(mode, "coalescing", arch)
+    for k in prog.kernels:
+        assert k.ptx is not None
+        from_ptx = ptx_lanes.accesses(k.ptx, shape)
+        glob, shared = set(), set()
+        for a in from_ptx:
+            if a.space == "global":
+                n = a.bits // 8
+                lanes = a.lanes.lanes if a.lanes is not None else None
+                glob.add(
+                    (a.direction, a.bits, coalescing.sectors(lanes, n), stride_of(lanes))
+                    if lanes is not None
+                    else (a.direction, a.bits, None, None)
+                )
+            else:
+                if a.lanes is None:
+                    shared.add((a.direction, a.bits, None, None))
+                    continue
+                nbytes, per_phase, _ = bank_conflicts.phases("LDS", a.bits, 32)
+                per = bank_conflicts.wavefronts(a.lanes.lanes, nbytes, per_phase)
+                shared.add((a.direction, a.bits, sum(per), max(per)))
+        f = run(coalescing, mode, arch, k.name, block)
+        assert shapes(f, "direction", "bits", "sectors", "stride") == glob, k.name
+        f = run(bank_conflicts, mode, arch, k.name, block)
+        assert shapes(f, "direction", "bits", "wavefronts", "ways") == shared, k.name
+        assert len(from_ptx) > 0, k.name
