@@ -81,17 +81,20 @@ def test_each_access_names_its_ptx_and_source_line(mode: str, arch: str) -> None
 @pytest.mark.parametrize("arch", ["sm_80", "sm_90a"])
 @pytest.mark.parametrize("mode", MODES)
 def test_narrow_access_notes_only_for_lines_without_128_bit_accesses(mode: str, arch: str) -> None:
-    # Accesses the coalescing analysis proves coalesced (vec2's float2, scalar's one float a
-    # lane) cost no memory traffic: no note. offset1's and struct3's lanes stride 16 and 12
-    # bytes: those stay, one note per run of consecutive lines.
-    expect = {"vec4": [], "shared4": [], "vec2": [], "scalar": [], "offset1": [["25"]]}
-    expect["struct3"] = [["30"]]
+    # Lines whose accesses the coalescing analysis proves coalesced (vec2's float2, scalar's
+    # one float a lane, struct3's store) cost instructions, not traffic: INFO, not a note.
+    # offset1's and struct3's loads stride 16 and 12 bytes a lane: notes. One per run of
+    # consecutive lines alike.
+    expect = {"vec4": [], "shared4": [], "offset1": [(["25"], Severity.NOTE)]}
+    expect["vec2"] = [(["12", "13"], Severity.INFO)]
+    expect["scalar"] = [(["18"], Severity.INFO)]
+    expect["struct3"] = [(["30"], Severity.NOTE), (["31"], Severity.INFO)]
     for kernel, runs in expect.items():
         f, _ = analyse(memory_width, mode, "widths", arch, kernel)
         notes = kinds(f, "narrow-access")
-        assert [n.data["lines"] for n in notes] == runs, kernel
-        assert [n.data["line"] for n in notes] == [run[0] for run in runs], kernel
-        assert all(n.severity is Severity.NOTE for n in notes)
+        assert [(n.data["lines"], n.severity) for n in notes] == runs, kernel
+        assert [n.data["line"] for n in notes] == [run[0][0] for run in runs], kernel
+        assert all(n.data["coalesced"] is (n.severity is Severity.INFO) for n in notes)
     # Without the coalescing proof, the rule underneath: lines 12 and 13 make one run.
     prog = program(mode, "widths", arch)
     k = prog.kernel("vec2")
