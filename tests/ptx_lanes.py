@@ -35,6 +35,7 @@ class PtxAccess:
     direction: str  # load, store
     bits: int
     lanes: LaneValue | None  # None: not followed
+    matrix: bool = False  # ldmatrix / stmatrix: one row address a lane
 
 
 def _bits(modifiers: tuple[str, ...]) -> int:
@@ -77,6 +78,12 @@ def accesses(function: PtxFunction, block: BlockShape) -> list[PtxAccess]:
     out = []
     for p in function.instructions:
         op, mods, args = p.opcode, p.modifiers, p.operands
+        if op in ("ldmatrix", "stmatrix"):
+            count = next((int(m[1:]) for m in mods if m in ("x1", "x2", "x4")), 1)
+            where = args[1] if op == "ldmatrix" else args[0]
+            direction = "load" if op == "ldmatrix" else "store"
+            out.append(PtxAccess(p.line, "shared", direction, 32 * count, address(where), True))
+            continue
         if op in ("ld", "st") and ("global" in mods or "shared" in mods):
             space = "global" if "global" in mods else "shared"
             where = args[1] if op == "ld" else args[0]

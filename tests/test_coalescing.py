@@ -163,6 +163,23 @@ def test_bank_conflicts_follow_the_hardware_rule(mode: str, arch: str) -> None:
     assert f.facts["worst_ways"] == 2 and f.facts["conflicted"] == 1
 
 
+@pytest.mark.parametrize("arch", ARCHS)
+@pytest.mark.parametrize("mode", MODES)
+def test_ldmatrix_is_counted_by_its_row_addresses(mode: str, arch: str) -> None:
+    # 16x16 halves: rows 32 bytes apart, rows r and r + 4 of each 8x8 matrix share banks.
+    f = run(bank_conflicts, mode, arch, "ldmatrix_rows32")
+    (ldsm,) = [a for a in f.facts["accesses"] if a["opcode"].startswith("LDSM")]
+    assert (ldsm["wavefronts"], ldsm["ideal"], ldsm["ways"]) == (8, 4, 2)
+    (finding,) = f.annotations
+    assert finding.data["ways"] == 2 and finding.data["line"] == line_of(
+        "ldmatrix_tile<16>(a, out)"
+    )  # the call site: outermost
+    # Rows padded to 48 bytes: each matrix's 8 rows cover the 32 banks once.
+    f = run(bank_conflicts, mode, arch, "ldmatrix_rows48")
+    assert shapes(f, "ways") == {(1,)} and f.annotations == ()
+    assert {a["wavefronts"] for a in f.facts["accesses"] if a["opcode"].startswith("LDSM")} == {4}
+
+
 def test_the_phase_rule_on_addresses_written_out() -> None:
     lanes = [4 * t for t in range(32)]
     assert bank_conflicts.wavefronts(lanes, 4, 32) == [1]
@@ -265,8 +282,9 @@ def test_the_ptx_derivation_agrees_on_every_recorded_kernel(
                 if a.lanes is None:
                     shared.add((a.direction, a.bits, None, None))
                     continue
-                nbytes, per_phase, _ = bank_conflicts.phases("LDS", a.bits, 32)
-                per = bank_conflicts.wavefronts(a.lanes.lanes, nbytes, per_phase)
+                opcode = "LDSM" if a.matrix else "LDS"
+                nbytes, per_phase, part = bank_conflicts.phases(opcode, a.bits, 32)
+                per = bank_conflicts.wavefronts(a.lanes.lanes[:part], nbytes, per_phase)
                 shared.add((a.direction, a.bits, sum(per), max(per)))
         f = run(coalescing, mode, arch, k.name, block)
         assert shapes(f, "direction", "bits", "sectors", "stride") == glob, k.name

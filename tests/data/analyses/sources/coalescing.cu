@@ -116,3 +116,26 @@ extern "C" __global__ void naive_gemm(const float* __restrict__ A, const float* 
   }
   C[row * N + col] = acc;
 }
+
+// ldmatrix.x4 of a 16x16 half tile: lane l gives row l % 16, column 8 * (l / 16). Rows of 32
+// bytes put rows r and r + 4 of one 8x8 matrix on the same banks: 2-way, 8 wavefronts for 4
+// matrices. Rows padded to 24 halves (48 bytes) spread each matrix over all 32 banks: 4.
+template <int COLS>
+__device__ void ldmatrix_tile(const unsigned* __restrict__ a, unsigned* __restrict__ out) {
+  __shared__ __align__(16) unsigned short tile[16][COLS];
+  unsigned lane = threadIdx.x;
+#pragma unroll
+  for (int j = 0; j < COLS / 2; ++j) (&tile[0][0])[lane + 32 * j] = (unsigned short)a[lane + 32 * j];
+  __syncthreads();
+  unsigned addr = (unsigned)__cvta_generic_to_shared(&tile[lane % 16][8 * (lane / 16)]);
+  unsigned r0, r1, r2, r3;
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+               : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3) : "r"(addr));
+  out[lane] = r0 + r1 + r2 + r3;
+}
+extern "C" __global__ void ldmatrix_rows32(const unsigned* __restrict__ a, unsigned* __restrict__ out) {
+  ldmatrix_tile<16>(a, out);
+}
+extern "C" __global__ void ldmatrix_rows48(const unsigned* __restrict__ a, unsigned* __restrict__ out) {
+  ldmatrix_tile<24>(a, out);
+}
