@@ -14,7 +14,16 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from sassview.graph.lanes import BlockShape, LaneValue, add, const, lane_ids, scale, symbol
+from sassview.graph.lanes import (
+    BlockShape,
+    LaneValue,
+    add,
+    const,
+    lane_ids,
+    scale,
+    symbol,
+    times_uniform,
+)
 from sassview.ir import PtxFunction
 
 _SPECIAL = {
@@ -126,6 +135,10 @@ def _evaluate(
             product = LaneValue((), tuple(x * y for x, y in zip(a.lanes, b.lanes, strict=True)))
         elif a.uniform and b.uniform:  # block index times block size: one value a warp
             product = symbol(f"({a})*({b})")
+        elif a.uniform and not b.scaled:  # a lane index times a parameter: a run-time stride
+            product = times_uniform(a, b, "ptx")
+        elif b.uniform and not a.scaled:
+            product = times_uniform(b, a, "ptx")
         else:
             return None
         return add(product, vals[2]) if op == "mad" else product

@@ -168,6 +168,10 @@ def _fact(
         pattern=None,
         unknown=None,
     )
+    if isinstance(value, LaneValue) and value.scaled:
+        names = ", ".join(s for s, _ in value.scaled)
+        fact["unknown"] = f"the banks depend on {names}, a stride known at run time"
+        return fact
     if isinstance(value, Unknown):
         fact["unknown"] = value.reason
         return fact

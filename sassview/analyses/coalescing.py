@@ -112,7 +112,7 @@ class Measured(NamedTuple):
         base, offset = self.base, self.offset
         if isinstance(base, Unknown) or not offset:
             return base
-        return LaneValue(base.terms, tuple(map(offset.__add__, base.lanes)))
+        return base._replace(lanes=tuple(map(offset.__add__, base.lanes)))
 
 
 def hint_for(kind: str) -> str:
@@ -186,6 +186,8 @@ def _measure(ctx: AnalysisContext) -> list[Measured]:
         }
         if isinstance(base, Unknown):
             fact["unknown"] = base.reason
+        elif base.scaled:
+            _run_time(fact, base, offset, nbytes, active)
         else:
             key = (id(base), offset % SECTOR, nbytes)
             shape = shapes.get(key)
@@ -195,6 +197,64 @@ def _measure(ctx: AnalysisContext) -> list[Measured]:
             fact["coalesced"] = shape[0] <= least
         out.append(Measured(acc, fact, base, offset, loc))
     return out
+
+
+def _run_time(fact: GlobalAccess, base: LaneValue, offset: int, nbytes: int, active: int) -> None:
+    """An address with one run-time stride (A[x*K + k], K a kernel parameter): lanes at
+    different multiples of it are taken to lie in different sectors, which holds once the
+    stride is large enough; the count and that condition go in the fact."""
+    if len(base.scaled) != 1:
+        names = ", ".join(s for s, _ in base.scaled)
+        fact["unknown"] = f"the lanes stride by several run-time values ({names})"
+        return
+    name, multiplier = base.scaled[0]
+    groups = _by_multiple(base, offset, active)
+    count = sum(sectors(lanes, nbytes) for lanes in groups.values())
+    distinct = sorted(groups)
+    if len(distinct) == 1:  # the lanes that run share one multiple: it cancels
+        lanes = groups[distinct[0]]
+        one = fact["sectors"] = sectors(lanes, nbytes)
+        fact["coalesced"] = one <= fact["min_sectors"]
+        fact["stride"] = stride_of(lanes)
+        fact["pattern"] = pattern_text(lanes, fact["stride"])
+        return
+    step = min(b - a for a, b in zip(distinct, distinct[1:], strict=False))
+    spread = max(max(g) - min(g) for g in groups.values()) + nbytes
+    at_least = -(-(spread + SECTOR) // step)
+    fact["sectors"] = count
+    fact["coalesced"] = count <= fact["min_sectors"]
+    concrete = stride_of(base.lanes[:active])
+    mult = stride_of(multiplier[:active])
+    if mult is not None and concrete == 0:
+        fact["pattern"] = f"lane stride {mult}*{name} bytes, a run-time value"
+    else:
+        fact["pattern"] = f"lanes {name} bytes times {_few(multiplier)} apart"
+    fact["assumption"] = (
+        f"{name} (known at run time) is taken as at least {at_least}: lanes at different "
+        f"multiples of it fall in different sectors"
+    )
+
+
+def _by_multiple(base: LaneValue, offset: int, active: int) -> dict[int, list[int]]:
+    """The lanes' concrete addresses, by their multiple of the (one) run-time stride."""
+    groups: dict[int, list[int]] = {}
+    for m, a in zip(base.scaled[0][1][:active], base.lanes[:active], strict=True):
+        groups.setdefault(m, []).append(a + offset)
+    return groups
+
+
+def warp_sectors(value: LaneValue, nbytes: int, active: int) -> int | None:
+    """Sectors of one warp-wide access at `value` (None: several run-time strides), lanes at
+    different multiples of a run-time stride taken to lie apart, as the facts count them."""
+    if not value.scaled:
+        return sectors(value.lanes[:active], nbytes)
+    if len(value.scaled) != 1:
+        return None
+    return sum(sectors(g, nbytes) for g in _by_multiple(value, 0, active).values())
+
+
+def _few(values: tuple[int, ...]) -> str:
+    return ", ".join(map(str, values[:4])) + ", ..."
 
 
 def _shape(
@@ -255,7 +315,9 @@ def _together(members: list[Measured], active: int) -> int | None:
     if len(members) < 2:
         return None
     values = [v for v in (m.value for m in members) if isinstance(v, LaneValue)]
-    if len(values) < 2 or len(values) != len(members) or len({v.terms for v in values}) != 1:
+    if len(values) < 2 or len(values) != len(members) or any(v.scaled for v in values):
+        return None
+    if len({v.terms for v in values}) != 1:
         return None
     spans = sorted(
         (a, a + m.fact["bits"] // 8)

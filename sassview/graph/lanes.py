@@ -61,14 +61,17 @@ class LaneValue(NamedTuple):
 
     terms: tuple[tuple[str, int], ...]  # sorted by symbol, no zero coefficients
     lanes: tuple[int, ...]  # WARP integers
+    # Σ symbol·multiplier[l]: a run-time stride (a lane index times a kernel parameter, as in
+    # A[x*K + k]); sorted by symbol, each multiplier lane-varying (a uniform one is a term).
+    scaled: tuple[tuple[str, tuple[int, ...]], ...] = ()
 
     @property
     def uniform(self) -> bool:
-        return self.lanes.count(self.lanes[0]) == WARP
+        return not self.scaled and self.lanes.count(self.lanes[0]) == WARP
 
     @property
     def concrete(self) -> bool:
-        return not self.terms
+        return not self.terms and not self.scaled
 
     @property
     def alignment_bits(self) -> int:
@@ -155,13 +158,42 @@ def add(a: LaneValue, b: LaneValue) -> LaneValue:
         for s, c in b.terms:
             merged[s] = merged.get(s, 0) + c
         terms = tuple(sorted((s, c) for s, c in merged.items() if c))
-    return LaneValue(terms, tuple(map(operator.add, a.lanes, b.lanes)))
+    lanes = tuple(map(operator.add, a.lanes, b.lanes))
+    if not a.scaled and not b.scaled:
+        return LaneValue(terms, lanes)
+    return _with_scaled(terms, lanes, [*a.scaled, *b.scaled])
+
+
+def _with_scaled(
+    terms: tuple[tuple[str, int], ...],
+    lanes: tuple[int, ...],
+    scaled: list[tuple[str, tuple[int, ...]]],
+) -> LaneValue:
+    """A value with run-time strides, summed by symbol; a multiplier that came out the same in
+    every lane moves to the terms."""
+    merged: dict[str, tuple[int, ...]] = {}
+    for sym, vec in scaled:
+        held = merged.get(sym)
+        merged[sym] = vec if held is None else tuple(map(operator.add, held, vec))
+    kept = []
+    extra: list[tuple[str, int]] = []
+    for sym, vec in sorted(merged.items()):
+        if vec.count(vec[0]) == WARP:
+            if vec[0]:
+                extra.append((sym, vec[0]))
+        else:
+            kept.append((sym, vec))
+    value = LaneValue(terms, lanes, tuple(kept))
+    for sym, c in extra:
+        value = add(value, symbol(sym, c))
+    return value
 
 
 def scale(a: LaneValue, k: int) -> LaneValue:
     if k == 0:
         return const(0)
-    return LaneValue(tuple((s, c * k) for s, c in a.terms), tuple([x * k for x in a.lanes]))
+    scaled = tuple((s, tuple([x * k for x in v])) for s, v in a.scaled)
+    return LaneValue(tuple((s, c * k) for s, c in a.terms), tuple([x * k for x in a.lanes]), scaled)
 
 
 def lane_ids(block: BlockShape) -> dict[str, LaneValue]:
@@ -231,7 +263,7 @@ class WarpModel:
         base, offset = self.address_parts(index, operand)
         if isinstance(base, Unknown) or not offset:
             return base
-        return LaneValue(base.terms, tuple(map(offset.__add__, base.lanes)))
+        return base._replace(lanes=tuple(map(offset.__add__, base.lanes)))
 
     def address_parts(self, index: int, operand: Operand) -> tuple[Value, int]:
         """`address` as (the registers' part, the constant offset): the accesses of unrolled
@@ -612,12 +644,28 @@ def _mul(a: LaneValue, b: LaneValue, ins: SassInstruction) -> Value:
         return LaneValue((), tuple([x * y for x, y in zip(a.lanes, b.lanes, strict=True)]))
     if a.uniform and b.uniform:
         return symbol(f"({a})*({b})@{ins.address:04x}")
+    if a.uniform and not b.scaled:
+        return times_uniform(a, b, f"{ins.address:04x}")
+    if b.uniform and not a.scaled:
+        return times_uniform(b, a, f"{ins.address:04x}")
     which = a if a.terms and not a.uniform or b.uniform else b
     names = ", ".join(s for s, _ in (b if which is a else a).terms) or str(b if which is a else a)
     return Unknown(
         f"the lane stride depends on {names}, a warp-uniform value not known at compile time",
         ins.address,
     )
+
+
+def times_uniform(u: LaneValue, v: LaneValue, tag: str) -> LaneValue:
+    """u·v for a uniform symbolic u (a kernel parameter) and a lane-varying v: the lanes part
+    of v times u's symbols are run-time strides; v's own symbols times u, one uniform symbol
+    (named with `tag`, the instruction's address)."""
+    k = u.lanes[0]
+    lanes = tuple([k * x for x in v.lanes])
+    value = _with_scaled((), lanes, [(s, tuple([c * x for x in v.lanes])) for s, c in u.terms])
+    if v.terms:
+        value = add(value, symbol(f"({u})*({LaneValue(v.terms, _ZEROS)})@{tag}"))
+    return value
 
 
 def _shift_left(a: LaneValue, s: LaneValue, ins: SassInstruction) -> Value:
@@ -630,6 +678,8 @@ def _shift_right(a: LaneValue, s: LaneValue, ins: SassInstruction) -> Value:
     if not (s.concrete and s.uniform) or not 0 <= s.lanes[0] < 64:
         return Unknown(f"{ins.mnemonic}: a shift by a variable amount", ins.address)
     n = s.lanes[0]
+    if a.scaled:
+        return Unknown(f"{ins.mnemonic}: a right shift of a run-time stride", ins.address)
     if a.alignment_bits < n:
         if a.uniform:
             return symbol(f"({a})>>{n}@{ins.address:04x}")
@@ -651,6 +701,8 @@ def _bitwise(lut: int, vals: list[LaneValue], ins: SassInstruction) -> Value:
     """LOP3 with any LUT: exact on concrete lanes; with a symbolic part, exact when one input
     has one aligned to 2^k, every lane part fits below 2^k and the LUT keeps or clears it."""
     a, b, c = vals
+    if any(v.scaled for v in vals):
+        return Unknown(f"{ins.mnemonic} on a run-time stride", ins.address)
     if a.concrete and b.concrete and c.concrete:
         return LaneValue(
             (),

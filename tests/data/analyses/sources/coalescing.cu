@@ -139,3 +139,14 @@ extern "C" __global__ void ldmatrix_rows32(const unsigned* __restrict__ a, unsig
 extern "C" __global__ void ldmatrix_rows48(const unsigned* __restrict__ a, unsigned* __restrict__ out) {
   ldmatrix_tile<24>(a, out);
 }
+
+// The naive SGEMM with run-time sizes: x (from threadIdx.x) walks the rows of A and C, so
+// A[x*k + i] strides 4k bytes a lane and C[x*n + y] 4n: 32 sectors once k, n >= 9; B[i*n + y]
+// is one address for the warp (y from threadIdx.y): 1 sector.
+extern "C" __global__ void sgemm_runtime(const float* A, const float* B, float* C, int n, int k) {
+  unsigned x = blockIdx.x * blockDim.x + threadIdx.x;
+  unsigned y = blockIdx.y * blockDim.y + threadIdx.y;
+  float acc = 0.0f;
+  for (int i = 0; i < k; ++i) acc += A[x * k + i] * B[i * n + y];
+  C[x * n + y] = acc;
+}
