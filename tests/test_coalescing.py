@@ -323,3 +323,16 @@ def test_the_ptx_derivation_agrees_on_every_recorded_kernel(
         f = run(bank_conflicts, mode, arch, k.name, block)
         assert shapes(f, "direction", "bits", "wavefronts", "ways") == shared, k.name
         assert len(from_ptx) > 0, k.name
+
+
+@pytest.mark.compile
+def test_a_guarded_load_follows_definitions_under_its_own_guard() -> None:
+    # The shared-memory SGEMM example loads its tiles as `@!P1 MOV R8, R16; @!P1 MOV R9, R7;
+    # @!P1 LDG [R8.64]` (a bounds check): where the load runs, so did the moves.
+    import sassview
+
+    root = rec.ROOT / "examples" / "matmul"
+    (insp,) = inspect_program(sassview.compile(path=root / "02_smem_tiled.cu", arch="sm_90a"))
+    glob = insp.facts("coalescing")
+    assert glob["unknown"] == 0 and glob["coalesced"] == len(glob["accesses"]) == 3
+    assert insp.facts("bank_conflicts")["unknown"] == 0

@@ -228,7 +228,10 @@ def _run_time(fact: GlobalAccess, base: LaneValue, offset: int, nbytes: int, act
     if mult is not None and concrete == 0:
         fact["pattern"] = f"lane stride {mult}*{name} bytes, a run-time value"
     else:
-        fact["pattern"] = f"lanes {name} bytes times {_few(multiplier)} apart"
+        groups_n = len(distinct)
+        fact["pattern"] = (
+            f"{groups_n} groups of lanes, multiples of {name} bytes apart, a run-time value"
+        )
     fact["assumption"] = (
         f"{name} (known at run time) is taken as at least {at_least}: lanes at different "
         f"multiples of it fall in different sectors"
@@ -251,10 +254,6 @@ def warp_sectors(value: LaneValue, nbytes: int, active: int) -> int | None:
     if len(value.scaled) != 1:
         return None
     return sum(sectors(g, nbytes) for g in _by_multiple(value, 0, active).values())
-
-
-def _few(values: tuple[int, ...]) -> str:
-    return ", ".join(map(str, values[:4])) + ", ..."
 
 
 def _shape(

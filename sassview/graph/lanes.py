@@ -222,6 +222,8 @@ _UNIFORM_ONLY = frozenset({"S2R", "S2UR", "CS2R", "SHFL", "VOTE", "VOTEU", "MATC
 _LOADS = frozenset({"LDG", "LD", "LDS", "LDL", "LDSM", "ATOM", "ATOMG", "ATOMS", "LDC", "ULDC"})
 _LOADS |= {"LDCU", "ATOMS"}
 _NTID = {0x0: "x", 0x4: "y", 0x8: "z"}
+_Context = tuple[str, bool, int, int]  # guard, negated, block, the predicate's last definition
+_Key = tuple[str, str, int, "_Context | None"]  # (kind, register, index, context)
 # Definitions followed back at most this deep (each level is a few Python frames).
 _MAX_DEPTH = 80
 
@@ -248,13 +250,14 @@ class WarpModel:
             lp.header: frozenset(lp.latches) for lp in loops
         }
         self._ids = lane_ids(block)
-        self._memo: dict[tuple[str, str, int], Value] = {}  # (kind, reg, index) -> value
-        self._journal: list[tuple[str, str, int]] = []
+        self._memo: dict[_Key, Value] = {}  # (kind, reg, index) -> value
+        self._journal: list[_Key] = []
         self._active: set[tuple[str, int]] = set()
         # (block, register) -> (first index not yet scanned, the definitions before it)
         self._scans: dict[tuple[int, str], tuple[int, list[int]]] = {}
         self._effects: dict[int, list[tuple[int, int, int]]] = {}  # block -> its effects
         self._depth = 0
+        self._ctx: _Context | None = None  # the guarded access being evaluated, if any
 
     # -- addresses -------------------------------------------------------------------------
 
@@ -272,6 +275,27 @@ class WarpModel:
         if isinstance(parsed, str):
             return Unknown(parsed, self._ins[index].address), 0
         terms, offset = parsed
+        outer = self._ctx
+        self._ctx = self._context(index)
+        try:
+            return self._sum(terms, offset, index)
+        finally:
+            self._ctx = outer
+
+    def _context(self, index: int) -> _Context | None:
+        """What a guarded access's values depend on: its guard, its block, and where the
+        guard's predicate was last set (definitions under the same guard after that run in
+        every lane the access runs in). None for an access without a guard."""
+        ins = self._ins[index]
+        guard = ins.guard
+        if guard is None or guard.index is None:
+            return None
+        b = self._cfg.block_of_index(index).index
+        return str(guard), ins.guard_negated, b, self._last_def(str(guard), b, index)
+
+    def _sum(
+        self, terms: tuple[tuple[str, int], ...], offset: int, index: int
+    ) -> tuple[Value, int]:
         total: LaneValue | None = None
         for name, k in terms:
             v = self.before(name, index)
@@ -321,24 +345,38 @@ class WarpModel:
             return found[k - 1] if k else -1
         return found[-1] if found else -1
 
-    def _remember(self, key: tuple[str, str, int], value: Value) -> Value:
+    def _remember(self, key: _Key, value: Value) -> Value:
         self._memo[key] = value
         self._journal.append(key)
         return value
 
     def _defined(self, reg: str, d: int) -> Value:
-        key = ("def", reg, d)
+        key = ("same-guard" if self._same_guard(d) else "def", reg, d, self._ctx)
         hit = self._memo.get(key)
         if hit is not None:
             return hit
+        ins = self._ins[d]
         if self._depth > _MAX_DEPTH:
-            return Unknown(f"{reg}: its definition is too far back to follow", self._ins[d].address)
+            return Unknown(f"{reg}: its definition is too far back to follow", ins.address)
         self._depth += 1
         try:
-            value = self._definition(reg, d)
+            value = self._definition(reg, d) if key[0] == "def" else self._result(reg, d, ins)
         finally:
             self._depth -= 1
         return self._remember(key, value)
+
+    def _same_guard(self, d: int) -> bool:
+        """Whether the definition at `d` runs under the guard of the access being evaluated
+        (`@!P1 MOV R8, R16` then `@!P1 LDG [R8.64]`), in its block, after the predicate's last
+        definition: in every lane where the access runs, so did the definition."""
+        ctx = self._ctx
+        ins = self._ins[d]
+        if ctx is None or ins.guard is None:
+            return False
+        guard, negated, block, predicate_def = ctx
+        if str(ins.guard) != guard or ins.guard_negated != negated or d <= predicate_def:
+            return False
+        return self._cfg.block_of_index(d).index == block
 
     def _definition(self, reg: str, d: int) -> Value:
         ins = self._ins[d]
@@ -352,7 +390,7 @@ class WarpModel:
         return self._merge(reg, [value, before], ins.address)
 
     def _entry(self, reg: str, b: int) -> Value:
-        key = ("in", reg, b)
+        key = ("in", reg, b, self._ctx)
         hit = self._memo.get(key)
         if hit is not None:
             return hit
@@ -393,7 +431,7 @@ class WarpModel:
             return entering
         counter = f"iteration@{start:04x}:{reg}"
         guess = add(entering, symbol(counter))
-        key = ("in", reg, header)
+        key = ("in", reg, header, self._ctx)
         mark = len(self._journal)
         self._memo[key] = guess
         around = [self._at_end(reg, p) for p in preds if p in latches]
@@ -489,6 +527,9 @@ class WarpModel:
         )
         opcode = ins.opcode
         if dest is None or str(dest.registers[0]) != reg:
+            part = _constant_part(ins, dest, reg)
+            if part is not None:
+                return part
             if opcode in _LOADS:
                 return Unknown(f"{reg} holds data loaded at /*{ins.address:04x}*/", ins.address)
             return Unknown(f"{reg}: the high half of a wider result of {ins.mnemonic}", ins.address)
@@ -610,6 +651,24 @@ def _parse_address(text: str) -> tuple[tuple[tuple[str, int], ...], int] | str:
         _PARSED.clear()
     _PARSED[text] = result
     return result
+
+
+def _constant_part(ins: SassInstruction, dest: Operand | None, reg: str) -> LaneValue | None:
+    """`LDC.64 R4, c[0x0][0x228]` loads two parameters: R5 is c[0x0][0x22c] (R4 stands for
+    both, a 64-bit pointer, as the pair's value)."""
+    if ins.opcode not in ("LDC", "ULDC", "LDCU") or dest is None:
+        return None
+    low = dest.registers[0]
+    op = next((o for o in ins.operands if o.kind is OperandKind.CONSTANT), None)
+    if op is None or low.index is None or any(not r.is_zero for r in op.registers):
+        return None
+    prefix = low.file
+    if not reg.startswith(prefix) or not reg[len(prefix) :].isdigit():
+        return None
+    k = int(reg[len(prefix) :]) - low.index
+    if not 0 < k < 4:
+        return None
+    return symbol(f"c[{op.bank:#x}][{(op.offset or 0) + 4 * k:#x}]")
 
 
 def _integer(term: str) -> int | None:
