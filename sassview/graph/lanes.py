@@ -13,9 +13,11 @@ XOR swizzles), SEL of equal values, the half-float constant moves (`HFMA2.MMA R5
 registers' own U* forms alike. Any other operation whose register inputs are all uniform gives
 a uniform result (a fresh symbol); a load from a uniform address too.
 
-Everything else is `Unknown`, with the reason: a value loaded from a lane-varying address (a
-gather), a product of a lane-varying value by a symbol (a stride only known at run time), an
-operation not modelled, several reaching definitions that disagree. Never a guess.
+A lane-varying value times a uniform symbol (`x * K`, K a kernel parameter) keeps the symbol's
+per-lane multiplier (`scaled`): a stride known only at run time, which the coalescing analysis
+counts under a stated condition on the symbol. Everything else is `Unknown`, with the reason:
+a value loaded from a lane-varying address (a gather), an operation not modelled, several
+reaching definitions that disagree. Never a guess.
 
 Definitions are found backwards through the control-flow graph: the last definition in the
 block, else the value at the block's entry, the same along every incoming edge. At a loop
@@ -26,10 +28,11 @@ How it can be wrong: integers are unbounded (32-bit wraparound and the sign of .
 not modelled); a 64-bit value is tracked whole in its low register, so a carry chain
 (`IADD3 R2, P0, ...` then `IADD3.X R3, ...`) stands for its sum and a truncation to the low
 half is not seen; predicates are not followed: every lane runs every access (a bounds check
-that switches lanes off is not seen), and a loop is taken to run alike in every lane of the
-warp (a warp-uniform trip count); the lanes are those of the block's first warp, the others
-being taken as shifted by a uniform amount (true when the block's x extent is a multiple or a
-divisor of 32).
+that switches lanes off is not seen), except that a guarded access takes definitions under
+its own guard (the predicate unchanged since, in its block) as unconditional; a loop is taken
+to run alike in every lane of the warp (a warp-uniform trip count); the lanes are those of
+the block's first warp, the others being taken as shifted by a uniform amount (true when the
+block's x extent is a multiple or a divisor of 32).
 """
 
 from __future__ import annotations
