@@ -33,7 +33,7 @@ from __future__ import annotations
 from typing import Any, TypedDict
 
 from sassview.analyses.base import AnalysisContext, Annotation, Findings, Severity
-from sassview.analyses.memory import MemoryAccess, accesses, ptx_lines, user_locs
+from sassview.analyses.memory import MemoryAccess, kernel_accesses, user_locs
 from sassview.analyses.warp import (
     block_shape,
     index_of,
@@ -116,10 +116,9 @@ def wavefronts(lanes: tuple[int, ...] | list[int], nbytes: int, per_phase: int) 
 
 
 def run(ctx: AnalysisContext) -> Findings:
-    kernel = ctx.kernel
     picked = [
         a
-        for a in accesses(kernel, ctx.shared(ptx_lines))
+        for a in ctx.shared(kernel_accesses)
         if a.space == "shared" and a.instruction.opcode in _SHARED and isinstance(a.bits, int)
     ]
     facts: list[SharedAccess] = []

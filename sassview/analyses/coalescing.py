@@ -29,7 +29,7 @@ import operator
 from typing import Any, NamedTuple, TypedDict
 
 from sassview.analyses.base import AnalysisContext, Annotation, Findings, Severity
-from sassview.analyses.memory import MemoryAccess, accesses, ptx_lines, user_locs
+from sassview.analyses.memory import MemoryAccess, kernel_accesses, user_locs
 from sassview.analyses.warp import (
     block_shape,
     index_of,
@@ -130,10 +130,9 @@ def global_accesses(ctx: AnalysisContext) -> list[Measured]:
 
 
 def _measure(ctx: AnalysisContext) -> list[Measured]:
-    kernel = ctx.kernel
     picked = [
         a
-        for a in accesses(kernel, ctx.shared(ptx_lines))
+        for a in ctx.shared(kernel_accesses)
         if a.space == "global" and a.instruction.opcode in _GLOBAL and isinstance(a.bits, int)
     ]
     if not picked:

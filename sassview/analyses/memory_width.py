@@ -33,9 +33,9 @@ from typing import Any, TypeVar
 from sassview.analyses.base import AnalysisContext, Annotation, Findings, Severity
 from sassview.analyses.memory import (
     MemoryAccess,
-    accesses,
     base_text,
     distinct_locs,
+    kernel_accesses,
     line_keys,
     ptx_lines,
     user_locs,
@@ -98,7 +98,7 @@ def hints_for(kind: str) -> tuple[str, str]:
 def run(ctx: AnalysisContext) -> Findings:
     kernel = ctx.kernel
     table = ctx.shared(ptx_lines)
-    found = accesses(kernel, table)
+    found = ctx.shared(kernel_accesses)
     keys = ctx.shared(line_keys)
     locs = user_locs([a.instruction for a in found])  # each access' user line, or None
     lines = keys.keys(locs)  # and its JSON key
