@@ -24,6 +24,7 @@ from sassview.graph.dataflow import (
     instruction_effects,
     register_columns,
 )
+from sassview.graph.lanes import BlockShape
 from sassview.graph.loops import Loop, find_loops
 from sassview.ir import Kernel, Program
 
@@ -76,10 +77,12 @@ def inspect_kernel(
     kernel: Kernel,
     columns: dict[str, int] | None = None,
     effects: list[Effects] | None = None,
+    block: BlockShape | None = None,
 ) -> Inspection:
     """`columns`: the program's register_columns, when the caller inspects several of its
     kernels and has computed them once (inspect_program does); `effects`: the kernel's
-    instruction_effects, which that took."""
+    instruction_effects, which that took; `block`: the thread block the warp analyses
+    assume (None: the kernel's own .reqntid, else a warp of 32 consecutive threadIdx.x)."""
     cfg = build_cfg(kernel.instructions)
     loops = find_loops(cfg, kernel.instructions)
     # CALL/RET clobber and preserve registers by the ABI: that needs the kernel's register count
@@ -91,7 +94,9 @@ def inspect_kernel(
         columns=_columns(program) if columns is None else columns,
         effects=effects,
     )
-    ctx = AnalysisContext(program=program, kernel=kernel, cfg=cfg, loops=loops, liveness=liveness)
+    ctx = AnalysisContext(
+        program=program, kernel=kernel, cfg=cfg, loops=loops, liveness=liveness, block=block
+    )
     return Inspection(program, kernel, cfg, loops, liveness, MappingProxyType(run_all(ctx)))
 
 
@@ -100,11 +105,13 @@ def _columns(program: Program) -> dict[str, int]:
     return register_columns((k.instructions, k.resources.registers) for k in program.kernels)
 
 
-def inspect_program(program: Program, kernel: str | None = None) -> list[Inspection]:
+def inspect_program(
+    program: Program, kernel: str | None = None, *, block: BlockShape | None = None
+) -> list[Inspection]:
     kernels = [program.kernel(kernel)] if kernel else list(program.kernels)
     # The register columns read every instruction's effects, as liveness does: once each.
     effects = {k.name: instruction_effects(k.instructions) for k in program.kernels}
     columns = register_columns(
         (k.instructions, k.resources.registers, effects[k.name]) for k in program.kernels
     )
-    return [inspect_kernel(program, k, columns, effects[k.name]) for k in kernels]
+    return [inspect_kernel(program, k, columns, effects[k.name], block) for k in kernels]

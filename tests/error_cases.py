@@ -187,6 +187,13 @@ CASES: list[Case] = [
         ("no architecture given",),
     ),
     Case(
+        "block-not-a-shape",
+        "architectures",
+        "a --block that is not a thread block shape",
+        lambda t: ["check", VECADD, "--block", "16by16"],
+        ("not a block shape", "--block 16x16"),
+    ),
+    Case(
         "needs-a-target",
         "architectures",
         "wgmma compiled for sm_90 instead of sm_90a",

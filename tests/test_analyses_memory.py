@@ -17,7 +17,15 @@ from analyses_data import MODES, analyse, program, rec
 
 from sassview.analyses import async_copy, memory_width, spills, tensor_cores
 from sassview.analyses.base import AnalysisContext, Findings, Severity
-from sassview.analyses.memory import access_bits, base_text, classify, never_executes
+from sassview.analyses.memory import (
+    access_bits,
+    accesses,
+    base_text,
+    classify,
+    line_keys,
+    never_executes,
+    user_locs,
+)
 from sassview.ir import SassInstruction
 from sassview.parse.sass_operands import parse_operand
 
@@ -73,21 +81,29 @@ def test_each_access_names_its_ptx_and_source_line(mode: str, arch: str) -> None
 @pytest.mark.parametrize("arch", ["sm_80", "sm_90a"])
 @pytest.mark.parametrize("mode", MODES)
 def test_narrow_access_notes_only_for_lines_without_128_bit_accesses(mode: str, arch: str) -> None:
-    # One note per run of consecutive lines: vec2's lines 12 and 13 share one.
-    expect = {"vec4": [], "shared4": [], "vec2": [["12", "13"]], "scalar": [["18"]]}
-    expect["offset1"] = [["25"]]
+    # Lines whose accesses the coalescing analysis proves coalesced (vec2's float2, scalar's
+    # one float a lane, struct3's store) cost instructions, not traffic: INFO, not a note.
+    # offset1's and struct3's loads stride 16 and 12 bytes a lane: notes. One per run of
+    # consecutive lines alike.
+    expect = {"vec4": [], "shared4": [], "offset1": [(["25"], Severity.NOTE)]}
+    expect["vec2"] = [(["12", "13"], Severity.INFO)]
+    expect["scalar"] = [(["18"], Severity.INFO)]
+    expect["struct3"] = [(["30"], Severity.NOTE), (["31"], Severity.INFO)]
     for kernel, runs in expect.items():
         f, _ = analyse(memory_width, mode, "widths", arch, kernel)
         notes = kinds(f, "narrow-access")
-        assert [n.data["lines"] for n in notes] == runs, kernel
-        assert [n.data["line"] for n in notes] == [run[0] for run in runs], kernel
-        assert all(n.severity is Severity.NOTE for n in notes)
-    f, _ = analyse(memory_width, mode, "widths", arch, "vec2")
-    (note,) = kinds(f, "narrow-access")
+        assert [(n.data["lines"], n.severity) for n in notes] == runs, kernel
+        assert [n.data["line"] for n in notes] == [run[0][0] for run in runs], kernel
+        assert all(n.data["coalesced"] is (n.severity is Severity.INFO) for n in notes)
+    # Without the coalescing proof, the rule underneath: lines 12 and 13 make one run.
+    prog = program(mode, "widths", arch)
+    k = prog.kernel("vec2")
+    found = accesses(k)
+    locs = user_locs([a.instruction for a in found])
+    lines = line_keys(k).keys(locs)
+    (note,) = memory_width._narrow_lines(found, lines, locs)
     assert note.data["max_bits"] == 64 and note.message.startswith("lines 12-13: ")
     assert [s.line for s in note.source] == [12, 13]
-    f, _ = analyse(memory_width, mode, "widths", arch, "scalar")
-    assert kinds(f, "narrow-access")[0].message.startswith("line 18: ")
 
 
 @pytest.mark.parametrize("arch", ["sm_80", "sm_90a"])

@@ -17,6 +17,8 @@ REGISTRY: Mapping[str, str] = MappingProxyType(
     {
         "unroll": "sassview.analyses.unroll",
         "memory": "sassview.analyses.memory_width",
+        "coalescing": "sassview.analyses.coalescing",
+        "bank_conflicts": "sassview.analyses.bank_conflicts",
         "tensor_cores": "sassview.analyses.tensor_cores",
         "async_copy": "sassview.analyses.async_copy",
         "spills": "sassview.analyses.spills",

@@ -21,6 +21,7 @@ from sassview.ir import SourceLoc
 if TYPE_CHECKING:
     from sassview.graph.cfg import ControlFlowGraph
     from sassview.graph.dataflow import Liveness
+    from sassview.graph.lanes import BlockShape
     from sassview.graph.loops import Loop
     from sassview.ir import Kernel, Program
 
@@ -63,6 +64,9 @@ class AnalysisContext:
     cfg: ControlFlowGraph
     loops: tuple[Loop, ...]
     liveness: Liveness
+    # The thread block the warp analyses take their lanes from (`check --block 16x16`);
+    # None: the kernel's .reqntid, else one warp of 32 consecutive threadIdx.x.
+    block: BlockShape | None = None
     # What `shared` computed so far, by the function that computes it.
     _shared: dict[Callable[[Kernel], Any], Any] = field(
         default_factory=dict, repr=False, compare=False

@@ -217,6 +217,12 @@ def accesses(
     return out
 
 
+def kernel_accesses(kernel: Kernel) -> list[MemoryAccess]:
+    """`accesses` of a kernel, for `AnalysisContext.shared`: the memory-width, coalescing and
+    bank-conflict analyses read the same list (a pass over every instruction each, before)."""
+    return accesses(kernel, ptx_lines(kernel))
+
+
 _CONSTANT, _MEMORY = OperandKind.CONSTANT, OperandKind.MEMORY
 _new_access = tuple.__new__  # MemoryAccess without its generated __new__'s Python frame
 

@@ -4,7 +4,8 @@ Detects, on every architecture sassview reads (sm_80 ... sm_120):
   - the width of every memory instruction (LDG/STG/LD/ST/LDS/STS/LDL/STL/LDC/LDGSTS/LDSM/STSM/
     ATOM*/RED*, and TMA / bulk copies as "bulk"), with the PTX instruction it came from;
   - "narrow-access" (NOTE): source lines whose global loads and stores are all narrower than
-    128 bits (LDG.E rather than LDG.E.128), one note per run of consecutive such lines;
+    128 bits (LDG.E rather than LDG.E.128), one note per run of consecutive such lines; INFO
+    where the coalescing analysis proves every one of them coalesced (no traffic is lost);
   - "merge-candidate" (NOTE): several narrow accesses through one base register at consecutive
     offsets ([R2.64], [R2.64+0x4], [R2.64+0x8], [R2.64+0xc]) — one vector access could do it.
 
@@ -32,9 +33,9 @@ from typing import Any, TypeVar
 from sassview.analyses.base import AnalysisContext, Annotation, Findings, Severity
 from sassview.analyses.memory import (
     MemoryAccess,
-    accesses,
     base_text,
     distinct_locs,
+    kernel_accesses,
     line_keys,
     ptx_lines,
     user_locs,
@@ -97,7 +98,7 @@ def hints_for(kind: str) -> tuple[str, str]:
 def run(ctx: AnalysisContext) -> Findings:
     kernel = ctx.kernel
     table = ctx.shared(ptx_lines)
-    found = accesses(kernel, table)
+    found = ctx.shared(kernel_accesses)
     keys = ctx.shared(line_keys)
     locs = user_locs([a.instruction for a in found])  # each access' user line, or None
     lines = keys.keys(locs)  # and its JSON key
@@ -115,10 +116,18 @@ def run(ctx: AnalysisContext) -> Findings:
     }
     narrow_hint, merge_hint = hints_for(ctx.program.artifacts.kind)
     annotations = [
-        *_narrow_lines(found, lines, locs, narrow_hint),
-        *_merge_candidates(kernel.instructions, found, merge_hint),
+        *_narrow_lines(found, lines, locs, narrow_hint, _proven_coalesced(ctx)),
+        *_by_line_notes(_merge_candidates(kernel.instructions, found, merge_hint)),
     ]
     return Findings(facts=facts, annotations=tuple(annotations))
+
+
+def _proven_coalesced(ctx: AnalysisContext) -> frozenset[int]:
+    """Addresses of the global accesses the coalescing analysis proves coalesced: a narrow one
+    of those costs instructions at most, not memory traffic, so it gets no note."""
+    from sassview.analyses.coalescing import global_accesses
+
+    return frozenset(m.fact["address"] for m in global_accesses(ctx) if m.fact["coalesced"])
 
 
 def _widest(
@@ -210,38 +219,47 @@ def _narrow_lines(
     lines: Sequence[str | None],
     locs: Sequence[SourceLoc | None],
     hint: str = NARROW_HINT,
+    coalesced: frozenset[int] = frozenset(),
 ) -> list[Annotation]:
     """One note per run of consecutive source lines whose global loads and stores are all
-    narrower than 128 bits ("line 18: ...", "lines 12-13: ...").
+    narrower than 128 bits ("line 18: ...", "lines 12-13: ..."). A line whose accesses are
+    all at `coalesced` (proven coalesced: they cost instructions, not memory traffic) is INFO,
+    not a note: kept for what reads the kind (`sassview try`'s Triton divisibility trial),
+    out of `check`'s findings; such lines make runs of their own.
 
     Unrolled code has a line per access: a generated kernel of 4096 such lines gets one note,
     not 4096 of the same text (its per-line figures stay in the `by_line` fact). So the work per
     line is kept to a list updated in place and a plain tuple to sort (no key function, no
     record per line)."""
-    # Line key -> [its user line, widest bits, loads, addresses]; a key names one (file, line).
+    # Line key -> [its user line, widest bits, loads, addresses, all coalesced]; a key names
+    # one (file, line).
     stats: dict[str, list[Any]] = {}
     for acc, key, loc in zip(found, lines, locs, strict=True):
         bits = acc.bits
         if key is None or acc.space != "global" or acc.direction == "atomic":
             continue
         if isinstance(bits, int):
+            proven = acc.instruction.address in coalesced
             entry = stats.get(key)
             if entry is None:
-                stats[key] = [loc, bits, acc.direction == "load", [acc.instruction.address]]
+                stats[key] = [loc, bits, acc.direction == "load", [acc.instruction.address], proven]
             else:
                 if bits > entry[1]:
                     entry[1] = bits
                 entry[2] += acc.direction == "load"
                 entry[3].append(acc.instruction.address)
-    order = sorted([(e[0].file, e[0].line, key) for key, e in stats.items() if e[1] < NARROW_BELOW])
-    runs: list[list[str]] = []  # runs of consecutive lines, as their keys
-    last_file, last_line = None, 0
-    for file, line, key in order:
-        if file == last_file and line == last_line + 1:
+                entry[4] = entry[4] and proven
+    order = sorted(
+        [(e[4], e[0].file, e[0].line, key) for key, e in stats.items() if e[1] < NARROW_BELOW]
+    )
+    runs: list[list[str]] = []  # runs of consecutive lines alike proven or not, as their keys
+    last: tuple[Any, ...] = (None, None, 0)
+    for proven, file, line, key in order:
+        if (proven, file) == last[:2] and line == last[2] + 1:
             runs[-1].append(key)
         else:
             runs.append([key])
-        last_file, last_line = file, line
+        last = (proven, file, line)
     notes = [_narrow_note(run, stats, hint) for run in runs]
     notes.sort(key=lambda note: note.addresses[0])  # in code order, as before
     return notes
@@ -253,22 +271,33 @@ def _narrow_note(run: list[str], stats: Mapping[str, list[Any]], hint: str) -> A
     widest = loads = accesses = 0
     addresses: list[int] = []
     for key in run:  # a loop per line: no comprehension, no max()
-        _loc, bits, line_loads, line_addresses = stats[key]
+        _loc, bits, line_loads, line_addresses, _proven = stats[key]
         if bits > widest:
             widest = bits
         loads += line_loads
         accesses += len(line_addresses)
         addresses.extend(line_addresses)
     stores = accesses - loads
+    proven = stats[first][4]
     where = f"line {first}" if len(run) == 1 else f"lines {first}-{stats[run[-1]][0].line}"
+    message = f"{where}: global accesses at most {widest} bits wide ({_counts(loads, stores)})"
+    if proven:
+        message += "; coalesced, so wider accesses would save instructions, not traffic"
     return Annotation(
         kind="narrow-access",
-        severity=Severity.NOTE,
-        message=f"{where}: global accesses at most {widest} bits wide ({_counts(loads, stores)})",
+        severity=Severity.INFO if proven else Severity.NOTE,
+        message=message,
         hint=hint,
         addresses=tuple(addresses),
         source=tuple([stats[key][0] for key in run]),
-        data={"line": first, "lines": run, "max_bits": widest, "loads": loads, "stores": stores},
+        data={
+            "line": first,
+            "lines": run,
+            "max_bits": widest,
+            "loads": loads,
+            "stores": stores,
+            "coalesced": proven,
+        },
     )
 
 
@@ -310,6 +339,37 @@ def _written_registers(ins: SassInstruction) -> range:
 
 
 _NONE = range(0)
+
+
+def _by_line_notes(candidates: list[Annotation]) -> list[Annotation]:
+    """Merge candidates of one source line as one note: an unrolled line has one chain per
+    copy, the same advice each time. `data` keeps the first chain's keys and every chain in
+    `chains`."""
+    groups: dict[tuple[str, int] | None, list[Annotation]] = {}
+    for a in candidates:
+        where = (a.source[0].file, a.source[0].line) if a.source else None
+        groups.setdefault(where, []).append(a)
+    out = []
+    for where, members in groups.items():
+        first = members[0]
+        if len(members) == 1 or where is None:
+            out.extend(members)
+            continue
+        rest = len(members) - 1
+        out.append(
+            Annotation(
+                kind=first.kind,
+                severity=first.severity,
+                message=f"line {where[1]}: {first.message} (and {rest} more such "
+                f"run{'s' if rest != 1 else ''} on this line)",
+                hint=first.hint,
+                addresses=tuple(a for m in members for a in m.addresses),
+                source=first.source,
+                data={**first.data, "line": where[1], "chains": [dict(m.data) for m in members]},
+            )
+        )
+    out.sort(key=lambda a: a.addresses[0])
+    return out
 
 
 def _merge_candidates(

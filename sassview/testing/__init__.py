@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     )
     from sassview.testing.filecheck import FileCheckFailure, filecheck, run_filecheck
     from sassview.testing.matchers import KernelUnderTest
+    from sassview.testing.memory_use import BankConflictFound, CoalescingMismatch
     from sassview.testing.normalize import normalize_ptx, normalize_sass
     from sassview.testing.occupancy import OccupancyTooLow
     from sassview.testing.snapshot import SnapshotMismatch
@@ -39,6 +40,8 @@ _WHERE = {
     "normalize_ptx": "normalize",
     "SnapshotMismatch": "snapshot",
     "OccupancyTooLow": "occupancy",
+    "CoalescingMismatch": "memory_use",
+    "BankConflictFound": "memory_use",
     **{
         name: "failures"
         for name in (
@@ -53,6 +56,8 @@ _WHERE = {
     },
 }
 __all__ = [
+    "BankConflictFound",
+    "CoalescingMismatch",
     "CountMismatch",
     "FeatureMismatch",
     "FileCheckFailure",

@@ -316,6 +316,37 @@ class KernelUnderTest:
 
         check_width(self, bits, "store", space, loop, lines)
 
+    def assert_coalesced(
+        self,
+        *,
+        lines: Lines | None = None,
+        loop: LoopRef | None = None,
+        direction: str | None = None,
+    ) -> None:
+        """Every global access in scope (loads, stores, atomics; or one `direction`) touches
+        the fewest 32-byte sectors per warp its width allows; an unknown address fails."""
+        __tracebackhide__ = True
+        from sassview.testing.memory_use import check_coalesced
+
+        check_coalesced(self, direction, loop, lines)
+
+    def assert_sectors(self, *, line: int, max: int) -> None:
+        """Every global access on `line` touches at most `max` 32-byte sectors per warp."""
+        __tracebackhide__ = True
+        from sassview.testing.memory_use import check_sectors
+
+        check_sectors(self, line, max)
+
+    def assert_no_bank_conflicts(
+        self, *, lines: Lines | None = None, loop: LoopRef | None = None
+    ) -> None:
+        """Every shared access in scope needs the fewest wavefronts per warp its width allows
+        (no n-way bank conflict); an unknown address fails."""
+        __tracebackhide__ = True
+        from sassview.testing.memory_use import check_no_bank_conflicts
+
+        check_no_bank_conflicts(self, loop, lines)
+
     def assert_count(
         self,
         pattern: str,

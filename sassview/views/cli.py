@@ -112,6 +112,11 @@ def cli(verbose: bool) -> None:
     type=click.Path(path_type=Path),
     help="Build directory with compile_commands.json (default: found above the file).",
 )
+@click.option(
+    "--block",
+    help="Thread block shape the coalescing and bank-conflict counts assume, e.g. 16x16 "
+    "(default: the kernel's .reqntid, else a warp of 32 consecutive threadIdx.x).",
+)
 def check(
     paths: tuple[Path, ...],
     archs: tuple[str, ...],
@@ -125,6 +130,7 @@ def check(
     instantiate: tuple[str, ...],
     include_before: tuple[Path, ...],
     build_dir: Path | None,
+    block: str | None,
 ) -> None:
     """Compile or read each PATH (.cu, .ptx, .cubin, fatbin) and report every kernel's resources."""
     from sassview.api import load
@@ -138,6 +144,7 @@ def check(
     summaries = []
     _warn_on_mixed_releases()
     try:
+        shape = _block_shape(block)
         for path in paths:
             _progress(f"sassview: reading {path} …")
             if path.is_dir():
@@ -163,7 +170,7 @@ def check(
                         include_before=(*(build.include_before if build else ()), *include_before),
                     )
             for program in programs:
-                summary = program_summary(program, inspect_program(program, kernel))
+                summary = program_summary(program, inspect_program(program, kernel, block=shape))
                 summaries.append(summary)
                 if not as_json:
                     click.echo(render_program(summary))
@@ -211,6 +218,22 @@ def _build_flags(path: Path, build_dir: Path | None) -> BuildFlags | None:
     if build.not_honoured:
         click.echo(f"  not honoured: {' '.join(build.not_honoured)}", err=True)
     return build
+
+
+def _block_shape(text: str | None) -> Any:
+    """--block 16x16 -> a BlockShape (None when not given); malformed: an input error."""
+    if text is None:
+        return None
+    from sassview.errors import InputError
+    from sassview.graph.lanes import parse_block
+
+    shape = parse_block(text)
+    if shape is None:
+        raise InputError(
+            f"--block {text!r} is not a block shape",
+            "give the threads per block as X, XxY or XxYxZ, e.g. --block 256 or --block 16x16",
+        )
+    return shape
 
 
 def _load_kernel_file(path: Path, archs: tuple[str, ...]) -> list[Any]:

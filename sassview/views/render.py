@@ -121,6 +121,9 @@ def _analysis_lines(a: dict[str, Any]) -> list[str]:
     if peak["address"] is not None:
         where = f" ({peak['source']})" if peak["source"] else ""
         rows.append(("register peak", f"{peak['live']} live at /*{peak['address']:04x}*/{where}"))
+    if a.get("memory_use"):
+        use = a["memory_use"]
+        rows.append(("memory use", f"{use['text']}; assumes {use['block']}"))
     if a.get("occupancy"):
         rows.append(("occupancy", a["occupancy"]["text"]))
     rows.extend(("schedule", loop["text"]) for loop in a.get("schedule", ()))

@@ -101,6 +101,7 @@ def _analysis(insp: Inspection) -> dict[str, Any]:
             {k: e[k] for k in ("loop", "source_line", "issue_cycles", "math_share", "text")}
             for e in insp.facts("schedule")["loops"]
         ],
+        "memory_use": _memory_use(insp),
         "register_peak": {
             "live": live.peak,
             "address": peak_ins.address if peak_ins else None,
@@ -122,6 +123,21 @@ def _occupancy(insp: Inspection) -> dict[str, Any] | None:
         "max_warps": f["max_warps"],
         "text": f["text"],
         "points": [{k: p[k] for k in keep} for p in f["points"]],
+    }
+
+
+def _memory_use(insp: Inspection) -> dict[str, Any]:
+    """Coalescing and bank conflicts: the kernel's counts, its line of text, every access."""
+    from sassview.analyses.warp import memory_use_text
+
+    glob, banks = insp.facts("coalescing"), insp.facts("bank_conflicts")
+    return {
+        "text": memory_use_text(glob, banks),
+        "block": glob["block"],
+        "global": {k: glob[k] for k in ("coalesced", "uncoalesced", "unknown")},
+        "shared": {k: banks[k] for k in ("conflicted", "unknown", "worst_ways")},
+        "global_accesses": list(glob["accesses"]),
+        "shared_accesses": list(banks["accesses"]),
     }
 
 

@@ -39,6 +39,10 @@ CASES: dict[str, dict[str, object]] = {
     },
     "tcgen05": {"source": "tests/data/analyses/sources/tcgen05.cu", "archs": ["sm_100a"]},
     "async": {"source": "tests/data/analyses/sources/async.cu", "archs": ["sm_80", "sm_90a"]},
+    "coalescing": {
+        "source": "tests/data/analyses/sources/coalescing.cu",
+        "archs": ["sm_80", "sm_90a"],
+    },
     "spill": {
         "source": "tests/corpus/sources/spill.cu",
         "archs": ["sm_80", "sm_90a"],

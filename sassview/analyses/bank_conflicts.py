@@ -1,0 +1,230 @@
+"""Shared-memory bank conflicts: how many wavefronts one warp-wide execution of each shared
+access needs, against the fewest its width allows.
+
+The rule implemented (the CUDA C++ Programming Guide, "Shared Memory" of compute capability
+5.x and later, which sm_80 ... sm_120 keep): shared memory has 32 banks; successive 32-bit
+words go to successive banks (bank = (byte address / 4) mod 32); the lanes of one request that
+touch different words of one bank are served one word per wavefront; lanes that touch the same
+word are served together (a broadcast, or one write). Accesses wider than 32 bits are served in
+phases (no guide table says so for 5.x+; it is what NVIDIA's engineers describe on their forums
+and what Nsight Compute's wavefront counts show): a 64-bit access (LDS.64, STS.64) in two
+phases of 16 lanes, a 128-bit one (LDS.128, STS.128) in four phases of 8 lanes, each phase
+conflicting only within itself; so the fewest wavefronts are 1, 2 and 4. LDSM/STSM move 8x8
+matrices of 16-byte rows, one row address per lane: `.x1` reads lanes 0-7, `.x2` 0-15, `.x4`
+all 32, each matrix (8 rows, 128 bytes) a phase. Per phase the wavefronts are the most words
+any one bank is asked for; the finding's "n-way" is the worst phase.
+
+Detects, on sm_80 ... sm_120, for LDS/STS/LDSM/STSM and the generic LD/ST whose PTX says
+.shared: the wavefronts per warp-wide execution, the ideal, the lane stride; "bank-conflict"
+at the source line of an access needing more than the ideal (a WARNING in a loop, a NOTE
+otherwise), with the fix: padding, a swizzle, a different thread mapping.
+
+How it can be wrong: the lanes are one warp of the block shape known (see
+sassview.analyses.coalescing); every lane is taken to be active; the symbolic part of a shared
+address (the shared window's base on sm_90+, a loop offset) is taken to be a multiple of 4
+bytes, which leaves the count exact, since a uniform shift only renames the banks; where a
+real kernel's per-phase merging differs from the rule above (an access whose two half-warps
+read the same words), the hardware may need fewer wavefronts than counted. Nsight Compute's
+`l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum` measures it on a GPU.
+"""
+
+from __future__ import annotations
+
+from typing import Any, TypedDict
+
+from sassview.analyses.base import AnalysisContext, Annotation, Findings, Severity
+from sassview.analyses.memory import MemoryAccess, kernel_accesses, user_locs
+from sassview.analyses.warp import (
+    block_shape,
+    index_of,
+    loop_addresses,
+    pattern_text,
+    stride_of,
+    warp_model,
+)
+from sassview.graph.lanes import LaneValue, Unknown
+from sassview.ir import SourceLoc
+
+BANKS = 32
+_SHARED = frozenset({"LDS", "STS", "LDSM", "STSM", "LD", "ST"})
+
+
+class SharedAccess(TypedDict):
+    """One shared access, one warp-wide execution (the `accesses` of the facts)."""
+
+    address: int
+    opcode: str
+    direction: str
+    bits: int  # per lane (LDSM/STSM: 32 per matrix, as memory_width counts them)
+    source_line: int | None
+    in_loop: bool
+    wavefronts: int | None  # None when unknown
+    ideal: int  # the fewest wavefronts for this width
+    ways: int | None  # the worst phase's n-way conflict (1: none)
+    stride: int | None
+    pattern: str | None
+    unknown: str | None
+
+
+class BankFacts(TypedDict):
+    block: str
+    accesses: list[SharedAccess]
+    conflicted: int
+    unknown: int
+    worst_ways: int  # the largest n-way conflict of any access (1 when none)
+
+
+_CUDA_HINT = (
+    "pad the row by one 32-bit word (`__shared__ float tile[32][33]`), or XOR-swizzle the "
+    "column with the row (`tile[r][c ^ r]`), or change which thread reads which element"
+)
+_TRITON_HINT = (
+    "Triton chooses shared layouts itself: a conflict here comes from a layout conversion "
+    "(`tl.trans`, a reduction axis); try another `num_warps` or reshape so the conversion "
+    "is not needed"
+)
+_CUTE_HINT = (
+    "compose the shared-memory layout with a swizzle (`cute.make_composed_layout(cute."
+    "make_swizzle(b, m, s), 0, layout)`) or pad its leading dimension"
+)
+
+
+def hint_for(kind: str) -> str:
+    return {"triton": _TRITON_HINT, "cute": _CUTE_HINT}.get(kind, _CUDA_HINT)
+
+
+def phases(opcode: str, bits: int, active: int) -> tuple[int, int, int]:
+    """(bytes per lane, lanes per phase, lanes taking part) of a shared access."""
+    if opcode in ("LDSM", "STSM"):
+        matrices = max(1, bits // 32)
+        return 16, 8, min(active, 8 * matrices)
+    nbytes = max(1, bits // 8)
+    per_phase = 32 if nbytes <= 4 else 16 if nbytes == 8 else 8
+    return nbytes, per_phase, active
+
+
+def wavefronts(lanes: tuple[int, ...] | list[int], nbytes: int, per_phase: int) -> list[int]:
+    """Wavefronts of each phase: the most distinct words one bank is asked for."""
+    out = []
+    for start in range(0, len(lanes), per_phase):
+        banks: dict[int, set[int]] = {}
+        for a in lanes[start : start + per_phase]:
+            for word in range(a >> 2, (a + nbytes - 1 >> 2) + 1):
+                banks.setdefault(word % BANKS, set()).add(word)
+        out.append(max((len(w) for w in banks.values()), default=1))
+    return out
+
+
+def run(ctx: AnalysisContext) -> Findings:
+    picked = [
+        a
+        for a in ctx.shared(kernel_accesses)
+        if a.space == "shared" and a.instruction.opcode in _SHARED and isinstance(a.bits, int)
+    ]
+    facts: list[SharedAccess] = []
+    if picked:
+        model = warp_model(ctx)
+        index = index_of(ctx)
+        in_loop = loop_addresses(ctx)
+        active = block_shape(ctx).active_lanes
+        for acc, loc in zip(picked, user_locs([a.instruction for a in picked]), strict=True):
+            ins = acc.instruction
+            value = (
+                model.address(index[ins.address], acc.operand)
+                if acc.operand is not None
+                else Unknown("no address operand")
+            )
+            facts.append(_fact(acc, loc, value, active, ins.address in in_loop))
+    summary = BankFacts(
+        block=block_shape(ctx).describe(),
+        accesses=facts,
+        conflicted=sum(1 for f in facts if (f["ways"] or 1) > 1),
+        unknown=sum(1 for f in facts if f["wavefronts"] is None),
+        worst_ways=max((f["ways"] or 1 for f in facts), default=1),
+    )
+    hint = hint_for(ctx.program.artifacts.kind)
+    return Findings(facts=dict(summary), annotations=tuple(_findings(picked, facts, hint)))
+
+
+def _fact(
+    acc: MemoryAccess, loc: SourceLoc | None, value: LaneValue | Unknown, active: int, looped: bool
+) -> SharedAccess:
+    ins = acc.instruction
+    assert isinstance(acc.bits, int)
+    nbytes, per_phase, taking_part = phases(ins.opcode, acc.bits, active)
+    ideal = -(-taking_part // per_phase)
+    fact = SharedAccess(
+        address=ins.address,
+        opcode=ins.mnemonic,
+        direction=acc.direction,
+        bits=acc.bits,
+        source_line=loc.line if loc is not None else None,
+        in_loop=looped,
+        wavefronts=None,
+        ideal=ideal,
+        ways=None,
+        stride=None,
+        pattern=None,
+        unknown=None,
+    )
+    if isinstance(value, LaneValue) and value.scaled:
+        names = ", ".join(s for s, _ in value.scaled)
+        fact["unknown"] = f"the banks depend on {names}, a stride known at run time"
+        return fact
+    if isinstance(value, Unknown):
+        fact["unknown"] = value.reason
+        return fact
+    lanes = value.lanes[:taking_part]
+    per = wavefronts(lanes, nbytes, per_phase)
+    fact["wavefronts"] = sum(per)
+    fact["ways"] = max(per)
+    fact["stride"] = stride_of(lanes)
+    fact["pattern"] = pattern_text(lanes)
+    return fact
+
+
+def _findings(picked: list[MemoryAccess], facts: list[SharedAccess], hint: str) -> list[Annotation]:
+    """One `bank-conflict` finding per (source line, direction), for its worst access."""
+    groups: dict[tuple[Any, str], list[tuple[MemoryAccess, SharedAccess]]] = {}
+    for acc, f in zip(picked, facts, strict=True):
+        if (f["ways"] or 1) > 1:
+            loc = acc.instruction.source
+            outer = loc.outermost if loc is not None else None
+            where = (outer.file, outer.line) if outer is not None else None
+            groups.setdefault((where, f["direction"]), []).append((acc, f))
+    out = []
+    for (_where, direction), members in groups.items():
+        worst_acc, worst = max(members, key=lambda m: m[1]["ways"] or 0)
+        loc = worst_acc.instruction.source
+        outer = loc.outermost if loc is not None else None
+        line = f"line {outer.line}" if outer is not None else f"/*{worst['address']:04x}*/"
+        looped = any(f["in_loop"] for _, f in members)
+        count = len(members)
+        message = (
+            f"{line}: shared {direction} is a {worst['ways']}-way bank conflict "
+            f"({worst['wavefronts']} wavefronts per warp where {worst['ideal']} would do; "
+            f"{worst['pattern']}"
+            + (f"; {count} accesses" if count > 1 else "")
+            + (", in a loop)" if looped else ")")
+        )
+        out.append(
+            Annotation(
+                kind="bank-conflict",
+                severity=Severity.WARNING if looped else Severity.NOTE,
+                message=message,
+                hint=hint,
+                addresses=tuple(f["address"] for _, f in members),
+                source=(outer,) if outer is not None else (),
+                data={
+                    "line": outer.line if outer is not None else None,
+                    "direction": direction,
+                    "ways": worst["ways"],
+                    "wavefronts": worst["wavefronts"],
+                    "ideal": worst["ideal"],
+                    "stride": worst["stride"],
+                    "accesses": count,
+                },
+            )
+        )
+    out.sort(key=lambda a: a.addresses[0])
+    return out

@@ -1,0 +1,421 @@
+"""Global memory coalescing: how many 32-byte sectors one warp-wide execution of each global
+access touches, against the fewest its width and active lanes allow.
+
+Detects, on every architecture sassview reads (sm_80 ... sm_120), for LDG/STG/ATOMG/REDG/
+LDGSTS (its global source) and the generic LD/ST/ATOM/RED whose PTX says .global:
+  - per access: the sectors one warp touches (each lane's bytes, 32-byte sectors counted
+    once), the minimum (the warp's bytes / 32, rounded up: 4 for 32 lanes x 32 bits, 16 for
+    128 bits, 1 for a broadcast's 4 bytes), the lane stride that explains it, or why it is
+    unknown (a gather, a stride only known at run time: see sassview.graph.lanes);
+  - "uncoalesced": a source line whose accesses touch more sectors than the minimum; a WARNING
+    when the access is in a loop, a NOTE otherwise; the hint in the kernel's language.
+
+How it can be wrong:
+  - The lanes are one warp of the block shape known (`.reqntid`, `--block`) or, by default, 32
+    consecutive threadIdx.x with threadIdx.y and z the same in every lane: a kernel launched
+    with blockDim.x < 32 gets a different answer (pass --block).
+  - Every lane is taken to be active: a bounds check that switches lanes off is not seen.
+  - The symbolic part of an address (pointer arguments, block and loop offsets) is taken to be
+    a multiple of 32 bytes (cudaMalloc returns 256-byte aligned memory) where the address
+    arithmetic does not prove it; each access says so in `assumption`. Known constant offsets
+    (a[i + 1]) are counted: that one spans 5 sectors.
+  - L1/L2 hit rates, and whether two accesses of one line share sectors, are not modelled: a
+    sector count is per instruction, as Nsight Compute's sectors per request.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Any, NamedTuple, TypedDict
+
+from sassview.analyses.base import AnalysisContext, Annotation, Findings, Severity
+from sassview.analyses.memory import MemoryAccess, kernel_accesses, user_locs
+from sassview.analyses.warp import (
+    block_shape,
+    index_of,
+    loop_addresses,
+    pattern_text,
+    shared_box,
+    stride_of,
+    warp_model,
+)
+from sassview.graph.lanes import LaneValue, Unknown
+from sassview.ir import OperandKind, SourceLoc
+
+SECTOR = 32
+ALIGNMENT_ASSUMPTION = (
+    "the symbolic part of the address (pointer arguments, block and loop offsets) is taken "
+    "as a multiple of 32 bytes"
+)
+
+
+class GlobalAccess(TypedDict):
+    """One global access, one warp-wide execution (the `accesses` of the facts)."""
+
+    address: int
+    opcode: str
+    direction: str  # load, store, atomic
+    bits: int
+    source_line: int | None
+    in_loop: bool
+    active_lanes: int
+    sectors: int | None  # None when unknown
+    min_sectors: int
+    stride: int | None  # bytes between consecutive lanes, when one stride holds for all
+    pattern: str | None  # the lanes' steps in words
+    coalesced: bool | None  # sectors <= min_sectors; None when unknown
+    assumption: str | None  # what the count rests on, beyond the address arithmetic
+    unknown: str | None  # why the sectors are unknown
+
+
+class CoalescingFacts(TypedDict):
+    block: str  # the lanes the counts are for, in words
+    accesses: list[GlobalAccess]
+    coalesced: int
+    uncoalesced: int
+    unknown: int
+
+
+_GLOBAL = frozenset({"LDG", "STG", "ATOMG", "REDG", "LDGSTS", "LD", "ST", "ATOM", "RED"})
+
+_CUDA_HINT = (
+    "make threadIdx.x index the contiguous (last) dimension: swap the roles of threadIdx.x "
+    "and threadIdx.y or transpose the index; when reads and writes walk different dimensions "
+    "(a transpose), stage the tile through shared memory (padded, [32][33])"
+)
+_TRITON_HINT = (
+    "make the contiguous dimension the fastest-varying offsets of the block (the last axis of "
+    "the `tl.arange` offsets, `order=` of a block pointer), or load the tile along its "
+    "contiguous dimension and `tl.trans` it"
+)
+_CUTE_HINT = (
+    "give the copy a thread-value layout whose consecutive threads walk the tensor's "
+    "stride-1 mode (the TV layout of the tiled copy), or stage through shared memory"
+)
+_MISALIGNED_HINT = (
+    "the access starts past a 32-byte boundary: align the base (an offset that is a multiple "
+    "of 8 floats, or padding at the row's start)"
+)
+
+
+class Measured(NamedTuple):
+    """One global access, its fact, and the lane addresses it rests on (base + offset)."""
+
+    access: MemoryAccess
+    fact: GlobalAccess
+    base: LaneValue | Unknown
+    offset: int
+    loc: SourceLoc | None  # the user's line (outermost frame)
+
+    @property
+    def value(self) -> LaneValue | Unknown:
+        base, offset = self.base, self.offset
+        if isinstance(base, Unknown) or not offset:
+            return base
+        return base._replace(lanes=tuple(map(offset.__add__, base.lanes)))
+
+
+def hint_for(kind: str) -> str:
+    """The fix for an uncoalesced access, in the terms of the kernel's language."""
+    return {"triton": _TRITON_HINT, "cute": _CUTE_HINT}.get(kind, _CUDA_HINT)
+
+
+def global_accesses(ctx: AnalysisContext) -> list[Measured]:
+    """Every global access with its sector count, computed once per inspection."""
+    box = shared_box(ctx)
+    found = box.get("global")
+    if found is None:
+        found = box["global"] = _measure(ctx)
+    return found
+
+
+def _measure(ctx: AnalysisContext) -> list[Measured]:
+    picked = [
+        a
+        for a in ctx.shared(kernel_accesses)
+        if a.space == "global" and a.instruction.opcode in _GLOBAL and isinstance(a.bits, int)
+    ]
+    if not picked:
+        return []
+    model = warp_model(ctx)
+    index = index_of(ctx)
+    in_loop = loop_addresses(ctx)
+    active = block_shape(ctx).active_lanes
+    # What a fact needs of its lanes, by (base value, offset within a sector, width): unrolled
+    # code has thousands of accesses of one base at different offsets.
+    # Keyed by the base's id: the model keeps every value it returned alive, and hashing 32
+    # lanes per access would cost more than the rest of the key.
+    shapes: dict[tuple[int, int, int], tuple[int, int | None, str, str | None]] = {}
+    names: dict[tuple[str, tuple[str, ...]], str] = {}
+    least_of: dict[int, int] = {}
+    out = []
+    for acc, loc in zip(picked, user_locs([a.instruction for a in picked]), strict=True):
+        ins = acc.instruction
+        operand = acc.operand
+        if ins.opcode == "LDGSTS":  # [shared], [global]: the global source is the last one
+            operand = [op for op in ins.operands if op.kind is OperandKind.MEMORY][-1]
+        nbytes = max(1, acc.bits // 8) if isinstance(acc.bits, int) else 1
+        base, offset = (
+            model.address_parts(index[ins.address], operand)
+            if operand is not None
+            else (Unknown("no address operand"), 0)
+        )
+        form = (ins.opcode, ins.modifiers)
+        mnemonic = names.get(form)
+        if mnemonic is None:
+            mnemonic = names[form] = ins.mnemonic
+        least = least_of.get(nbytes)
+        if least is None:
+            least = least_of[nbytes] = -(-active * nbytes // SECTOR)
+        fact: GlobalAccess = {
+            "address": ins.address,
+            "opcode": mnemonic,
+            "direction": acc.direction,
+            "bits": nbytes * 8,
+            "source_line": loc.line if loc is not None else None,
+            "in_loop": ins.address in in_loop,
+            "active_lanes": active,
+            "sectors": None,
+            "min_sectors": least,
+            "stride": None,
+            "pattern": None,
+            "coalesced": None,
+            "assumption": None,
+            "unknown": None,
+        }
+        if isinstance(base, Unknown):
+            fact["unknown"] = base.reason
+        elif base.scaled:
+            _run_time(fact, base, offset, nbytes, active)
+        else:
+            key = (id(base), offset % SECTOR, nbytes)
+            shape = shapes.get(key)
+            if shape is None:
+                shape = shapes[key] = _shape(base, offset % SECTOR, nbytes, active)
+            fact["sectors"], fact["stride"], fact["pattern"], fact["assumption"] = shape
+            fact["coalesced"] = shape[0] <= least
+        out.append(Measured(acc, fact, base, offset, loc))
+    return out
+
+
+def _run_time(fact: GlobalAccess, base: LaneValue, offset: int, nbytes: int, active: int) -> None:
+    """An address with one run-time stride (A[x*K + k], K a kernel parameter): lanes at
+    different multiples of it are taken to lie in different sectors, which holds once the
+    stride is large enough; the count and that condition go in the fact."""
+    if len(base.scaled) != 1:
+        names = ", ".join(s for s, _ in base.scaled)
+        fact["unknown"] = f"the lanes stride by several run-time values ({names})"
+        return
+    name, multiplier = base.scaled[0]
+    groups = _by_multiple(base, offset, active)
+    count = sum(sectors(lanes, nbytes) for lanes in groups.values())
+    distinct = sorted(groups)
+    if len(distinct) == 1:  # the lanes that run share one multiple: it cancels
+        lanes = groups[distinct[0]]
+        one = fact["sectors"] = sectors(lanes, nbytes)
+        fact["coalesced"] = one <= fact["min_sectors"]
+        fact["stride"] = stride_of(lanes)
+        fact["pattern"] = pattern_text(lanes, fact["stride"])
+        return
+    step = min(b - a for a, b in zip(distinct, distinct[1:], strict=False))
+    spread = max(max(g) - min(g) for g in groups.values()) + nbytes
+    at_least = -(-(spread + SECTOR) // step)
+    fact["sectors"] = count
+    fact["coalesced"] = count <= fact["min_sectors"]
+    concrete = stride_of(base.lanes[:active])
+    mult = stride_of(multiplier[:active])
+    if mult is not None and concrete == 0:
+        fact["pattern"] = f"lane stride {mult}*{name} bytes, a run-time value"
+    else:
+        groups_n = len(distinct)
+        fact["pattern"] = (
+            f"{groups_n} groups of lanes, multiples of {name} bytes apart, a run-time value"
+        )
+    fact["assumption"] = (
+        f"{name} (known at run time) is taken as at least {at_least}: lanes at different "
+        f"multiples of it fall in different sectors"
+    )
+
+
+def _by_multiple(base: LaneValue, offset: int, active: int) -> dict[int, list[int]]:
+    """The lanes' concrete addresses, by their multiple of the (one) run-time stride."""
+    groups: dict[int, list[int]] = {}
+    for m, a in zip(base.scaled[0][1][:active], base.lanes[:active], strict=True):
+        groups.setdefault(m, []).append(a + offset)
+    return groups
+
+
+def warp_sectors(value: LaneValue, nbytes: int, active: int) -> int | None:
+    """Sectors of one warp-wide access at `value` (None: several run-time strides), lanes at
+    different multiples of a run-time stride taken to lie apart, as the facts count them."""
+    if not value.scaled:
+        return sectors(value.lanes[:active], nbytes)
+    if len(value.scaled) != 1:
+        return None
+    return sum(sectors(g, nbytes) for g in _by_multiple(value, 0, active).values())
+
+
+def _shape(
+    base: LaneValue, offset: int, nbytes: int, active: int
+) -> tuple[int, int | None, str, str | None]:
+    """(sectors, lane stride, pattern, alignment assumption) of `base` + `offset`."""
+    lanes = [a + offset for a in base.lanes[:active]]
+    stride = stride_of(lanes)
+    assumption = None
+    if base.terms and base.alignment_bits < 5 and not base.uniform:
+        assumption = ALIGNMENT_ASSUMPTION
+    return sectors(lanes, nbytes), stride, pattern_text(lanes, stride), assumption
+
+
+def sectors(lanes: tuple[int, ...] | list[int], nbytes: int) -> int:
+    """Distinct 32-byte sectors the lanes' accesses of `nbytes` each touch."""
+    if nbytes <= SECTOR:  # a lane's bytes lie in one sector or two: its first and its last
+        width = _SECTORS[: len(lanes)]
+        first = set(map(operator.floordiv, lanes, width))
+        ends = map(operator.add, lanes, _LAST[nbytes][: len(lanes)])
+        return len(first.union(map(operator.floordiv, ends, width)))
+    seen: set[int] = set()
+    for a in lanes:
+        seen.update(range(a // SECTOR, (a + nbytes - 1) // SECTOR + 1))
+    return len(seen)
+
+
+_SECTORS = (SECTOR,) * 32
+_LAST = {n: (n - 1,) * 32 for n in range(1, SECTOR + 1)}
+
+
+def run(ctx: AnalysisContext) -> Findings:
+    measured = global_accesses(ctx)
+    facts = [m.fact for m in measured]
+    summary = CoalescingFacts(
+        block=block_shape(ctx).describe(),
+        accesses=facts,
+        coalesced=sum(1 for f in facts if f["coalesced"] is True),
+        uncoalesced=sum(1 for f in facts if f["coalesced"] is False),
+        unknown=sum(1 for f in facts if f["coalesced"] is None),
+    )
+    kind = ctx.program.artifacts.kind
+    found = _findings(measured, hint_for(kind), _vector_hint(kind))
+    return Findings(facts=dict(summary), annotations=tuple(found))
+
+
+def _vector_hint(kind: str) -> str:
+    from sassview.analyses.memory_width import hints_for
+
+    return hints_for(kind)[1]
+
+
+def _together(members: list[Measured], active: int) -> int | None:
+    """Sectors the accesses of one line touch together, when they share one symbolic base and
+    their bytes form one contiguous range (each thread's elements are contiguous and the
+    threads' accesses interleave: one vector access per thread would be one request); else
+    None."""
+    if len(members) < 2:
+        return None
+    values = [v for v in (m.value for m in members) if isinstance(v, LaneValue)]
+    if len(values) < 2 or len(values) != len(members) or any(v.scaled for v in values):
+        return None
+    if len({v.terms for v in values}) != 1:
+        return None
+    spans = sorted(
+        (a, a + m.fact["bits"] // 8)
+        for m, v in zip(members, values, strict=True)
+        for a in v.lanes[:active]
+    )
+    if any(prev[1] != nxt[0] for prev, nxt in zip(spans, spans[1:], strict=False)):
+        return None
+    return (spans[-1][1] - 1) // SECTOR - spans[0][0] // SECTOR + 1
+
+
+class _Line(NamedTuple):
+    """The uncoalesced accesses of one (source line, direction), before lines are grouped."""
+
+    loc: SourceLoc | None
+    direction: str
+    worst: GlobalAccess
+    looped: bool
+    together: int | None  # sectors the line's accesses touch together, when interleaved
+    accesses: int  # of the line, in that direction
+    addresses: tuple[int, ...]  # the uncoalesced ones
+
+
+def _findings(measured: list[Measured], hint: str, vector_hint: str) -> list[Annotation]:
+    """`uncoalesced` findings: one per (source line, direction), for its worst access; lines
+    whose findings would read alike (generated or unrolled code: thousands of lines of one
+    pattern) are one finding listing them."""
+    bad: dict[tuple[Any, str], list[Measured]] = {}
+    every: dict[tuple[Any, str], list[Measured]] = {}
+    for m in measured:
+        loc = m.loc
+        key = ((loc.file, loc.line) if loc is not None else None, m.fact["direction"])
+        every.setdefault(key, []).append(m)
+        if m.fact["coalesced"] is False:
+            bad.setdefault(key, []).append(m)
+    alike: dict[tuple[Any, ...], list[_Line]] = {}
+    for key, members in bad.items():
+        worst_m = members[0]
+        if len(members) > 1:
+            worst_m = max(members, key=lambda m: (m.fact["sectors"] or 0) / m.fact["min_sectors"])
+        entry = _Line(
+            worst_m.loc,
+            key[1],
+            worst_m.fact,
+            any(m.fact["in_loop"] for m in members),
+            _together(every[key], worst_m.fact["active_lanes"]),
+            len(every[key]),
+            tuple(m.fact["address"] for m in members),
+        )
+        w = entry.worst
+        same = (
+            *(entry.loc.file if entry.loc else None, key[1], w["sectors"], w["min_sectors"]),
+            *(w["pattern"], entry.looped, entry.together, entry.accesses, len(members)),
+        )
+        alike.setdefault(same, []).append(entry)
+    out = [_annotation(lines, hint, vector_hint) for lines in alike.values()]
+    out.sort(key=lambda a: a.addresses[0])
+    return out
+
+
+def _annotation(lines: list[_Line], hint: str, vector_hint: str) -> Annotation:
+    first = lines[0]
+    worst, direction = first.worst, first.direction
+    numbers = sorted(e.loc.line for e in lines if e.loc is not None)
+    if len(lines) == 1:
+        where = f"line {numbers[0]}" if numbers else f"/*{worst['address']:04x}*/"
+    else:
+        where = f"{len(lines)} lines ({numbers[0]}-{numbers[-1]})"
+    count = len(first.addresses)
+    message = (
+        f"{where}: global {direction} touches {worst['sectors']} sectors per warp where "
+        f"{worst['min_sectors']} would do ({worst['pattern']}"
+        + (f"; {count} accesses" + (" a line" if len(lines) > 1 else "") if count > 1 else "")
+        + (", in a loop)" if first.looped else ")")
+    )
+    fix = hint
+    if first.together is not None:
+        message += (
+            f"; the line's {first.accesses} accesses interleave and touch {first.together} "
+            "sectors together: one wider access per thread would do it in one request"
+        )
+        fix = vector_hint
+    elif worst["stride"] is not None and worst["stride"] == worst["bits"] // 8:
+        fix = _MISALIGNED_HINT
+    return Annotation(
+        kind="uncoalesced",
+        # Interleaved accesses mostly hit in L1: requests, not DRAM traffic, are lost.
+        severity=Severity.WARNING if first.looped and first.together is None else Severity.NOTE,
+        message=message,
+        hint=fix,
+        addresses=tuple(sorted(a for e in lines for a in e.addresses)),
+        source=tuple(sorted((e.loc for e in lines if e.loc is not None), key=lambda s: s.line)),
+        data={
+            "line": numbers[0] if numbers else None,
+            "lines": numbers,
+            "direction": direction,
+            "sectors": worst["sectors"],
+            "min_sectors": worst["min_sectors"],
+            "stride": worst["stride"],
+            "accesses": count,
+            "interleaved_sectors": first.together,
+        },
+    )
