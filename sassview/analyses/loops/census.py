@@ -1,0 +1,637 @@
+"""The loop census of a CUDA C++ kernel: one entry per loop statement per inline context.
+
+All architectures. Each file the line table names (the main file and every header it
+includes) is scanned for its loop statements (`sassview.parse.source_loops`). Each SASS
+instruction belongs to the innermost loop statement its inline chain passes through: its own
+frame if that line lies in a loop, else the call site it was inlined at, and so on out. The
+statement and the call sites outside it make the key of an entry (`_Key`): a helper inlined at
+two call sites gives two entries, its loops nest in the loop around each call.
+
+Each SASS loop (graph/loops.py) goes to the deepest entry holding all its code (the lowest
+common ancestor of its instructions' entries), or to the statement its back-edge compare names
+when that one encloses it; an entry whose loop a nested SASS loop took already yields to its
+parent. An entry with SASS loops is `rolled`; with code and none, `full`; a loop statement
+inside an entry with code and none of its own, `gone`.
+
+The factor of a rolled entry: with several SASS loops, the smallest is NVVM's remainder loop of
+one iteration a trip, and the main loop's factor is the most common ratio of its (opcode,
+location) counts to that one's. With one, straight-line copies after it (a remainder NVVM
+unrolled) give the ratio; failing that each count is divided by the copies of the full loops
+between the entry and the code counted (the 64 FFMA of an 8x8 nest inside a K loop are one
+iteration of it), and the factor is the largest number dividing most of them. The copies of a
+full entry are its trip count when the header is constant, else its own code's counts over the
+executions of its statement (the copies and factors of the entries around it).
+
+How it can be wrong: ptxas attributes code of two identical inlined call sites to one of them
+(the census still lists both, a count from such code is wrong); a loop with one SASS loop, no
+straight-line remainder and every body statement of k > 1 instructions of one opcode reads k
+times its factor; a constant trip count is trusted over the SASS (a loop whose copies ptxas
+folded still reads its trip count); source lines are found by a line scan (macros and lambdas
+confuse it); a header no longer on disk (nor beside the source) is read as having no loops.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from collections.abc import Iterable
+from pathlib import Path
+
+from sassview.analyses.base import AnalysisContext, Annotation, Findings, Severity
+from sassview.analyses.loops.entry import LoopEntry, asked, verdict
+from sassview.analyses.memory import line_keys
+from sassview.analyses.tile_loops import divides_most
+from sassview.graph.loops import Loop, loop_candidates
+from sassview.ir import SassInstruction, SourceLoc
+from sassview.opcodes import is_move
+from sassview.parse.source_loops import SourceLoop, integer_macros, source_loops
+
+_Sites = tuple[tuple[str, int], ...]  # call sites (file, line), innermost first
+_Key = tuple[str, int, _Sites]  # (file, index of its source loop, call sites)
+_Pair = tuple[str, SourceLoc, int]  # (opcode, location, weight kind: see _weight)
+_STATEMENT, _BODY, _INLINED = 0, 1, 2  # where an instruction sits in its entry
+
+_MEMORY = ("LD", "ST", "ATOM", "RED", "TEX", "TLD", "SULD", "SUST", "LDGSTS", "UBLKCP", "UTMA")
+_MATH = frozenset(
+    ("FADD", "FFMA", "FMUL", "FMNMX", "DADD", "DFMA", "DMUL", "HADD2", "HMUL2", "HFMA2", "MUFU")
+    + ("HMMA", "IMMA", "DMMA", "BMMA", "HGMMA", "IGMMA", "QGMMA")
+)
+
+
+def weight(ins: SassInstruction) -> tuple[int, int]:
+    """(kind, weight): 2 float/tensor math, 1 memory (weighing its 32-bit words: four stores
+    merged into one STS.128 count 4), 0 what does not follow the iterations (moves, integer
+    and address arithmetic, compares, branches: strength-reduced, shared by the copies)."""
+    op = ins.opcode
+    if is_move(ins):
+        return 0, 1
+    if op in _MATH:
+        return 2, 1
+    if op.startswith(_MEMORY) and not op.startswith("LDC"):
+        return 1, 4 if "128" in ins.modifiers else 2 if "64" in ins.modifiers else 1
+    return 0, 1
+
+
+class SourceFiles:
+    """The loop statements of each file the kernel's line table names, read alike.
+
+    The main file's text is the one compiled; any other is read from disk: at the path the
+    line table names, or failing that at the same place relative to the source given (a
+    listing recorded in another checkout, a cubin built on another machine)."""
+
+    def __init__(self, ctx: AnalysisContext, names: Iterable[str]) -> None:
+        art = ctx.program.artifacts
+        self.main = _main_file(ctx)
+        self._main_text = art.stages.get("cuda_source") or art.source_text or ""
+        here = Path(self.main).parent if self.main else None
+        self._rebase = (here, Path(art.source_path).parent) if here and art.source_path else None
+        self._files: dict[str, tuple[list[SourceLoop], list[int], dict[int, int]]] = {}
+        # Constants are file-wide and shared: a header's loops use the includer's, and the
+        # includer's loops the header's (`#define TILE 8` in a .cuh).
+        self._macros: dict[str, int] = {}
+        for name in sorted(set(names) - {self.main}):
+            self._macros.update(integer_macros(self.text(name)))
+        self._macros.update(integer_macros(self._main_text, art.options))
+
+    def text(self, file: str) -> str:
+        if file == self.main:
+            return self._main_text
+        path = Path(file)
+        tries = [path]
+        if self._rebase is not None:
+            here, there = self._rebase
+            tries.append(
+                there / os.path.relpath(path, here) if path.is_absolute() else there / path
+            )
+        for p in tries:
+            try:
+                return p.read_text(errors="replace")
+            except OSError:
+                continue
+        return ""
+
+    def _scan(self, file: str) -> tuple[list[SourceLoop], list[int], dict[int, int]]:
+        found = self._files.get(file)
+        if found is None:
+            text = self.text(file)
+            loops = source_loops(text, self._macros) if text else []
+            innermost = [-1] * (max((s.span[1] for s in loops), default=0) + 2)
+            statements: dict[int, int] = {}
+            for i, s in enumerate(loops):  # outer loops first: inner ones overwrite them
+                innermost[s.span[0] : s.span[1] + 1] = [i] * (s.span[1] - s.span[0] + 1)
+                statements.update(dict.fromkeys(s.statement, i))
+            found = self._files[file] = (loops, innermost, statements)
+        return found
+
+    def loops(self, file: str) -> list[SourceLoop]:
+        return self._scan(file)[0]
+
+    def innermost(self, file: str, line: int) -> int | None:
+        inner = self._scan(file)[1]
+        return inner[line] if 0 <= line < len(inner) and inner[line] >= 0 else None
+
+    def statement(self, file: str, line: int) -> int | None:
+        return self._scan(file)[2].get(line)
+
+
+def _main_file(ctx: AnalysisContext) -> str | None:
+    """The compiled file as the line table names it: the source path, else the file of that
+    name with the most instructions (recorded elsewhere), else the file with the most."""
+    path = ctx.program.artifacts.source_path
+    files = ctx.shared(line_keys).files  # instructions per file of their outermost frames
+    if path and path in files:
+        return path
+    name = Path(path).name if path else None
+    named = [f for f, _ in files.most_common() if name and Path(f).name == name]
+    return named[0] if named else (files.most_common(1)[0][0] if files else None)
+
+
+class _Tree:
+    """Entries of the census and where each instruction sits in them."""
+
+    def __init__(self, files: SourceFiles) -> None:
+        self.files = files
+        self.sites: dict[_Key, tuple[SourceLoc, ...]] = {}
+        self._memo: dict[SourceLoc, tuple[_Key | None, int]] = {}
+        self._parents: dict[_Key, _Key | None] = {}
+        self._around: dict[_Key, frozenset[_Key]] = {}
+
+    def around(self, key: _Key) -> frozenset[_Key]:
+        """`ancestors` as a set, memoised: asked once per instruction counted."""
+        found = self._around.get(key)
+        if found is None:
+            found = self._around[key] = frozenset(self.ancestors(key))
+        return found
+
+    def place(self, loc: SourceLoc) -> tuple[_Key | None, int]:
+        """(entry, role) of code at `loc`: the innermost loop its chain passes through."""
+        found = self._memo.get(loc)
+        if found is None:
+            found = self._memo[loc] = self._place(loc)
+        return found
+
+    def _place(self, loc: SourceLoc) -> tuple[_Key | None, int]:
+        frames = list(loc.frames())
+        for j, fr in enumerate(frames):
+            idx = self.files.innermost(fr.file, fr.line)
+            if idx is None:
+                continue
+            outside = tuple(frames[j + 1 :])
+            key = (fr.file, idx, tuple((f.file, f.line) for f in outside))
+            self.sites.setdefault(key, outside)
+            s = self.files.loops(fr.file)[idx]
+            role = _STATEMENT if fr.line in s.statement else _BODY if j == 0 else _INLINED
+            return key, role
+        return None, -1
+
+    def loop(self, key: _Key) -> SourceLoop:
+        return self.files.loops(key[0])[key[1]]
+
+    def parent(self, key: _Key) -> _Key | None:
+        if key not in self._parents:
+            up = self.loop(key).parent
+            if up is not None:
+                self._parents[key] = (key[0], up, key[2])
+                self.sites.setdefault((key[0], up, key[2]), self.sites.get(key, ()))
+            else:
+                site = self.sites[key]
+                self._parents[key] = self.place(site[0])[0] if site else None
+        return self._parents[key]
+
+    def ancestors(self, key: _Key) -> list[_Key]:
+        """The key and every entry around it, innermost first."""
+        out: list[_Key] = []
+        k: _Key | None = key
+        while k is not None:
+            out.append(k)
+            k = self.parent(k)
+        return out
+
+    def lca(self, keys: Iterable[_Key]) -> _Key | None:
+        common: list[_Key] | None = None
+        for k in keys:
+            chain = self.ancestors(k)
+            if common is None:
+                common = chain
+            else:
+                inside = set(chain)
+                common = [c for c in common if c in inside]
+        return common[0] if common else None
+
+
+def run(ctx: AnalysisContext) -> Findings:
+    locs = {i.source for i in ctx.kernel.instructions if i.source is not None}
+    files = SourceFiles(ctx, {f.file for loc in locs for f in loc.frames()})
+    return _Census(ctx, files).findings()
+
+
+class _Census:
+    def __init__(self, ctx: AnalysisContext, files: SourceFiles) -> None:
+        self.ctx, self.files = ctx, files
+        self.ins = ctx.kernel.instructions
+        self.tree = _Tree(files)
+        placed = [self.tree.place(i.source) if i.source else (None, -1) for i in self.ins]
+        self.key = [k for k, _ in placed]
+        self.role = [r for _, r in placed]
+        self._regions: dict[int | None, list[int]] = {}
+        self.groups: dict[_Key, list[Loop]] = {}
+        self.loose: list[Loop] = []
+        self.copies: dict[_Key, int | None] = {}  # of the full entries
+        self.mains: dict[_Key, Loop] = {}  # the main SASS loop of each rolled entry
+        self._assign()
+
+    def region(self, loop: Loop | None) -> list[int]:
+        """Instruction indices of one trip of `loop` (without its nested loops), or of the code
+        outside every loop."""
+        key = loop.index if loop else None
+        if key not in self._regions:
+            cfg, loops = self.ctx.cfg, self.ctx.loops
+            inner = {k for o in loops if loop is None or o.parent == key for k in o.blocks}
+            own = loop.blocks if loop else {b.index for b in cfg.blocks if b.reachable}
+            spans = (cfg.blocks[k] for k in sorted(own - inner))
+            self._regions[key] = [i for b in spans for i in range(b.first, b.last + 1)]
+        return self._regions[key]
+
+    def _assign(self) -> None:
+        """Each SASS loop to an entry, nested loops first (see the module docstring)."""
+        cfg, loops = self.ctx.cfg, self.ctx.loops
+        taken: dict[int, _Key] = {}
+        for lp in sorted(loops, key=lambda lp: -lp.depth):
+            code = [
+                self.key[i]
+                for k in lp.blocks
+                for i in range(cfg.blocks[k].first, cfg.blocks[k].last + 1)
+            ]
+            lca = self.tree.lca(k for k in code if k is not None)
+            if lca is None:
+                self.loose.append(lp)
+                continue
+            around = self.tree.ancestors(lca)
+            named = (self._statement_key(loc) for loc in loop_candidates(lp, cfg, self.ins))
+            key: _Key | None = next((k for k in named if k in around), lca)
+            inside = {taken[o.index] for o in loops if o.index in taken and _within(o, lp, loops)}
+            while key is not None and key in inside:
+                key = self.tree.parent(key)
+            if key is None:
+                self.loose.append(lp)
+                continue
+            taken[lp.index] = key
+            self.groups.setdefault(key, []).append(lp)
+
+    def _statement_key(self, loc: SourceLoc) -> _Key | None:
+        """The entry of the loop statement a frame of `loc` is on (its header lines)."""
+        frames = list(loc.frames())
+        for j, fr in enumerate(frames):
+            idx = self.files.statement(fr.file, fr.line)
+            if idx is not None:
+                key = (fr.file, idx, tuple((f.file, f.line) for f in frames[j + 1 :]))
+                self.tree.sites.setdefault(key, tuple(frames[j + 1 :]))
+                return key
+        return None
+
+    # -- measuring -----------------------------------------------------------------------
+
+    def counts(self, indices: Iterable[int], key: _Key) -> Counter[tuple[_Pair, _Key]]:
+        """(pair, entry) -> weighted count over `indices`, for code of `key` and the entries
+        inside it; the statement's own lines (induction, compare) only when nothing else is."""
+        body, header = self.split_counts(indices, key)
+        return body or header
+
+    def split_counts(
+        self, indices: Iterable[int], key: _Key
+    ) -> tuple[Counter[tuple[_Pair, _Key]], Counter[tuple[_Pair, _Key]]]:
+        """`counts` as (body, the statement's own lines)."""
+        body: Counter[tuple[_Pair, _Key]] = Counter()
+        header: Counter[tuple[_Pair, _Key]] = Counter()
+        for i in indices:
+            k = self.key[i]
+            ins = self.ins[i]
+            if k is None or "SpillRefill" in ins.marks or key not in self.tree.around(k):
+                continue
+            kind, n = weight(ins)
+            assert ins.source is not None
+            target = header if self.role[i] == _STATEMENT and k == key else body
+            target[((ins.opcode, ins.source, kind), k)] += n
+        return body, header
+
+    def executions(self, inner: _Key, outer: _Key, copies: dict[_Key, int | None]) -> int | None:
+        """How many times `inner`'s body runs per iteration of `outer`: the copies of the full
+        entries between them (None if one is unknown or a rolled one is between)."""
+        n = 1
+        for k in self.tree.ancestors(inner):
+            if k == outer:
+                return n
+            c = copies.get(k)
+            if c is None:
+                return None
+            n *= c
+        return None
+
+    def factor(
+        self, key: _Key, loops: list[Loop], copies: dict[_Key, int | None]
+    ) -> tuple[int | None, Loop, list[Loop], bool]:
+        """(factor, main loop, remainder loops, straight-line remainder) of a rolled entry."""
+        counted = [(lp, _pool(self.counts(self.region(lp), key))) for lp in loops]
+        if len(counted) > 1:
+            ref_loop, ref = min(counted, key=lambda c: (sum(c[1].values()), -c[0].first_address))
+            ratios = [(_ratio(c, ref) if lp is not ref_loop else 1, lp) for lp, c in counted]
+            f, main = max(ratios, key=lambda r: (r[0] or 0, -r[1].first_address))
+            rest = [lp for r, lp in ratios if lp is not main and (r or 0) < (f or 0)]
+            return f, main, rest, False
+        main, c = counted[0]
+        outer = self.ctx.loops[main.parent] if main.parent is not None else None
+        tail = _pool(self.counts(self.region(outer), key))
+        shared = [p for p in c if p in tail]
+        r = _ratio(c, tail)
+        if r is not None and r >= 2 and 2 * len(shared) >= len(c):
+            return r, main, [], True
+        body, header = self.split_counts(self.region(main), key)
+        normal = []
+        for (_, k), n in _pool(body).items():
+            m = self.executions(k, key, copies) if k != key else 1
+            if m and n % m == 0:
+                normal.append(n // m)
+        if not normal:  # a body of nested rolled loops: the statement's own code, once a copy
+            normal = list(_pool(header).values())
+        return (divides_most(normal) if normal else None), main, [], False
+
+    def measured_copies(self, key: _Key, factors: dict[_Key, int | None]) -> int | None:
+        """Copies of a full entry with no constant trip count: its own code's counts over the
+        executions of its statement (the copies and factor of the entries around it)."""
+        runs, k = 1, self.tree.parent(key)
+        while k is not None and k not in self.groups:
+            c = self.copies.get(k)
+            if c is None:
+                return None
+            runs, k = runs * c, self.tree.parent(k)
+        where: Loop | None = None
+        if k is not None:
+            f = factors.get(k)
+            if f is None:
+                return None
+            runs *= f
+            where = self.mains[k]
+        own = Counter(
+            {p: n for p, n in self.counts(self.region(where), key).items() if p[1] == key}
+        )
+        total = divides_most(list(_pool(own).values())) if own else None
+        return total // runs if total and total % runs == 0 else None
+
+    # -- the entries ---------------------------------------------------------------------
+
+    def findings(self) -> Findings:
+        keys = {k for k in self.key if k is not None} | set(self.groups)
+        for k in list(keys):
+            keys.update(self.tree.ancestors(k))
+        gone = {
+            (f, j, sites)
+            for f, i, sites in keys
+            for j, s in enumerate(self.files.loops(f))
+            if s.parent == i and (f, j, sites) not in keys
+        }
+        self.copies = {k: self.tree.loop(k).trip_count for k in keys if k not in self.groups}
+        factors: dict[_Key, int | None] = {}
+        measured: dict[_Key, tuple[Loop, list[Loop], bool]] = {}
+        for k in sorted(self.groups, key=lambda k: -len(self.tree.ancestors(k))):
+            f, main, rest, straight = self.factor(k, self.groups[k], self.copies)
+            factors[k], self.mains[k] = f, main
+            measured[k] = (main, rest, straight)
+        for k in sorted(keys - set(self.groups), key=lambda k: len(self.tree.ancestors(k))):
+            if self.copies[k] is None:
+                self.copies[k] = self.measured_copies(k, factors)
+        order = sorted(keys | gone, key=self._order)
+        index = {k: n for n, k in enumerate(order)}
+        entries: list[LoopEntry] = []
+        notes: list[Annotation] = []
+        for k in order:
+            entry = self._entry(k, index, factors, measured, k in gone)
+            entries.append(entry)
+            notes += _describe(entry, self.ctx, measured.get(k))
+        for lp in self.loose:
+            entry = _loose(lp, self.ins)
+            entries.append(entry)
+            notes += _describe(entry, self.ctx, (lp, [], False))
+        return Findings(
+            facts={"loops": [e.to_json() for e in entries], "entries": tuple(entries)},
+            annotations=tuple(notes),
+        )
+
+    def _order(self, key: _Key) -> tuple[bool, str, int, _Sites]:
+        s = self.tree.loop(key)
+        return (key[0] != self.files.main, key[0], s.line, key[2])
+
+    def _entry(
+        self,
+        key: _Key,
+        index: dict[_Key, int],
+        factors: dict[_Key, int | None],
+        measured: dict[_Key, tuple[Loop, list[Loop], bool]],
+        gone: bool,
+    ) -> LoopEntry:
+        s = self.tree.loop(key)
+        up = s.parent if s.parent is not None else -1
+        parent = self.tree.parent(key) if not gone else (key[0], up, key[2])
+        common = {
+            "line": s.line,
+            "file": key[0],
+            "trip_count": s.trip_count,
+            "requested": s.requested,
+            "inlined_at": self.tree.sites.get(key, ()),
+            "depth": len(self.tree.ancestors(parent)) + 1 if parent else 1,
+            "parent": index.get(parent) if parent else None,
+        }
+        if gone:
+            return LoopEntry(kind="gone", **common)  # type: ignore[arg-type]
+        if key in measured:
+            main, rest, straight = measured[key]
+            return LoopEntry(
+                kind="rolled",
+                factor=factors[key],
+                remainder=bool(rest) or straight,
+                sass_loops=(main.index,),
+                remainder_loops=tuple(lp.index for lp in rest),
+                back_edges=main.back_edges,
+                blocks=tuple(sorted(main.blocks)),
+                first_address=main.first_address,
+                instructions=len(main.addresses),
+                **common,  # type: ignore[arg-type]
+            )
+        code = [i for i, k in enumerate(self.key) if k is not None and key in self.tree.around(k)]
+        return LoopEntry(
+            kind="full",
+            copies=self.copies.get(key),
+            first_address=self.ins[code[0]].address if code else None,
+            instructions=len(code),
+            **common,  # type: ignore[arg-type]
+        )
+
+
+def _within(inner: Loop, outer: Loop, loops: tuple[Loop, ...]) -> bool:
+    """Whether `inner` is nested (at any depth) in `outer`."""
+    up = inner.parent
+    while up is not None:
+        if up == outer.index:
+            return True
+        up = loops[up].parent
+    return False
+
+
+def _pool(counts: Counter[tuple[_Pair, _Key]]) -> Counter[tuple[_Pair, _Key]]:
+    """The pairs to trust: float or tensor math if any, else memory, else all. Math depends on
+    the iteration; a load of an invariant or neighbouring element is often shared by copies."""
+    for kind in (2, 1):
+        chosen = Counter({p: n for p, n in counts.items() if p[0][2] == kind})
+        if chosen:
+            return chosen
+    return counts
+
+
+def _ratio(counts: Counter[tuple[_Pair, _Key]], ref: Counter[tuple[_Pair, _Key]]) -> int | None:
+    """The most common whole ratio of `counts` to `ref` over the pairs both have."""
+    ratios = Counter(counts[k] // ref[k] for k in counts if k in ref and counts[k] % ref[k] == 0)
+    return max(ratios, key=lambda r: (ratios[r], r)) if ratios else None
+
+
+def _loose(loop: Loop, ins: tuple[SassInstruction, ...]) -> LoopEntry:
+    src = loop.source
+    return LoopEntry(
+        line=src.line if src else None,
+        file=src.file if src else None,
+        kind="rolled",
+        factor=None,
+        statement=False,
+        depth=loop.depth,
+        sass_loops=(loop.index,),
+        back_edges=loop.back_edges,
+        blocks=tuple(sorted(loop.blocks)),
+        first_address=loop.first_address,
+        instructions=len(loop.addresses),
+    )
+
+
+def _describe(
+    entry: LoopEntry, ctx: AnalysisContext, measured: tuple[Loop, list[Loop], bool] | None
+) -> list[Annotation]:
+    """The entry's INFO line, one per remainder loop, and its findings."""
+    source = (SourceLoc(entry.file, entry.line),) if entry.line and entry.file else ()
+    loop = measured[0] if measured else None
+    addresses = loop.addresses if loop else _addresses(entry, ctx)
+    common = {
+        "addresses": addresses,
+        "source": source,
+        "blocks": entry.blocks,
+        "loops": entry.sass_loops[:1],
+        "data": entry.to_json(),
+    }
+    where, f = entry.where, entry.factor
+    if not entry.statement:
+        text = f"{where}: a loop of inline asm or made by the compiler (no loop statement)"
+    elif entry.kind == "gone":
+        text = f"{where}: no code left"
+    elif entry.kind == "full":
+        n = entry.copies
+        text = f"{where} fully unrolled: {'?' if n is None else n} {'copy' if n == 1 else 'copies'}"
+        text += ", no loop left"
+    elif f is None:
+        text = f"{where}: unroll factor not measured (the evidence disagrees or is missing)"
+    else:
+        text = f"{where} not unrolled" if f == 1 else f"{where} unrolled by {f}"
+        if entry.remainder:
+            text += ", with a remainder loop" if entry.remainder_loops else ""
+            text += "" if entry.remainder_loops else ", with a straight-line remainder"
+    notes = [Annotation("unroll", Severity.INFO, text, **common)]  # type: ignore[arg-type]
+    for r in measured[1] if measured else []:
+        notes.append(
+            Annotation(
+                "unroll",
+                Severity.INFO,
+                f"remainder loop of the {where} (the iterations the unroll by {f} leaves over)",
+                addresses=r.addresses,
+                blocks=tuple(sorted(r.blocks)),
+                loops=(r.index,),
+                source=source,
+                data={"remainder_of": list(entry.sass_loops)},
+            )
+        )
+    for severity, message, hint in findings(entry):
+        notes.append(Annotation("unroll", severity, message, hint, **common))  # type: ignore[arg-type]
+    return notes
+
+
+def _addresses(entry: LoopEntry, ctx: AnalysisContext) -> tuple[int, ...]:
+    if entry.first_address is None:
+        return ()
+    start = next(
+        i for i, x in enumerate(ctx.kernel.instructions) if x.address == entry.first_address
+    )
+    return (ctx.kernel.instructions[start].address,)
+
+
+def findings(e: LoopEntry) -> list[tuple[Severity, str, str]]:
+    """What a C++ loop entry says beyond its verdict: a request not met, a constant-trip loop
+    left rolled, a remainder the request made. Worded here only."""
+    out: list[tuple[Severity, str, str]] = []
+    want, f, where = e.requested, e.factor, e.where
+    rolled = e.kind == "rolled"
+    if want == "full" and rolled:
+        out.append(
+            (
+                Severity.WARNING,
+                f"{where}: #pragma unroll asked for full unrolling; a loop"
+                + (f" unrolled by {f}" if f else "")
+                + " remains",
+                "the trip count is not a compile-time constant (or is too large): make the "
+                "bound a constant or template parameter, or ask for a factor with #pragma unroll N",
+            )
+        )
+    elif want == 1 and ((rolled and (f or 1) > 1) or (e.kind == "full" and (e.copies or 0) > 1)):
+        got = f if rolled else e.copies
+        out.append(
+            (
+                Severity.WARNING,
+                f"{where}: #pragma unroll 1 asked to keep the loop rolled, got {got} copies",
+                "check that the pragma sits directly above the loop",
+            )
+        )
+    elif isinstance(want, int) and want > 1 and f is not None and rolled and f != want:
+        out.append(
+            (
+                Severity.WARNING,
+                f"{where}: #pragma unroll {want} asked for {want}, got {f}",
+                "the compiler caps unrolling for code size and registers, and unrolls bodies "
+                "with calls or barriers less: try a smaller #pragma unroll N",
+            )
+        )
+    elif isinstance(want, int) and want > 1 and e.kind == "full" and (e.copies or 0) > want:
+        out.append(
+            (
+                Severity.WARNING,
+                f"{where}: #pragma unroll {want} asked for {want}, got {e.copies} (fully unrolled)",
+                "the compiler caps unrolling for code size and registers, and unrolls bodies "
+                "with calls or barriers less: try a smaller #pragma unroll N",
+            )
+        )
+    if rolled and e.trip_count and e.trip_count > 1 and want is None:
+        out.append(
+            (
+                Severity.NOTE,
+                f"{where}: {e.trip_count} iterations known at compile time, but the loop stayed "
+                f"rolled" + ("" if f in (None, 1) else f" (unrolled by {f})"),
+                "the compiler judged the body too big to copy: #pragma unroll asks for full "
+                "unrolling, #pragma unroll 1 says rolled is meant",
+            )
+        )
+    if rolled and e.remainder and isinstance(want, int) and want > 1 and e.trip_count is None:
+        out.append(
+            (
+                Severity.INFO,
+                f"{where}: the unroll by {f or want} leaves a remainder"
+                + (" loop" if e.remainder_loops else ""),
+                f"if the count is always a multiple of {f or want}, say so "
+                f"(`__builtin_assume(n % {f or want} == 0)`) and the remainder goes",
+            )
+        )
+    return out
+
+
+__all__ = ["SourceFiles", "asked", "findings", "run", "verdict"]
