@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from sassview.analyses.loops.entry import context
+
 
 def _bytes(n: int | None) -> str:
     return "-" if n is None else f"{n} B"
@@ -58,11 +60,15 @@ def _bits(n: int | None, bulk: int | None = 0) -> str:
 
 
 def _loop(e: dict[str, Any]) -> str:
-    where = f"line {e['source_line']}" if e["source_line"] is not None else "loop"
+    where = f"line {e['source_line']}{context(e)}" if e["source_line"] is not None else "loop"
     f, want = e["achieved_factor"], e["requested_factor"]
     if not e.get("statement", True):
         return f"{where}: a loop from inline asm or the compiler (no loop statement)"
-    if not e["has_back_edge"]:
+    if e.get("kind") == "gone":
+        text = f"{where}: no code left"
+    elif not e["has_back_edge"] and f is None:
+        text = f"{where}: fully unrolled (copies unknown)"
+    elif not e["has_back_edge"]:
         text = f"{where}: fully unrolled ({f} {'copy' if f == 1 else 'copies'})"
     elif f is None:
         text = f"{where}: factor unknown"

@@ -621,14 +621,16 @@ def findings(e: LoopEntry) -> list[tuple[Severity, str, str]]:
                 "unrolling, #pragma unroll 1 says rolled is meant",
             )
         )
-    if rolled and e.remainder and isinstance(want, int) and want > 1 and e.trip_count is None:
+    if rolled and e.remainder and f and (want is None or (e.trip_count or 1) % f == 0):
+        # Unasked, or on a count the factor divides: a remainder nobody asked for.
+        why = "without being asked" if want is None else f"though {e.trip_count} divides by {f}"
         out.append(
             (
                 Severity.INFO,
-                f"{where}: the unroll by {f or want} leaves a remainder"
-                + (" loop" if e.remainder_loops else ""),
-                f"if the count is always a multiple of {f or want}, say so "
-                f"(`__builtin_assume(n % {f or want} == 0)`) and the remainder goes",
+                f"{where}: unrolled by {f} {why}, leaving a remainder"
+                + (" loop" if e.remainder_loops else " (straight-line)"),
+                f"if the count is always a multiple of {f}, say so "
+                f"(`__builtin_assume(n % {f} == 0)`), or pick the factor with #pragma unroll N",
             )
         )
     return out

@@ -89,6 +89,17 @@ class LoopEntry:
         return out
 
 
+def context(d: dict[str, Any]) -> str:
+    """` (census.cuh, inlined at line 73)` for a loop's JSON form with an inline context, else
+    "": what tells a helper's two entries apart in `check` and the TUI."""
+    sites = d.get("inlined_at") or []
+    if not sites:
+        return ""
+    name = (d.get("file") or "").rsplit("/", 1)[-1]
+    calls = " < ".join(f"line {c['line']}" for c in sites)
+    return f" ({name}, inlined at {calls})" if name else f" (inlined at {calls})"
+
+
 def verdict(e: LoopEntry) -> str:
     """What the compiler made of the loop, in words (check, the TUI, assert_unrolled)."""
     if not e.statement:
