@@ -180,3 +180,70 @@ def test_a_loop_exiting_through_a_call_is_still_a_loop() -> None:
     inner = find("sm_80", "constants", "c16_inner", [])
     assert outer.kind == inner.kind == "rolled"
     assert outer.sass_loops != inner.sass_loops
+
+
+def test_assert_unrolled_reads_copies_and_the_inline_context() -> None:
+    from sassview.testing.failures import UnrollMismatch
+    from sassview.testing.matchers import KernelUnderTest
+
+    k = KernelUnderTest(inspection("sm_90a", "kloop_helper"))
+    h_n, call = marks()["h_n"][1], marks()["kh_call"][1]
+    k.assert_unrolled(line=h_n, copies=8, inlined_at=call)
+    k.assert_unrolled(line=h_n, copies=8)  # every context holds
+    with pytest.raises(UnrollMismatch, match="fully unrolled into 64 copies"):
+        k.assert_unrolled(line=h_n, copies=64)  # the nest's product is no level's copies
+    with pytest.raises(UnrollMismatch, match=f"no loop at line {h_n} inlined at 1"):
+        k.assert_unrolled(line=h_n, copies=8, inlined_at=1)
+    kk = marks()["kh_kk"][1]
+    with pytest.raises(UnrollMismatch, match="not unrolled"):
+        k.assert_unrolled(line=kk, factor="full")  # rolled on sm_90a (unrolled on sm_80)
+    KernelUnderTest(inspection("sm_80", "kloop_helper")).assert_unrolled(line=kk, copies=8)
+
+
+def test_check_names_a_helper_loop_by_its_header_and_call_site() -> None:
+    from sassview.views.render import render_kernel
+    from sassview.views.summary import kernel_summary
+
+    text = render_kernel(kernel_summary(inspection("sm_80", "two_sites")))
+    line, first, second = marks()["h_axpy"][1], marks()["ts_first"][1], marks()["ts_second"][1]
+    assert f"line {line} (census.cuh, inlined at line {first}): fully unrolled (4 copies)" in text
+    assert f"line {line} (census.cuh, inlined at line {second}): fully unrolled (4 copies)" in text
+
+
+def test_json_loops_are_the_entries_with_schema_1_keys_kept() -> None:
+    from sassview.views.summary import kernel_summary
+
+    loops = kernel_summary(inspection("sm_80", "sgemm_tile"))["analysis"]["loops"]
+    n = next(d for d in loops if d["source_line"] == marks()["sg_n"][1])
+    assert (n["kind"], n["copies"], n["achieved_factor"], n["has_back_edge"]) == (
+        "full",
+        8,
+        8,
+        False,
+    )
+    assert loops[n["parent"]]["source_line"] == marks()["sg_m"][1]
+    k = next(d for d in loops if d["source_line"] == marks()["sg_k"][1])
+    assert (k["kind"], k["factor"], k["achieved_factor"], k["trip_count"]) == ("rolled", 1, 1, None)
+
+
+def test_export_rows_carry_the_inline_context() -> None:
+    from sassview.export.model import PathNames, _loops
+
+    rows = _loops(inspection("sm_80", "two_sites"), PathNames(None, set()))
+    assert sorted(r.context for r in rows) == [
+        f" (inlined at {marks()['ts_first'][1]})",
+        f" (inlined at {marks()['ts_second'][1]})",
+        f" (inlined at {marks()['ts_sum'][1]})",
+    ]
+
+
+def test_a_header_is_read_beside_the_source_when_its_recorded_path_is_gone(
+    tmp_path: Path,
+) -> None:
+    from sassview.analyses.loops.census import candidates
+
+    recorded = Path("/elsewhere/checkout/tests/census.cuh")
+    found = candidates(str(recorded), (recorded.parent, tmp_path))
+    assert found == [recorded, tmp_path / "census.cuh"]
+    assert candidates("census.cuh", (recorded.parent, tmp_path))[-1] == tmp_path / "census.cuh"
+    assert candidates(str(recorded), None) == [recorded]

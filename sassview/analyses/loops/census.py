@@ -96,16 +96,9 @@ class SourceFiles:
     def text(self, file: str) -> str:
         if file == self.main:
             return self._main_text
-        path = Path(file)
-        tries = [path]
-        if self._rebase is not None:
-            here, there = self._rebase
-            tries.append(
-                there / os.path.relpath(path, here) if path.is_absolute() else there / path
-            )
-        for p in tries:
+        for path in candidates(file, self._rebase):
             try:
-                return p.read_text(errors="replace")
+                return path.read_text(errors="replace")
             except OSError:
                 continue
         return ""
@@ -132,6 +125,18 @@ class SourceFiles:
 
     def statement(self, file: str, line: int) -> int | None:
         return self._scan(file)[2].get(line)
+
+
+def candidates(file: str, rebase: tuple[Path, Path] | None) -> list[Path]:
+    """Where to read a file the line table names: there, then, with `rebase` = (the main
+    file's directory as the line table names it, the directory of the source given), at the
+    same place relative to the source given."""
+    path = Path(file)
+    out = [path]
+    if rebase is not None:
+        here, there = rebase
+        out.append(there / os.path.relpath(path, here) if path.is_absolute() else there / path)
+    return out
 
 
 def _main_file(ctx: AnalysisContext) -> str | None:
