@@ -244,6 +244,6 @@ def test_a_header_is_read_beside_the_source_when_its_recorded_path_is_gone(
 
     recorded = Path("/elsewhere/checkout/tests/census.cuh")
     found = candidates(str(recorded), (recorded.parent, tmp_path))
-    assert found == [recorded, tmp_path / "census.cuh"]
-    assert candidates("census.cuh", (recorded.parent, tmp_path))[-1] == tmp_path / "census.cuh"
+    assert found == [recorded, tmp_path / "census.cuh", tmp_path / "census.cuh"]
+    assert candidates("inc/h.cuh", (recorded.parent, tmp_path))[1] == tmp_path / "inc" / "h.cuh"
     assert candidates(str(recorded), None) == [recorded]

@@ -79,12 +79,14 @@ class SourceFiles:
     line table names, or failing that at the same place relative to the source given (a
     listing recorded in another checkout, a cubin built on another machine)."""
 
-    def __init__(self, ctx: AnalysisContext, names: Iterable[str]) -> None:
+    def __init__(self, ctx: AnalysisContext, names: set[str]) -> None:
         art = ctx.program.artifacts
-        self.main = _main_file(ctx)
+        self.main = _main_file(ctx, names)
         self._main_text = art.stages.get("cuda_source") or art.source_text or ""
-        here = Path(self.main).parent if self.main else None
-        self._rebase = (here, Path(art.source_path).parent) if here and art.source_path else None
+        # A kernel defined in a header has no code in the main file: its directory is then
+        # unknown, and a header is looked for by name beside the source.
+        here = Path(self.main).parent if self.main else Path("/")
+        self._rebase = (here, Path(art.source_path).parent) if art.source_path else None
         self._files: dict[str, tuple[list[SourceLoop], list[int], dict[int, int]]] = {}
         # Constants are file-wide and shared: a header's loops use the includer's, and the
         # includer's loops the header's (`#define TILE 8` in a .cuh).
@@ -136,19 +138,22 @@ def candidates(file: str, rebase: tuple[Path, Path] | None) -> list[Path]:
     if rebase is not None:
         here, there = rebase
         out.append(there / os.path.relpath(path, here) if path.is_absolute() else there / path)
+        out.append(there / path.name)
     return out
 
 
-def _main_file(ctx: AnalysisContext) -> str | None:
-    """The compiled file as the line table names it: the source path, else the file of that
-    name with the most instructions (recorded elsewhere), else the file with the most."""
+def _main_file(ctx: AnalysisContext, names: set[str]) -> str | None:
+    """The compiled file as the line table names it (`names`: every file of every inline
+    chain): the source path, else the file of that name (recorded elsewhere); None when the
+    kernel has no code in it (a kernel defined in a header). A source given as text alone is
+    the file with the most instructions."""
     path = ctx.program.artifacts.source_path
-    files = ctx.shared(line_keys).files  # instructions per file of their outermost frames
-    if path and path in files:
+    if path and path in names:
         return path
-    name = Path(path).name if path else None
-    named = [f for f, _ in files.most_common() if name and Path(f).name == name]
-    return named[0] if named else (files.most_common(1)[0][0] if files else None)
+    if path:
+        return next((f for f in sorted(names) if Path(f).name == Path(path).name), None)
+    files = ctx.shared(line_keys).files  # instructions per file of their outermost frames
+    return files.most_common(1)[0][0] if files else None
 
 
 class _Tree:
@@ -243,6 +248,9 @@ class _Census:
         self.loose: list[Loop] = []
         self.copies: dict[_Key, int | None] = {}  # of the full entries
         self.mains: dict[_Key, Loop] = {}  # the main SASS loop of each rolled entry
+        # SASS loops as unrolled as the main one: loop versions, or the loops of two call
+        # sites the line table gives one inline context
+        self.versions: dict[_Key, list[Loop]] = {}
         self._assign()
 
     def region(self, loop: Loop | None) -> list[int]:
@@ -342,6 +350,7 @@ class _Census:
             ratios = [(_ratio(c, ref) if lp is not ref_loop else 1, lp) for lp, c in counted]
             f, main = max(ratios, key=lambda r: (r[0] or 0, -r[1].first_address))
             rest = [lp for r, lp in ratios if lp is not main and (r or 0) < (f or 0)]
+            self.versions[key] = [lp for lp in loops if lp is not main and lp not in rest]
             return f, main, rest, False
         main, c = counted[0]
         outer = self.ctx.loops[main.parent] if main.parent is not None else None
@@ -379,7 +388,7 @@ class _Census:
         own = Counter(
             {p: n for p, n in self.counts(self.region(where), key).items() if p[1] == key}
         )
-        total = divides_most(list(_pool(own).values())) if own else None
+        total = _copies(own)
         return total // runs if total and total % runs == 0 else None
 
     # -- the entries ---------------------------------------------------------------------
@@ -453,7 +462,7 @@ class _Census:
                 kind="rolled",
                 factor=factors[key],
                 remainder=bool(rest) or straight,
-                sass_loops=(main.index,),
+                sass_loops=(main.index, *(lp.index for lp in self.versions.get(key, ()))),
                 remainder_loops=tuple(lp.index for lp in rest),
                 back_edges=main.back_edges,
                 blocks=tuple(sorted(main.blocks)),
@@ -479,6 +488,18 @@ def _within(inner: Loop, outer: Loop, loops: tuple[Loop, ...]) -> bool:
             return True
         up = loops[up].parent
     return False
+
+
+def _copies(counts: Counter[tuple[_Pair, _Key]]) -> int | None:
+    """Copies of straight-line code: the larger of what its math and its memory accesses say.
+    Both err low, not high: the first copy's math folds into constants (`a = 1; a = a*x + 1`
+    is an FADD, then FFMAs) and copies share loads of invariant or neighbouring elements."""
+    found = [
+        divides_most(list(chosen.values()))
+        for kind in (2, 1)
+        if (chosen := Counter({p: n for p, n in counts.items() if p[0][2] == kind}))
+    ]
+    return max(found) if found else divides_most(list(counts.values())) if counts else None
 
 
 def _pool(counts: Counter[tuple[_Pair, _Key]]) -> Counter[tuple[_Pair, _Key]]:

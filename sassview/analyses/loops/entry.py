@@ -39,7 +39,7 @@ class LoopEntry:
     depth: int = 1  # 1 = outermost, counted over inline chains
     parent: int | None = None  # index of the enclosing entry in the kernel's list
     statement: bool = True  # False: a loop of inline asm or made by the compiler
-    sass_loops: tuple[int, ...] = ()  # the main SASS loop first
+    sass_loops: tuple[int, ...] = ()  # the main SASS loop first, then any others like it
     remainder_loops: tuple[int, ...] = ()
     back_edges: tuple[tuple[int, int], ...] = ()  # (latch block, header) of the main SASS loop
     blocks: tuple[int, ...] = ()  # of the main SASS loop

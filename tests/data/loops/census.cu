@@ -192,3 +192,77 @@ extern "C" __global__ void shapes(const int* __restrict__ x, int* __restrict__ o
   }
   out[threadIdx.x] = s;
 }
+
+// A warp reduction (a constant loop whose step the header scan cannot count: copies measured),
+// and a step of 4 over 16 with float4 loads.
+extern "C" __global__ void warp_reduce(const float* __restrict__ x, float* __restrict__ out) {
+  float v = x[blockIdx.x * 32 + threadIdx.x];
+  for (int o = 16; o > 0; o >>= 1) {  // @wr_shfl
+    v += __shfl_xor_sync(0xffffffffu, v, o);
+  }
+  float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
+  for (int i = 0; i < 16; i += 4) {  // @wr_vec
+    float4 t = reinterpret_cast<const float4*>(x)[threadIdx.x * 4 + i / 4];
+    acc.x += t.x, acc.y += t.y, acc.z += t.z, acc.w += t.w;
+  }
+  out[threadIdx.x] = v + acc.x + acc.y + acc.z + acc.w;
+}
+
+// A trip count known only from a template argument: 3 and 1 (copies measured).
+template <int Q>
+__global__ void tq(const float* __restrict__ x, float* __restrict__ out) {
+  float a = 1.0f;
+  for (int i = 0; i < Q; ++i) {  // @tq_loop
+    a = a * x[threadIdx.x + i * 32] + 1.0f;
+  }
+  out[threadIdx.x] = a;
+}
+template __global__ void tq<3>(const float* __restrict__, float* __restrict__);
+template __global__ void tq<1>(const float* __restrict__, float* __restrict__);
+
+// A runtime loop around a constant one whose body is expf; a loop with no code left; a
+// pragma factor that does not divide a constant count.
+extern "C" __global__ void nest_exp(const float* __restrict__ x, float* __restrict__ out, int n) {
+  float s = 0.0f;
+  int unused = 0;
+#pragma unroll 1
+  for (int i = 0; i < n; ++i) {  // @ne_outer
+    for (int j = 0; j < 4; ++j) {  // @ne_inner
+      s += expf(x[i * 4 + j]);
+    }
+    for (int j = 0; j < 4; ++j) unused += j;  // @ne_gone
+  }
+  float t = 0.0f;
+#pragma unroll 2
+  for (int i = 0; i < 7; ++i) {  // @ne_2of7
+    t += x[threadIdx.x + i * 64] * 1.5f;
+  }
+  out[threadIdx.x] = s + t;
+}
+
+// for (;;) with a break, a loop with continue, helpers nested two deep, a while loop in a
+// helper at two call sites.
+extern "C" __global__ void exits(const int* __restrict__ x, int* __restrict__ out, int n) {
+  int i = threadIdx.x, s = 0;
+  for (;;) {  // @ex_forever
+    if (i >= n || x[i] < 0) break;
+    s += x[i];
+    i += 64;
+  }
+  for (int j = 0; j < n; ++j) {  // @ex_continue
+    if (x[j] & 1) continue;
+    s ^= x[j];
+  }
+  s += hcount(x, n);  // @ex_count1
+  s += hcount(x + 512, n);  // @ex_count2
+  out[threadIdx.x] = s;
+}
+
+extern "C" __global__ void nested_helpers(const float* __restrict__ a, const float* __restrict__ b,
+                                          float* __restrict__ out, int n) {
+  float s = 0.0f;
+  for (int k = 0; k < n; ++k) {  // @nh_k
+    s += rows2(a + k * 64 + threadIdx.x, b + k * 4, 16);  // @nh_call
+  }
+  out[threadIdx.x] = s;
+}

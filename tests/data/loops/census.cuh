@@ -39,3 +39,37 @@ __device__ __forceinline__ float hsum(const float* x, int n) {
 __device__ __noinline__ void slow_path(float* out, int i, float v) {
   atomicAdd(out + (i & 255), v);
 }
+
+// A helper whose loop calls another helper with a loop: the inner one is inlined twice over.
+__device__ __forceinline__ float dot4(const float* a, const float* b) {
+  float s = 0.0f;
+  for (int i = 0; i < 4; ++i) s = fmaf(a[i], b[i], s);  // @h_dot4
+  return s;
+}
+
+__device__ __forceinline__ float rows2(const float* a, const float* b, int lda) {
+  float s = 0.0f;
+  for (int r = 0; r < 2; ++r) {  // @h_rows
+    s += dot4(a + r * lda, b);  // @h_rows_call
+  }
+  return s;
+}
+
+// A runtime while loop in a helper: one SASS loop per call site.
+__device__ __forceinline__ int hcount(const int* x, int limit) {
+  int i = 0;
+  while (i < limit && x[i] != 0) ++i;  // @h_while
+  return i;
+}
+
+// A kernel that lives in the header (a .cuh of kernels, included by a runner).
+extern "C" __global__ void in_header(const float* __restrict__ x, float* __restrict__ out, int n) {
+  float s = 0.0f;
+#pragma unroll 1
+  for (int i = 0; i < n; ++i) {  // @ih_outer
+    for (int j = 0; j < 4; ++j) {  // @ih_inner
+      s = fmaf(s, 0.5f, x[i * 4 + j]);
+    }
+  }
+  out[threadIdx.x] = s;
+}
