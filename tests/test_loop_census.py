@@ -240,7 +240,7 @@ def test_export_rows_carry_the_inline_context() -> None:
 def test_a_header_is_read_beside_the_source_when_its_recorded_path_is_gone(
     tmp_path: Path,
 ) -> None:
-    from sassview.analyses.loops.census import candidates
+    from sassview.analyses.loops.files import candidates
 
     recorded = Path("/elsewhere/checkout/tests/census.cuh")
     found = candidates(str(recorded), (recorded.parent, tmp_path))

@@ -1,45 +1,32 @@
 """Loop unrolling: how many source iterations one trip through each SASS loop runs, and whether
-that is what the source asked for (`#pragma unroll N`, `#pragma unroll`, `#pragma unroll 1`).
+that is what the source asked for.
 
-All architectures. For CUDA C++ the source text is scanned for `for`, `while` and `do` loops
-(comments, strings and preprocessor lines blanked), their bodies (braces matched, or the one
-statement) and the `#pragma unroll` on the line above. Each SASS loop is tied to the source loop
-whose statement `sassview.graph.loops.loop_source` finds for it. Without C++ source (PTX, Triton,
-a bare cubin) loops are reported by the line the loop finder gives them, and the only request
-known is PTX `.pragma "nounroll"`, checked against what ptxas itself did. Triton and the CuTe
-DSL write tile operations, one statement of many instructions: their loops are measured by PTX
-line (the copies of each PTX instruction in one trip: what ptxas unrolled), and loops on one
-line are told apart by the PTX branch they loop back with. Triton's own unrolling
-(`loop_unroll_factor`) is read from its MLIR, where each copy of an op keeps the op's location,
-and multiplies ptxas' factor. The CuTe DSL's NVVM unrolls as `range(..., unroll=N)` asks and
-marks the loop nounroll: its request is read from the source, its factor is the ratio of the
-unrolled loop to the one-iteration remainder loop beside it (`_fold_dsl_remainders`).
-A loop the DSL placed at a function's line goes to the Python loop statement whose body holds
-most of its lines (`ast`); a loop of nothing but inline asm is no loop statement.
+All architectures. CUDA C++ is answered by the loop census (`sassview.analyses.loops.census`):
+one typed entry per loop statement per inline context, headers included. This module answers
+the rest, and hands its entries over in the same record (`loops.entry.from_facts`): PTX,
+Triton, the CuTe DSL and bare cubins, whose loops are reported by the line the loop finder
+gives them. The only request PTX knows is `.pragma "nounroll"`, checked against what ptxas
+itself did. Triton and the CuTe DSL write tile operations, one statement of many
+instructions: their loops are measured by PTX line (the copies of each PTX instruction in one
+trip: what ptxas unrolled), and loops on one line are told apart by the PTX branch they loop
+back with. Triton's own unrolling (`loop_unroll_factor`) is read from its MLIR, where each copy
+of an op keeps the op's location, and multiplies ptxas' factor. The CuTe DSL's NVVM unrolls as
+`range(..., unroll=N)` asks and marks the loop nounroll: its request is read from the source,
+its factor is the ratio of the unrolled loop to the one-iteration remainder loop beside it
+(`_fold_dsl_remainders`). A loop the DSL placed at a function's line goes to the Python loop
+statement whose body holds most of its lines (`ast`); a loop of nothing but inline asm is no
+loop statement.
 
-The factor. Take one trip through the SASS loop (its blocks minus those of loops nested in it)
-and the instructions whose line is one of the loop's own body lines (not the `for` line, which
-holds the induction and the compare; not the lines of nested source loops). Count each (opcode,
-line) pair, memory accesses weighted by their width in 32-bit words (four stores merged into one
-STS.128 count 4). Unrolled f times, a pair with k instructions per iteration counts k*f. The
-factor is the largest number dividing the counts of most pairs, looking at float or tensor math
-when there is any, else at memory accesses (integer address arithmetic is strength-reduced and
-appears once per trip; a load of an invariant or neighbouring element is shared by the copies).
-When a source loop has several SASS loops, the smallest is taken as one iteration's worth and
-the others are measured as ratios to it (right even when k > 1); those with a smaller factor
-than the largest are remainder loops. Copies of the main body's pairs outside any loop (at least
-half of them) are a straight-line remainder (or peeled iterations: the two are not told apart).
-A source loop with code but no SASS loop is fully unrolled: its copies are its trip count when
-the header is constant (`for (int i = 0; i < TM; i += 4)`, macros and -D values resolved), else
-the same count over the code around it, divided by the factors of the loops enclosing it.
+The factor: the largest number dividing the copies of most PTX lines in one trip (the loop's
+blocks minus those of loops nested in it); with several SASS loops on a line, the smallest is
+one iteration's worth and the others are ratios to it, those with a smaller factor being
+remainder loops. A Triton or DSL loop statement with numeric bounds, code and no SASS loop is
+fully unrolled: its trip count is its copies.
 
-How it can be wrong: one statement that becomes several same-opcode math instructions (a
-division, sinf, a[i-1] + a[i] + a[i+1]) with no remainder loop to compare against reads as a
-larger factor; a loop with no math whose loads are shared between copies reads as a smaller
-one; a one-line loop is counted on its `for` line, induction included; macros and lambdas
-confuse the line-based scan; loop versioning (two full copies) reports one as the main loop and
-the other as neither; a loop in a header has no pragma read; PTX `nounroll` is ignored for CUDA
-C++, where NVVM writes it on every loop after doing the requested unrolling itself.
+How it can be wrong: loop versioning (two full copies) reports one as the main loop and the
+other as neither; a PTX line that becomes several same-opcode instructions with no remainder
+loop to compare against reads as a larger factor; the DSL's loops at a function's line are
+placed by where most of their code is.
 """
 
 from __future__ import annotations
@@ -140,20 +127,6 @@ def _main_file(ctx: AnalysisContext) -> str | None:
     if path and path in files:
         return path
     return files.most_common(1)[0][0] if files else None
-
-
-def _main_lines(instructions: Iterable[SassInstruction], main: str | None) -> list[tuple[int, ...]]:
-    """Per instruction, the main-file lines of its inline chain, innermost first."""
-    out: list[tuple[int, ...]] = []
-    for ins in instructions:
-        loc = ins.source
-        if loc is None:
-            out.append(())
-        elif loc.inlined_at is None:  # most code: one frame
-            out.append((loc.line,) if loc.file == main else ())
-        else:
-            out.append(tuple(f.line for f in loc.frames() if f.file == main))
-    return out
 
 
 def run(ctx: AnalysisContext) -> Findings:

@@ -1,7 +1,8 @@
 """The loop census of a CUDA C++ kernel: one entry per loop statement per inline context.
 
 All architectures. Each file the line table names (the main file and every header it
-includes) is scanned for its loop statements (`sassview.parse.source_loops`). Each SASS
+includes) is scanned for its loop statements (`files.SourceFiles`); the entries' words and
+findings are in `findings`. Each SASS
 instruction belongs to the innermost loop statement its inline chain passes through: its own
 frame if that line lies in a loop, else the call site it was inlined at, and so on out. The
 statement and the call sites outside it make the key of an entry (`_Key`): a helper inlined at
@@ -27,24 +28,23 @@ How it can be wrong: ptxas attributes code of two identical inlined call sites t
 straight-line remainder and every body statement of k > 1 instructions of one opcode reads k
 times its factor; a constant trip count is trusted over the SASS (a loop whose copies ptxas
 folded still reads its trip count); source lines are found by a line scan (macros and lambdas
-confuse it); a header no longer on disk (nor beside the source) is read as having no loops.
+confuse it); see `files` for how a header can be misread.
 """
 
 from __future__ import annotations
 
-import os
 from collections import Counter
 from collections.abc import Iterable
-from pathlib import Path
 
-from sassview.analyses.base import AnalysisContext, Annotation, Findings, Severity
-from sassview.analyses.loops.entry import LoopEntry, asked, verdict
-from sassview.analyses.memory import line_keys
+from sassview.analyses.base import AnalysisContext, Annotation, Findings
+from sassview.analyses.loops.entry import LoopEntry
+from sassview.analyses.loops.files import SourceFiles
+from sassview.analyses.loops.findings import describe
 from sassview.analyses.tile_loops import divides_most
 from sassview.graph.loops import Loop, loop_candidates
 from sassview.ir import SassInstruction, SourceLoc
 from sassview.opcodes import is_move
-from sassview.parse.source_loops import SourceLoop, integer_macros, source_loops
+from sassview.parse.source_loops import SourceLoop
 
 _Sites = tuple[tuple[str, int], ...]  # call sites (file, line), innermost first
 _Key = tuple[str, int, _Sites]  # (file, index of its source loop, call sites)
@@ -70,90 +70,6 @@ def weight(ins: SassInstruction) -> tuple[int, int]:
     if op.startswith(_MEMORY) and not op.startswith("LDC"):
         return 1, 4 if "128" in ins.modifiers else 2 if "64" in ins.modifiers else 1
     return 0, 1
-
-
-class SourceFiles:
-    """The loop statements of each file the kernel's line table names, read alike.
-
-    The main file's text is the one compiled; any other is read from disk: at the path the
-    line table names, or failing that at the same place relative to the source given (a
-    listing recorded in another checkout, a cubin built on another machine)."""
-
-    def __init__(self, ctx: AnalysisContext, names: set[str]) -> None:
-        art = ctx.program.artifacts
-        self.main = _main_file(ctx, names)
-        self._main_text = art.stages.get("cuda_source") or art.source_text or ""
-        # A kernel defined in a header has no code in the main file: its directory is then
-        # unknown, and a header is looked for by name beside the source.
-        here = Path(self.main).parent if self.main else Path("/")
-        self._rebase = (here, Path(art.source_path).parent) if art.source_path else None
-        self._files: dict[str, tuple[list[SourceLoop], list[int], dict[int, int]]] = {}
-        # Constants are file-wide and shared: a header's loops use the includer's, and the
-        # includer's loops the header's (`#define TILE 8` in a .cuh).
-        self._macros: dict[str, int] = {}
-        for name in sorted(set(names) - {self.main}):
-            self._macros.update(integer_macros(self.text(name)))
-        self._macros.update(integer_macros(self._main_text, art.options))
-
-    def text(self, file: str) -> str:
-        if file == self.main:
-            return self._main_text
-        for path in candidates(file, self._rebase):
-            try:
-                return path.read_text(errors="replace")
-            except OSError:
-                continue
-        return ""
-
-    def _scan(self, file: str) -> tuple[list[SourceLoop], list[int], dict[int, int]]:
-        found = self._files.get(file)
-        if found is None:
-            text = self.text(file)
-            loops = source_loops(text, self._macros) if text else []
-            innermost = [-1] * (max((s.span[1] for s in loops), default=0) + 2)
-            statements: dict[int, int] = {}
-            for i, s in enumerate(loops):  # outer loops first: inner ones overwrite them
-                innermost[s.span[0] : s.span[1] + 1] = [i] * (s.span[1] - s.span[0] + 1)
-                statements.update(dict.fromkeys(s.statement, i))
-            found = self._files[file] = (loops, innermost, statements)
-        return found
-
-    def loops(self, file: str) -> list[SourceLoop]:
-        return self._scan(file)[0]
-
-    def innermost(self, file: str, line: int) -> int | None:
-        inner = self._scan(file)[1]
-        return inner[line] if 0 <= line < len(inner) and inner[line] >= 0 else None
-
-    def statement(self, file: str, line: int) -> int | None:
-        return self._scan(file)[2].get(line)
-
-
-def candidates(file: str, rebase: tuple[Path, Path] | None) -> list[Path]:
-    """Where to read a file the line table names: there, then, with `rebase` = (the main
-    file's directory as the line table names it, the directory of the source given), at the
-    same place relative to the source given."""
-    path = Path(file)
-    out = [path]
-    if rebase is not None:
-        here, there = rebase
-        out.append(there / os.path.relpath(path, here) if path.is_absolute() else there / path)
-        out.append(there / path.name)
-    return out
-
-
-def _main_file(ctx: AnalysisContext, names: set[str]) -> str | None:
-    """The compiled file as the line table names it (`names`: every file of every inline
-    chain): the source path, else the file of that name (recorded elsewhere); None when the
-    kernel has no code in it (a kernel defined in a header). A source given as text alone is
-    the file with the most instructions."""
-    path = ctx.program.artifacts.source_path
-    if path and path in names:
-        return path
-    if path:
-        return next((f for f in sorted(names) if Path(f).name == Path(path).name), None)
-    files = ctx.shared(line_keys).files  # instructions per file of their outermost frames
-    return files.most_common(1)[0][0] if files else None
 
 
 class _Tree:
@@ -420,14 +336,26 @@ class _Census:
         for k in order:
             entry = self._entry(k, index, factors, measured, k in gone)
             entries.append(entry)
-            notes += _describe(entry, self.ctx, measured.get(k))
+            if k in measured:
+                main, rest, _ = measured[k]
+                notes += describe(entry, main.addresses, rest)
+            else:
+                notes += describe(entry, self.code_of(k), [])
         for lp in self.loose:
-            entry = _loose(lp, self.ins)
+            entry = _loose(lp)
             entries.append(entry)
-            notes += _describe(entry, self.ctx, (lp, [], False))
+            notes += describe(entry, lp.addresses, [])
         return Findings(
             facts={"loops": [e.to_json() for e in entries], "entries": tuple(entries)},
             annotations=tuple(notes),
+        )
+
+    def code_of(self, key: _Key) -> tuple[int, ...]:
+        """The addresses of the code of an entry and of the entries inside it."""
+        return tuple(
+            self.ins[i].address
+            for i, k in enumerate(self.key)
+            if k is not None and key in self.tree.around(k)
         )
 
     def _order(self, key: _Key) -> tuple[bool, str, int, _Sites]:
@@ -518,7 +446,7 @@ def _ratio(counts: Counter[tuple[_Pair, _Key]], ref: Counter[tuple[_Pair, _Key]]
     return max(ratios, key=lambda r: (ratios[r], r)) if ratios else None
 
 
-def _loose(loop: Loop, ins: tuple[SassInstruction, ...]) -> LoopEntry:
+def _loose(loop: Loop) -> LoopEntry:
     src = loop.source
     return LoopEntry(
         line=src.line if src else None,
@@ -535,131 +463,4 @@ def _loose(loop: Loop, ins: tuple[SassInstruction, ...]) -> LoopEntry:
     )
 
 
-def _describe(
-    entry: LoopEntry, ctx: AnalysisContext, measured: tuple[Loop, list[Loop], bool] | None
-) -> list[Annotation]:
-    """The entry's INFO line, one per remainder loop, and its findings."""
-    source = (SourceLoc(entry.file, entry.line),) if entry.line and entry.file else ()
-    loop = measured[0] if measured else None
-    addresses = loop.addresses if loop else _addresses(entry, ctx)
-    common = {
-        "addresses": addresses,
-        "source": source,
-        "blocks": entry.blocks,
-        "loops": entry.sass_loops[:1],
-        "data": entry.to_json(),
-    }
-    where, f = entry.where, entry.factor
-    if not entry.statement:
-        text = f"{where}: a loop of inline asm or made by the compiler (no loop statement)"
-    elif entry.kind == "gone":
-        text = f"{where}: no code left"
-    elif entry.kind == "full":
-        n = entry.copies
-        text = f"{where} fully unrolled: {'?' if n is None else n} {'copy' if n == 1 else 'copies'}"
-        text += ", no loop left"
-    elif f is None:
-        text = f"{where}: unroll factor not measured (the evidence disagrees or is missing)"
-    else:
-        text = f"{where} not unrolled" if f == 1 else f"{where} unrolled by {f}"
-        if entry.remainder:
-            text += ", with a remainder loop" if entry.remainder_loops else ""
-            text += "" if entry.remainder_loops else ", with a straight-line remainder"
-    notes = [Annotation("unroll", Severity.INFO, text, **common)]  # type: ignore[arg-type]
-    for r in measured[1] if measured else []:
-        notes.append(
-            Annotation(
-                "unroll",
-                Severity.INFO,
-                f"remainder loop of the {where} (the iterations the unroll by {f} leaves over)",
-                addresses=r.addresses,
-                blocks=tuple(sorted(r.blocks)),
-                loops=(r.index,),
-                source=source,
-                data={"remainder_of": list(entry.sass_loops)},
-            )
-        )
-    for severity, message, hint in findings(entry):
-        notes.append(Annotation("unroll", severity, message, hint, **common))  # type: ignore[arg-type]
-    return notes
-
-
-def _addresses(entry: LoopEntry, ctx: AnalysisContext) -> tuple[int, ...]:
-    if entry.first_address is None:
-        return ()
-    start = next(
-        i for i, x in enumerate(ctx.kernel.instructions) if x.address == entry.first_address
-    )
-    return (ctx.kernel.instructions[start].address,)
-
-
-def findings(e: LoopEntry) -> list[tuple[Severity, str, str]]:
-    """What a C++ loop entry says beyond its verdict: a request not met, a constant-trip loop
-    left rolled, a remainder the request made. Worded here only."""
-    out: list[tuple[Severity, str, str]] = []
-    want, f, where = e.requested, e.factor, e.where
-    rolled = e.kind == "rolled"
-    if want == "full" and rolled:
-        out.append(
-            (
-                Severity.WARNING,
-                f"{where}: #pragma unroll asked for full unrolling; a loop"
-                + (f" unrolled by {f}" if f else "")
-                + " remains",
-                "the trip count is not a compile-time constant (or is too large): make the "
-                "bound a constant or template parameter, or ask for a factor with #pragma unroll N",
-            )
-        )
-    elif want == 1 and ((rolled and (f or 1) > 1) or (e.kind == "full" and (e.copies or 0) > 1)):
-        got = f if rolled else e.copies
-        out.append(
-            (
-                Severity.WARNING,
-                f"{where}: #pragma unroll 1 asked to keep the loop rolled, got {got} copies",
-                "check that the pragma sits directly above the loop",
-            )
-        )
-    elif isinstance(want, int) and want > 1 and f is not None and rolled and f != want:
-        out.append(
-            (
-                Severity.WARNING,
-                f"{where}: #pragma unroll {want} asked for {want}, got {f}",
-                "the compiler caps unrolling for code size and registers, and unrolls bodies "
-                "with calls or barriers less: try a smaller #pragma unroll N",
-            )
-        )
-    elif isinstance(want, int) and want > 1 and e.kind == "full" and (e.copies or 0) > want:
-        out.append(
-            (
-                Severity.WARNING,
-                f"{where}: #pragma unroll {want} asked for {want}, got {e.copies} (fully unrolled)",
-                "the compiler caps unrolling for code size and registers, and unrolls bodies "
-                "with calls or barriers less: try a smaller #pragma unroll N",
-            )
-        )
-    if rolled and e.trip_count and e.trip_count > 1 and want is None:
-        out.append(
-            (
-                Severity.NOTE,
-                f"{where}: {e.trip_count} iterations known at compile time, but the loop stayed "
-                f"rolled" + ("" if f in (None, 1) else f" (unrolled by {f})"),
-                "the compiler judged the body too big to copy: #pragma unroll asks for full "
-                "unrolling, #pragma unroll 1 says rolled is meant",
-            )
-        )
-    if rolled and e.remainder and f and (want is None or (e.trip_count or 1) % f == 0):
-        # Unasked, or on a count the factor divides: a remainder nobody asked for.
-        why = "without being asked" if want is None else f"though {e.trip_count} divides by {f}"
-        out.append(
-            (
-                Severity.INFO,
-                f"{where}: unrolled by {f} {why}, leaving a remainder"
-                + (" loop" if e.remainder_loops else " (straight-line)"),
-                f"if the count is always a multiple of {f}, say so "
-                f"(`__builtin_assume(n % {f} == 0)`), or pick the factor with #pragma unroll N",
-            )
-        )
-    return out
-
-
-__all__ = ["SourceFiles", "asked", "findings", "run", "verdict"]
+__all__ = ["run", "weight"]
