@@ -99,31 +99,82 @@ def test_each_label_holds(arch: str, row: dict[str, Any]) -> None:
     assert got == label
 
 
-@pytest.mark.parametrize("arch", ARCHS)
-def test_every_source_loop_with_code_in_the_sass_has_an_entry(arch: str) -> None:
+TESTS = Path(__file__).parent
+
+
+def recorded_listings() -> list[Any]:
+    """Every recorded CUDA C++ compile with its source: this corpus, the parser corpus
+    (tests/corpus), the analyses' (tests/data/analyses) and the unroll tests' (tests/data/graph)."""
+    out = [
+        pytest.param(DATA / "census.cu", DATA, f"census.{a}", a, id=f"census-{a}") for a in ARCHS
+    ]
+    for meta_path in sorted(
+        [*TESTS.glob("corpus/*/*/meta.json"), *TESTS.glob("data/analyses/*/*/meta.json")]
+    ):
+        meta = json.loads(meta_path.read_text())
+        here = meta_path.parent
+        source = next(
+            (
+                p
+                for p in (TESTS.parent / meta["source"], TESTS / "corpus" / meta["source"])
+                if p.is_file()
+            ),
+            None,
+        )
+        if source is not None and (here / "kernel.cubin").is_file():
+            name = f"{here.parent.name}-{here.name}"
+            out.append(pytest.param(source, here, "kernel", meta["arch"], id=name))
+    for arch in ("sm_90a", "sm_120"):
+        graph = TESTS / "data" / "graph"
+        out.append(
+            pytest.param(graph / "loops.cu", graph, f"loops.{arch}", arch, id=f"graph-{arch}")
+        )
+    return out
+
+
+@pytest.mark.parametrize(("source", "where", "stem", "arch"), recorded_listings())
+def test_every_source_loop_with_code_in_the_sass_has_an_entry(
+    source: Path, where: Path, stem: str, arch: str
+) -> None:
     """The census: a loop statement with instructions of its body (its lines, in any inline
-    context) is listed, once per context, whatever the kernel."""
-    texts = {name: (DATA / name).read_text() for name in ("census.cu", "census.cuh")}
-    loops = {name: source_loops(text) for name, text in texts.items()}
-    for k in program(arch).kernels:
-        have = {
-            (named(e), tuple((c.file, c.line) for c in e.inlined_at))
-            for e in entries(arch, k.name)
-            if e.statement
-        }
+    context, in the source or a header beside it) is listed, once per context, in every
+    recorded listing."""
+    from sassview.analyses import unroll
+    from sassview.analyses.base import AnalysisContext
+    from sassview.graph.cfg import build_cfg
+    from sassview.graph.loops import find_loops
+
+    program = sassview.from_artifacts(
+        Artifacts(
+            kind="cuda",
+            arch=arch,
+            source_path=str(source),
+            source_text=source.read_text(),
+            ptx=(where / f"{stem}.ptx").read_text(),
+            cubin=(where / f"{stem}.cubin").read_bytes(),
+        )
+    )
+    loops: dict[str, list[Any]] = {}
+    for k in program.kernels:
+        cfg = build_cfg(k.instructions)
+        ctx = AnalysisContext(program, k, cfg, find_loops(cfg, k.instructions), None)  # type: ignore[arg-type]
+        found = [e for e in unroll.run(ctx).facts["entries"] if e.statement]
+        have = {(named(e), tuple((c.file, c.line) for c in e.inlined_at)) for e in found}
+        assert len(have) == len(found), f"{k.name}: one entry per statement and context"
         need = set()
         for ins in k.instructions:
-            if ins.source is None:
-                continue
-            frames = list(ins.source.frames())
+            frames = list(ins.source.frames()) if ins.source else []
             for j, fr in enumerate(frames):
                 name = Path(fr.file).name
-                for s in loops.get(name, []):
+                if name not in loops:
+                    beside = source.parent / name
+                    loops[name] = source_loops(beside.read_text()) if beside.is_file() else []
+                for s in loops[name]:
                     if s.span[0] <= fr.line <= s.span[1]:
-                        need.add(((name, s.line), tuple((f.file, f.line) for f in frames[j + 1 :])))
+                        sites = tuple((f.file, f.line) for f in frames[j + 1 :])
+                        need.add(((name, s.line), sites))
         missing = need - have
         assert not missing, f"{k.name}: no entry for {sorted(missing)}"
-        assert len(have) == len([e for e in entries(arch, k.name) if e.statement]), "one each"
 
 
 def test_a_helper_inlined_at_two_call_sites_has_an_entry_per_site() -> None:
@@ -247,3 +298,24 @@ def test_a_header_is_read_beside_the_source_when_its_recorded_path_is_gone(
     assert found == [recorded, tmp_path / "census.cuh", tmp_path / "census.cuh"]
     assert candidates("inc/h.cuh", (recorded.parent, tmp_path))[1] == tmp_path / "inc" / "h.cuh"
     assert candidates(str(recorded), None) == [recorded]
+
+
+@pytest.mark.compile
+def test_labels_hold_on_a_live_compile() -> None:
+    """The same corpus compiled now (NVRTC, the header read where the compile found it): the
+    labels were read from the recordings, a toolchain that changes the code shows here."""
+    live = sassview.compile(path=DATA / "census.cu", arch="sm_90a")
+    wrong = []
+    for row in LABELS:
+        label = row.get("sm_90a", row["label"])
+        got = inspect_kernel(live, live.kernel(row["kernel"])).facts("unroll")["entries"]
+        want = (marks()[row["loop"]], tuple(marks()[m] for m in row.get("at", [])))
+        here = [
+            e
+            for e in got
+            if e.statement
+            and (named(e), tuple((Path(c.file).name, c.line) for c in e.inlined_at)) == want
+        ]
+        if len(here) != 1 or {k: getattr(here[0], k) for k in label} != label:
+            wrong.append(row["loop"])
+    assert not wrong
