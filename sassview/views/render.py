@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sassview.analyses.loops.entry import context
+from sassview.analyses.loops.entry import by_whom, context
 
 
 def _bytes(n: int | None) -> str:
@@ -74,6 +74,7 @@ def _loop(e: dict[str, Any]) -> str:
         text = f"{where}: factor unknown"
     else:
         text = f"{where}: " + ("not unrolled" if f == 1 else f"unrolled x{f}")
+        text += by_whom(e.get("ptx_factor"), f)
         if e.get("triton_remainder"):
             text = f"{where}: Triton's remainder loop, " + text[len(where) + 2 :]
         elif e.get("triton_factor", 1) > 1:

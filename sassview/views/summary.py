@@ -66,7 +66,7 @@ _TRITON = ("triton_factor", "triton_remainder")  # only on loops of Triton kerne
 _LOOP_KEYS = (
     *("source_line", "file", "depth", "has_back_edge", "achieved_factor", "requested_factor"),
     *("remainder", "statement", "requested_by"),
-    *("kind", "factor", "copies", "trip_count", "inlined_at", "parent"),
+    *("kind", "factor", "ptx_factor", "copies", "trip_count", "inlined_at", "parent"),
 )
 
 

@@ -34,15 +34,18 @@ confuse it); see `files` for how a header can be misread.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
 
 from sassview.analyses.base import AnalysisContext, Annotation, Findings
 from sassview.analyses.loops.entry import LoopEntry
 from sassview.analyses.loops.files import SourceFiles
 from sassview.analyses.loops.findings import describe
 from sassview.analyses.tile_loops import divides_most
-from sassview.graph.loops import Loop, loop_candidates
-from sassview.ir import SassInstruction, SourceLoc
+from sassview.graph.cfg import ControlFlowGraph, build_ptx_cfg
+from sassview.graph.loops import Loop, find_ptx_loops, loop_candidates
+from sassview.ir import PtxInstruction, SassInstruction, SourceLoc
 from sassview.opcodes import is_move
 from sassview.parse.source_loops import SourceLoop
 
@@ -63,12 +66,33 @@ def weight(ins: SassInstruction) -> tuple[int, int]:
     merged into one STS.128 count 4), 0 what does not follow the iterations (moves, integer
     and address arithmetic, compares, branches: strength-reduced, shared by the copies)."""
     op = ins.opcode
+    if "SpillRefill" in ins.marks:
+        return -1, 0  # register-allocator traffic, not a copy of the source statement
     if is_move(ins):
         return 0, 1
     if op in _MATH:
         return 2, 1
     if op.startswith(_MEMORY) and not op.startswith("LDC"):
         return 1, 4 if "128" in ins.modifiers else 2 if "64" in ins.modifiers else 1
+    return 0, 1
+
+
+_PTX_MATH = frozenset(
+    ("fma", "add", "sub", "mul", "max", "min", "div", "rcp", "sqrt", "rsqrt", "ex2", "lg2")
+    + ("sin", "cos", "tanh", "mma", "wgmma", "tcgen05")
+)
+_PTX_FLOAT = frozenset(("f16", "f16x2", "bf16", "bf16x2", "f32", "f64"))
+_PTX_MEMORY = frozenset(("ld", "st", "atom", "red", "cp", "tex", "suld", "sust", "ldmatrix"))
+
+
+def ptx_weight(ins: PtxInstruction) -> tuple[int, int]:
+    """`weight` for PTX: float math (by type) and tensor ops, memory but parameters and
+    constants (a `.v4` access weighs 4), the rest."""
+    op, mods = ins.opcode, ins.modifiers
+    if op in ("mma", "wgmma", "tcgen05") or (op in _PTX_MATH and not _PTX_FLOAT.isdisjoint(mods)):
+        return 2, 1
+    if op in _PTX_MEMORY and "param" not in mods and "const" not in mods:
+        return 1, 4 if "v4" in mods else 2 if "v2" in mods else 1
     return 0, 1
 
 
@@ -151,11 +175,40 @@ def run(ctx: AnalysisContext) -> Findings:
     return _Census(ctx, files).findings()
 
 
-class _Census:
-    def __init__(self, ctx: AnalysisContext, files: SourceFiles) -> None:
-        self.ctx, self.files = ctx, files
-        self.ins = ctx.kernel.instructions
-        self.tree = _Tree(files)
+@dataclass(frozen=True, slots=True)
+class _Listing:
+    """What the census measures: the SASS (ptxas' side) or the PTX (NVVM's side)."""
+
+    instructions: Sequence[SassInstruction] | Sequence[PtxInstruction]
+    cfg: ControlFlowGraph
+    loops: tuple[Loop, ...]
+    weight: Callable[[Any], tuple[int, int]]
+    # The source locations that may name a loop's statement, best first (SASS: the back-edge
+    # compare's; PTX: none, the deepest entry holding the loop's code decides).
+    candidates: Callable[[Loop], list[SourceLoc]]
+
+
+def _sass(ctx: AnalysisContext) -> _Listing:
+    ins = ctx.kernel.instructions
+    return _Listing(ins, ctx.cfg, ctx.loops, weight, lambda lp: loop_candidates(lp, ctx.cfg, ins))
+
+
+def _ptx(ctx: AnalysisContext) -> _Listing | None:
+    function = ctx.kernel.ptx
+    if function is None or not function.instructions:
+        return None
+    cfg = build_ptx_cfg(function)
+    return _Listing(
+        function.instructions, cfg, find_ptx_loops(cfg, function), ptx_weight, lambda lp: []
+    )
+
+
+class _Measure:
+    """The entries' SASS (or PTX) loops and what one trip of each runs."""
+
+    def __init__(self, listing: _Listing, tree: _Tree) -> None:
+        self.listing, self.tree, self.files = listing, tree, tree.files
+        self.ins = listing.instructions
         placed = [self.tree.place(i.source) if i.source else (None, -1) for i in self.ins]
         self.key = [k for k, _ in placed]
         self.role = [r for _, r in placed]
@@ -174,7 +227,7 @@ class _Census:
         outside every loop."""
         key = loop.index if loop else None
         if key not in self._regions:
-            cfg, loops = self.ctx.cfg, self.ctx.loops
+            cfg, loops = self.listing.cfg, self.listing.loops
             inner = {k for o in loops if loop is None or o.parent == key for k in o.blocks}
             own = loop.blocks if loop else {b.index for b in cfg.blocks if b.reachable}
             spans = (cfg.blocks[k] for k in sorted(own - inner))
@@ -183,7 +236,7 @@ class _Census:
 
     def _assign(self) -> None:
         """Each SASS loop to an entry, nested loops first (see the module docstring)."""
-        cfg, loops = self.ctx.cfg, self.ctx.loops
+        cfg, loops = self.listing.cfg, self.listing.loops
         taken: dict[int, _Key] = {}
         for lp in sorted(loops, key=lambda lp: -lp.depth):
             code = [
@@ -196,7 +249,7 @@ class _Census:
                 self.loose.append(lp)
                 continue
             around = self.tree.ancestors(lca)
-            named = (self._statement_key(loc) for loc in loop_candidates(lp, cfg, self.ins))
+            named = (self._statement_key(loc) for loc in self.listing.candidates(lp))
             key: _Key | None = next((k for k in named if k in around), lca)
             inside = {taken[o.index] for o in loops if o.index in taken and _within(o, lp, loops)}
             while key is not None and key in inside:
@@ -235,9 +288,11 @@ class _Census:
         for i in indices:
             k = self.key[i]
             ins = self.ins[i]
-            if k is None or "SpillRefill" in ins.marks or key not in self.tree.around(k):
+            if k is None or key not in self.tree.around(k):
                 continue
-            kind, n = weight(ins)
+            kind, n = self.listing.weight(ins)
+            if kind < 0:
+                continue
             assert ins.source is not None
             target = header if self.role[i] == _STATEMENT and k == key else body
             target[((ins.opcode, ins.source, kind), k)] += n
@@ -269,7 +324,7 @@ class _Census:
             self.versions[key] = [lp for lp in loops if lp is not main and lp not in rest]
             return f, main, rest, False
         main, c = counted[0]
-        outer = self.ctx.loops[main.parent] if main.parent is not None else None
+        outer = self.listing.loops[main.parent] if main.parent is not None else None
         tail = _pool(self.counts(self.region(outer), key))
         shared = [p for p in c if p in tail]
         r = _ratio(c, tail)
@@ -307,7 +362,16 @@ class _Census:
         total = _copies(own)
         return total // runs if total and total % runs == 0 else None
 
-    # -- the entries ---------------------------------------------------------------------
+
+class _Census(_Measure):
+    """The entries of the SASS, with NVVM's factors from the PTX beside them."""
+
+    def __init__(self, ctx: AnalysisContext, files: SourceFiles) -> None:
+        self.ctx = ctx
+        self.nvvm: dict[_Key, int | None] = {}  # NVVM's factors (the PTX loops')
+        self.factors: dict[_Key, int | None] = {}  # the SASS loops'
+
+        super().__init__(_sass(ctx), _Tree(files))
 
     def findings(self) -> Findings:
         keys = {k for k in self.key if k is not None} | set(self.groups)
@@ -329,6 +393,8 @@ class _Census:
         for k in sorted(keys - set(self.groups), key=lambda k: len(self.tree.ancestors(k))):
             if self.copies[k] is None:
                 self.copies[k] = self.measured_copies(k, factors)
+        self.factors = factors
+        self.nvvm = self._nvvm_factors()
         order = sorted(keys | gone, key=self._order)
         index = {k: n for n, k in enumerate(order)}
         entries: list[LoopEntry] = []
@@ -349,6 +415,24 @@ class _Census:
             facts={"loops": [e.to_json() for e in entries], "entries": tuple(entries)},
             annotations=tuple(notes),
         )
+
+    def _nvvm_factors(self) -> dict[_Key, int | None]:
+        """NVVM's side: the factor of each rolled entry's PTX loop, measured alike. For CUDA
+        C++ NVVM unrolls and marks the loop nounroll; where ptxas unrolls again (sm_100 and
+        later), the SASS factor is the product."""
+        listing = _ptx(self.ctx)
+        if listing is None or not listing.loops:
+            return {}
+        ptx = _Measure(listing, self.tree)
+        out = {}
+        for k in sorted(ptx.groups, key=lambda k: -len(self.tree.ancestors(k))):
+            if k in self.groups:
+                n = ptx.factor(k, ptx.groups[k], self.copies)[0]
+                f = self.factors.get(k)
+                # ptxas adds copies, it never takes NVVM's away: a PTX factor that does not
+                # divide the SASS one was misread (a PTX statement of many instructions).
+                out[k] = n if n and f and f % n == 0 else None
+        return out
 
     def code_of(self, key: _Key) -> tuple[int, ...]:
         """The addresses of the code of an entry and of the entries inside it."""
@@ -389,6 +473,7 @@ class _Census:
             return LoopEntry(
                 kind="rolled",
                 factor=factors[key],
+                ptx_factor=self.nvvm.get(key),
                 remainder=bool(rest) or straight,
                 sass_loops=(main.index, *(lp.index for lp in self.versions.get(key, ()))),
                 remainder_loops=tuple(lp.index for lp in rest),
@@ -398,11 +483,11 @@ class _Census:
                 instructions=len(main.addresses),
                 **common,  # type: ignore[arg-type]
             )
-        code = [i for i, k in enumerate(self.key) if k is not None and key in self.tree.around(k)]
+        code = self.code_of(key)
         return LoopEntry(
             kind="full",
             copies=self.copies.get(key),
-            first_address=self.ins[code[0]].address if code else None,
+            first_address=code[0] if code else None,
             instructions=len(code),
             **common,  # type: ignore[arg-type]
         )

@@ -30,6 +30,7 @@ class LoopEntry:
     file: str | None
     kind: Kind
     factor: int | None = None  # rolled: source iterations per trip of the main SASS loop
+    ptx_factor: int | None = None  # rolled: NVVM's factor, of the PTX loop (C++; else None)
     remainder: bool = False  # rolled: iterations left to a remainder loop or straight-line code
     copies: int | None = None  # full: copies of the body per execution of the statement
     trip_count: int | None = None  # when the header is constant
@@ -78,6 +79,7 @@ class LoopEntry:
             "kind": self.kind,
             "factor": self.factor,
             "copies": self.copies,
+            "ptx_factor": self.ptx_factor,
             "trip_count": self.trip_count,
             "inlined_at": [{"file": c.file, "line": c.line} for c in self.inlined_at],
             "parent": self.parent,
@@ -113,7 +115,15 @@ def verdict(e: LoopEntry) -> str:
         text = "a loop whose unroll factor could not be measured"
     else:
         text = "not unrolled" if e.factor == 1 else f"unrolled by {e.factor}"
-    return text + (", with a remainder" if e.remainder else "")
+    return text + by_whom(e.ptx_factor, e.factor) + (", with a remainder" if e.remainder else "")
+
+
+def by_whom(n: int | None, f: int | None) -> str:
+    """` (x4 by NVVM, then x4 by ptxas)` where both compilers unrolled (`n` NVVM's factor, `f`
+    the SASS one), else ""."""
+    if not n or not f or n == f or f % n:
+        return ""
+    return f" (x{n} by NVVM, then x{f // n} by ptxas)" if n > 1 else f" (x{f} by ptxas)"
 
 
 def asked(e: LoopEntry) -> str:

@@ -6,7 +6,7 @@ here once; `check`, the TUI, exports and `assert_unrolled` read them or the entr
 from __future__ import annotations
 
 from sassview.analyses.base import Annotation, Severity
-from sassview.analyses.loops.entry import LoopEntry
+from sassview.analyses.loops.entry import LoopEntry, by_whom
 from sassview.graph.loops import Loop
 from sassview.ir import SourceLoc
 
@@ -34,7 +34,11 @@ def describe(entry: LoopEntry, code: tuple[int, ...], rest: list[Loop]) -> list[
     elif f is None:
         text = f"{where}: unroll factor not measured (the evidence disagrees or is missing)"
     else:
-        text = f"{where} not unrolled" if f == 1 else f"{where} unrolled by {f}"
+        text = (
+            f"{where} not unrolled"
+            if f == 1
+            else f"{where} unrolled by {f}{by_whom(entry.ptx_factor, f)}"
+        )
         if entry.remainder:
             text += ", with a remainder loop" if entry.remainder_loops else ""
             text += "" if entry.remainder_loops else ", with a straight-line remainder"
