@@ -436,8 +436,9 @@ class _Census(_Measure):
 
     def code_of(self, key: _Key) -> tuple[int, ...]:
         """The addresses of the code of an entry and of the entries inside it."""
+        ins = self.ctx.kernel.instructions
         return tuple(
-            self.ins[i].address
+            ins[i].address
             for i, k in enumerate(self.key)
             if k is not None and key in self.tree.around(k)
         )
