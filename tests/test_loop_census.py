@@ -319,3 +319,20 @@ def test_labels_hold_on_a_live_compile() -> None:
         if len(here) != 1 or {k: getattr(here[0], k) for k in label} != label:
             wrong.append(row["loop"])
     assert not wrong
+
+
+def test_unasked_unrolling_with_a_remainder_is_a_finding_naming_both_compilers() -> None:
+    line = marks()["ex_continue"][1]
+    notes = [a.message for a in inspection("sm_80", "exits").annotations if a.kind == "unroll"]
+    assert (
+        f"loop at line {line} unrolled by 16 (x4 by NVVM, then x4 by ptxas), with a remainder loop"
+        in notes
+    )
+    assert (
+        f"loop at line {line}: unrolled by 16 without being asked, leaving a remainder loop"
+        in notes
+    )
+    # Asked for and got: no such note.
+    line = marks()["pr_4"][1]
+    pragmas = [a.message for a in inspection("sm_80", "pragmas").annotations]
+    assert not [m for m in pragmas if m.startswith(f"loop at line {line}: unrolled by")]

@@ -209,7 +209,10 @@ class _Measure:
     def __init__(self, listing: _Listing, tree: _Tree) -> None:
         self.listing, self.tree, self.files = listing, tree, tree.files
         self.ins = listing.instructions
-        placed = [self.tree.place(i.source) if i.source else (None, -1) for i in self.ins]
+        # Most big kernels are straight-line code of a source with no loop statement at all.
+        looped = any(self.files.loops(f) for f in self.files.names)
+        place = self.tree.place
+        placed = [place(i.source) if i.source and looped else (None, -1) for i in self.ins]
         self.key = [k for k, _ in placed]
         self.role = [r for _, r in placed]
         self._regions: dict[int | None, list[int]] = {}
@@ -420,7 +423,7 @@ class _Census(_Measure):
         """NVVM's side: the factor of each rolled entry's PTX loop, measured alike. For CUDA
         C++ NVVM unrolls and marks the loop nounroll; where ptxas unrolls again (sm_100 and
         later), the SASS factor is the product."""
-        listing = _ptx(self.ctx)
+        listing = _ptx(self.ctx) if self.groups else None
         if listing is None or not listing.loops:
             return {}
         ptx = _Measure(listing, self.tree)

@@ -29,6 +29,7 @@ class SourceFiles:
     def __init__(self, ctx: AnalysisContext, names: set[str]) -> None:
         art = ctx.program.artifacts
         self.main = _main_file(ctx, names)
+        self.names = frozenset(names)
         self._main_text = art.stages.get("cuda_source") or art.source_text or ""
         # A kernel defined in a header has no code in the main file: its directory is then
         # unknown, and a header is looked for by name beside the source.
