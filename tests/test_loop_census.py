@@ -82,9 +82,16 @@ def find(arch: str, kernel: str, loop: str, at: list[str]) -> LoopEntry:
 
 
 def label_cases() -> list[Any]:
+    """A label the census does not meet yet (`known_wrong`: why) is an expected failure: the
+    strict mark fails the day it is met."""
     return [
         pytest.param(
-            arch, row, id=f"{arch}-{row['kernel']}-{row['loop']}-{'-'.join(row.get('at', []))}"
+            arch,
+            row,
+            id=f"{arch}-{row['kernel']}-{row['loop']}-{'-'.join(row.get('at', []))}",
+            marks=[pytest.mark.xfail(reason=row["known_wrong"], strict=True)]
+            if "known_wrong" in row
+            else [],
         )
         for arch in ARCHS
         for row in LABELS
@@ -306,7 +313,7 @@ def test_labels_hold_on_a_live_compile() -> None:
     labels were read from the recordings, a toolchain that changes the code shows here."""
     live = sassview.compile(path=DATA / "census.cu", arch="sm_90a")
     wrong = []
-    for row in LABELS:
+    for row in (r for r in LABELS if "known_wrong" not in r):
         label = row.get("sm_90a", row["label"])
         got = inspect_kernel(live, live.kernel(row["kernel"])).facts("unroll")["entries"]
         want = (marks()[row["loop"]], tuple(marks()[m] for m in row.get("at", [])))

@@ -329,9 +329,12 @@ class _Measure:
         main, c = counted[0]
         outer = self.listing.loops[main.parent] if main.parent is not None else None
         tail = _pool(self.counts(self.region(outer), key))
-        shared = [p for p in c if p in tail]
-        r = _ratio(c, tail)
-        if r is not None and r >= 2 and 2 * len(shared) >= len(c):
+        # Straight-line copies of the body beside the loop: NVVM's remainder unrolled (one
+        # iteration's worth each, so the ratio is the factor) or ptxas' tail of its own
+        # unrolling (several: the ratio is no whole number, the factor is counted below).
+        straight = bool(tail) and 2 * len([p for p in c if p in tail]) >= len(c)
+        r = _ratio(c, tail) if straight else None
+        if r is not None and r >= 2:
             return r, main, [], True
         body, header = self.split_counts(self.region(main), key)
         normal = []
@@ -341,7 +344,9 @@ class _Measure:
                 normal.append(n // m)
         if not normal:  # a body of nested rolled loops: the statement's own code, once a copy
             normal = list(_pool(header).values())
-        return (divides_most(normal) if normal else None), main, [], False
+        f = divides_most(normal) if normal else None
+        # A loop not unrolled leaves no remainder: code beside it is a peeled iteration.
+        return f, main, [], straight and (f or 1) > 1
 
     def measured_copies(self, key: _Key, factors: dict[_Key, int | None]) -> int | None:
         """Copies of a full entry with no constant trip count: its own code's counts over the

@@ -266,3 +266,30 @@ extern "C" __global__ void nested_helpers(const float* __restrict__ a, const flo
   }
   out[threadIdx.x] = s;
 }
+
+// A row softmax: a grid-stride loop over rows around three thread-stride loops and two warp
+// reductions (one helper, two call sites).
+extern "C" __global__ void softmax_rows(const float* __restrict__ x, float* __restrict__ y,
+                                        int rows, int cols) {
+  for (int r = blockIdx.x; r < rows; r += gridDim.x) {  // @sm_r
+    float m = -1e30f;
+    for (int c = threadIdx.x; c < cols; c += 32) m = fmaxf(m, x[r * cols + c]);  // @sm_max
+    m = -warp_sum(-m);  // @sm_w1
+    float s = 0.f;
+    for (int c = threadIdx.x; c < cols; c += 32) s += __expf(x[r * cols + c] - m);  // @sm_sum
+    s = warp_sum(s);  // @sm_w2
+    for (int c = threadIdx.x; c < cols; c += 32) {  // @sm_out
+      y[r * cols + c] = __expf(x[r * cols + c] - m) / s;
+    }
+  }
+}
+
+// One template helper at two call sites with different trip counts.
+extern "C" __global__ void two_accums(const float* __restrict__ x, float* __restrict__ y, int n) {
+  float a[4] = {}, b[2] = {};
+  for (int k = 0; k < n; ++k) {  // @ta_k
+    accum(a, x + k * 128);  // @ta_4
+    accum(b, x + k * 128 + 64);  // @ta_2
+  }
+  y[threadIdx.x] = a[0] + a[1] + a[2] + a[3] + b[0] + b[1];
+}

@@ -73,3 +73,17 @@ extern "C" __global__ void in_header(const float* __restrict__ x, float* __restr
   }
   out[threadIdx.x] = s;
 }
+
+// A butterfly warp reduction (the step halves: no trip count from the header).
+__device__ __forceinline__ float warp_sum(float v) {
+#pragma unroll
+  for (int o = 16; o > 0; o /= 2) v += __shfl_xor_sync(0xffffffffu, v, o);  // @h_warp
+  return v;
+}
+
+// A template helper whose trip count is its argument, called with two.
+template <int N>
+__device__ __forceinline__ void accum(float (&a)[N], const float* p) {
+#pragma unroll
+  for (int i = 0; i < N; ++i) a[i] += p[i * 32];  // @h_accum
+}
