@@ -2,11 +2,11 @@
 
 All architectures. Each file the line table names (the main file and every header it
 includes) is scanned for its loop statements (`files.SourceFiles`); the entries' words and
-findings are in `findings`. Each SASS
-instruction belongs to the innermost loop statement its inline chain passes through: its own
-frame if that line lies in a loop, else the call site it was inlined at, and so on out. The
-statement and the call sites outside it make the key of an entry (`_Key`): a helper inlined at
-two call sites gives two entries, its loops nest in the loop around each call.
+findings are in `findings`. Each SASS instruction belongs to the innermost loop statement its
+inline chain passes through: its own frame if that line lies in a loop, else the call site it
+was inlined at, and so on out. The statement and the call sites outside it make the key of an
+entry (`_Key`): a helper inlined at two call sites gives two entries, its loops nest in the
+loop around each call.
 
 Each SASS loop (graph/loops.py) goes to the deepest entry holding all its code (the lowest
 common ancestor of its instructions' entries), or to the statement its back-edge compare names
@@ -16,19 +16,24 @@ inside an entry with code and none of its own, `gone`.
 
 The factor of a rolled entry: with several SASS loops, the smallest is NVVM's remainder loop of
 one iteration a trip, and the main loop's factor is the most common ratio of its (opcode,
-location) counts to that one's. With one, straight-line copies after it (a remainder NVVM
-unrolled) give the ratio; failing that each count is divided by the copies of the full loops
-between the entry and the code counted (the 64 FFMA of an 8x8 nest inside a K loop are one
-iteration of it), and the factor is the largest number dividing most of them. The copies of a
-full entry are its trip count when the header is constant, else its own code's counts over the
-executions of its statement (the copies and factors of the entries around it).
+location) counts to that one's. With one, straight-line copies beside it mark a remainder, and
+give the factor when they are one iteration's worth; failing that each count is divided by the
+copies of the full loops between the entry and the code counted (the 64 FFMA of an 8x8 nest
+inside a K loop are one iteration of it), and the factor is the largest number dividing most
+of them. The same measure over the PTX CFG and its .loc chains gives NVVM's factor
+(`ptx_factor`). The copies of a full entry are its trip count when the header is constant,
+else its own code's counts over the executions of its statement (the copies and factors of the
+entries around it).
 
-How it can be wrong: ptxas attributes code of two identical inlined call sites to one of them
-(the census still lists both, a count from such code is wrong); a loop with one SASS loop, no
-straight-line remainder and every body statement of k > 1 instructions of one opcode reads k
-times its factor; a constant trip count is trusted over the SASS (a loop whose copies ptxas
-folded still reads its trip count); source lines are found by a line scan (macros and lambdas
-confuse it); see `files` for how a header can be misread.
+How it can be wrong: ptxas' line table may give the code of two call sites of one helper the
+first site's context (two identical calls, or two instantiations of a template: the PTX still
+tells them apart); the census then lists one entry, with both sites' copies or SASS loops, and
+none for the other. A loop with one SASS loop, no remainder and every body statement of k > 1
+instructions of one opcode reads k times its factor. A constant trip count is trusted over the
+SASS (a loop whose copies ptxas folded still reads its trip count). Peeled iterations read as a
+straight-line remainder. Source lines are found by a line scan (macros and lambdas confuse it);
+see `files` for how a header can be misread. A loop in a `__noinline__` function has no PTX
+factor (its PTX is another function).
 """
 
 from __future__ import annotations
