@@ -1,45 +1,32 @@
 """Loop unrolling: how many source iterations one trip through each SASS loop runs, and whether
-that is what the source asked for (`#pragma unroll N`, `#pragma unroll`, `#pragma unroll 1`).
+that is what the source asked for.
 
-All architectures. For CUDA C++ the source text is scanned for `for`, `while` and `do` loops
-(comments, strings and preprocessor lines blanked), their bodies (braces matched, or the one
-statement) and the `#pragma unroll` on the line above. Each SASS loop is tied to the source loop
-whose statement `sassview.graph.loops.loop_source` finds for it. Without C++ source (PTX, Triton,
-a bare cubin) loops are reported by the line the loop finder gives them, and the only request
-known is PTX `.pragma "nounroll"`, checked against what ptxas itself did. Triton and the CuTe
-DSL write tile operations, one statement of many instructions: their loops are measured by PTX
-line (the copies of each PTX instruction in one trip: what ptxas unrolled), and loops on one
-line are told apart by the PTX branch they loop back with. Triton's own unrolling
-(`loop_unroll_factor`) is read from its MLIR, where each copy of an op keeps the op's location,
-and multiplies ptxas' factor. The CuTe DSL's NVVM unrolls as `range(..., unroll=N)` asks and
-marks the loop nounroll: its request is read from the source, its factor is the ratio of the
-unrolled loop to the one-iteration remainder loop beside it (`_fold_dsl_remainders`).
-A loop the DSL placed at a function's line goes to the Python loop statement whose body holds
-most of its lines (`ast`); a loop of nothing but inline asm is no loop statement.
+All architectures. CUDA C++ is answered by the loop census (`sassview.analyses.loops.census`):
+one typed entry per loop statement per inline context, headers included. This module answers
+the rest, and hands its entries over in the same record (`loops.entry.from_facts`): PTX,
+Triton, the CuTe DSL and bare cubins, whose loops are reported by the line the loop finder
+gives them. The only request PTX knows is `.pragma "nounroll"`, checked against what ptxas
+itself did. Triton and the CuTe DSL write tile operations, one statement of many
+instructions: their loops are measured by PTX line (the copies of each PTX instruction in one
+trip: what ptxas unrolled), and loops on one line are told apart by the PTX branch they loop
+back with. Triton's own unrolling (`loop_unroll_factor`) is read from its MLIR, where each copy
+of an op keeps the op's location, and multiplies ptxas' factor. The CuTe DSL's NVVM unrolls as
+`range(..., unroll=N)` asks and marks the loop nounroll: its request is read from the source,
+its factor is the ratio of the unrolled loop to the one-iteration remainder loop beside it
+(`_fold_dsl_remainders`). A loop the DSL placed at a function's line goes to the Python loop
+statement whose body holds most of its lines (`ast`); a loop of nothing but inline asm is no
+loop statement.
 
-The factor. Take one trip through the SASS loop (its blocks minus those of loops nested in it)
-and the instructions whose line is one of the loop's own body lines (not the `for` line, which
-holds the induction and the compare; not the lines of nested source loops). Count each (opcode,
-line) pair, memory accesses weighted by their width in 32-bit words (four stores merged into one
-STS.128 count 4). Unrolled f times, a pair with k instructions per iteration counts k*f. The
-factor is the largest number dividing the counts of most pairs, looking at float or tensor math
-when there is any, else at memory accesses (integer address arithmetic is strength-reduced and
-appears once per trip; a load of an invariant or neighbouring element is shared by the copies).
-When a source loop has several SASS loops, the smallest is taken as one iteration's worth and
-the others are measured as ratios to it (right even when k > 1); those with a smaller factor
-than the largest are remainder loops. Copies of the main body's pairs outside any loop (at least
-half of them) are a straight-line remainder (or peeled iterations: the two are not told apart).
-A source loop with code but no SASS loop is fully unrolled: its copies are its trip count when
-the header is constant (`for (int i = 0; i < TM; i += 4)`, macros and -D values resolved), else
-the same count over the code around it, divided by the factors of the loops enclosing it.
+The factor: the largest number dividing the copies of most PTX lines in one trip (the loop's
+blocks minus those of loops nested in it); with several SASS loops on a line, the smallest is
+one iteration's worth and the others are ratios to it, those with a smaller factor being
+remainder loops. A Triton or DSL loop statement with numeric bounds, code and no SASS loop is
+fully unrolled: its trip count is its copies.
 
-How it can be wrong: one statement that becomes several same-opcode math instructions (a
-division, sinf, a[i-1] + a[i] + a[i+1]) with no remainder loop to compare against reads as a
-larger factor; a loop with no math whose loads are shared between copies reads as a smaller
-one; a one-line loop is counted on its `for` line, induction included; macros and lambdas
-confuse the line-based scan; loop versioning (two full copies) reports one as the main loop and
-the other as neither; a loop in a header has no pragma read; PTX `nounroll` is ignored for CUDA
-C++, where NVVM writes it on every loop after doing the requested unrolling itself.
+How it can be wrong: loop versioning (two full copies) reports one as the main loop and the
+other as neither; a PTX line that becomes several same-opcode instructions with no remainder
+loop to compare against reads as a larger factor; the DSL's loops at a function's line are
+placed by where most of their code is.
 """
 
 from __future__ import annotations
@@ -51,6 +38,8 @@ from pathlib import PurePath
 from typing import Any
 
 from sassview.analyses.base import AnalysisContext, Annotation, Findings, Severity
+from sassview.analyses.loops.census import weight as _weight
+from sassview.analyses.loops.entry import from_facts
 from sassview.analyses.memory import line_keys
 from sassview.analyses.tile_loops import (
     PythonLoops,
@@ -60,56 +49,17 @@ from sassview.analyses.tile_loops import (
     triton_loops,
 )
 from sassview.graph.cfg import ControlFlowGraph
-from sassview.graph.loops import Loop, loop_source
+from sassview.graph.loops import Loop
 from sassview.ir import PtxFunction, SassInstruction, SourceLoc
-from sassview.opcodes import is_move
 from sassview.parse.inline_asm import CallSites
-from sassview.parse.source_loops import Request, SourceLoop, integer_macros, source_loops
+from sassview.parse.source_loops import Request
 
 _C_SUFFIXES = (".cu", ".cuh", ".cpp", ".cc", ".cxx", ".h", ".hpp")
-_MEMORY = ("LD", "ST", "ATOM", "RED", "TEX", "TLD", "SULD", "SUST", "LDGSTS", "UBLKCP", "UTMA")
-_MATH = frozenset(
-    {
-        "FADD",
-        "FFMA",
-        "FMUL",
-        "FMNMX",
-        "DADD",
-        "DFMA",
-        "DMUL",
-        "HADD2",
-        "HMUL2",
-        "HFMA2",
-        "MUFU",
-        "HMMA",
-        "IMMA",
-        "DMMA",
-        "BMMA",
-        "HGMMA",
-        "IGMMA",
-        "QGMMA",
-    }
-)
 Counts = Counter[tuple[str, int, int]]  # (opcode, line, kind: see _weight) -> count
 # Frontends whose statements are tile operations: one `tl.dot` or `cute.gemm` is many
 # instructions by design, so copies per source line would read the tile as an unroll factor
 # (a 64x64 tl.dot is 64 HMMA: "unrolled x64"). Their loops are measured by PTX line instead.
 _TILE_LANGUAGES = frozenset({"triton", "cute"})
-
-
-def _weight(ins: SassInstruction) -> tuple[int, int]:
-    """(kind, weight): kind 2 for float/tensor math, 1 for memory, 0 for what does not follow the
-    iterations (moves, integer and address arithmetic, compares, branches). Math is trusted
-    first: an invariant or neighbouring load is often shared by the unrolled copies, math that
-    depends on the iteration never is. A memory access weighs its width in 32-bit words."""
-    op = ins.opcode
-    if is_move(ins):
-        return 0, 1
-    if op in _MATH:
-        return 2, 1
-    if op.startswith(_MEMORY) and not op.startswith("LDC"):
-        return 1, 4 if "128" in ins.modifiers else 2 if "64" in ins.modifiers else 1
-    return 0, 1
 
 
 def _pool(keys: Iterable[tuple[str, int, int]]) -> list[tuple[str, int, int]]:
@@ -179,20 +129,6 @@ def _main_file(ctx: AnalysisContext) -> str | None:
     return files.most_common(1)[0][0] if files else None
 
 
-def _main_lines(instructions: Iterable[SassInstruction], main: str | None) -> list[tuple[int, ...]]:
-    """Per instruction, the main-file lines of its inline chain, innermost first."""
-    out: list[tuple[int, ...]] = []
-    for ins in instructions:
-        loc = ins.source
-        if loc is None:
-            out.append(())
-        elif loc.inlined_at is None:  # most code: one frame
-            out.append((loc.line,) if loc.file == main else ())
-        else:
-            out.append(tuple(f.line for f in loc.frames() if f.file == main))
-    return out
-
-
 def run(ctx: AnalysisContext) -> Findings:
     cfg, instructions, artifacts = ctx.cfg, ctx.kernel.instructions, ctx.program.artifacts
     main = _main_file(ctx)
@@ -202,17 +138,11 @@ def run(ctx: AnalysisContext) -> Findings:
         and (artifacts.kind == "cuda" or PurePath(main).suffix in _C_SUFFIXES)
     )
     # CUDA C++ held in a kernel.py: scan the C++ alone, kept line-aligned with the Python file.
-    cxx_text = artifacts.stages.get("cuda_source") or artifacts.source_text or ""
-    macros = integer_macros(cxx_text, artifacts.options) if cxx else {}
-    sloops = source_loops(cxx_text, macros) if cxx else []
-    by_line = {n: i for i, s in enumerate(sloops) for n in s.statement}
-    # Per instruction, the main-file lines of its inline chain, innermost first: code inlined
-    # into a loop counts on the line of the call inside the loop. Only source loops read them.
-    lines = _main_lines(instructions, main) if sloops else []
-    tile = artifacts.kind in _TILE_LANGUAGES
+    if cxx:
+        from sassview.analyses.loops import census
 
-    def is_statement(loc: SourceLoc) -> bool:
-        return loc.file == main and loc.line in by_line
+        return census.run(ctx)
+    tile = artifacts.kind in _TILE_LANGUAGES
 
     regions: dict[int | None, list[int]] = {}
 
@@ -226,18 +156,10 @@ def run(ctx: AnalysisContext) -> Findings:
             regions[key] = [i for b in spans for i in range(b.first, b.last + 1)]
         return regions[key]
 
-    def in_span(s: SourceLoop, keep: Iterable[int]) -> Callable[[int], int | None]:
-        wanted = set(keep)
-        low, high = s.span
-        return lambda i: next((n for n in lines[i] if low <= n <= high and n in wanted), None)
-
-    placed: dict[int, list[Loop]] = {}
     loose: dict[tuple[Any, ...] | int, list[Loop]] = {}  # (file, line[, PTX branch]) or loop
     for loop in ctx.loops:
-        loc = loop_source(loop, cfg, instructions, is_statement if sloops else None)
-        if loc is not None and is_statement(loc):
-            placed.setdefault(by_line[loc.line], []).append(loop)
-        elif loc is None:
+        loc = loop.source
+        if loc is None:
             loose.setdefault(loop.index, []).append(loop)
         elif tile:
             # Here one line holds several loops (the DSL puts the loop control it generates at
@@ -250,76 +172,6 @@ def run(ctx: AnalysisContext) -> Findings:
 
     entries: list[dict[str, Any]] = []
     notes: list[Annotation] = []
-    factors: dict[int, int] = {}
-    mains: dict[int, Loop] = {}
-    present = {n for found in lines for n in found}
-    for i, s in enumerate(sloops):
-        if i not in placed and not any(s.span[0] <= n <= s.span[1] for n in present):
-            continue  # a loop of another kernel
-        keep = set(s.own) | {
-            n for j, c in enumerate(sloops) if c.parent == i and j in placed for n in c.statement
-        }
-        owner = s.parent
-        while owner is not None and owner not in mains:
-            owner = sloops[owner].parent
-        outer = region(mains[owner] if owner is not None else None)
-        if i in placed:
-            if not any(_count(instructions, region(lp), in_span(s, keep)) for lp in placed[i]):
-                keep = set(s.statement)  # a one-line loop: its body shares the `for` line
-            pick = in_span(s, keep)
-
-            def counts_of(lp: Loop, p: Callable[[int], int | None] = pick) -> Counts:
-                return _count(instructions, region(lp), p)
-
-            f, loop, rest, counts = _measure(placed[i], counts_of)
-            tail = [k for k in _count(instructions, outer, pick) if k in counts]
-            straight = bool(f and f > 1 and counts and 2 * len(tail) >= len(counts))
-            mains[i], factors[i] = loop, f or 1
-            entry = _entry(
-                s.line,
-                main,
-                s.depth,
-                True,
-                f,
-                s.requested,
-                bool(rest) or straight,
-                loop.first_address,
-                len(loop.addresses),
-                [loop, *rest],
-            )
-            notes += _describe(entry, loop, rest, straight)
-        else:
-            counts = _count(instructions, outer, in_span(s, keep)) or _count(
-                instructions, outer, in_span(s, s.statement)
-            )
-            hits = [j for j in outer if any(s.span[0] <= n <= s.span[1] for n in lines[j])]
-            if not counts and not (s.trip_count and hits):
-                continue  # no code left for this loop
-            if s.trip_count is not None:
-                # A constant header says how many iterations there were, and no loop is left:
-                # that many copies. (Counting copies is ambiguous in nests of unrolled loops.)
-                copies = s.trip_count
-            else:
-                copies, scale, up = _factor(counts) or 1, 1, s.parent
-                while up is not None:  # the copies of the loops around it multiply its own
-                    scale *= factors.get(up, 1)
-                    up = None if up == owner else sloops[up].parent
-                copies = copies // scale if copies % scale == 0 else copies
-            factors[i] = copies
-            entry = _entry(
-                s.line,
-                main,
-                s.depth,
-                False,
-                copies,
-                s.requested,
-                False,
-                instructions[hits[0]].address if hits else None,
-                len(hits),
-                [],
-            )
-            notes += _describe(entry, None, [], False, tuple(instructions[h].address for h in hits))
-        entries.append(entry)
     sites = CallSites(ctx.program.ptx.inline_asm if ctx.program.ptx else ())
     statements = python_loops(artifacts.source_text or "") if tile else None
     # Triton unrolls `tl.range(..., loop_unroll_factor=N)` in its own IR: the PTX already holds
@@ -371,7 +223,7 @@ def run(ctx: AnalysisContext) -> Findings:
             return _count(instructions, region(lp), line_of, widths=not tile)
 
         f, loop, rest, _ = _measure(group, trip_counts)
-        requested, ptxas = (None, None) if cxx else _ptx_request(ctx, region(loop))
+        requested, ptxas = _ptx_request(ctx, region(loop))
         before_ptx = False
         if dsl:
             # NVVM writes `nounroll` on every loop once it has unrolled it, as for CUDA C++: the
@@ -409,10 +261,9 @@ def run(ctx: AnalysisContext) -> Findings:
             entry["triton_factor"], entry["triton_remainder"] = made.factor, made.remainder
             if f is not None:
                 entry["achieved_factor"] = f * made.factor
-        # With C++ source, a SASS loop at no loop statement was made by the compiler (a spin or
-        # retry loop, e.g. around TMA issue or an mbarrier wait in inline asm); without, one
-        # all of whose code is inline asm (the DSL's and Triton's mbarrier waits).
-        entry["statement"] = not cxx and not _all_inline_asm(sites, instructions, region(loop))
+        # A loop all of whose code is inline asm (the DSL's and Triton's mbarrier waits) is no
+        # loop statement.
+        entry["statement"] = not _all_inline_asm(sites, instructions, region(loop))
         pending.append((entry, loop, rest))
     if dsl:
         pending = _fold_dsl_remainders(
@@ -429,7 +280,10 @@ def run(ctx: AnalysisContext) -> Findings:
     entries.sort(
         key=lambda e: (e["source_line"] is None, e["source_line"] or 0, e["first_address"] or 0)
     )
-    return Findings(facts={"loops": entries}, annotations=tuple(notes))
+    return Findings(
+        facts={"loops": entries, "entries": tuple(map(from_facts, entries))},
+        annotations=tuple(notes),
+    )
 
 
 def _fully_unrolled(

@@ -141,11 +141,11 @@ def _finding(f: Finding, view: ExportView) -> str:
 
 def _loop_row(lp: LoopRow) -> str:
     cells = (
-        f"{lp.file}:{lp.line}" if lp.line is not None else "-",
+        f"{lp.file}:{lp.line}{lp.context}" if lp.line is not None else "-",
         lp.depth,
         "-" if lp.achieved is None else lp.achieved,
         "-" if lp.requested is None else lp.requested,
-        "yes" if lp.back_edge else "no (unrolled)",
+        lp.kept,
         "yes" if lp.remainder else "no",
         lp.instructions,
         f"{lp.tensor_ops} ({lp.tensor_path})" if lp.tensor_ops else 0,

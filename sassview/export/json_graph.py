@@ -37,6 +37,12 @@ def schema() -> dict[str, Any]:
     return data
 
 
+def _facts(facts: Mapping[str, Any], paths: PathNames) -> Any:
+    """An analysis' facts as JSON. The unroll analysis' typed `entries` are left out: its
+    `loops` are their JSON form (LoopEntry.to_json), written once."""
+    return _plain({k: v for k, v in facts.items() if k != "entries"}, paths)
+
+
 def _plain(value: Any, paths: PathNames) -> Any:
     """Facts and annotation data -> JSON values, paths rewritten, sets sorted."""
     if isinstance(value, SourceLoc):
@@ -251,7 +257,7 @@ def document(view: ExportView) -> dict[str, Any]:
         "loops": _loops(view),
         "liveness": {"peak": live.peak, "peak_address": peak, "files": sorted(live.counts)},
         "findings": _findings(view),
-        "facts": {name: _plain(f.facts, view.paths) for name, f in sorted(insp.findings.items())},
+        "facts": {name: _facts(f.facts, view.paths) for name, f in sorted(insp.findings.items())},
         "ptx": _ptx(view),
         "source": _source(view),
     }

@@ -105,10 +105,10 @@ def _findings(view: ExportView) -> list[str]:
 
 
 def _loop_row(lp: LoopRow) -> str:
-    line = f"{md_code(lp.file)}:{lp.line}" if lp.line is not None else "-"
+    line = f"{md_code(lp.file)}:{lp.line}{lp.context}" if lp.line is not None else "-"
     achieved = "-" if lp.achieved is None else str(lp.achieved)
     requested = "-" if lp.requested is None else md_text(str(lp.requested))
-    cells = (line, str(lp.depth), achieved, requested, "yes" if lp.back_edge else "no (unrolled)",
+    cells = (line, str(lp.depth), achieved, requested, lp.kept,
              "yes" if lp.remainder else "no", str(lp.instructions),
              f"{lp.tensor_ops} ({lp.tensor_path})" if lp.tensor_ops else "0")  # fmt: skip
     return "| " + " | ".join(cells) + " |"

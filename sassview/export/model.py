@@ -109,6 +109,24 @@ class LoopRow:
     instructions: int
     tensor_ops: int  # MMA instructions inside (tensor_cores.path_of)
     tensor_path: str  # the tensor_cores analysis' path for these loops
+    kind: str = "rolled"  # the census' kind: rolled | full | gone
+    inlined_at: tuple[int, ...] = ()  # call lines, innermost first
+
+    @property
+    def kept(self) -> str:
+        """The "loop kept" cell."""
+        return (
+            "yes"
+            if self.back_edge
+            else "no (no code left)"
+            if self.kind == "gone"
+            else "no (unrolled)"
+        )
+
+    @property
+    def context(self) -> str:
+        """` (inlined at 73 < 90)`, or nothing: what tells two entries of one line apart."""
+        return f" (inlined at {' < '.join(map(str, self.inlined_at))})" if self.inlined_at else ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -213,16 +231,16 @@ def _loops(insp: Inspection, paths: PathNames) -> tuple[LoopRow, ...]:
     per_loop = insp.facts("tensor_cores").get("per_loop", {})
     ins_at = {x.address: x for x in insp.kernel.instructions}
     out = []
-    for e in insp.facts("unroll").get("loops", ()):
-        sass_loops = [by_index[i] for i in e.get("sass_loops", ()) if i in by_index]
+    for e in insp.facts("unroll").get("entries", ()):
+        sass_loops = [by_index[i] for i in e.sass_loops if i in by_index]
         addresses = sorted({a for lp in sass_loops for a in lp.addresses})
         tensor = sum(1 for a in addresses if a in ins_at and path_of(ins_at[a].opcode))
         tc_paths = sorted({per_loop.get(str(lp.index), "none") for lp in sass_loops} - {"none"})
         out.append(LoopRow(
-            e.get("source_line"), paths.name(e.get("file")), e.get("depth", 0),
-            e.get("achieved_factor"), e.get("requested_factor"), bool(e.get("has_back_edge")),
-            bool(e.get("remainder")), e.get("instructions", len(addresses)), tensor,
-            ", ".join(tc_paths) or "none",
+            e.line, paths.name(e.file), e.depth,
+            e.factor if e.kind == "rolled" else e.copies, e.requested, e.kind == "rolled",
+            e.remainder, e.instructions, tensor, ", ".join(tc_paths) or "none",
+            kind=e.kind, inlined_at=tuple(c.line for c in e.inlined_at),
         ))  # fmt: skip
     return tuple(out)
 

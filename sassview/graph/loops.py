@@ -71,12 +71,15 @@ def find_loops(
     is_loop_statement: LoopStatement | None = None,
 ) -> tuple[Loop, ...]:
     """The natural loops of a SASS CFG, ordered by first address (outer before inner)."""
-    succ = _intra_successors(cfg)
+    exits = _exit_calls(cfg, instructions)
+    succ = _intra_successors(cfg, exits)
     if not _goes_back(succ):
         return ()  # before the per-instruction tables below: most kernels end here
     positions = [ins.address for ins in instructions]
     sources = [ins.source for ins in instructions]
-    return _find(cfg, succ, positions, sources, _sass_condition(instructions), is_loop_statement)
+    return _find(
+        cfg, succ, positions, sources, _sass_condition(instructions), is_loop_statement, exits
+    )
 
 
 @without_gc
@@ -158,7 +161,25 @@ def _ptx_condition(instructions: Sequence[PtxInstruction]) -> Condition:
     return find
 
 
-def _intra_successors(cfg: ControlFlowGraph) -> dict[int, list[int]]:
+def _exit_calls(
+    cfg: ControlFlowGraph, instructions: Sequence[SassInstruction]
+) -> frozenset[tuple[int, int]]:
+    """CALL edges that are ptxas' way out of a loop, not calls: `@P0 CALL.REL.NOINC L` then the
+    back-edge `BRA header`, with L the instruction after that BRA (the code after the loop,
+    which never returns). Read as calls they make L's block a procedure of its own, whose
+    entry no loop header dominates, and the loop around them disappears."""
+    out = set()
+    for e in cfg.edges:
+        if e.kind is EdgeKind.CALL and e.dst == e.src + 2:
+            between = cfg.blocks[e.src + 1]
+            if between.size == 1 and instructions[between.first].opcode == "BRA":
+                out.add((e.src, e.dst))
+    return frozenset(out)
+
+
+def _intra_successors(
+    cfg: ControlFlowGraph, exits: frozenset[tuple[int, int]] = frozenset()
+) -> dict[int, list[int]]:
     """FALLTHROUGH and TAKEN successors of the reachable blocks, plus a guess at the targets of
     indirect jumps (BRX without its table): each block nothing else enters is given an edge from
     the nearest such jump before it. ptxas lays a jump table's cases out after its BRX, so this
@@ -169,7 +190,8 @@ def _intra_successors(cfg: ControlFlowGraph) -> dict[int, list[int]]:
     entered = {cfg.entry}
     for e in cfg.edges:
         if e.src in succ and e.dst in succ:
-            if e.kind in (EdgeKind.FALLTHROUGH, EdgeKind.TAKEN) and e.dst not in succ[e.src]:
+            intra = e.kind in (EdgeKind.FALLTHROUGH, EdgeKind.TAKEN) or (e.src, e.dst) in exits
+            if intra and e.dst not in succ[e.src]:
                 succ[e.src].append(e.dst)
             entered.add(e.dst)
     jump: int | None = None
@@ -194,6 +216,7 @@ def _find(
     sources: Sequence[SourceLoc | None],
     condition: Condition,
     is_loop_statement: LoopStatement | None,
+    exits: frozenset[tuple[int, int]] = frozenset(),
 ) -> tuple[Loop, ...]:
     """The loops of a CFG whose `_intra_successors` are `succ` (with an edge going back)."""
     import networkx
@@ -201,7 +224,11 @@ def _find(
     graph = networkx.DiGraph()
     graph.add_nodes_from(succ)
     graph.add_edges_from((s, d) for s, ds in succ.items() for d in ds)
-    roots = {cfg.entry} | {e.dst for e in cfg.edges if e.kind is EdgeKind.CALL and e.dst in succ}
+    roots = {cfg.entry} | {
+        e.dst
+        for e in cfg.edges
+        if e.kind is EdgeKind.CALL and e.dst in succ and (e.src, e.dst) not in exits
+    }
     roots |= {k for k in succ if graph.in_degree(k) == 0}
     graph.add_edges_from((_ROOT, r) for r in roots if r in succ)
     reached = networkx.descendants(graph, _ROOT)
@@ -305,6 +332,42 @@ def _assemble(
     return tuple(loops)
 
 
+def loop_candidates(
+    loop: Loop, cfg: ControlFlowGraph, instructions: Sequence[SassInstruction]
+) -> list[SourceLoc]:
+    """The source locations that may name a SASS loop's statement, best first, whole inline
+    chains: per back edge (latest first) the instruction that set the branch's predicate and
+    the branch, then the header block's instructions (see the module docstring)."""
+    sources = [ins.source for ins in instructions]
+    found = _candidates(
+        loop.header, loop.latches, loop.blocks, cfg, sources, _sass_condition(instructions)
+    )
+    return [loc for loc in found if loc is not None]
+
+
+def _candidates(
+    header: int,
+    tails: Sequence[int],
+    body: frozenset[int] | set[int],
+    cfg: ControlFlowGraph,
+    sources: Sequence[SourceLoc | None],
+    condition: Condition,
+) -> list[SourceLoc | None]:
+    blocks = cfg.blocks
+    candidates: list[SourceLoc | None] = []
+    for t in sorted(tails, key=lambda t: -blocks[t].start):
+        others = sorted(
+            (k for k in body if k != t and blocks[k].first < blocks[t].last), reverse=True
+        )
+        ranges = [(blocks[t].first, blocks[t].last)] + [
+            (blocks[k].first, blocks[k].last) for k in others
+        ]
+        cond = condition(blocks[t].last, ranges)
+        candidates += [sources[cond] if cond is not None else None, sources[blocks[t].last]]
+    candidates += sources[blocks[header].first : blocks[header].last + 1]
+    return candidates
+
+
 def _place(
     header: int,
     tails: Sequence[int],
@@ -324,17 +387,7 @@ def _place(
     if not chains:
         return None
     shared = _shared_outer(chains)
-    candidates: list[SourceLoc | None] = []
-    for t in sorted(tails, key=lambda t: -blocks[t].start):
-        others = sorted(
-            (k for k in body if k != t and blocks[k].first < blocks[t].last), reverse=True
-        )
-        ranges = [(blocks[t].first, blocks[t].last)] + [
-            (blocks[k].first, blocks[k].last) for k in others
-        ]
-        cond = condition(blocks[t].last, ranges)
-        candidates += [sources[cond] if cond is not None else None, sources[blocks[t].last]]
-    candidates += sources[blocks[header].first : blocks[header].last + 1]
+    candidates = _candidates(header, tails, body, cfg, sources, condition)
     frames = []
     for loc in candidates:
         if loc is not None:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 import sys
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sassview.analyses import Annotation
@@ -279,13 +279,23 @@ class KernelUnderTest:
 
         check_feature(self, what, want=False)
 
-    def assert_unrolled(self, *, line: int, factor: int | str | None = None) -> None:
-        """The source loop at `line` is unrolled: by exactly `factor` copies per trip (an int),
-        fully ("full": no loop left), or at all (None: more than one copy, or fully)."""
+    def assert_unrolled(
+        self,
+        *,
+        line: int,
+        factor: int | str | None = None,
+        copies: int | None = None,
+        inlined_at: int | Sequence[int] | None = None,
+    ) -> None:
+        """The source loop at `line` (in any file) is unrolled: by exactly `factor` copies per
+        trip (an int), fully ("full": no loop left), fully into `copies` copies per execution
+        of the statement (each level of a nest its own), or at all (None: more than one copy,
+        or fully). `inlined_at` picks the inline context by its call lines (innermost first);
+        without it every context of the loop must hold."""
         __tracebackhide__ = True
         from sassview.testing.unrolling import check_unrolled
 
-        check_unrolled(self, line, factor)
+        check_unrolled(self, line, factor, copies, inlined_at)
 
     def assert_load_width(
         self,

@@ -1,58 +1,59 @@
-"""`assert_unrolled`: read the unroll analysis' verdict for one source loop, and explain it.
+"""`assert_unrolled`: read the loop census' entry for one source loop, and explain it.
 
 Kept apart from matchers.py because the explanation (what was asked, what was made, the
-remainder, the analysis' own warning) is most of the work.
+remainder, the analysis' own warning) is most of the work. The words come from the analysis
+(`sassview.analyses.loops.entry`): the test failure says what `check` says.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from sassview.analyses.loops.entry import LoopEntry, asked, from_facts, verdict
 from sassview.testing.failures import UnrollMismatch, compose
 
 if TYPE_CHECKING:
     from sassview.testing.matchers import KernelUnderTest
 
 
-def describe(entry: dict[str, Any]) -> str:
-    """What the compiler made of one source loop, in words."""
-    f = entry["achieved_factor"]
-    if not entry["has_back_edge"]:
-        text = f"fully unrolled ({f} {'copy' if f == 1 else 'copies'}, no loop left)"
-    elif f is None:
-        text = "a loop whose unroll factor could not be measured"
-    elif f == 1:
-        text = "not unrolled"
-    else:
-        text = f"unrolled by {f}" + (", with a remainder" if entry["remainder"] else "")
-    if entry.get("triton_remainder"):
+def describe(entry: LoopEntry | dict[str, Any]) -> str:
+    """What the compiler made of one source loop, in words (an entry, or its facts dict)."""
+    if isinstance(entry, dict):
+        entry = from_facts(entry)
+    text = verdict(entry)
+    extra = dict(entry.extra)
+    if extra.get("triton_remainder"):
         text = f"the remainder loop of Triton's unrolling, {text}"
-    elif entry.get("triton_factor", 1) > 1:
-        text += f" ({entry['triton_factor']} of them by Triton)"
-    return text + asked(entry["requested_factor"], entry.get("requested_by") == "range")
+    elif extra.get("triton_factor", 1) > 1:
+        text += f" ({extra['triton_factor']} of them by Triton)"
+    return text + asked(entry)
 
 
-def asked(requested: Any, by_range: bool = False) -> str:
-    """How the source asked: a C++ pragma, or a CuTe DSL range call's keyword (`by_range`)."""
-    if requested is None:
-        return ""
-    if by_range:
-        return f" (asked: {'unroll_full=True' if requested == 'full' else f'unroll={requested}'})"
-    if requested == "full":
-        return " (asked: #pragma unroll)"
-    return f" (asked: #pragma unroll {requested})"
-
-
-def satisfied(entry: dict[str, Any], factor: int | str | None) -> bool:
-    f, loop_left = entry["achieved_factor"], entry["has_back_edge"]
+def satisfied(entry: LoopEntry, factor: int | str | None, copies: int | None) -> bool:
+    if copies is not None:
+        return entry.kind == "full" and entry.copies == copies
     if factor is None:
-        return bool(not loop_left or (f or 1) > 1)
+        return entry.kind == "full" or (entry.factor or 1) > 1
     if factor == "full":
-        return not loop_left
-    return bool(f == factor)
+        return entry.kind == "full"
+    # A loop with no SASS loop left ran `copies` copies: schema 1 called that its factor.
+    return bool((entry.factor if entry.kind == "rolled" else entry.copies) == factor)
 
 
-def check_unrolled(k: KernelUnderTest, line: int, factor: int | str | None) -> None:
+def _calls(inlined_at: int | Sequence[int] | None) -> tuple[int, ...] | None:
+    if inlined_at is None:
+        return None
+    return (inlined_at,) if isinstance(inlined_at, int) else tuple(inlined_at)
+
+
+def check_unrolled(
+    k: KernelUnderTest,
+    line: int,
+    factor: int | str | None,
+    copies: int | None = None,
+    inlined_at: int | Sequence[int] | None = None,
+) -> None:
     __tracebackhide__ = True
     if (
         factor is not None
@@ -60,34 +61,47 @@ def check_unrolled(k: KernelUnderTest, line: int, factor: int | str | None) -> N
         and (isinstance(factor, bool) or not isinstance(factor, int) or factor < 1)
     ):
         raise ValueError(f"factor={factor!r}: expected a positive int, 'full' or None")
-    loops = list(k.facts("unroll")["loops"])
-    here = [e for e in loops if e["source_line"] == line]
+    if copies is not None and (isinstance(copies, bool) or copies < 1 or factor is not None):
+        raise ValueError(f"copies={copies!r}: a positive int, and not with factor=")
+    entries: tuple[LoopEntry, ...] = tuple(k.facts("unroll")["entries"])
+    calls = _calls(inlined_at)
+    here = [
+        e
+        for e in entries
+        if e.line == line
+        and e.statement
+        and (calls is None or tuple(c.line for c in e.inlined_at) == calls)
+    ]
     main = k._main_file()
-    here.sort(key=lambda e: e.get("file") != main)
+    here.sort(key=lambda e: (e.file != main, len(e.inlined_at)))
     want = (
-        "unrolled"
+        f"fully unrolled into {copies} copies"
+        if copies is not None
+        else "unrolled"
         if factor is None
         else "fully unrolled"
         if factor == "full"
         else f"unrolled by {factor}"
     )
+    at = f"line {line}" + (f" inlined at {', '.join(map(str, calls))}" if calls else "")
     if not here:
-        others = "; ".join(f"line {e['source_line']}: {describe(e)}" for e in loops)
+        others = "; ".join(f"{e.where}: {describe(e)}" for e in entries)
         raise UnrollMismatch(
             compose(
-                f"{k.describe()}: no loop at line {line}",
-                expected=f"a loop at line {line}, {want}",
+                f"{k.describe()}: no loop at {at}",
+                expected=f"a loop at {at}, {want}",
                 found=others or "no loops (none in the source, none in the SASS)",
             )
         )
-    entry = here[0]
-    if satisfied(entry, factor):
+    wrong = [e for e in here if not satisfied(e, factor, copies)]
+    if not wrong:
         return
-    addresses = [a for lp in entry["sass_loops"][:1] for a in k.loops[lp].addresses]
+    entry = wrong[0]
+    addresses = [a for lp in entry.sass_loops[:1] for a in k.loops[lp].addresses]
     marked = (
         addresses[:1] + addresses[-1:]
         if addresses
-        else ([entry["first_address"]] if entry["first_address"] is not None else [])
+        else ([entry.first_address] if entry.first_address is not None else [])
     )
     notes = [
         a
@@ -98,9 +112,9 @@ def check_unrolled(k: KernelUnderTest, line: int, factor: int | str | None) -> N
     ]
     raise UnrollMismatch(
         compose(
-            f"{k.describe()}: loop at line {line} is {describe(entry)}",
+            f"{k.describe()}: {entry.where} is {describe(entry)}",
             expected=want,
-            found=describe(entry) + f"; {entry['instructions']} instructions",
+            found=describe(entry) + f"; {entry.instructions} instructions",
             findings=notes,
             listing=k._slice(marked),
         )

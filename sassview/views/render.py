@@ -12,6 +12,8 @@ if TYPE_CHECKING:
 # Findings a table of variants (sweep, try) cannot show in a cell, printed under it.
 TABLE_NOTES = ("maxrregcount-ignored",)
 
+from sassview.analyses.loops.entry import by_whom, context
+
 
 def _bytes(n: int | None) -> str:
     return "-" if n is None else f"{n} B"
@@ -66,16 +68,21 @@ def _bits(n: int | None, bulk: int | None = 0) -> str:
 
 
 def _loop(e: dict[str, Any]) -> str:
-    where = f"line {e['source_line']}" if e["source_line"] is not None else "loop"
+    where = f"line {e['source_line']}{context(e)}" if e["source_line"] is not None else "loop"
     f, want = e["achieved_factor"], e["requested_factor"]
     if not e.get("statement", True):
         return f"{where}: a loop from inline asm or the compiler (no loop statement)"
-    if not e["has_back_edge"]:
+    if e.get("kind") == "gone":
+        text = f"{where}: no code left"
+    elif not e["has_back_edge"] and f is None:
+        text = f"{where}: fully unrolled (copies unknown)"
+    elif not e["has_back_edge"]:
         text = f"{where}: fully unrolled ({f} {'copy' if f == 1 else 'copies'})"
     elif f is None:
         text = f"{where}: factor unknown"
     else:
         text = f"{where}: " + ("not unrolled" if f == 1 else f"unrolled x{f}")
+        text += by_whom(e.get("ptx_factor"), f)
         if e.get("triton_remainder"):
             text = f"{where}: Triton's remainder loop, " + text[len(where) + 2 :]
         elif e.get("triton_factor", 1) > 1:

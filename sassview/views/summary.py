@@ -62,6 +62,12 @@ def _register_key(name: str) -> tuple[str, int]:
 
 
 _TRITON = ("triton_factor", "triton_remainder")  # only on loops of Triton kernels
+# A loop's keys (docs/json.md): schema 1's, then the census' (schema 2).
+_LOOP_KEYS = (
+    *("source_line", "file", "depth", "has_back_edge", "achieved_factor", "requested_factor"),
+    *("remainder", "statement", "requested_by"),
+    *("kind", "factor", "ptx_factor", "copies", "trip_count", "inlined_at", "parent"),
+)
 
 
 def _analysis(insp: Inspection) -> dict[str, Any]:
@@ -71,11 +77,10 @@ def _analysis(insp: Inspection) -> dict[str, Any]:
     spills = insp.facts("spills")
     live = insp.liveness
     peak_ins = insp.kernel.instructions[live.peak_index] if insp.kernel.instructions else None
-    keep = ("source_line", "file", "depth", "has_back_edge", "achieved_factor", "requested_factor")
     return {
         "loops": [
-            {k: e[k] for k in (*keep, "remainder", "statement", *_TRITON) if k in e}
-            for e in insp.facts("unroll")["loops"]
+            {k: e[k] for k in (*_LOOP_KEYS, *_TRITON) if k in e}
+            for e in (entry.to_json() for entry in insp.facts("unroll")["entries"])
         ],
         "max_global_load_bits": mem["max_global_load_bits"],
         "bulk_global_loads": mem["bulk_global_loads"],

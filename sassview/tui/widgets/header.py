@@ -25,11 +25,16 @@ def _bits(n: int | None) -> str:
 
 
 def loop_verdict(e: dict[str, Any]) -> str:
-    """`l7 x4+rem`: the loop's line and what unrolling achieved (see views/render.py)."""
+    """`l7 x4+rem`, `l14@73 full x8` (inlined at line 73): the loop's line and what unrolling
+    achieved (see views/render.py)."""
     where = f"l{e['source_line']}" if e["source_line"] is not None else "loop"
+    if e.get("inlined_at"):
+        where += "@" + "<".join(str(c["line"]) for c in e["inlined_at"])
     f = e["achieved_factor"]
-    if not e["has_back_edge"]:
-        text = f"{where} full x{f}"
+    if e.get("kind") == "gone":
+        text = f"{where} gone"
+    elif not e["has_back_edge"]:
+        text = f"{where} full x{'?' if f is None else f}"
     elif f is None:
         text = f"{where} x?"
     else:

@@ -1,0 +1,182 @@
+"""The loop record every view reads, and the words for it (written once, here).
+
+One `LoopEntry` per loop statement (`for`, `while`, `do`, in any file) per inline context: a
+helper inlined at two call sites has two. `kind` says what the compiler left of it:
+
+- `rolled`: a SASS loop remains; `factor` source iterations run per trip of its main SASS loop
+  and `remainder` says whether a remainder loop (or straight-line code) runs the rest;
+- `full`: no SASS loop is left for it; `copies` of its body per execution of the statement (in
+  a nest, each level has its own: an 8x8 nest is two entries of 8 copies, not one of 64);
+- `gone`: no code is left for it.
+
+`factor` and `copies` are None where the evidence is ambiguous: "unknown" rather than a
+confident wrong number.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from sassview.ir import SourceLoc
+
+Kind = Literal["rolled", "full", "gone"]
+Request = int | str | None  # N, "full", or nothing asked
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LoopEntry:
+    line: int | None  # of the loop statement's keyword (None: a loop no statement explains)
+    file: str | None
+    kind: Kind
+    factor: int | None = None  # rolled: source iterations per trip of the main SASS loop
+    ptx_factor: int | None = None  # rolled: NVVM's factor, of the PTX loop (C++; else None)
+    remainder: bool = False  # rolled: iterations left to a remainder loop or straight-line code
+    copies: int | None = None  # full: copies of the body per execution of the statement
+    trip_count: int | None = None  # when the header is constant
+    requested: Request = None  # the pragma (or range keyword) written on this statement
+    requested_by: str = "pragma"  # "pragma" (C++), "range" (CuTe DSL), "ptx" (.pragma nounroll)
+    inlined_at: tuple[SourceLoc, ...] = ()  # the call sites, innermost first
+    depth: int = 1  # 1 = outermost, counted over inline chains
+    parent: int | None = None  # index of the enclosing entry in the kernel's list
+    statement: bool = True  # False: a loop of inline asm or made by the compiler
+    sass_loops: tuple[int, ...] = ()  # the main SASS loop first, then any others like it
+    remainder_loops: tuple[int, ...] = ()
+    back_edges: tuple[tuple[int, int], ...] = ()  # (latch block, header) of the main SASS loop
+    blocks: tuple[int, ...] = ()  # of the main SASS loop
+    first_address: int | None = None
+    instructions: int = 0  # in the main SASS loop, or of the statement's code when none is left
+    extra: tuple[tuple[str, Any], ...] = ()  # frontend facts kept as they were (Triton, DSL)
+
+    @property
+    def where(self) -> str:
+        """`loop at line 14 (census.cuh, inlined at line 73)`: how a finding names it."""
+        if self.line is None:
+            return "loop"
+        text = f"loop at line {self.line}"
+        inner = [self.file.rsplit("/", 1)[-1]] if self.file and self.inlined_at else []
+        if self.inlined_at:
+            inner.append("inlined at " + " < ".join(f"line {c.line}" for c in self.inlined_at))
+        return text + (f" ({', '.join(inner)})" if inner else "")
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON form (docs/json.md, schema 2): the schema-1 keys where their meaning holds
+        (`achieved_factor` is the factor of a rolled loop, the copies of a full one, as before),
+        plus the census keys."""
+        out: dict[str, Any] = {
+            "source_line": self.line,
+            "file": self.file,
+            "depth": self.depth,
+            "has_back_edge": self.kind == "rolled",
+            "achieved_factor": self.factor if self.kind == "rolled" else self.copies,
+            "requested_factor": self.requested,
+            "remainder": self.remainder,
+            "first_address": self.first_address,
+            "instructions": self.instructions,
+            "statement": self.statement,
+            "sass_loops": list(self.sass_loops),
+            "remainder_loops": list(self.remainder_loops),
+            "kind": self.kind,
+            "factor": self.factor,
+            "copies": self.copies,
+            "ptx_factor": self.ptx_factor,
+            "trip_count": self.trip_count,
+            "inlined_at": [{"file": c.file, "line": c.line} for c in self.inlined_at],
+            "parent": self.parent,
+            "back_edges": [list(e) for e in self.back_edges],
+        }
+        if self.requested is not None and self.requested_by != "pragma":
+            out["requested_by"] = self.requested_by
+        out.update(self.extra)
+        return out
+
+
+def context(d: dict[str, Any]) -> str:
+    """` (census.cuh, inlined at line 73)` for a loop's JSON form with an inline context, else
+    "": what tells a helper's two entries apart in `check` and the TUI."""
+    sites = d.get("inlined_at") or []
+    if not sites:
+        return ""
+    name = (d.get("file") or "").rsplit("/", 1)[-1]
+    calls = " < ".join(f"line {c['line']}" for c in sites)
+    return f" ({name}, inlined at {calls})" if name else f" (inlined at {calls})"
+
+
+def verdict(e: LoopEntry) -> str:
+    """What the compiler made of the loop, in words (check, the TUI, assert_unrolled)."""
+    if not e.statement:
+        return "a loop from inline asm or the compiler (no loop statement)"
+    if e.kind == "gone":
+        return "no code left"
+    if e.kind == "full":
+        n = "?" if e.copies is None else str(e.copies)
+        return f"fully unrolled ({n} {'copy' if e.copies == 1 else 'copies'}, no loop left)"
+    if e.factor is None:
+        text = "a loop whose unroll factor could not be measured"
+    else:
+        text = "not unrolled" if e.factor == 1 else f"unrolled by {e.factor}"
+    return text + by_whom(e.ptx_factor, e.factor) + (", with a remainder" if e.remainder else "")
+
+
+def by_whom(n: int | None, f: int | None) -> str:
+    """` (x4 by NVVM, then x4 by ptxas)` where both compilers unrolled (`n` NVVM's factor, `f`
+    the SASS one), else ""."""
+    if not n or not f or n == f or f % n:
+        return ""
+    return f" (x{n} by NVVM, then x{f // n} by ptxas)" if n > 1 else f" (x{f} by ptxas)"
+
+
+def asked(e: LoopEntry) -> str:
+    """How the source asked: a C++ pragma, or a CuTe DSL range call's keyword."""
+    want = e.requested
+    if want is None:
+        return ""
+    if e.requested_by == "range":
+        return f" (asked: {'unroll_full=True' if want == 'full' else f'unroll={want}'})"
+    if e.requested_by == "ptx":
+        return ' (asked: .pragma "nounroll")'
+    return " (asked: #pragma unroll)" if want == "full" else f" (asked: #pragma unroll {want})"
+
+
+_FACT_KEYS = frozenset(
+    [
+        "source_line",
+        "file",
+        "depth",
+        "has_back_edge",
+        "achieved_factor",
+        "requested_factor",
+        "remainder",
+        "first_address",
+        "instructions",
+        "statement",
+        "sass_loops",
+        "remainder_loops",
+        "requested_by",
+    ]
+)
+
+
+def from_facts(d: dict[str, Any]) -> LoopEntry:
+    """The record of a Triton, CuTe DSL or bare-PTX loop, whose analysis (unroll.py) still
+    writes the schema-1 dict: its frontend keys (`triton_factor`, ...) ride along in `extra`."""
+    rolled = bool(d["has_back_edge"])
+    f = d["achieved_factor"]
+    by = d.get("requested_by") or ("ptx" if "ptxas_factor" in d else "pragma")
+    return LoopEntry(
+        line=d["source_line"],
+        file=d["file"],
+        kind="rolled" if rolled else "full",
+        factor=f if rolled else None,
+        copies=None if rolled else f,
+        remainder=bool(d["remainder"]),
+        requested=d["requested_factor"],
+        requested_by=by,
+        depth=d["depth"],
+        statement=d["statement"],
+        sass_loops=tuple(d["sass_loops"]),
+        remainder_loops=tuple(d["remainder_loops"]),
+        first_address=d["first_address"],
+        instructions=d["instructions"],
+        extra=tuple((k, v) for k, v in d.items() if k not in _FACT_KEYS),
+    )

@@ -1,0 +1,104 @@
+"""The source files of a kernel's loops: every file its line table names, read alike.
+
+The main file's text is the one compiled (a kernel.py's CUDA C++ kept line-aligned); any other
+file (a header) is read from disk, where the line table says or beside the source given, and
+scanned by `sassview.parse.source_loops` with the integer constants of every file (a header's
+loops use its includer's `#define`s and the other way round).
+
+How it can be wrong: constants are file-wide, not scoped; a header edited since the compile
+is read as it is now; one neither where the line table says nor beside the source has no loops.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from sassview.analyses.base import AnalysisContext
+from sassview.analyses.memory import line_keys
+from sassview.parse.source_loops import SourceLoop, integer_macros, source_loops
+
+
+class SourceFiles:
+    """The loop statements of each file the kernel's line table names, read alike.
+
+    The main file's text is the one compiled; any other is read from disk: at the path the
+    line table names, or failing that at the same place relative to the source given (a
+    listing recorded in another checkout, a cubin built on another machine)."""
+
+    def __init__(self, ctx: AnalysisContext, names: set[str]) -> None:
+        art = ctx.program.artifacts
+        self.main = _main_file(ctx, names)
+        self.names = frozenset(names)
+        self._main_text = art.stages.get("cuda_source") or art.source_text or ""
+        # A kernel defined in a header has no code in the main file: its directory is then
+        # unknown, and a header is looked for by name beside the source.
+        here = Path(self.main).parent if self.main else Path("/")
+        self._rebase = (here, Path(art.source_path).parent) if art.source_path else None
+        self._files: dict[str, tuple[list[SourceLoop], list[int], dict[int, int]]] = {}
+        # Constants are file-wide and shared: a header's loops use the includer's, and the
+        # includer's loops the header's (`#define TILE 8` in a .cuh).
+        self._macros: dict[str, int] = {}
+        for name in sorted(set(names) - {self.main}):
+            self._macros.update(integer_macros(self.text(name)))
+        self._macros.update(integer_macros(self._main_text, art.options))
+
+    def text(self, file: str) -> str:
+        if file == self.main:
+            return self._main_text
+        for path in candidates(file, self._rebase):
+            try:
+                return path.read_text(errors="replace")
+            except OSError:
+                continue
+        return ""
+
+    def _scan(self, file: str) -> tuple[list[SourceLoop], list[int], dict[int, int]]:
+        found = self._files.get(file)
+        if found is None:
+            text = self.text(file)
+            loops = source_loops(text, self._macros) if text else []
+            innermost = [-1] * (max((s.span[1] for s in loops), default=0) + 2)
+            statements: dict[int, int] = {}
+            for i, s in enumerate(loops):  # outer loops first: inner ones overwrite them
+                innermost[s.span[0] : s.span[1] + 1] = [i] * (s.span[1] - s.span[0] + 1)
+                statements.update(dict.fromkeys(s.statement, i))
+            found = self._files[file] = (loops, innermost, statements)
+        return found
+
+    def loops(self, file: str) -> list[SourceLoop]:
+        return self._scan(file)[0]
+
+    def innermost(self, file: str, line: int) -> int | None:
+        inner = self._scan(file)[1]
+        return inner[line] if 0 <= line < len(inner) and inner[line] >= 0 else None
+
+    def statement(self, file: str, line: int) -> int | None:
+        return self._scan(file)[2].get(line)
+
+
+def candidates(file: str, rebase: tuple[Path, Path] | None) -> list[Path]:
+    """Where to read a file the line table names: there, then, with `rebase` = (the main
+    file's directory as the line table names it, the directory of the source given), at the
+    same place relative to the source given."""
+    path = Path(file)
+    out = [path]
+    if rebase is not None:
+        here, there = rebase
+        out.append(there / os.path.relpath(path, here) if path.is_absolute() else there / path)
+        out.append(there / path.name)
+    return out
+
+
+def _main_file(ctx: AnalysisContext, names: set[str]) -> str | None:
+    """The compiled file as the line table names it (`names`: every file of every inline
+    chain): the source path, else the file of that name (recorded elsewhere); None when the
+    kernel has no code in it (a kernel defined in a header). A source given as text alone is
+    the file with the most instructions."""
+    path = ctx.program.artifacts.source_path
+    if path and path in names:
+        return path
+    if path:
+        return next((f for f in sorted(names) if Path(f).name == Path(path).name), None)
+    files = ctx.shared(line_keys).files  # instructions per file of their outermost frames
+    return files.most_common(1)[0][0] if files else None
