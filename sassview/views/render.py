@@ -6,13 +6,13 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
+from sassview.analyses.loops.entry import by_whom, context
+
 if TYPE_CHECKING:
     from sassview.inspection import Inspection
 
 # Findings a table of variants (sweep, try) cannot show in a cell, printed under it.
 TABLE_NOTES = ("maxrregcount-ignored",)
-
-from sassview.analyses.loops.entry import by_whom, context
 
 
 def _bytes(n: int | None) -> str:
