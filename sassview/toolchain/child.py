@@ -5,8 +5,11 @@ A library call holds the interpreter in C: Python cannot run its Ctrl-C handler 
 returns, and a thread running it cannot be stopped. A forked child can: the parent waits on a
 pipe, so Ctrl-C, SIGTERM or the deadline reach it at once and it kills the child. Fork (not
 spawn) because the child must inherit the loaded library and the caller's arguments as they
-are; the cost is one fork per call (benchmarks/bench_child.py measures it: ~1-2% of a small
-compile). The child sends back its result, or the SassviewError it raised, pickled. Where
+are. The cost (benchmarks/bench_child.py): the fork and exit alone ~2 ms, but whatever the
+library warms up in a call is lost with the child, so a small compile repeated in one process
+takes 1.25-1.6x as long (+25-55 ms on a loaded 2-core machine); a cold one-shot `sassview check`
+pays the warm-up either way. The child sends back its result, or the SassviewError it raised,
+pickled. Where
 fork is unavailable (Windows) the call runs in-process, unbounded, as before.
 """
 

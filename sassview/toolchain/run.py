@@ -96,20 +96,29 @@ class RunningTool:
         """Bytes written so far to stdout and stderr."""
         return os.fstat(self._out.fileno()).st_size + os.fstat(self._err.fileno()).st_size
 
-    def wait(self, timeout: float, max_output: int) -> str:
-        """Wait for the tool to end; "" when it did, else why it was given up on."""
+    def wait(self, timeout: float, max_output: int) -> tuple[str, str] | None:
+        """Wait for the tool to end; None when it did, else why it was given up on and what
+        to do about it."""
         deadline = time.monotonic() + timeout
         while True:
             left = deadline - time.monotonic()
             try:
                 self.proc.wait(timeout=max(0.0, min(_POLL_S, left)))
-                return ""
+                ended = True
             except subprocess.TimeoutExpired:
-                pass
-            if self.printed() > max_output:
-                return f"printed more than {max_output / 1e6:.0f} MB"
+                ended = False
+            if self.printed() > max_output:  # checked after the end too: never read it all
+                return (
+                    f"printed more than {max_output / 1e6:.0f} MB",
+                    "no listing is this large for this input: is the tool the one it should be?",
+                )
+            if ended:
+                return None
             if left <= 0:
-                return f"gave no answer in {timeout:.0f} s"
+                return (
+                    f"gave no answer in {timeout:.0f} s",
+                    f"if it is only slow, set {TIMEOUT_ENV}=SECONDS to wait longer",
+                )
 
     def outputs(self) -> tuple[bytes, bytes]:
         self._out.seek(0)
@@ -182,9 +191,9 @@ def finish_tool(
     limit = tool_timeout() if timeout is None else timeout
     try:
         gave_up = running.wait(limit, output_limit() if max_output is None else max_output)
-        if gave_up:
-            hint = hint if "no answer" not in gave_up else _slow_hint(hint)
-            raise ToolFailed(f"{what}: {gave_up}", running.argv, "", hint)
+        if gave_up is not None:  # the caller's hint is about failures the tool reports
+            why, what_to_do = gave_up
+            raise ToolFailed(f"{what}: {why}", running.argv, "", what_to_do)
         out, err = running.outputs()
     finally:
         running.close()
@@ -222,8 +231,3 @@ def _ended(returncode: int) -> str:
         with contextlib.suppress(ValueError):
             return f"killed by {signal.Signals(-returncode).name}"
     return f"exit {returncode}"
-
-
-def _slow_hint(hint: str) -> str:
-    more = f"if it is only slow, set {TIMEOUT_ENV}=SECONDS to wait longer"
-    return f"{hint}; {more}" if hint else more
