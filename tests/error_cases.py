@@ -690,3 +690,130 @@ def _directory(tmp: Path, name: str) -> Path:
 
 
 _CUDA_KERNEL_PY = 'import sassview as sv\nsv.cuda("__global__ void k() {}", arch="sm_90a")\n'
+
+
+# --- Tools that hang, flood or print garbage; compiles that never end; grids too large ---
+# (issue 24, items 6, 13, 14, 16)
+
+SLOW_CU = """\
+template <int N, unsigned long long M> struct T {
+  static constexpr unsigned long long v = T<N - 1, 2 * M>::v + T<N - 1, 2 * M + 1>::v;
+};
+template <unsigned long long M> struct T<0, M> { static constexpr unsigned long long v = M; };
+__global__ void k(unsigned long long* out) { out[0] = T<18, 1>::v; }
+"""
+
+
+def _scripted_tool(tmp: Path, name: str, body: str, version: str = "") -> str:
+    """A tool that answers --version like 13.5 (or runs `version` for it) and runs `body`."""
+    answer = version or "echo 'release 13.5, V13.5.37'; exit 0"
+    p = tmp / name
+    p.write_text(f'#!/bin/sh\nif [ "$1" = --version ]; then {answer}; fi\n{body}\n')
+    p.chmod(p.stat().st_mode | stat.S_IXUSR)
+    return str(p)
+
+
+_HANG = "sleep 600 &\nwait"
+
+_MORE = [
+    Case(
+        "nvdisasm-hangs",
+        "tools",
+        "nvdisasm that never finishes (SASSVIEW_TOOL_TIMEOUT=1)",
+        lambda t: ["check", VECADD],
+        ("gave no answer in 1 s", "SASSVIEW_TOOL_TIMEOUT"),
+        env=lambda t: {
+            "SASSVIEW_NVDISASM": _scripted_tool(t, "nvdisasm", _HANG),
+            "SASSVIEW_TOOL_TIMEOUT": "1",
+            "SASSVIEW_NO_CACHE": "1",
+        },
+    ),
+    Case(
+        "nvdisasm-floods",
+        "tools",
+        "nvdisasm printing 100 MB",
+        lambda t: ["check", VECADD],
+        ("printed more than 17 MB", "command:"),
+        env=lambda t: {
+            "SASSVIEW_NVDISASM": _scripted_tool(t, "nvdisasm", "head -c 100000000 /dev/zero"),
+            "SASSVIEW_NO_CACHE": "1",
+        },
+    ),
+    Case(
+        "nvdisasm-garbage",
+        "tools",
+        "a tool that prints something that is not nvdisasm's listing",
+        lambda t: ["check", VECADD],
+        ("not a listing", "is not JSON", "SASSVIEW_NVDISASM"),
+        env=lambda t: {
+            "SASSVIEW_NVDISASM": _scripted_tool(t, "nvdisasm", "echo 'Usage: frobnicate FILE'"),
+            "SASSVIEW_NO_CACHE": "1",
+        },
+    ),
+    Case(
+        "doctor-tool-hangs",
+        "tools",
+        "doctor with a tool that hangs even for --version",
+        lambda t: ["doctor"],
+        ("MISSING", "nvdisasm", "gave no answer in 5 s"),
+        env=lambda t: {"SASSVIEW_NVDISASM": _scripted_tool(t, "nvdisasm", _HANG, _HANG)},
+    ),
+    Case(
+        "tool-timeout-not-a-number",
+        "tools",
+        "SASSVIEW_TOOL_TIMEOUT that is not a number of seconds",
+        lambda t: ["check", VECADD],
+        ("SASSVIEW_TOOL_TIMEOUT='soon' is not a number of seconds",),
+        env=lambda t: {"SASSVIEW_TOOL_TIMEOUT": "soon", "SASSVIEW_NO_CACHE": "1"},
+    ),
+    Case(
+        "compile-timeout",
+        "compile errors",
+        "a compile that takes longer than SASSVIEW_COMPILE_TIMEOUT (here 2 s)",
+        lambda t: ["check", _file(t, "slow.cu", SLOW_CU)],
+        ("NVRTC gave no answer in 2 s", "SASSVIEW_COMPILE_TIMEOUT"),
+        env=lambda t: {"SASSVIEW_COMPILE_TIMEOUT": "2"},
+    ),
+    Case(
+        "compile-timeout-not-a-number",
+        "compile errors",
+        "SASSVIEW_COMPILE_TIMEOUT that is not a positive number",
+        lambda t: ["check", VECADD],
+        ("SASSVIEW_COMPILE_TIMEOUT='-1' is not a number of seconds",),
+        env=lambda t: {"SASSVIEW_COMPILE_TIMEOUT": "-1", "SASSVIEW_NO_CACHE": "1"},
+    ),
+    Case(
+        "sweep-too-many-variants",
+        "sweep",
+        "a grid of 256 variants with no terminal to confirm it",
+        lambda t: [
+            "sweep",
+            VECADD,
+            "-p",
+            "A=1,2,3,4,5,6,7,8",
+            "-p",
+            "B=1,2,3,4,5,6,7,8",
+            "-p",
+            "C=1,2,3,4",
+        ],
+        ("256 variants", "--max-variants 256"),
+    ),
+    Case(
+        "sweep-over-max-variants",
+        "sweep",
+        "a grid larger than the --max-variants given",
+        lambda t: ["sweep", VECADD, "-p", "X=1,2,3", "--max-variants", "2"],
+        ("more than --max-variants 2",),
+    ),
+]
+
+
+def _by_group(cases: list[Case], more: list[Case]) -> None:
+    """Put each case after the last one of its group, so docs/errors.md keeps one section
+    per group."""
+    for case in more:
+        at = max((i for i, c in enumerate(cases) if c.group == case.group), default=len(cases))
+        cases.insert(at + 1, case)
+
+
+_by_group(CASES, _MORE)

@@ -3,30 +3,49 @@
 Each nvdisasm start costs ~0.3 s, so it is never run per kernel. Two runs are needed because
 the JSON lacks the inline chain (`-gi`) and the PTX line (`-gp`) of each instruction; they run in
 parallel, so the second costs little wall time (benchmarks/ measures it). Results are cached by
-the cubin's bytes and nvdisasm's version.
+the cubin's bytes and nvdisasm's version, and only once they look like nvdisasm's listings (JSON
+of the right layout, a text listing naming the same functions, both of a bounded size): a tool
+that prints garbage fails this run instead of poisoning every later one.
 """
 
 from __future__ import annotations
 
 import contextlib
 import functools
+import json
 import logging
 import os
 import tempfile
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from sassview import cache
 from sassview.errors import ToolFailed
 from sassview.toolchain.locate import nvdisasm, nvdisasm_version
-from sassview.toolchain.run import RunningTool, finish_tool, run_tool, start_tool
+from sassview.toolchain.run import (
+    RunningTool,
+    finish_tool,
+    output_limit,
+    run_tool,
+    start_tool,
+    stops_held,
+    tool_timeout,
+)
 
 log = logging.getLogger("sassview")
 
 JSON_ARGS = ("-c", "-json", "-g", "-annotate")
 TEXT_ARGS = ("-c", "-gi", "-gp")
 _HINT = "the cubin may come from a newer CUDA than this nvdisasm: upgrade nvidia-cuda-nvdisasm"
+_NOT_NVDISASM = "is SASSVIEW_NVDISASM pointing at nvdisasm itself? unset it to use the wheel's"
+CHECKED = 1  # in the key: entries written before listings were checked are never read
+
+
+class _Bounds(NamedTuple):
+    timeout: float  # seconds each nvdisasm run may take
+    max_output: int  # bytes it may print
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,7 +66,9 @@ def disassembling(cubin: bytes) -> Iterator[Callable[[], Disassembly]]:
     function that waits for them: the caller can read the ELF and parse the PTX meanwhile.
     Leaving the block stops whatever still runs and removes the temporary cubin."""
     version = nvdisasm_version()
-    key = cache.make_key({"tool": "nvdisasm", "version": version, "cubin": cache.digest(cubin)})
+    key = cache.make_key(
+        {"tool": "nvdisasm", "version": version, "cubin": cache.digest(cubin), "checked": CHECKED}
+    )
     store = cache.Store("nvdisasm")
     entry = store.get(key)
     if entry is not None:
@@ -57,25 +78,31 @@ def disassembling(cubin: bytes) -> Iterator[Callable[[], Disassembly]]:
         return
     started = time.perf_counter()
     tool = nvdisasm()
-    fd, path = tempfile.mkstemp(suffix=".cubin", prefix="sassview-")
+    bounds = _Bounds(tool_timeout(len(cubin)), output_limit(len(cubin)))
+    path = ""
     tools: list[RunningTool] = []
     try:
+        with stops_held():  # a stop now would leave a file `path` does not name yet
+            fd, path = tempfile.mkstemp(suffix=".cubin", prefix="sassview-")
         with os.fdopen(fd, "wb") as handle:
             handle.write(cubin)
-        tools.append(start_tool([tool, *JSON_ARGS, path], what="nvdisasm -json"))
-        tools.append(start_tool([tool, *TEXT_ARGS, path], what="nvdisasm"))
+        start_tool([tool, *JSON_ARGS, path], what="nvdisasm -json", into=tools)
+        start_tool([tool, *TEXT_ARGS, path], what="nvdisasm", into=tools)
 
         def wait() -> Disassembly:
             json_tool, text_tool = tools
-            text = finish_tool(text_tool, what="nvdisasm", hint=_HINT)
+            text = finish_tool(text_tool, what="nvdisasm", hint=_HINT, **bounds._asdict())
             try:
-                json_text = finish_tool(json_tool, what="nvdisasm -json", hint=_HINT)
+                json_text = finish_tool(
+                    json_tool, what="nvdisasm -json", hint=_HINT, **bounds._asdict()
+                )
             except ToolFailed as exc:
                 if "annotate" not in exc.output:
                     raise
                 # nvdisasm before 13.5 has no -annotate: no SpillRefill marks, the rest is there.
-                plain = [a for a in JSON_ARGS if a != "-annotate"]
-                json_text = run_tool([tool, *plain, path], what="nvdisasm -json", hint=_HINT)
+                plain = [tool, *(a for a in JSON_ARGS if a != "-annotate"), path]
+                json_text = run_tool(plain, what="nvdisasm -json", hint=_HINT, **bounds._asdict())
+            check_listings(json_text, text, [tool, *JSON_ARGS, path])
             log.info(
                 "nvdisasm: disassembled a %d-byte cubin in %.2f s",
                 len(cubin),
@@ -88,5 +115,35 @@ def disassembling(cubin: bytes) -> Iterator[Callable[[], Disassembly]]:
     finally:
         for running in tools:
             running.close()
-        with contextlib.suppress(OSError):
-            os.unlink(path)
+        if path:
+            with contextlib.suppress(OSError):
+                os.unlink(path)
+
+
+def check_listings(json_text: str, text: str, command: list[str]) -> None:
+    """Raise ToolFailed unless the two outputs look like nvdisasm's listings of one cubin: the
+    JSON is [header, [function, ...], ...] and every function it names is in the text listing.
+    A shallow check (the parsers read every field later): enough to refuse a tool that prints
+    something else, so that nothing but a listing is ever cached."""
+    try:
+        doc = json.loads(json_text)
+    except ValueError as exc:
+        raise _garbage(f"its JSON listing is not JSON ({exc})", command, json_text) from None
+    shaped = isinstance(doc, list) and len(doc) >= 2 and isinstance(doc[0], dict)
+    functions = doc[1] if shaped else None
+    if not isinstance(functions, list):
+        raise _garbage("its JSON listing is not [header, functions, ...]", command, json_text)
+    names = [f.get("function-name") if isinstance(f, dict) else None for f in functions]
+    if not all(isinstance(n, str) and n for n in names):
+        raise _garbage("its JSON listing has a function without a name", command, json_text)
+    missing = [n for n in names if f"{n}:" not in text]
+    if missing:
+        raise _garbage(
+            f"its text listing lacks function {missing[0]} of its JSON listing", command, text
+        )
+
+
+def _garbage(why: str, command: list[str], output: str) -> ToolFailed:
+    shown = output[:400] + ("…" if len(output) > 400 else "")
+    message = f"nvdisasm printed something that is not a listing: {why}"
+    return ToolFailed(message, command, shown, _NOT_NVDISASM)

@@ -5,14 +5,19 @@ kernel file and its declarations, so nothing is imported twice). A worker only w
 it compiles and disassembles, and the parent then reads every result from the cache, which
 keeps what crosses process boundaries to an error message. Where fork is unavailable, or for
 a single job, everything runs in this process.
+
+Stopping: workers ignore Ctrl-C (the terminal sends it to them too) and leave it to the parent,
+which on any exception (KeyboardInterrupt, the CLI's SIGTERM) terminates the pool at once
+instead of waiting for the queued jobs. A worker turns SIGTERM into SystemExit, so its own
+`finally` blocks end its NVRTC child and its nvdisasm runs and remove its temporary cubin.
 """
 
 from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, replace
 from types import MappingProxyType
 from typing import Any
@@ -149,7 +154,7 @@ _FRONTENDS: dict[str, Callable[[KernelFile, Declaration, str, dict[str, Any]], A
 _shared: KernelFile | None = None
 
 
-def _warm(job: Job) -> tuple[str, str, str] | None:
+def _warm(job: Job) -> tuple[Job, tuple[str, str, str] | None]:
     """In a worker: compile and disassemble one job into the cache; the error if it failed."""
     from sassview.disasm import disassemble
 
@@ -157,10 +162,20 @@ def _warm(job: Job) -> tuple[str, str, str] | None:
     try:
         disassemble(compile_job(_shared, job).cubin)
     except SassviewError as exc:
-        return (type(exc).__name__, exc.message, exc.hint)
+        return job, (type(exc).__name__, exc.message, exc.hint)
     except Exception as exc:  # reported, then the parent's own attempt shows the real error
-        return (type(exc).__name__, str(exc), "")
-    return None
+        return job, (type(exc).__name__, str(exc), "")
+    return job, None
+
+
+def _exit_on_sigterm(signum: int, frame: object) -> None:
+    raise SystemExit(128 + signum)
+
+
+def _start_worker() -> None:
+    """In each new worker: Ctrl-C is the parent's to handle; SIGTERM unwinds (see above)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, _exit_on_sigterm)
 
 
 def warm_cache(
@@ -177,13 +192,17 @@ def warm_cache(
     if count < 2 or "fork" not in multiprocessing.get_all_start_methods():
         return False
     _shared = kernel_file
+    pool = multiprocessing.get_context("fork").Pool(count, initializer=_start_worker)
     try:
-        with ProcessPoolExecutor(count, mp_context=multiprocessing.get_context("fork")) as pool:
-            futures = {pool.submit(_warm, job): job for job in jobs}
-            for done in as_completed(futures):
-                if progress is not None:
-                    progress(futures[done])
+        for job, _ in pool.imap_unordered(_warm, jobs):
+            if progress is not None:
+                progress(job)
+        pool.close()
+    except BaseException:
+        pool.terminate()  # SIGTERM to every worker now; queued jobs are dropped
+        raise
     finally:
+        pool.join()
         _shared = None
     return True
 

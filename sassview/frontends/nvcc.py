@@ -19,7 +19,7 @@ from pathlib import Path
 
 from sassview.errors import ToolFailed
 from sassview.toolchain.locate import HostCompiler, nvcc_info
-from sassview.toolchain.run import start_tool
+from sassview.toolchain.run import RunningTool, start_tool
 
 WRAPPER_NAME = "sassview-instantiate.cu"
 
@@ -110,15 +110,17 @@ def nvcc_compile(
 def _run(argv: list[str], timeout: float) -> tuple[int, str]:
     """Run nvcc; (exit status, stdout and stderr). ptxas writes its report on stderr and nvcc
     exits 0, so both streams are kept, which run_tool does not do."""
-    running = start_tool(argv, what="nvcc")
+    started: list[RunningTool] = []  # closed (its process group ended) even on Ctrl-C
     try:
+        running = start_tool(argv, what="nvcc", into=started)
         try:
             running.proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired as exc:
             raise ToolFailed(f"nvcc: gave no answer in {timeout:.0f} s", argv, "") from exc
         out, err = running.outputs()
     finally:
-        running.close()
+        for tool in started:
+            tool.close()
     text = (out + err).decode(errors="replace")
     return running.proc.returncode, text
 

@@ -2,16 +2,22 @@
 
 cuda.bindings returns (status, value...) tuples; these helpers turn a bad status into a
 SassviewError and hide the buffer-size dance. Loading goes through the toolchain locator, so an
-environment override of the library applies.
+environment override of the library applies. A compile or an assembly runs in a forked child
+with a deadline (toolchain/child.py: Ctrl-C stops it at once, $SASSVIEW_COMPILE_TIMEOUT bounds
+it); the library is loaded here first, so the child inherits it loaded.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from sassview.errors import CompileError, ToolchainError
+from sassview.toolchain.child import call_in_child, compile_timeout
+
+log = logging.getLogger("sassview")
 
 
 def _nvrtc() -> Any:
@@ -48,6 +54,13 @@ class NvrtcOutput:
 
 def nvrtc_compile(source: bytes, name: str, options: Sequence[str]) -> NvrtcOutput:
     """Compile one translation unit; a compile error is reported through `ok` and `log`."""
+    _nvrtc()
+    timeout = compile_timeout()
+    log.info("nvrtc: compiling %s (a child process, at most %.0f s)", name, timeout)
+    return call_in_child(_compile, source, name, list(options), what="NVRTC", timeout=timeout)
+
+
+def _compile(source: bytes, name: str, options: Sequence[str]) -> NvrtcOutput:
     nvrtc = _nvrtc()
     prog = _ok(nvrtc.nvrtcCreateProgram(source, name.encode(), 0, [], []), nvrtc, "create")
     try:
@@ -79,7 +92,13 @@ def nvjitlink_ptx_to_cubin(ptx: str, arch: str, options: Sequence[str] = ()) -> 
     """Assemble PTX for `arch` with nvJitLink; returns (cubin, info log with the ptxas report)."""
     from sassview.toolchain.locate import nvjitlink_info
 
-    nvjitlink_info()
+    nvjitlink_info()  # loads it here: the child inherits it loaded
+    return call_in_child(
+        _assemble, ptx, arch, list(options), what="nvJitLink", timeout=compile_timeout()
+    )
+
+
+def _assemble(ptx: str, arch: str, options: Sequence[str]) -> tuple[bytes, str]:
     from cuda.bindings import nvjitlink
 
     opts = [f"-arch={arch}", "-lineinfo", "-Xptxas=-v", *options]

@@ -25,6 +25,9 @@ from sassview.inspection import Inspection
 
 # The numbers a sweep compares; lower is better for each (the table marks the best).
 NUMERIC = ("registers", "spill_bytes", "shared_bytes", "instructions")
+# Above this many variants a sweep asks first (or, with no terminal, refuses): each is a
+# compile and a disassembly, ~1-2 s of one core; 200 is minutes on a laptop, 40,000 is a day.
+DEFAULT_MAX_VARIANTS = 200
 
 
 def parse_value(text: str) -> Any:
@@ -180,6 +183,23 @@ def build_rows(
             )
         )
     return rows
+
+
+def too_many_variants(count: int, limit: int, given: bool) -> InputError | None:
+    """Why `count` variants are refused under `limit` (`given`: from --max-variants), or None.
+    The message names the flag that lets them through."""
+    if count <= limit:
+        return None
+    if given:
+        return InputError(
+            f"the sweep has {count} variants, more than --max-variants {limit}",
+            f"pass --max-variants {count}, or narrow the grid (fewer -p values or --arch)",
+        )
+    return InputError(
+        f"the sweep has {count} variants (more than {limit}, each a compile)",
+        f"pass --max-variants {count} to compile them all, or narrow the grid "
+        "(fewer -p values or --arch)",
+    )
 
 
 def plan_jobs(kernel_file: KernelFile, archs: Sequence[str] | None) -> list[Job]:

@@ -1,8 +1,11 @@
 """Find nvdisasm, cuobjdump, NVRTC, nvJitLink, nvcc and the host C++ compiler; read their versions.
 
 Order of search for each tool: its environment override, then `cuda.pathfinder` (which looks in
-the NVIDIA pip wheels first). The results are cached for the process: finding a tool spawns it
-once to read its version.
+the NVIDIA pip wheels first). The results are cached for the process. An executable's version is
+also remembered in the cache, keyed by the file's identity (path, size, inode, mtime and ctime),
+so a run served from the cache spawns no tool at all; an override (`SASSVIEW_NVDISASM`, which
+may be a wrapper) and `sassview doctor` always ask the tool.
+A probe gets a few seconds: a tool that hangs is reported as one that does not run.
 """
 
 from __future__ import annotations
@@ -64,7 +67,7 @@ def _missing(name: str, why: str = "") -> ToolchainError:
 
 
 @functools.cache
-def _executable(name: str) -> ToolInfo:
+def _executable(name: str, remembered: bool = True) -> ToolInfo:
     override = os.environ.get(OVERRIDES[name])
     if override:
         if not os.access(override, os.X_OK):
@@ -80,14 +83,62 @@ def _executable(name: str) -> ToolInfo:
             return ToolInfo(name, None, None, "missing", f"pip install {PACKAGES[name]}")
         path = found
         via = "site-packages" if "site-packages" in found else "system"
-    from sassview.toolchain.run import run_tool
+    # An override may be a wrapper whose file stays the same while the tool behind it changes:
+    # only the wheel's own binaries are known by their file.
+    remember = via != "env"
+    version = _remembered_version(path) if remember and remembered else None
+    if version is None:
+        try:
+            version = _probe_version(name, path, remember)
+        except ToolchainError as exc:
+            return ToolInfo(name, path, None, via, f"does not run: {exc.message}")
+    return ToolInfo(name, path, version or None, via)
+
+
+def _probe_version(name: str, path: str, remember: bool) -> str:
+    """Run `path --version` (briefly), remember what it said if asked; "" for no release
+    line."""
+    from sassview.toolchain.run import probe_timeout, run_tool
+
+    text = run_tool(
+        [path, "--version"], what=f"{name} --version", timeout=probe_timeout(), max_output=1 << 20
+    )
+    match = _RELEASE.search(text)
+    version = match.group(3) if match else ""
+    if version and remember:
+        key = _identity(path)
+        if key is not None:
+            from sassview import cache
+
+            cache.Store("tool-versions").put(key, {"version": version}, {"tool": path})
+    return version
+
+
+def _identity(path: str) -> str | None:
+    """A cache key that changes whenever the file at `path` is replaced or rewritten."""
+    from sassview import cache
 
     try:
-        text = run_tool([path, "--version"], what=f"{name} --version")
-    except ToolchainError as exc:
-        return ToolInfo(name, path, None, via, f"does not run: {exc.message}")
-    match = _RELEASE.search(text)
-    return ToolInfo(name, path, match.group(3) if match else None, via)
+        real = os.path.realpath(path)
+        st = os.stat(real)
+    except OSError:
+        return None
+    ident = (real, st.st_size, st.st_ino, st.st_dev, st.st_mtime_ns, st.st_ctime_ns)
+    return cache.make_key({"tool-identity": ident})
+
+
+def _remembered_version(path: str) -> str | None:
+    from sassview import cache
+
+    key = _identity(path)
+    entry = cache.Store("tool-versions").get(key) if key is not None else None
+    if entry is None:
+        return None
+    try:
+        version = entry.read_text("version")
+    except (OSError, ValueError):  # removed by a pruner meanwhile, or damaged: ask the tool
+        return None
+    return version if re.fullmatch(r"[\d.]+", version) else None
 
 
 def _require(info: ToolInfo) -> str:
@@ -159,13 +210,15 @@ def nvjitlink_info() -> ToolInfo:
     return info
 
 
-def survey() -> list[ToolInfo]:
-    """Every tool sassview uses, found or not; never raises (for `sassview doctor`)."""
+def survey(probe: bool = False) -> list[ToolInfo]:
+    """Every tool sassview uses, found or not; raises only for a malformed
+    $SASSVIEW_TOOL_TIMEOUT. `probe` runs each executable even when its version is remembered
+    (for `sassview doctor`)."""
     return [
         _library("nvrtc"),
         _library("nvJitLink"),
-        _executable("nvdisasm"),
-        _executable("cuobjdump"),
+        _executable("nvdisasm", not probe),
+        _executable("cuobjdump", not probe),
     ]
 
 

@@ -8,6 +8,7 @@ hint; a traceback means a bug in sassview.
 from __future__ import annotations
 
 import json
+import signal
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -142,8 +143,8 @@ def check(
     from sassview.views.user_output import user_output_to_stderr
 
     summaries = []
-    _warn_on_mixed_releases()
     try:
+        _warn_on_mixed_releases()
         shape = _block_shape(block)
         for path in paths:
             _progress(f"sassview: reading {path} …")
@@ -260,7 +261,11 @@ def doctor() -> None:
     from sassview import cache
     from sassview.toolchain.locate import OVERRIDES, release_mismatch, survey
 
-    tools = survey()
+    try:
+        tools = survey(probe=True)  # ask each tool, even one whose version is remembered
+    except SassviewError as exc:
+        _fail(exc)
+        return
     problems = 0
     for t in tools:
         if t.path and not t.problem and t.version:
@@ -317,11 +322,35 @@ def _doctor_nvcc(tools: list[Any]) -> int:
     return 0
 
 
+class _Stopped(BaseException):
+    """Ctrl-C or SIGTERM, raised where the program is, so every `finally` on the way out runs
+    (tools and compiles ended, temporaries removed). Not a KeyboardInterrupt: click would turn
+    that into "Aborted!" and exit 1, which here means "a check failed"."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.code = 128 + signum
+        self.why = "interrupted" if signum == signal.SIGINT else "terminated"
+
+
+def _stop(signum: int, frame: object) -> None:
+    for s in (signal.SIGINT, signal.SIGTERM):  # once: a second signal must not cut the cleanup
+        signal.signal(s, signal.SIG_IGN)
+    raise _Stopped(signum)
+
+
 def main() -> None:
+    for s in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(s, _stop)
     try:
-        cli(prog_name="sassview")
-    finally:
-        _keep_cache_in_its_limit()
+        try:
+            cli(prog_name="sassview")  # always ends in SystemExit
+        except SystemExit:
+            _keep_cache_in_its_limit()  # not after a stop: the next command trims the cache
+            raise
+    except _Stopped as stop:
+        click.echo(f"sassview: {stop.why}", err=True)
+        sys.exit(stop.code)
 
 
 def _keep_cache_in_its_limit() -> None:

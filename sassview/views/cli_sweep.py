@@ -44,6 +44,12 @@ COLUMNS = (
     help="Sort rows by a column.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the rows as one JSON document.")
+@click.option(
+    "--max-variants",
+    type=click.IntRange(min=1),
+    help="Compile up to this many variants without asking (default: ask above 200; "
+    "without a terminal, refuse).",
+)
 def sweep(
     path: Path,
     params: tuple[str, ...],
@@ -52,6 +58,7 @@ def sweep(
     baseline: str | None,
     sort_by: str | None,
     as_json: bool,
+    max_variants: int | None,
 ) -> None:
     """Compile every variant of PATH (kernel.py or .cu) and compare them in one table."""
     from sassview.views.cli import _fail
@@ -59,7 +66,7 @@ def sweep(
 
     try:
         with user_output_to_stderr():  # a kernel.py's prints must not reach the JSON
-            rows, notes = _run(path, params, archs, kernel, baseline)
+            rows, notes = _run(path, params, archs, kernel, baseline, max_variants)
     except SassviewError as exc:
         _fail(exc)
         return
@@ -87,6 +94,7 @@ def _run(
     archs: tuple[str, ...],
     kernel: str | None,
     baseline: str | None,
+    max_variants: int | None,
 ) -> tuple[list[Any], list[str]]:
     from sassview.build import build_program
     from sassview.frontends.arch import parse_arch_list
@@ -99,28 +107,63 @@ def _run(
     arch_names = [str(a) for a in parse_arch_list(list(archs))] if archs else None
     kernel_file = with_grid(open_kernel_file(path, arch_names, "sweep"), grid)
     jobs = plan(kernel_file, arch_names)
-    artifacts = _compile_with_progress(kernel_file, jobs, compile_all)
+    _allow(len(jobs), max_variants)
     base = dict(p.split("=", 1) for p in baseline.split(",")) if baseline else None
     inspections = []
-    for a in artifacts:
-        program = build_program(a, where=a.label)
-        if kernel and not any(k.matches(kernel) for k in program.kernels):
-            continue
-        inspections += inspect_program(program, kernel)
+    with _Progress(len(jobs)) as progress:
+        artifacts = compile_all(kernel_file, jobs=jobs, progress=progress.compiled)
+        for a in artifacts:
+            program = build_program(a, where=a.label)
+            progress.read()
+            if kernel and not any(k.matches(kernel) for k in program.kernels):
+                continue
+            inspections += inspect_program(program, kernel)
     return build_rows(inspections, base), table_notes(inspections)
 
 
-def _compile_with_progress(kernel_file: Any, jobs: list[Any], compile_all: Any) -> list[Any]:
-    if not sys.stderr.isatty():
-        return list(compile_all(kernel_file, jobs=jobs))
-    from rich.console import Console
-    from rich.progress import Progress
+def _allow(count: int, max_variants: int | None) -> None:
+    """Refuse a grid over the limit, unless a person at a terminal says yes to it."""
+    from sassview.steer.sweep import DEFAULT_MAX_VARIANTS, too_many_variants
 
-    with Progress(console=Console(stderr=True), transient=True) as progress:
-        task = progress.add_task(f"compiling {len(jobs)} variants", total=len(jobs))
-        return list(
-            compile_all(kernel_file, jobs=jobs, progress=lambda _job: progress.advance(task))
-        )
+    limit = max_variants or DEFAULT_MAX_VARIANTS
+    refusal = too_many_variants(count, limit, given=max_variants is not None)
+    if refusal is None:
+        return
+    asked = max_variants is None and sys.stdin.isatty() and sys.stderr.isatty()
+    if not (asked and click.confirm(f"sassview: compile all {count} variants?", err=True)):
+        raise refusal
+
+
+class _Progress:
+    """Two bars on stderr, compiling and reading, when stderr is a terminal; else nothing."""
+
+    def __init__(self, total: int) -> None:
+        self.total = total
+        self.bars: Any = None
+
+    def __enter__(self) -> _Progress:
+        if sys.stderr.isatty():
+            from rich.console import Console
+            from rich.progress import Progress
+
+            self.bars = Progress(console=Console(stderr=True), transient=True)
+            self.bars.__enter__()
+            what = f"compiling {self.total} variants"
+            self.compiling = self.bars.add_task(what, total=self.total)
+            self.reading = self.bars.add_task("reading the results", total=self.total)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bars is not None:
+            self.bars.__exit__(*exc)
+
+    def compiled(self, _job: object) -> None:
+        if self.bars is not None:
+            self.bars.advance(self.compiling)
+
+    def read(self) -> None:
+        if self.bars is not None:
+            self.bars.advance(self.reading)
 
 
 def _cell(row: Any, key: str) -> str:
