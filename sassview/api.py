@@ -6,7 +6,7 @@ these functions and reads the Programs they return; none has its own way in.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -69,19 +69,24 @@ def from_artifacts(artifacts: Artifacts) -> Program:
 
 
 def load_kernel_file(
-    path: str | Path, *, arch: str | Sequence[str] | None = None, parallel: bool = True
+    path: str | Path,
+    *,
+    arch: str | Sequence[str] | None = None,
+    parallel: bool = True,
+    allow: Callable[[int], None] | None = None,
 ) -> tuple[KernelFile, list[Program]]:
     """Import a kernel.py, compile every declared (kernel, arch, variant); `arch` overrides the
-    declarations' own architectures."""
-    from sassview.frontends.discover import exit_error, import_kernel_file
-    from sassview.frontends.jobs import compile_all
+    declarations' own architectures. `allow` sees how many compiles that is before any starts,
+    and may refuse them by raising (the CLI's --max-variants)."""
+    from sassview.frontends.discover import import_kernel_file
+    from sassview.frontends.jobs import compile_all, plan
 
     kernel_file = import_kernel_file(path)
     archs = [str(a) for a in parse_arch_list(arch)] if arch is not None else None
-    try:
-        artifacts = compile_all(kernel_file, archs, parallel=parallel)
-    except SystemExit as exc:  # from the file's code, run again by the compile
-        raise exit_error(exc, kernel_file.path, importing=False) from None
+    jobs = plan(kernel_file, archs)
+    if allow is not None:
+        allow(len(jobs))
+    artifacts = compile_all(kernel_file, jobs=jobs, parallel=parallel)
     programs = [build_program(a, where=a.label or str(path)) for a in artifacts]
     return kernel_file, programs
 

@@ -715,6 +715,13 @@ def _scripted_tool(tmp: Path, name: str, body: str, version: str = "") -> str:
 
 _HANG = "sleep 600 &\nwait"
 
+# 20 x 15 variants of one kernel: refused before the first compile starts.
+_MANY_VARIANTS = (
+    "import sassview as sv\n"
+    'sv.cuda("__global__ void k(float* p) { p[0] = A * B; }", arch="sm_90a",\n'
+    '        variants={"A": list(range(20)), "B": list(range(15))})\n'
+)
+
 _MORE = [
     Case(
         "nvdisasm-hangs",
@@ -804,6 +811,20 @@ _MORE = [
         "a grid larger than the --max-variants given",
         lambda t: ["sweep", VECADD, "-p", "X=1,2,3", "--max-variants", "2"],
         ("more than --max-variants 2",),
+    ),
+    Case(
+        "check-too-many-declared-variants",
+        "sweep",
+        "check of a kernel.py whose declarations make 300 variants, with no terminal to confirm",
+        lambda t: ["check", _kernel_py(t, _MANY_VARIANTS)],
+        ("kernel.py has 300 variants", "--max-variants 300"),
+    ),
+    Case(
+        "try-too-many-declared-variants",
+        "sweep",
+        "try of a kernel.py whose declarations make 300 variants, over --max-variants",
+        lambda t: ["try", _kernel_py(t, _MANY_VARIANTS), "--max-variants", "10"],
+        ("kernel.py has 300 variants, more than --max-variants 10",),
     ),
 ]
 

@@ -183,7 +183,7 @@ def test_a_directory_named_like_a_kernel_file_is_called_a_directory(tmp_path: Pa
         clean_error(run(command, tmp_path / "kernel.py"), "is a directory", "kernel.py")
 
 
-@pytest.mark.parametrize("command", ["check", "sweep", "try"])
+@pytest.mark.parametrize("command", ["check", "sweep", "try", "diff"])
 def test_sys_exit_while_compiling_is_an_error_not_a_silent_success(
     tmp_path: Path, command: str
 ) -> None:
@@ -193,5 +193,6 @@ def test_sys_exit_while_compiling_is_an_error_not_a_silent_success(
     text = example.read_text().replace("    threads = 256\n", "    import sys\n    sys.exit(0)\n")
     path = tmp_path / "kernel.py"
     path.write_text(text.replace('arch=["sm_90a", "sm_100a"]', 'arch="sm_90a"'))
-    done = run(command, path, "--json", env={"SASSVIEW_CACHE_DIR": str(tmp_path / "c")})
+    args = (path, path) if command == "diff" else (path, "--json")  # diff: the file on both sides
+    done = run(command, *args, env={"SASSVIEW_CACHE_DIR": str(tmp_path / "c")})
     clean_error(done, "sys.exit(0)")

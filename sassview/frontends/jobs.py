@@ -24,7 +24,7 @@ from typing import Any
 
 from sassview.declare import Declaration
 from sassview.errors import InputError, SassviewError
-from sassview.frontends.discover import KernelFile
+from sassview.frontends.discover import KernelFile, exit_error
 from sassview.ir import Artifacts
 
 
@@ -222,12 +222,15 @@ def compile_all(
             _no_kernels_hint(kernel_file),
         )
     todo = list(jobs) if jobs is not None else plan(kernel_file, archs)
-    warmed = parallel and warm_cache(kernel_file, todo, progress=progress)
-    results = []
-    for job in todo:
-        results.append(compile_job(kernel_file, job))
-        if progress is not None and not warmed:
-            progress(job)
+    try:  # the file's own code runs again here (a CuTe host function), for every view alike
+        warmed = parallel and warm_cache(kernel_file, todo, progress=progress)
+        results = []
+        for job in todo:
+            results.append(compile_job(kernel_file, job))
+            if progress is not None and not warmed:
+                progress(job)
+    except SystemExit as exc:
+        raise exit_error(exc, kernel_file.path, importing=False) from None
     return results
 
 

@@ -53,16 +53,18 @@ def inspect_spec(spec: Spec, kernel: str | None) -> list[Inspection]:
     """The Inspections of one side: a single (arch, variant) job for kernel.py / .cu."""
     from sassview.api import analyze, load
     from sassview.build import build_program
-    from sassview.frontends.jobs import Job, compile_job
+    from sassview.frontends.jobs import Job, compile_all
     from sassview.steer.sweep import open_kernel_file
 
     if spec.path.suffix == ".py" or (spec.path.suffix in (".cu", ".cuh") and spec.variant):
         kf = open_kernel_file(spec.path, [spec.arch or "sm_90a"], "diff")
+        jobs = [
+            Job(i, spec.arch or decl.archs[0], {**decl.variant_grid()[0], **spec.variant})
+            for i, decl in enumerate(kf.declarations)
+        ]
         out: list[Inspection] = []
-        for i, decl in enumerate(kf.declarations):
-            base = decl.variant_grid()[0]
-            job = Job(i, spec.arch or decl.archs[0], {**base, **spec.variant})
-            program = build_program(compile_job(kf, job), where=str(spec))
+        for artifacts in compile_all(kf, jobs=jobs, parallel=False):  # one job a declaration
+            program = build_program(artifacts, where=str(spec))
             out += [x for x in analyze(program) if _named(x, kernel)]
         return out
     programs = load(spec.path, arch=spec.arch)

@@ -185,20 +185,26 @@ def build_rows(
     return rows
 
 
-def too_many_variants(count: int, limit: int, given: bool) -> InputError | None:
+def too_many_variants(
+    count: int, limit: int, given: bool, what: str = "the sweep"
+) -> InputError | None:
     """Why `count` variants are refused under `limit` (`given`: from --max-variants), or None.
-    The message names the flag that lets them through."""
+    The message names the flag that lets them through; `what` names whose variants they are."""
     if count <= limit:
         return None
+    narrow = (
+        "(fewer -p values or --arch)"
+        if what == "the sweep"
+        else "(fewer variants or architectures in its declarations, or --arch)"
+    )
     if given:
         return InputError(
-            f"the sweep has {count} variants, more than --max-variants {limit}",
-            f"pass --max-variants {count}, or narrow the grid (fewer -p values or --arch)",
+            f"{what} has {count} variants, more than --max-variants {limit}",
+            f"pass --max-variants {count}, or narrow the grid {narrow}",
         )
     return InputError(
-        f"the sweep has {count} variants (more than {limit}, each a compile)",
-        f"pass --max-variants {count} to compile them all, or narrow the grid "
-        "(fewer -p values or --arch)",
+        f"{what} has {count} variants (more than {limit}, each a compile)",
+        f"pass --max-variants {count} to compile them all, or narrow the grid {narrow}",
     )
 
 

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from sassview.errors import InputError, SassviewError
+from sassview.views.variant_limit import MAX_VARIANTS_HELP
 
 if TYPE_CHECKING:
     from sassview.frontends.compdb import BuildFlags
@@ -118,6 +119,7 @@ def cli(verbose: bool) -> None:
     help="Thread block shape the coalescing and bank-conflict counts assume, e.g. 16x16 "
     "(default: the kernel's .reqntid, else a warp of 32 consecutive threadIdx.x).",
 )
+@click.option("--max-variants", type=click.IntRange(min=1), help=MAX_VARIANTS_HELP)
 def check(
     paths: tuple[Path, ...],
     archs: tuple[str, ...],
@@ -132,6 +134,7 @@ def check(
     include_before: tuple[Path, ...],
     build_dir: Path | None,
     block: str | None,
+    max_variants: int | None,
 ) -> None:
     """Compile or read each PATH (.cu, .ptx, .cubin, fatbin) and report every kernel's resources."""
     from sassview.api import load
@@ -153,7 +156,7 @@ def check(
             input_file(path)  # a link loop or a dangling link said as such, before any lookup
             with user_output_to_stderr():  # a kernel.py's prints must not reach the JSON
                 if path.suffix == ".py":
-                    programs = _load_kernel_file(path, archs)
+                    programs = _load_kernel_file(path, archs, max_variants)
                 else:
                     build = _build_flags(path, build_dir)
                     programs = load(
@@ -237,10 +240,12 @@ def _block_shape(text: str | None) -> Any:
     return shape
 
 
-def _load_kernel_file(path: Path, archs: tuple[str, ...]) -> list[Any]:
+def _load_kernel_file(path: Path, archs: tuple[str, ...], max_variants: int | None) -> list[Any]:
     from sassview.api import load_kernel_file
+    from sassview.views.variant_limit import variant_guard
 
-    kernel_file, programs = load_kernel_file(path, arch=list(archs) or None)
+    guard = variant_guard(max_variants, path.name)
+    kernel_file, programs = load_kernel_file(path, arch=list(archs) or None, allow=guard)
     for u in kernel_file.undeclared:
         click.echo(f"{path}:{u.line}: note: {u.kind} kernel {u.name} is not declared", err=True)
         click.echo(f"  add: {u.hint}", err=True)

@@ -10,6 +10,7 @@ from typing import Any
 import click
 
 from sassview.errors import SassviewError
+from sassview.views.variant_limit import MAX_VARIANTS_HELP, allow_variants
 
 COLUMNS = (
     ("registers", "regs"),
@@ -47,8 +48,7 @@ COLUMNS = (
 @click.option(
     "--max-variants",
     type=click.IntRange(min=1),
-    help="Compile up to this many variants without asking (default: ask above 200; "
-    "without a terminal, refuse).",
+    help=MAX_VARIANTS_HELP,
 )
 def sweep(
     path: Path,
@@ -107,7 +107,7 @@ def _run(
     arch_names = [str(a) for a in parse_arch_list(list(archs))] if archs else None
     kernel_file = with_grid(open_kernel_file(path, arch_names, "sweep"), grid)
     jobs = plan(kernel_file, arch_names)
-    _allow(len(jobs), max_variants)
+    allow_variants(len(jobs), max_variants, "the sweep")
     base = dict(p.split("=", 1) for p in baseline.split(",")) if baseline else None
     inspections = []
     with _Progress(len(jobs)) as progress:
@@ -119,19 +119,6 @@ def _run(
                 continue
             inspections += inspect_program(program, kernel)
     return build_rows(inspections, base), table_notes(inspections)
-
-
-def _allow(count: int, max_variants: int | None) -> None:
-    """Refuse a grid over the limit, unless a person at a terminal says yes to it."""
-    from sassview.steer.sweep import DEFAULT_MAX_VARIANTS, too_many_variants
-
-    limit = max_variants or DEFAULT_MAX_VARIANTS
-    refusal = too_many_variants(count, limit, given=max_variants is not None)
-    if refusal is None:
-        return
-    asked = max_variants is None and sys.stdin.isatty() and sys.stderr.isatty()
-    if not (asked and click.confirm(f"sassview: compile all {count} variants?", err=True)):
-        raise refusal
 
 
 class _Progress:

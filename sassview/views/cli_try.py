@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import click
 
 from sassview.errors import SassviewError
+from sassview.views.variant_limit import MAX_VARIANTS_HELP, allow_variants
 
 if TYPE_CHECKING:
     from sassview.inspection import Inspection
@@ -20,7 +21,10 @@ if TYPE_CHECKING:
 @click.option("--arch", "-a", "archs", multiple=True, help="Architectures, e.g. sm_80,sm_90a.")
 @click.option("--kernel", "-k", help="Only this kernel.")
 @click.option("--json", "as_json", is_flag=True, help="Print the outcomes as one JSON document.")
-def try_command(path: Path, archs: tuple[str, ...], kernel: str | None, as_json: bool) -> None:
+@click.option("--max-variants", type=click.IntRange(min=1), help=MAX_VARIANTS_HELP)
+def try_command(
+    path: Path, archs: tuple[str, ...], kernel: str | None, as_json: bool, max_variants: int | None
+) -> None:
     """For each finding whose hint is a knob sassview can turn (a compiler option, a Triton
     option or divisibility, an architecture), compile that variant and report what it did."""
     from sassview.views.cli import _fail
@@ -28,7 +32,7 @@ def try_command(path: Path, archs: tuple[str, ...], kernel: str | None, as_json:
 
     try:
         with user_output_to_stderr():  # a kernel.py's prints must not reach the JSON
-            outcomes, notes = _run(path, archs, kernel)
+            outcomes, notes = _run(path, archs, kernel, max_variants)
     except SassviewError as exc:
         _fail(exc)
         return
@@ -61,7 +65,9 @@ def try_command(path: Path, archs: tuple[str, ...], kernel: str | None, as_json:
             click.echo("  changed  " + ", ".join(f"{k} {v:+d}" for k, v in o.delta.items()))
 
 
-def _run(path: Path, archs: tuple[str, ...], kernel: str | None) -> tuple[list[Outcome], list[str]]:
+def _run(
+    path: Path, archs: tuple[str, ...], kernel: str | None, max_variants: int | None
+) -> tuple[list[Outcome], list[str]]:
     from sassview.build import build_program
     from sassview.frontends.arch import parse_arch_list
     from sassview.frontends.jobs import compile_all, plan
@@ -73,6 +79,7 @@ def _run(path: Path, archs: tuple[str, ...], kernel: str | None) -> tuple[list[O
     arch_names = [str(a) for a in parse_arch_list(list(archs))] if archs else None
     kernel_file = open_kernel_file(path, arch_names, "try")
     jobs = plan(kernel_file, arch_names)
+    allow_variants(len(jobs), max_variants, f"{path.name}")
     found: list[list[Inspection]] = []
     for artifacts in compile_all(kernel_file, jobs=jobs):
         program = build_program(artifacts, where=artifacts.label)
