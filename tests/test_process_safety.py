@@ -225,7 +225,7 @@ def _real_listings() -> tuple[str, str, list[str]]:
 @pytest.mark.parametrize(
     ("mutate", "why"),
     [
-        (lambda j, t: ("", t), "not JSON"),
+        (lambda j, t: ("", t), "not valid JSON"),
         (lambda j, t: ('{"a": 1}', t), "not [header, functions"),
         (lambda j, t: ("[{}, [{}]]", t), "without a name"),
         (lambda j, t: (j, t.replace("add_f4:", "")), "lacks function add_f4"),

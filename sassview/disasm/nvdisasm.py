@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import json
 import logging
 import os
 import tempfile
@@ -22,7 +21,8 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from sassview import cache
-from sassview.errors import ToolFailed
+from sassview.errors import ParseError, ToolFailed
+from sassview.parse.sass_json import load_listing_json
 from sassview.toolchain.locate import nvdisasm, nvdisasm_version
 from sassview.toolchain.run import (
     RunningTool,
@@ -125,10 +125,10 @@ def check_listings(json_text: str, text: str, command: list[str]) -> None:
     JSON is [header, [function, ...], ...] and every function it names is in the text listing.
     A shallow check (the parsers read every field later): enough to refuse a tool that prints
     something else, so that nothing but a listing is ever cached."""
-    try:
-        doc = json.loads(json_text)
-    except ValueError as exc:
-        raise _garbage(f"its JSON listing is not JSON ({exc})", command, json_text) from None
+    try:  # read as the parser reads it: a non-ASCII file name's octal escapes are nvdisasm's
+        doc = load_listing_json(json_text, where="")
+    except ParseError as exc:
+        raise _garbage(f"its JSON listing is {exc.message}", command, json_text) from None
     shaped = isinstance(doc, list) and len(doc) >= 2 and isinstance(doc[0], dict)
     functions = doc[1] if shaped else None
     if not isinstance(functions, list):

@@ -37,7 +37,7 @@ def parse_sass_json(
 ) -> SassListing:
     """Read the JSON; with `line_info` from the text listing, each instruction also gets its
     inline chain and PTX line, and CALL targets their addresses."""
-    doc = _load_json(text, where)
+    doc = load_listing_json(text, where)
     if (
         not isinstance(doc, list)
         or len(doc) < 2
@@ -69,7 +69,7 @@ def parse_sass_json(
     return SassListing(functions, arch, str(header.get("Producer", "")), schema)
 
 
-def _load_json(text: str | bytes, where: str) -> Any:
+def load_listing_json(text: str | bytes, where: str) -> Any:
     """The document; where it is not valid JSON only for the octal escapes of a non-ASCII file
     name (nvdisasm copies line-table names unescaped), the document with those kept as text."""
     try:
