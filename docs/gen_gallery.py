@@ -170,8 +170,8 @@ INDEX_HEAD = """# Gallery: the matmul progression
 `examples/matmul/` holds five CUDA matrix multiplications, each one step on from the last. Each
 page below is `sassview export` of one step for {arch}, under a few sentences on what changed in
 the SASS and why: the findings are the numbered markers in the listing, the highlighted
-instructions are the ones a note or warning rests on. Regenerate with
-`python docs/gen_gallery.py`.
+instructions are the ones a note or warning rests on. Every `mkdocs build` regenerates these
+pages (so does `python docs/gen_gallery.py`).
 
 | step | registers | instructions | FFMA | widest global load | widest shared load | tensor cores \
 | spills |
