@@ -2,6 +2,10 @@
 
     python docs/gen_gallery.py
 
+`mkdocs build` runs it too (mkdocs.yml names this file under `hooks:`), so the site needs no
+step before it. Files whose content is unchanged are not rewritten, so `mkdocs serve`, which
+rebuilds on every change under docs/, does not rebuild for the gallery it just wrote.
+
 Each page is what `sassview export --format md` writes for the step (sm_90a), under a short text
 saying what changed in the SASS and why, with a link to the step's `--format html` page. The
 overview table is read from the `--format json` export. The texts quote numbers from the
@@ -166,8 +170,8 @@ INDEX_HEAD = """# Gallery: the matmul progression
 `examples/matmul/` holds five CUDA matrix multiplications, each one step on from the last. Each
 page below is `sassview export` of one step for {arch}, under a few sentences on what changed in
 the SASS and why: the findings are the numbered markers in the listing, the highlighted
-instructions are the ones a note or warning rests on. Regenerate with
-`python docs/gen_gallery.py`.
+instructions are the ones a note or warning rests on. Every `mkdocs build` regenerates these
+pages (so does `python docs/gen_gallery.py`).
 
 | step | registers | instructions | FFMA | widest global load | widest shared load | tensor cores \
 | spills |
@@ -175,7 +179,16 @@ instructions are the ones a note or warning rests on. Regenerate with
 """
 
 
-def main() -> None:
+def _changed(out_dir: Path, files: list[tuple[str, bytes]]) -> list[tuple[str, bytes]]:
+    """The files whose content differs from what `out_dir` holds."""
+    return [(n, data) for n, data in files if not _holds(out_dir / n, data)]
+
+
+def _holds(path: Path, data: bytes) -> bool:
+    return path.is_file() and path.read_bytes() == data
+
+
+def main(quiet: bool = False) -> None:
     sys.path.insert(0, str(ROOT))
     from sassview.export.writer import write_all
 
@@ -199,13 +212,25 @@ def main() -> None:
                  "docs/gen_gallery.py:\n  " + "\n  ".join(problems))  # fmt: skip
     index = INDEX_HEAD.format(arch=ARCH) + "\n".join(rows) + "\n"
     pages.append(("index.md", index.encode("utf-8")))
-    written = write_all(OUT, pages) + write_all(OUT / "html", html)
-    keep = set(written)
+    written = write_all(OUT, _changed(OUT, pages)) + write_all(
+        OUT / "html", _changed(OUT / "html", html)
+    )
+    keep = {OUT / n for n, _ in pages} | {OUT / "html" / n for n, _ in html}
     for old in [*OUT.glob("*.md"), *(OUT / "html").glob("*.html")]:
         if old not in keep:
             old.unlink()
-    for p in written:
+    for p in [] if quiet else written:
         print(p.relative_to(ROOT))
+
+
+def on_pre_build(config: object) -> None:
+    """The mkdocs hook: the gallery is made before mkdocs reads docs/ (its nav names the pages)."""
+    from mkdocs.exceptions import PluginError
+
+    try:
+        main(quiet=True)
+    except SystemExit as exc:  # main's own way to stop, as a script; mkdocs wants its error
+        raise PluginError(f"docs/gen_gallery.py: {exc.code}") from None
 
 
 if __name__ == "__main__":

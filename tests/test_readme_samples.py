@@ -1,0 +1,66 @@
+"""The sample outputs in README.md and docs/*.md are what the commands print today: each block
+under a `<!-- sample: COMMAND -->` marker is run again (docs/gen_samples.py does the running and
+the normalising) and compared with what the Markdown says."""
+
+from __future__ import annotations
+
+import difflib
+import importlib.util
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _gen_samples() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("gen_samples", ROOT / "docs" / "gen_samples.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+gen = _gen_samples()
+SAMPLES = [(path, m) for path in gen.FILES for m in gen.SAMPLE.finditer(path.read_text())]
+
+
+def test_the_readme_check_sample_is_marked() -> None:
+    """The README's `check` sample is one of the generated ones (an unmarked block drifts)."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert any(c.startswith("sassview check ") for c in gen.commands(readme))
+
+
+def test_rewrite_replaces_only_the_marked_blocks() -> None:
+    text = (
+        "```text\n$ sassview check a.cu\nunmarked, left alone\n```\n\n"
+        "<!-- sample: sassview check b.cu -->\n```text\n$ sassview check b.cu\nstale\n```\n"
+    )
+    new = gen.rewrite(text, lambda command: f"out of {command}")
+    assert new == text.replace("stale", "out of sassview check b.cu")
+    assert gen.rewrite(new, lambda command: f"out of {command}") == new
+
+
+@pytest.fixture(scope="module")
+def runner(tmp_path_factory: pytest.TempPathFactory) -> object:
+    return gen.Runner(str(tmp_path_factory.mktemp("cache")))
+
+
+@pytest.mark.compile
+@pytest.mark.parametrize(
+    ("path", "sample"), SAMPLES, ids=[f"{p.name}: {m['command']}" for p, m in SAMPLES]
+)
+def test_sample_matches_a_real_run(path: Path, sample: object, runner: object) -> None:
+    command = sample["command"]  # type: ignore[index]
+    written = sample["body"]  # type: ignore[index]
+    printed = gen.body(command, runner(command))  # type: ignore[operator]
+    if printed != written:
+        diff = difflib.unified_diff(
+            written.splitlines(), printed.splitlines(), "as written", "as run", lineterm=""
+        )
+        pytest.fail(
+            f"{path.relative_to(ROOT)}: the sample of `{command}` is not what it prints now; "
+            "run `python docs/gen_samples.py` and read the diff:\n" + "\n".join(diff),
+            pytrace=False,
+        )
