@@ -121,11 +121,76 @@ def test_undeclared_triton_kernel_is_listed_with_the_line_to_add(tmp_path: Path)
         @triton.jit
         def scale(x_ptr, n, BLOCK: tl.constexpr):
             pass
+
+        @triton.autotune(configs=[triton.Config({"BLOCK": 32})], key=[])
+        @triton.jit
+        def tuned(out, W, stride_w, count: int, eps, BLOCK: tl.constexpr, IS_LAST: tl.constexpr):
+            pass
         """,
     )
     done = run("check", path)
-    clean_error(done, "declares no kernels", "line 4", 'sv.triton(scale, signature={"x_ptr"')
-    assert '"BLOCK": 128' in done.stderr
+    clean_error(
+        done, "declares no kernels", "line 4", "line 8", "check each",
+        'sv.triton(scale, signature={"x_ptr": "*fp32", "n": "i32"}, constexprs={"BLOCK": 128}',
+        # BLOCK comes from the autotune config; W's name says nothing: the user must say
+        'sv.triton(tuned, signature={"out": "*fp32", "W": "?", "stride_w": "i32", "count": "i32",'
+        ' "eps": "fp32"}, constexprs={"IS_LAST": False}',
+    )  # fmt: skip
+
+
+AUTOTUNED_FILE = """\
+import triton
+import triton.language as tl
+
+import sassview as sv
+
+
+@triton.autotune(
+    configs=[
+        triton.Config({"BLOCK": 64}, num_warps=1, num_stages=1),
+        triton.Config({"BLOCK": 256}, num_warps=2, num_stages=1, maxnreg=64),
+    ],
+    key=["n"],
+)
+@triton.jit
+def halve(src_ptr, dst_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    keep = offs < n
+    tl.store(dst_ptr + offs, tl.load(src_ptr + offs, mask=keep) * 0.5, mask=keep)
+
+
+sv.triton(halve, signature={"src_ptr": "*fp32", "dst_ptr": "*fp32", "n": "i32"}, arch="sm_90a")
+"""
+
+
+def test_each_autotune_config_is_one_variant_labelled_by_its_values(tmp_path: Path) -> None:
+    pytest.importorskip("triton")
+    path = write(tmp_path, AUTOTUNED_FILE)
+    done = run("check", path, "--json", env={"SASSVIEW_CACHE_DIR": str(tmp_path / "c")})
+    assert done.returncode == 0, done.stderr
+    assert "not declared" not in done.stderr  # the autotuner object is the declared kernel
+    first, second = json.loads(done.stdout)["programs"]
+    assert first["label"] == "halve [BLOCK=64, num_warps=1, num_stages=1]"
+    assert second["label"] == "halve [BLOCK=256, num_warps=2, num_stages=1, maxnreg=64]"
+    assert "constexprs=BLOCK=64" in first["options"] and "num_warps=1" in first["options"]
+    assert "maxnreg=64" in second["options"]  # a compile option, not a constexpr
+    assert "maxnreg=64" not in first["options"]
+    (kernel,) = second["kernels"]
+    assert kernel["resources"]["registers"] <= 64
+
+
+def test_autotune_configs_combine_with_the_variant_grid(tmp_path: Path) -> None:
+    pytest.importorskip("triton")
+    from sassview.declare import collecting
+    from sassview.frontends.discover import import_kernel_file
+
+    text = AUTOTUNED_FILE.replace('arch="sm_90a")', 'variants={"num_stages": [2, 3]})')
+    with collecting():
+        kf = import_kernel_file(write(tmp_path, text))
+    (decl,) = kf.declarations
+    assert [(v["BLOCK"], v["num_stages"]) for v in decl.variant_grid()] == [
+        (64, 2), (64, 3), (256, 2), (256, 3),
+    ]  # fmt: skip
 
 
 def test_bad_arch_in_a_declaration_caches_nothing(tmp_path: Path) -> None:

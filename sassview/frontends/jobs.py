@@ -118,16 +118,17 @@ def _with_line_directive(source: str, kf: KernelFile) -> str:
 
 
 def _triton(kf: KernelFile, decl: Declaration, arch: str, variant: dict[str, Any]) -> Artifacts:
-    from sassview.frontends.triton import compile_triton
+    from sassview.frontends.triton import compile_triton, option_names
 
     s = dict(decl.settings)
     constexprs = dict(s["constexprs"])
+    parameters = set(getattr(decl.target, "arg_names", ()))
     for key, value in variant.items():
         if key in ("num_warps", "num_stages", "num_ctas"):
             s[key] = value
-        elif key in constexprs or key not in s["options"]:
+        elif key in parameters or key not in option_names():  # else: no such parameter
             constexprs[key] = value
-        else:
+        else:  # a compile option: maxnreg (an autotune config's), enable_fp_fusion, ...
             s["options"] = {**s["options"], key: value}
     return compile_triton(
         decl.target, signature=s["signature"], constexprs=constexprs,
