@@ -8,6 +8,7 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from types import MappingProxyType
 
 import pytest
 
@@ -260,3 +261,19 @@ def test_sys_exit_while_compiling_is_an_error_not_a_silent_success(
     path.write_text(text.replace('arch=["sm_90a", "sm_100a"]', 'arch="sm_90a"'))
     done = run(command, path, "--json", env={"SASSVIEW_CACHE_DIR": str(tmp_path / "c")})
     clean_error(done, "sys.exit(0)")
+
+
+def test_a_kernel_declared_twice_is_labelled_by_the_settings_that_differ() -> None:
+    from sassview.declare import Declaration
+    from sassview.frontends.discover import KernelFile
+    from sassview.frontends.jobs import Job
+
+    def decl(**defines: int) -> Declaration:
+        settings = {"defines": tuple(f"{k}={v}" for k, v in defines.items()), "file": False}
+        return Declaration("cuda", "saxpy", "", ("sm_90a",), MappingProxyType(settings))
+
+    kf = KernelFile(Path("k.py"), "", (decl(TILE=64, N=1), decl(TILE=128, N=1), decl()), ())
+    labels = [Job(i, "sm_90a", {"UNROLL": 4}).label(d, kf) for i, d in enumerate(kf.declarations)]
+    # the third has no setting of its own that differs: its place among them tells it apart
+    assert labels == ["saxpy(TILE=64, N=1) [UNROLL=4]", "saxpy(TILE=128, N=1) [UNROLL=4]",
+                      "saxpy#3 [UNROLL=4]"]  # fmt: skip
