@@ -117,6 +117,13 @@ def test_triton_examples_vectorize_and_use_the_tensor_cores_of_each_arch() -> No
         path = str(EXAMPLES / "triton" / "kernel.py")
         assert {i.source.outermost.file for i in matmul.kernel.instructions if i.source} == {path}
         assert min(lines) >= 27  # inside `def matmul`
+    # The autotuned kernel: one program per config, labelled by its values; maxnreg reaches PTX.
+    tuned = {p.artifacts.label: p for p in programs if p.artifacts.label.startswith("scale")}
+    assert list(tuned) == [
+        "scale [BLOCK=512, num_warps=4, num_stages=1]",
+        "scale [BLOCK=256, num_warps=4, num_stages=1, maxnreg=32]",
+    ]
+    assert [".maxnreg 32" in p.artifacts.ptx for p in tuned.values()] == [False, True]
 
 
 def test_cute_example_compiles_for_each_arch_with_lines_in_the_file() -> None:

@@ -137,6 +137,8 @@ def test_undeclared_triton_kernel_is_listed_with_the_line_to_add(tmp_path: Path)
         'sv.triton(tuned, signature={"out": "*fp32", "W": "?", "stride_w": "i32", "count": "i32",'
         ' "eps": "fp32"}, constexprs={"IS_LAST": False}',
     )  # fmt: skip
+    # Triton's launcher makes an integer argument passed as 1 a constexpr: said for strides only
+    assert done.stderr.count("stride_w=1 for a contiguous dimension) is constexpr 1") == 1
 
 
 AUTOTUNED_FILE = """\

@@ -189,11 +189,15 @@ def _triton_hint(name: str, obj: Any) -> str:
         for p in names
         if p in constexprs and p not in configured and params[p].default is inspect.Parameter.empty
     )
+    strides = [p for p in names if p not in constexprs and "stride" in p.lower()]
     return (
         f"sv.triton({name}, signature={{{sig}}}"
         + (f", constexprs={{{consts}}}" if consts else "")
-        + ', arch="sm_90a")  (types guessed from the names: check each)'
-    )
+        + ', arch="sm_90a")  (types guessed from the names: check each'
+        + (f"; a stride launched as 1 ({strides[0]}=1 for a contiguous dimension) is"
+           " constexpr 1 at a Triton launch: give it in constexprs" if strides else "")
+        + ")"
+    )  # fmt: skip
 
 
 # Matched on the lower-cased name, in this order; M, N, K, H, Z alone are sizes (as in the
@@ -202,7 +206,7 @@ _GUESSES = (
     (re.compile(r"\w*_ptrs?|ptrs?|[xy]|out|output|inp|input|dst|src"), "*fp32"),
     (
         re.compile(
-            r"[nmkhz]|numel|size|len|n_\w+|num_\w+|stride\w*|\w+_stride\w*|seq_?len\w*"
+            r"[nmkhz]|numel|size|len|count|n_\w+|num_\w+|stride\w*|\w+_stride\w*|seq_?len\w*"
             r"|\w+_(?:size|numel|len|elements|count|dim|rows|cols|offset)|offset\w*"
         ),
         "i32",
