@@ -121,7 +121,11 @@ def test_undeclared_triton_kernel_is_listed_with_the_line_to_add(tmp_path: Path)
 
         @triton.jit
         def scale(x_ptr, n, BLOCK: tl.constexpr):
-            pass
+            twice(n)
+
+        @triton.jit
+        def twice(v):  # a helper `scale` calls: compiled with it, never launched
+            return v * 2
 
         @triton.autotune(configs=[triton.Config({"BLOCK": 32})], key=[])
         @triton.jit
@@ -131,7 +135,7 @@ def test_undeclared_triton_kernel_is_listed_with_the_line_to_add(tmp_path: Path)
     )
     done = run("check", path)
     clean_error(
-        done, "declares no kernels", "line 4", "line 8", "check each",
+        done, "declares no kernels", "line 4", "line 12", "check each",
         'sv.triton(scale, signature={"x_ptr": "*fp32", "n": "i32"}, constexprs={"BLOCK": 128}',
         # BLOCK comes from the autotune config; W's name says nothing: the user must say
         'sv.triton(tuned, signature={"out": "*fp32", "W": "?", "stride_w": "i32", "count": "i32",'
@@ -139,6 +143,7 @@ def test_undeclared_triton_kernel_is_listed_with_the_line_to_add(tmp_path: Path)
     )  # fmt: skip
     # Triton's launcher makes an integer argument passed as 1 a constexpr: said for strides only
     assert done.stderr.count("stride_w=1 for a contiguous dimension) is constexpr 1") == 1
+    assert "twice" not in done.stderr
 
 
 AUTOTUNED_FILE = """\

@@ -125,7 +125,7 @@ def _check_names(path: Path, declared: tuple[Declaration, ...]) -> None:
 def _undeclared(
     module: ModuleType, declared: tuple[Declaration, ...], path: Path
 ) -> list[Undeclared]:
-    targets = {id(d.target) for d in declared}
+    targets = {id(d.target) for d in declared} | _triton_helpers(module)
     out = []
     for name, obj in vars(module).items():
         kind = _kernel_kind(obj)
@@ -152,6 +152,21 @@ def _jit_of(obj: Any) -> Any:
     from sassview.frontends.triton import unwrap
 
     return unwrap(obj)[0]
+
+
+def _triton_helpers(module: ModuleType) -> set[int]:
+    """The @jit functions of the file that another @jit function calls by name: device
+    functions, compiled into their callers, never launched, so never suggested."""
+    jits = {n: _jit_of(o) for n, o in vars(module).items() if _kernel_kind(o) == "triton"}
+    if not jits:
+        return set()
+    calls = re.compile(r"\b(" + "|".join(map(re.escape, jits)) + r")\s*\(")
+    return {
+        id(jits[callee])
+        for name, fn in jits.items()
+        for callee in calls.findall(getattr(fn, "src", ""))
+        if callee != name
+    }
 
 
 def _definition_line(obj: Any) -> int:
