@@ -197,10 +197,11 @@ def triton(
     options: Mapping[str, Any] | None = None,
     variants: Mapping[str, Sequence[Any]] | None = None,
 ) -> Declaration:
-    """A @triton.jit kernel, or a @triton.autotune one: each of its configs is a variant.
+    """A @triton.jit kernel, or a @triton.autotune one: each of its configs is a variant;
+    @triton.heuristics values are computed per variant where they need no runtime argument.
     `variants` keys are options (num_warps, num_stages, maxnreg, ...) or constexpr names
     (BLOCK)."""
-    from sassview.frontends.triton import unwrap
+    from sassview.frontends.triton import heuristics_of, unwrap
 
     jit_fn, configs = unwrap(fn)
     return _register(
@@ -218,6 +219,7 @@ def triton(
                     "num_stages": num_stages,
                     "num_ctas": num_ctas,
                     "options": dict(options or {}),
+                    "heuristics": heuristics_of(fn),
                 }
             ),
             _variants(variants),

@@ -187,6 +187,20 @@ def test_each_autotune_config_is_one_variant_labelled_by_its_values(tmp_path: Pa
     assert kernel["resources"]["registers"] <= 64
 
 
+def test_heuristics_are_computed_per_config_where_they_need_no_launch(tmp_path: Path) -> None:
+    pytest.importorskip("triton")
+    text = AUTOTUNED_FILE.replace(
+        "@triton.jit", '@triton.heuristics({"HALF": lambda a: a["BLOCK"] // 2})\n@triton.jit'
+    ).replace("BLOCK: tl.constexpr)", "BLOCK: tl.constexpr, HALF: tl.constexpr)")
+    text = text.replace("tl.arange(0, BLOCK)", "tl.arange(0, HALF) * 2")
+    done = run("check", write(tmp_path, text), "--json")
+    assert done.returncode == 0, done.stderr
+    first, second = json.loads(done.stdout)["programs"]
+    assert "constexprs=BLOCK=64,HALF=32" in first["options"]  # from each config's BLOCK
+    assert "constexprs=BLOCK=256,HALF=128" in second["options"]
+    assert "HALF" not in first["label"]  # derived, so not part of what tells variants apart
+
+
 def test_autotune_configs_combine_with_the_variant_grid(tmp_path: Path) -> None:
     pytest.importorskip("triton")
     from sassview.declare import collecting

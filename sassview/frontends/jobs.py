@@ -65,6 +65,8 @@ def _flat_settings(decl: Declaration) -> dict[str, str]:
     names, CUDA defines (`TILE=128`) by the macro."""
     out: dict[str, str] = {}
     for key, value in decl.settings.items():
+        if key == "heuristics":  # functions of the other settings, never told apart by text
+            continue
         if isinstance(value, Mapping):
             out.update((str(k), str(v)) for k, v in value.items())
         elif key == "defines":
@@ -146,7 +148,7 @@ def _with_line_directive(source: str, kf: KernelFile) -> str:
 
 
 def _triton(kf: KernelFile, decl: Declaration, arch: str, variant: dict[str, Any]) -> Artifacts:
-    from sassview.frontends.triton import compile_triton, option_names
+    from sassview.frontends.triton import apply_heuristics, compile_triton, option_names
 
     s = dict(decl.settings)
     constexprs = dict(s["constexprs"])
@@ -158,6 +160,10 @@ def _triton(kf: KernelFile, decl: Declaration, arch: str, variant: dict[str, Any
             constexprs[key] = value
         else:  # a compile option: maxnreg (an autotune config's), enable_fp_fusion, ...
             s["options"] = {**s["options"], key: value}
+    launch = {k: s[k] for k in ("num_warps", "num_stages", "num_ctas")}
+    constexprs.update(
+        apply_heuristics(decl.name, s["heuristics"], {**launch, **s["options"], **constexprs})
+    )
     return compile_triton(
         decl.target, signature=s["signature"], constexprs=constexprs,
         divisibility=s["divisibility"], arch=arch, num_warps=s["num_warps"],

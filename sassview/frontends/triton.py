@@ -167,14 +167,52 @@ def unwrap(fn: Any) -> tuple[Any, tuple[dict[str, Any], ...]]:
     """The @jit function under `@triton.autotune` / `@triton.heuristics` wrappers, and each
     autotune config as a variant: its constexprs, then the launch options it sets (what
     `Config.all_kwargs()` hands the launcher). num_ctas and maxnreg appear only where a config
-    sets them to other than Triton's default, so labels stay short. Heuristics are not
-    evaluated: their values are given as constexprs."""
+    sets them to other than Triton's default, so labels stay short (`heuristics_of` finds the
+    `@triton.heuristics` values)."""
     configs: tuple[dict[str, Any], ...] = ()
     while not _is_jit(fn) and hasattr(fn, "fn"):
         if not configs and hasattr(fn, "configs"):  # the outermost autotune decides
             configs = tuple(_config_variant(c) for c in fn.configs)
         fn = fn.fn
     return fn, configs
+
+
+def heuristics_of(fn: Any) -> tuple[tuple[str, Any], ...]:
+    """The `@triton.heuristics` values over a kernel, (name, function) in the order a launch
+    computes them (outer decorator first)."""
+    out: list[tuple[str, Any]] = []
+    while not _is_jit(fn) and hasattr(fn, "fn"):
+        out.extend(getattr(fn, "values", {}).items() if not hasattr(fn, "configs") else ())
+        fn = fn.fn
+    return tuple(out)
+
+
+def apply_heuristics(
+    kernel: str, heuristics: Sequence[tuple[str, Any]], known: Mapping[str, Any]
+) -> dict[str, Any]:
+    """Heuristic values computed as at a launch, on what a declaration knows (constexprs, a
+    config's values, num_warps...). A value given in `known` is kept, as the user's choice; a
+    heuristic that reads a runtime argument (a size) cannot run here: its value must be given."""
+    args = dict(known)
+    out: dict[str, Any] = {}
+    for name, heuristic in heuristics:
+        if name in known:
+            continue
+        try:
+            value = heuristic(args)
+        except KeyError as exc:
+            raise InputError(
+                f"{kernel}: @triton.heuristics value {name!r} reads {exc.args[0]!r}, known only"
+                " at a launch",
+                f"give the value that launch computes: constexprs={{{name!r}: ...}}",
+            ) from None
+        except Exception as exc:
+            raise InputError(
+                f"{kernel}: @triton.heuristics value {name!r} raised {type(exc).__name__}: {exc}",
+                f"give its value: constexprs={{{name!r}: ...}}",
+            ) from None
+        args[name] = out[name] = value
+    return out
 
 
 def _is_jit(fn: Any) -> bool:
