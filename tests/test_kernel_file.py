@@ -298,3 +298,15 @@ def test_a_kernel_declared_twice_is_labelled_by_the_settings_that_differ() -> No
     # the third has no setting of its own that differs: its place among them tells it apart
     assert labels == ["saxpy(TILE=64, N=1) [UNROLL=4]", "saxpy(TILE=128, N=1) [UNROLL=4]",
                       "saxpy#3 [UNROLL=4]"]  # fmt: skip
+
+
+def test_kernel_option_keeps_the_declarations_that_compile_that_kernel(tmp_path: Path) -> None:
+    text = SAXPY_FILE.replace('arch=["sm_80", "sm_90a"], variants={"UNROLL": [1, 4]}', "")
+    text = text.replace("#pragma unroll UNROLL\n", "") + (
+        'sv.cuda(r"""__global__ void twice(float* p) { p[threadIdx.x] *= 2.0f; }""")\n'
+    )
+    path = write(tmp_path, text)
+    done = run("check", path, "-k", "twice", "--json")
+    assert done.returncode == 0, done.stderr
+    assert [p["label"] for p in json.loads(done.stdout)["programs"]] == ["twice"]
+    clean_error(run("check", path, "-k", "nope"), "no kernel named 'nope'", "saxpy")
