@@ -310,3 +310,18 @@ def test_kernel_option_keeps_the_declarations_that_compile_that_kernel(tmp_path:
     assert done.returncode == 0, done.stderr
     assert [p["label"] for p in json.loads(done.stdout)["programs"]] == ["twice"]
     clean_error(run("check", path, "-k", "nope"), "no kernel named 'nope'", "saxpy")
+
+
+def test_guessed_types_read_annotations_that_name_a_type_and_else_the_name() -> None:
+    from sassview.frontends.discover import guess_type
+
+    assert [guess_type("a", ann) for ann in (int, "int", float, "*fp16", "i64")] == [
+        "i32", "i32", "fp32", "*fp16", "i64",
+    ]  # fmt: skip
+    # An annotation that is no Triton type (a torch type, under `from __future__ import
+    # annotations`) says nothing: the name decides.
+    assert guess_type("x_ptr", "torch.Tensor") == "*fp32"
+    assert guess_type("weights", "torch.Tensor") == "?"
+    assert [guess_type(n) for n in ("N_CTX", "stride_qm", "row_size", "sm_scale", "Mean")] == [
+        "i32", "i32", "i32", "fp32", "?",
+    ]  # fmt: skip

@@ -228,6 +228,7 @@ _GUESSES = (
     ),
     (re.compile(r"eps|epsilon|alpha|beta|scale|\w+_scale|temperature|momentum"), "fp32"),
 )
+_TRITON_TYPE = re.compile(r"\*?(?:[iu]\d+|fp\d+\w*|bf16)|tensordesc<.+>")  # not "torch.Tensor"
 _ANNOTATIONS = {int: "i32", "int": "i32", float: "fp32", "float": "fp32", bool: "i1", "bool": "i1"}
 
 
@@ -237,7 +238,7 @@ def guess_type(name: str, annotation: Any = None) -> str:
     scale factors fp32; "?" where neither tells."""
     if isinstance(annotation, (type, str)) and annotation in _ANNOTATIONS:
         return _ANNOTATIONS[annotation]
-    if isinstance(annotation, str) and annotation:
+    if isinstance(annotation, str) and _TRITON_TYPE.fullmatch(annotation):
         return annotation
     for pattern, ty in _GUESSES:
         if pattern.fullmatch(name.lower()):
