@@ -182,7 +182,8 @@ def heuristics_of(fn: Any) -> tuple[tuple[str, Any], ...]:
     computes them (outer decorator first)."""
     out: list[tuple[str, Any]] = []
     while not _is_jit(fn) and hasattr(fn, "fn"):
-        out.extend(getattr(fn, "values", {}).items() if not hasattr(fn, "configs") else ())
+        if not hasattr(fn, "configs"):  # an Autotuner has no heuristics of its own
+            out.extend(getattr(fn, "values", {}).items())
         fn = fn.fn
     return tuple(out)
 
