@@ -51,16 +51,21 @@ class Declaration:
     variants: Mapping[str, tuple[Any, ...]] = field(default_factory=lambda: MappingProxyType({}))
     args: tuple[Any, ...] = ()  # CuTe DSL: the (fake) arguments to compile with
     line: int = 0  # where in the kernel file it was declared
+    # Triton: one variant per @triton.autotune config (a list, where `variants` is a grid)
+    configs: tuple[Mapping[str, Any], ...] = ()
 
     def variant_grid(self) -> list[dict[str, Any]]:
-        """Every combination of the variant values; [{}] when there are none."""
-        if not self.variants:
-            return [{}]
+        """Every config times every combination of the variant values; [{}] when there are
+        none. A grid value replaces the same key of a config; repeats are dropped."""
         keys = list(self.variants)
-        return [
-            dict(zip(keys, combo, strict=True))
-            for combo in itertools.product(*self.variants.values())
-        ]
+        grid = [dict(zip(keys, c, strict=True)) for c in itertools.product(*self.variants.values())]
+        out: list[dict[str, Any]] = []
+        for config in self.configs or ({},):
+            for combo in grid:
+                variant = {**config, **combo}
+                if variant not in out:
+                    out.append(variant)
+        return out
 
 
 def _archs(arch: str | Sequence[str]) -> tuple[str, ...]:
@@ -192,16 +197,18 @@ def triton(
     options: Mapping[str, Any] | None = None,
     variants: Mapping[str, Sequence[Any]] | None = None,
 ) -> Declaration:
-    """A @triton.jit kernel. `variants` keys are options (num_warps, num_stages, ...) or
-    constexpr names (BLOCK)."""
+    """A @triton.jit kernel, or a @triton.autotune one: each of its configs is a variant;
+    @triton.heuristics values are computed per variant where they need no runtime argument.
+    `variants` keys are options (num_warps, num_stages, maxnreg, ...) or constexpr names
+    (BLOCK)."""
+    from sassview.frontends.triton import heuristics_of, unwrap
+
+    jit_fn, configs = unwrap(fn)
     return _register(
         Declaration(
             "triton",
-            str(
-                getattr(fn, "__name__", None)
-                or getattr(getattr(fn, "fn", None), "__name__", "kernel")
-            ),
-            fn,
+            str(getattr(jit_fn, "__name__", "kernel")),
+            jit_fn,
             _archs(arch),
             MappingProxyType(
                 {
@@ -212,10 +219,12 @@ def triton(
                     "num_stages": num_stages,
                     "num_ctas": num_ctas,
                     "options": dict(options or {}),
+                    "heuristics": heuristics_of(fn),
                 }
             ),
             _variants(variants),
             line=_caller_line(),
+            configs=tuple(MappingProxyType(c) for c in configs),
         )
     )
 

@@ -428,6 +428,24 @@ CASES: list[Case] = [
         ],
         ("'*fp33' is not a Triton type",),
     ),
+    Case(
+        "triton-heuristic-reads-an-argument",
+        "kernel.py",
+        "a @triton.heuristics value that needs a launch's argument, not declared",
+        lambda t: [
+            "check",
+            _kernel_py(
+                t,
+                TRITON_DECL.replace("{SIG}", '{"x_ptr": "*fp32", "n": "i32"}')
+                .replace(
+                    "@triton.jit",
+                    '@triton.heuristics({"BLOCK": lambda a: a["n"] // 4})\n@triton.jit',
+                )
+                .replace('constexprs={"BLOCK": 128}, ', ""),
+            ),
+        ],
+        ("value 'BLOCK' reads 'n'", "constexprs={'BLOCK': ...}"),
+    ),
     # tools
     Case(
         "nvdisasm-missing",

@@ -106,10 +106,10 @@ def test_triton_examples_vectorize_and_use_the_tensor_cores_of_each_arch() -> No
     for arch in ("sm_80", "sm_90a"):
         mem = by[("add", arch)].facts("memory")
         assert mem["max_global_load_bits"] == mem["max_global_store_bits"] == 128
-    # Two declarations of `matmul` (one per arch, different BLOCK_K): labelled matmul#1, #2.
-    assert by[("matmul#1", "sm_80")].facts("tensor_cores")["path"] == "mma.sync"
-    assert by[("matmul#2", "sm_90a")].facts("tensor_cores")["path"] == "wgmma"
-    for label, arch in (("matmul#1", "sm_80"), ("matmul#2", "sm_90a")):
+    # Two declarations of `matmul` (one per arch), labelled by the BLOCK_K that tells them apart.
+    assert by[("matmul(BLOCK_K=32)", "sm_80")].facts("tensor_cores")["path"] == "mma.sync"
+    assert by[("matmul(BLOCK_K=64)", "sm_90a")].facts("tensor_cores")["path"] == "wgmma"
+    for label, arch in (("matmul(BLOCK_K=32)", "sm_80"), ("matmul(BLOCK_K=64)", "sm_90a")):
         matmul = by[(label, arch)]
         assert matmul.facts("async_copy")["cp_async"] > 0  # num_stages=3 pipelines with cp.async
         assert not matmul.facts("spills")["spills"]
@@ -117,6 +117,13 @@ def test_triton_examples_vectorize_and_use_the_tensor_cores_of_each_arch() -> No
         path = str(EXAMPLES / "triton" / "kernel.py")
         assert {i.source.outermost.file for i in matmul.kernel.instructions if i.source} == {path}
         assert min(lines) >= 27  # inside `def matmul`
+    # The autotuned kernel: one program per config, labelled by its values; maxnreg reaches PTX.
+    tuned = {p.artifacts.label: p for p in programs if p.artifacts.label.startswith("scale")}
+    assert list(tuned) == [
+        "scale [BLOCK=512, num_warps=4, num_stages=1]",
+        "scale [BLOCK=256, num_warps=4, num_stages=1, maxnreg=32]",
+    ]
+    assert [".maxnreg 32" in p.artifacts.ptx for p in tuned.values()] == [False, True]
 
 
 def test_cute_example_compiles_for_each_arch_with_lines_in_the_file() -> None:

@@ -8,6 +8,7 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from types import MappingProxyType
 
 import pytest
 
@@ -120,12 +121,98 @@ def test_undeclared_triton_kernel_is_listed_with_the_line_to_add(tmp_path: Path)
 
         @triton.jit
         def scale(x_ptr, n, BLOCK: tl.constexpr):
+            twice(n)
+
+        @triton.jit
+        def twice(v):  # a helper `scale` calls: compiled with it, never launched
+            return v * 2
+
+        @triton.autotune(configs=[triton.Config({"BLOCK": 32})], key=[])
+        @triton.jit
+        def tuned(out, W, stride_w, count: int, eps, BLOCK: tl.constexpr, IS_LAST: tl.constexpr):
             pass
         """,
     )
     done = run("check", path)
-    clean_error(done, "declares no kernels", "line 4", 'sv.triton(scale, signature={"x_ptr"')
-    assert '"BLOCK": 128' in done.stderr
+    clean_error(
+        done, "declares no kernels", "line 4", "line 12", "check each",
+        'sv.triton(scale, signature={"x_ptr": "*fp32", "n": "i32"}, constexprs={"BLOCK": 128}',
+        # BLOCK comes from the autotune config; W's name says nothing: the user must say
+        'sv.triton(tuned, signature={"out": "*fp32", "W": "?", "stride_w": "i32", "count": "i32",'
+        ' "eps": "fp32"}, constexprs={"IS_LAST": False}',
+    )  # fmt: skip
+    # Triton's launcher makes an integer argument passed as 1 a constexpr: said for strides only
+    assert done.stderr.count("stride_w=1 for a contiguous dimension) is constexpr 1") == 1
+    assert "twice" not in done.stderr
+
+
+AUTOTUNED_FILE = """\
+import triton
+import triton.language as tl
+
+import sassview as sv
+
+
+@triton.autotune(
+    configs=[
+        triton.Config({"BLOCK": 64}, num_warps=1, num_stages=1),
+        triton.Config({"BLOCK": 256}, num_warps=2, num_stages=1, maxnreg=64),
+    ],
+    key=["n"],
+)
+@triton.jit
+def halve(src_ptr, dst_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    keep = offs < n
+    tl.store(dst_ptr + offs, tl.load(src_ptr + offs, mask=keep) * 0.5, mask=keep)
+
+
+sv.triton(halve, signature={"src_ptr": "*fp32", "dst_ptr": "*fp32", "n": "i32"}, arch="sm_90a")
+"""
+
+
+def test_each_autotune_config_is_one_variant_labelled_by_its_values(tmp_path: Path) -> None:
+    pytest.importorskip("triton")
+    path = write(tmp_path, AUTOTUNED_FILE)
+    done = run("check", path, "--json", env={"SASSVIEW_CACHE_DIR": str(tmp_path / "c")})
+    assert done.returncode == 0, done.stderr
+    assert "not declared" not in done.stderr  # the autotuner object is the declared kernel
+    first, second = json.loads(done.stdout)["programs"]
+    assert first["label"] == "halve [BLOCK=64, num_warps=1, num_stages=1]"
+    assert second["label"] == "halve [BLOCK=256, num_warps=2, num_stages=1, maxnreg=64]"
+    assert "constexprs=BLOCK=64" in first["options"] and "num_warps=1" in first["options"]
+    assert "maxnreg=64" in second["options"]  # a compile option, not a constexpr
+    assert "maxnreg=64" not in first["options"]
+    (kernel,) = second["kernels"]
+    assert kernel["resources"]["registers"] <= 64
+
+
+def test_heuristics_are_computed_per_config_where_they_need_no_launch(tmp_path: Path) -> None:
+    pytest.importorskip("triton")
+    text = AUTOTUNED_FILE.replace(
+        "@triton.jit", '@triton.heuristics({"HALF": lambda a: a["BLOCK"] // 2})\n@triton.jit'
+    ).replace("BLOCK: tl.constexpr)", "BLOCK: tl.constexpr, HALF: tl.constexpr)")
+    text = text.replace("tl.arange(0, BLOCK)", "tl.arange(0, HALF) * 2")
+    done = run("check", write(tmp_path, text), "--json")
+    assert done.returncode == 0, done.stderr
+    first, second = json.loads(done.stdout)["programs"]
+    assert "constexprs=BLOCK=64,HALF=32" in first["options"]  # from each config's BLOCK
+    assert "constexprs=BLOCK=256,HALF=128" in second["options"]
+    assert "HALF" not in first["label"]  # derived, so not part of what tells variants apart
+
+
+def test_autotune_configs_combine_with_the_variant_grid(tmp_path: Path) -> None:
+    pytest.importorskip("triton")
+    from sassview.declare import collecting
+    from sassview.frontends.discover import import_kernel_file
+
+    text = AUTOTUNED_FILE.replace('arch="sm_90a")', 'variants={"num_stages": [2, 3]})')
+    with collecting():
+        kf = import_kernel_file(write(tmp_path, text))
+    (decl,) = kf.declarations
+    assert [(v["BLOCK"], v["num_stages"]) for v in decl.variant_grid()] == [
+        (64, 2), (64, 3), (256, 2), (256, 3),
+    ]  # fmt: skip
 
 
 def test_bad_arch_in_a_declaration_caches_nothing(tmp_path: Path) -> None:
@@ -196,3 +283,46 @@ def test_sys_exit_while_compiling_is_an_error_not_a_silent_success(
     args = (path, path) if command == "diff" else (path, "--json")  # diff: the file on both sides
     done = run(command, *args, env={"SASSVIEW_CACHE_DIR": str(tmp_path / "c")})
     clean_error(done, "sys.exit(0)")
+
+
+def test_a_kernel_declared_twice_is_labelled_by_the_settings_that_differ() -> None:
+    from sassview.declare import Declaration
+    from sassview.frontends.discover import KernelFile
+    from sassview.frontends.jobs import Job
+
+    def decl(**defines: int) -> Declaration:
+        settings = {"defines": tuple(f"{k}={v}" for k, v in defines.items()), "file": False}
+        return Declaration("cuda", "saxpy", "", ("sm_90a",), MappingProxyType(settings))
+
+    kf = KernelFile(Path("k.py"), "", (decl(TILE=64, N=1), decl(TILE=128, N=1), decl()), ())
+    labels = [Job(i, "sm_90a", {"UNROLL": 4}).label(d, kf) for i, d in enumerate(kf.declarations)]
+    # the third has no setting of its own that differs: its place among them tells it apart
+    assert labels == ["saxpy(TILE=64, N=1) [UNROLL=4]", "saxpy(TILE=128, N=1) [UNROLL=4]",
+                      "saxpy#3 [UNROLL=4]"]  # fmt: skip
+
+
+def test_kernel_option_keeps_the_declarations_that_compile_that_kernel(tmp_path: Path) -> None:
+    text = SAXPY_FILE.replace('arch=["sm_80", "sm_90a"], variants={"UNROLL": [1, 4]}', "")
+    text = text.replace("#pragma unroll UNROLL\n", "") + (
+        'sv.cuda(r"""__global__ void twice(float* p) { p[threadIdx.x] *= 2.0f; }""")\n'
+    )
+    path = write(tmp_path, text)
+    done = run("check", path, "-k", "twice", "--json")
+    assert done.returncode == 0, done.stderr
+    assert [p["label"] for p in json.loads(done.stdout)["programs"]] == ["twice"]
+    clean_error(run("check", path, "-k", "nope"), "no kernel named 'nope'", "saxpy")
+
+
+def test_guessed_types_read_annotations_that_name_a_type_and_else_the_name() -> None:
+    from sassview.frontends.discover import guess_type
+
+    assert [guess_type("a", ann) for ann in (int, "int", float, "*fp16", "i64")] == [
+        "i32", "i32", "fp32", "*fp16", "i64",
+    ]  # fmt: skip
+    # An annotation that is no Triton type (a torch type, under `from __future__ import
+    # annotations`) says nothing: the name decides.
+    assert guess_type("x_ptr", "torch.Tensor") == "*fp32"
+    assert guess_type("weights", "torch.Tensor") == "?"
+    assert [guess_type(n) for n in ("N_CTX", "stride_qm", "row_size", "sm_scale", "Mean")] == [
+        "i32", "i32", "i32", "fp32", "?",
+    ]  # fmt: skip

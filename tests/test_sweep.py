@@ -63,7 +63,8 @@ def test_triton_num_stages_sweep_changes_async_copies_in_flight_and_shared_memor
     done = sweep(EXAMPLES / "triton" / "kernel.py", "-p", "num_stages=2,4", "-k", "matmul",
                  "--arch", "sm_80", "--json")  # fmt: skip
     assert done.returncode == 0, done.stderr
-    rows = [r for r in json.loads(done.stdout)["rows"] if r["label"].startswith("matmul#1")]
+    rows = json.loads(done.stdout)["rows"]
+    rows = [r for r in rows if r["label"].startswith("matmul(BLOCK_K=32) [")]
     two, four = rows
     assert (two["variant"], four["variant"]) == ({"num_stages": 2}, {"num_stages": 4})
     # More stages: more cp.async (LDGSTS) in flight and more shared memory for the buffers.

@@ -5,6 +5,7 @@
   (drop it and `sassview try` finds the knob again).
 - `matmul`: a tiled matmul with tl.dot: HMMA (mma.sync) on sm_80, HGMMA (wgmma) on sm_90a,
   with cp.async (LDGSTS) pipelining from num_stages.
+- `scale`: an `@triton.autotune` kernel declared as it is: one variant per config.
 """
 
 import triton
@@ -68,3 +69,24 @@ for arch, block_k in (("sm_80", 32), ("sm_90a", 64)):  # wgmma wants the longer 
         num_warps=4,
         num_stages=3,
     )
+
+
+# An autotuned kernel is declared as it is: each Config is one variant, labelled by its values
+# (`scale [BLOCK=256, num_warps=4, num_stages=1, maxnreg=32]`). The autotuner's `key` needs
+# launches to act on, so every config is compiled.
+@triton.autotune(
+    configs=[
+        triton.Config({"BLOCK": 512}, num_warps=4, num_stages=1),
+        triton.Config({"BLOCK": 256}, num_warps=4, num_stages=1, maxnreg=32),
+    ],
+    key=["n"],
+)
+@triton.jit
+def scale(x_ptr, out_ptr, factor, n, BLOCK: tl.constexpr):
+    offsets = tl.program_id(axis=0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offsets < n
+    tl.store(out_ptr + offsets, tl.load(x_ptr + offsets, mask=mask) * factor, mask=mask)
+
+
+SCALE_SIGNATURE = {"x_ptr": "*fp32", "out_ptr": "*fp32", "factor": "fp32", "n": "i32"}
+sv.triton(scale, signature=SCALE_SIGNATURE, divisibility=["x_ptr", "out_ptr", "n"], arch="sm_90a")

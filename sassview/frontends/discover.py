@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import re
 import sys
 import traceback
 from dataclasses import dataclass
@@ -124,13 +125,11 @@ def _check_names(path: Path, declared: tuple[Declaration, ...]) -> None:
 def _undeclared(
     module: ModuleType, declared: tuple[Declaration, ...], path: Path
 ) -> list[Undeclared]:
-    targets = {id(d.target) for d in declared}
+    targets = {id(d.target) for d in declared} | _triton_helpers(module)
     out = []
     for name, obj in vars(module).items():
-        if id(obj) in targets:
-            continue
         kind = _kernel_kind(obj)
-        if kind is None:
+        if kind is None or id(_jit_of(obj) if kind == "triton" else obj) in targets:
             continue
         line = _definition_line(obj)
         out.append(Undeclared(name, kind, line, _hint(name, kind, obj)))
@@ -139,14 +138,40 @@ def _undeclared(
 
 def _kernel_kind(obj: Any) -> str | None:
     module = type(obj).__module__ or ""
-    if module.startswith("triton") and type(obj).__name__ == "JITFunction":
+    if module.startswith("triton") and type(obj).__name__ in _TRITON_KERNELS:
         return "triton"
     if module.startswith("cutlass") and hasattr(obj, "__wrapped__"):
         return "cute"
     return None
 
 
+_TRITON_KERNELS = ("JITFunction", "Autotuner", "Heuristics")  # @jit, @autotune, @heuristics
+
+
+def _jit_of(obj: Any) -> Any:
+    from sassview.frontends.triton import unwrap
+
+    return unwrap(obj)[0]
+
+
+def _triton_helpers(module: ModuleType) -> set[int]:
+    """The @jit functions of the file that another @jit function calls by name: device
+    functions, compiled into their callers, never launched, so never suggested."""
+    jits = {n: _jit_of(o) for n, o in vars(module).items() if _kernel_kind(o) == "triton"}
+    if not jits:
+        return set()
+    calls = re.compile(r"\b(" + "|".join(map(re.escape, jits)) + r")\s*\(")
+    return {
+        id(jits[callee])
+        for name, fn in jits.items()
+        for callee in calls.findall(getattr(fn, "src", ""))
+        if callee != name
+    }
+
+
 def _definition_line(obj: Any) -> int:
+    if _kernel_kind(obj) == "triton":
+        obj = _jit_of(obj)
     fn = getattr(obj, "fn", None) or getattr(obj, "__wrapped__", None) or obj
     code = getattr(fn, "__code__", None)
     return int(code.co_firstlineno) if code is not None else 0
@@ -154,13 +179,73 @@ def _definition_line(obj: Any) -> int:
 
 def _hint(name: str, kind: str, obj: Any) -> str:
     if kind == "triton":
-        params = list(getattr(obj, "arg_names", []))
-        constexprs = {params[i] for i in getattr(obj, "constexprs", [])} if params else set()
-        sig = ", ".join(f'"{p}": "*fp32"' for p in params if p not in constexprs)
-        consts = ", ".join(f'"{p}": 128' for p in params if p in constexprs)
-        return (
-            f"sv.triton({name}, signature={{{sig}}}"
-            + (f", constexprs={{{consts}}}" if consts else "")
-            + ', arch="sm_90a")'
-        )
+        return _triton_hint(name, obj)
     return f'sv.cute({name}, <fake arguments>, arch="sm_100a")'
+
+
+def _triton_hint(name: str, obj: Any) -> str:
+    """The sv.triton line to add, types guessed from each parameter's annotation or name (a
+    guess the user must check: nothing in a @jit function says what a launch passes).
+    Constexprs with a default, or set by every autotune config, need no value."""
+    import inspect
+
+    from sassview.frontends.triton import unwrap
+
+    jit, configs = unwrap(obj)
+    params = inspect.signature(jit.fn).parameters
+    names = list(jit.arg_names)
+    constexprs = {names[i] for i in jit.constexprs}
+    configured = set.intersection(*(set(c) for c in configs)) if configs else set()
+    sig = ", ".join(
+        f'"{p}": "{guess_type(p, params[p].annotation)}"' for p in names if p not in constexprs
+    )
+    consts = ", ".join(
+        f'"{p}": {_guess_constexpr(p)}'
+        for p in names
+        if p in constexprs and p not in configured and params[p].default is inspect.Parameter.empty
+    )
+    strides = [p for p in names if p not in constexprs and "stride" in p.lower()]
+    return (
+        f"sv.triton({name}, signature={{{sig}}}"
+        + (f", constexprs={{{consts}}}" if consts else "")
+        + ', arch="sm_90a")  (types guessed from the names: check each'
+        + (f"; a stride launched as 1 ({strides[0]}=1 for a contiguous dimension) is"
+           " constexpr 1 at a Triton launch: give it in constexprs" if strides else "")
+        + ")"
+    )  # fmt: skip
+
+
+# Matched on the lower-cased name, in this order; M, N, K, H, Z alone are sizes (as in the
+# Triton tutorials), x, y, out and *_ptr pointers.
+_GUESSES = (
+    (re.compile(r"\w*_ptrs?|ptrs?|[xy]|out|output|inp|input|dst|src"), "*fp32"),
+    (
+        re.compile(
+            r"[nmkhz]|numel|size|len|count|n_\w+|num_\w+|stride\w*|\w+_stride\w*|seq_?len\w*"
+            r"|\w+_(?:size|numel|len|elements|count|dim|rows|cols|offset)|offset\w*"
+        ),
+        "i32",
+    ),
+    (re.compile(r"eps|epsilon|alpha|beta|scale|\w+_scale|temperature|momentum"), "fp32"),
+)
+_TRITON_TYPE = re.compile(r"\*?(?:[iu]\d+|fp\d+\w*|bf16)|tensordesc<.+>")  # not "torch.Tensor"
+_ANNOTATIONS = {int: "i32", "int": "i32", float: "fp32", "float": "fp32", bool: "i1", "bool": "i1"}
+
+
+def guess_type(name: str, annotation: Any = None) -> str:
+    """A Triton type for a parameter, from its annotation (int, float, a Triton type string
+    such as "*fp16") or else its name: pointer names *fp32, sizes, counts and strides i32,
+    scale factors fp32; "?" where neither tells."""
+    if isinstance(annotation, (type, str)) and annotation in _ANNOTATIONS:
+        return _ANNOTATIONS[annotation]
+    if isinstance(annotation, str) and _TRITON_TYPE.fullmatch(annotation):
+        return annotation
+    for pattern, ty in _GUESSES:
+        if pattern.fullmatch(name.lower()):
+            return ty
+    return "?"
+
+
+def _guess_constexpr(name: str) -> str:
+    """Block sizes get 128; flags (IS_CAUSAL, HAS_BIAS, EVEN_K, USE_...) False."""
+    return "False" if re.match(r"(IS|HAS|USE|EVEN|ENABLE|DO)_", name) else "128"

@@ -17,7 +17,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from types import MappingProxyType
 from typing import Any
@@ -35,15 +35,45 @@ class Job:
     variant: dict[str, Any]
 
     def label(self, decl: Declaration, kernel_file: KernelFile | None = None) -> str:
-        """`name [k=v, ...]`; `name#2` for the second declaration of the same name."""
+        """`name [k=v, ...]`: the kernel and its variant's values (an autotune config's too).
+        A kernel declared more than once also names the settings that tell its declarations
+        apart, `matmul(BLOCK_K=32) [num_stages=2]`; `matmul#2` where none do."""
         name = decl.name
         if kernel_file is not None:
             same = [i for i, d in enumerate(kernel_file.declarations) if d.name == name]
             if len(same) > 1 and self.declaration in same:
-                name = f"{name}#{same.index(self.declaration) + 1}"
+                name = _declaration_name(kernel_file, same, self.declaration)
         if not self.variant:
             return name
         return f"{name} [" + ", ".join(f"{k}={v}" for k, v in self.variant.items()) + "]"
+
+
+def _declaration_name(kf: KernelFile, same: list[int], index: int) -> str:
+    """`name(k=v, ...)` with the settings whose values differ among the declarations `same`.
+    No ` [` in it: what comes before one is the declaration (the sweep groups by it)."""
+    settings = [_flat_settings(kf.declarations[i]) for i in same]
+    mine = settings[same.index(index)]
+    differ = [k for k, v in mine.items() if any(other.get(k) != v for other in settings)]
+    name = kf.declarations[index].name
+    if not differ:
+        return f"{name}#{same.index(index) + 1}"
+    return f"{name}(" + ", ".join(f"{k}={mine[k]}" for k in differ) + ")"
+
+
+def _flat_settings(decl: Declaration) -> dict[str, str]:
+    """A declaration's settings as name -> value text: constexprs and options by their own
+    names, CUDA defines (`TILE=128`) by the macro."""
+    out: dict[str, str] = {}
+    for key, value in decl.settings.items():
+        if key == "heuristics":  # functions of the other settings, never told apart by text
+            continue
+        if isinstance(value, Mapping):
+            out.update((str(k), str(v)) for k, v in value.items())
+        elif key == "defines":
+            out.update(d.partition("=")[::2] for d in value)
+        else:
+            out[key] = str(value)
+    return out
 
 
 def plan(kernel_file: KernelFile, archs: Sequence[str] | None = None) -> list[Job]:
@@ -118,17 +148,22 @@ def _with_line_directive(source: str, kf: KernelFile) -> str:
 
 
 def _triton(kf: KernelFile, decl: Declaration, arch: str, variant: dict[str, Any]) -> Artifacts:
-    from sassview.frontends.triton import compile_triton
+    from sassview.frontends.triton import apply_heuristics, compile_triton, option_names
 
     s = dict(decl.settings)
     constexprs = dict(s["constexprs"])
+    parameters = set(getattr(decl.target, "arg_names", ()))
     for key, value in variant.items():
         if key in ("num_warps", "num_stages", "num_ctas"):
             s[key] = value
-        elif key in constexprs or key not in s["options"]:
+        elif key in parameters or key not in option_names():  # else: no such parameter
             constexprs[key] = value
-        else:
+        else:  # a compile option: maxnreg (an autotune config's), enable_fp_fusion, ...
             s["options"] = {**s["options"], key: value}
+    launch = {k: s[k] for k in ("num_warps", "num_stages", "num_ctas")}
+    constexprs.update(
+        apply_heuristics(decl.name, s["heuristics"], {**launch, **s["options"], **constexprs})
+    )
     return compile_triton(
         decl.target, signature=s["signature"], constexprs=constexprs,
         divisibility=s["divisibility"], arch=arch, num_warps=s["num_warps"],

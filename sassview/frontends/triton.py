@@ -79,7 +79,7 @@ def compile_triton(
     if not isinstance(fn, JITFunction):
         raise InputError(
             f"{getattr(fn, '__name__', fn)!r} is not a @triton.jit function",
-            "decorate the kernel with @triton.jit (an autotuned kernel: pass its .fn)",
+            "decorate the kernel with @triton.jit (sv.triton also takes @triton.autotune ones)",
         )
     cc = _target_cc(arch)
     sig, constants, attrs = _specialize(fn, signature, constexprs or {}, divisibility)
@@ -161,6 +161,79 @@ def compile_triton(
 
 
 _FILES = ("kernel.ptx", "kernel.cubin", "compile.log", *(f"{s}.txt" for s in STAGES))
+
+
+def unwrap(fn: Any) -> tuple[Any, tuple[dict[str, Any], ...]]:
+    """The @jit function under `@triton.autotune` / `@triton.heuristics` wrappers, and each
+    autotune config as a variant: its constexprs, then the launch options it sets (what
+    `Config.all_kwargs()` hands the launcher). num_ctas and maxnreg appear only where a config
+    sets them to other than Triton's default, so labels stay short (`heuristics_of` finds the
+    `@triton.heuristics` values)."""
+    configs: tuple[dict[str, Any], ...] = ()
+    while not _is_jit(fn) and hasattr(fn, "fn"):
+        if not configs and hasattr(fn, "configs"):  # the outermost autotune decides
+            configs = tuple(_config_variant(c) for c in fn.configs)
+        fn = fn.fn
+    return fn, configs
+
+
+def heuristics_of(fn: Any) -> tuple[tuple[str, Any], ...]:
+    """The `@triton.heuristics` values over a kernel, (name, function) in the order a launch
+    computes them (outer decorator first)."""
+    out: list[tuple[str, Any]] = []
+    while not _is_jit(fn) and hasattr(fn, "fn"):
+        if not hasattr(fn, "configs"):  # an Autotuner has no heuristics of its own
+            out.extend(getattr(fn, "values", {}).items())
+        fn = fn.fn
+    return tuple(out)
+
+
+def apply_heuristics(
+    kernel: str, heuristics: Sequence[tuple[str, Any]], known: Mapping[str, Any]
+) -> dict[str, Any]:
+    """Heuristic values computed as at a launch, on what a declaration knows (constexprs, a
+    config's values, num_warps...). A value given in `known` is kept, as the user's choice; a
+    heuristic that reads a runtime argument (a size) cannot run here: its value must be given."""
+    args = dict(known)
+    out: dict[str, Any] = {}
+    for name, heuristic in heuristics:
+        if name in known:
+            continue
+        try:
+            value = heuristic(args)
+        except KeyError as exc:
+            raise InputError(
+                f"{kernel}: @triton.heuristics value {name!r} reads {exc.args[0]!r}, known only"
+                " at a launch",
+                f"give the value that launch computes: constexprs={{{name!r}: ...}}",
+            ) from None
+        except Exception as exc:
+            raise InputError(
+                f"{kernel}: @triton.heuristics value {name!r} raised {type(exc).__name__}: {exc}",
+                f"give its value: constexprs={{{name!r}: ...}}",
+            ) from None
+        args[name] = out[name] = value
+    return out
+
+
+def _is_jit(fn: Any) -> bool:
+    return type(fn).__name__ == "JITFunction" and (type(fn).__module__ or "").startswith("triton")
+
+
+def _config_variant(config: Any) -> dict[str, Any]:
+    out = {**config.kwargs, "num_warps": config.num_warps, "num_stages": config.num_stages}
+    if config.num_ctas not in (None, 1):
+        out["num_ctas"] = config.num_ctas
+    if config.maxnreg is not None:
+        out["maxnreg"] = config.maxnreg
+    return out
+
+
+def option_names() -> frozenset[str]:
+    """Triton's compile options for CUDA that a declaration may set (`maxnreg`, ...)."""
+    from triton.backends.nvidia.compiler import CUDAOptions
+
+    return frozenset(CUDAOptions.__dataclass_fields__) - {"backend_name", "warp_size", "arch"}
 
 
 def _import_triton() -> Any:
@@ -257,9 +330,7 @@ def _check_type(name: str, ty: str) -> None:
 def _options(
     num_warps: int, num_stages: int, num_ctas: int, options: Mapping[str, Any]
 ) -> dict[str, Any]:
-    from triton.backends.nvidia.compiler import CUDAOptions
-
-    known = set(CUDAOptions.__dataclass_fields__) - {"backend_name", "warp_size", "arch"}
+    known = option_names()
     for k in options:
         if k in _MANAGED_OPTIONS:
             raise InputError(f"pass {k} as its own argument, not in options", f"{k}=...")

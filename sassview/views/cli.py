@@ -173,6 +173,8 @@ def check(
                         instantiate=instantiate,
                         include_before=(*(build.include_before if build else ()), *include_before),
                     )
+            if kernel and path.suffix == ".py":  # several kernels: keep the programs with it
+                programs = _with_kernel(programs, kernel)
             for program in programs:
                 summary = program_summary(program, inspect_program(program, kernel, block=shape))
                 summaries.append(summary)
@@ -183,6 +185,15 @@ def check(
             click.echo(json.dumps(document, indent=2))
     except SassviewError as exc:
         _fail(exc)
+
+
+def _with_kernel(programs: list[Any], kernel: str) -> list[Any]:
+    """The programs of a kernel.py that hold `kernel`; none: the first one's error, naming
+    the kernels it has."""
+    found = [p for p in programs if any(k.matches(kernel) for k in p.kernels)]
+    if not found and programs:
+        programs[0].kernel(kernel)  # raises
+    return found
 
 
 def _directory_hint(folder: Path) -> str:
