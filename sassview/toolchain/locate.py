@@ -3,8 +3,9 @@
 Order of search for each tool: its environment override, then `cuda.pathfinder` (which looks in
 the NVIDIA pip wheels first). The results are cached for the process. An executable's version is
 also remembered in the cache, keyed by the file's identity (path, size, inode, mtime and ctime),
-so a run served from the cache spawns no tool at all; an override (`SASSVIEW_NVDISASM`, which
-may be a wrapper) and `sassview doctor` always ask the tool.
+so a run served from the cache spawns no tool at all; NVRTC's and nvJitLink's versions likewise,
+for the wheel's library file, so that run loads neither (only a compile does). An override
+(`SASSVIEW_NVDISASM`, which may be a wrapper) and `sassview doctor` always ask the tool.
 A probe gets a few seconds: a tool that hangs is reported as one that does not run.
 """
 
@@ -106,15 +107,21 @@ def _probe_version(name: str, path: str, remember: bool) -> str:
     match = _RELEASE.search(text)
     version = match.group(3) if match else ""
     if version and remember:
-        key = _identity(path)
-        if key is not None:
-            from sassview import cache
-
-            cache.Store("tool-versions").put(key, {"version": version}, {"tool": path})
+        _remember(path, version)
     return version
 
 
-def _identity(path: str) -> str | None:
+def _remember(path: str, version: str, fact: str = "version") -> None:
+    """Keep what the file at `path` said (its `version`, or another `fact` about it) until that
+    file changes."""
+    key = _identity(path, fact)
+    if key is not None:
+        from sassview import cache
+
+        cache.Store("tool-versions").put(key, {"version": version}, {"tool": path})
+
+
+def _identity(path: str, fact: str = "version") -> str | None:
     """A cache key that changes whenever the file at `path` is replaced or rewritten."""
     from sassview import cache
 
@@ -124,13 +131,13 @@ def _identity(path: str) -> str | None:
     except OSError:
         return None
     ident = (real, st.st_size, st.st_ino, st.st_dev, st.st_mtime_ns, st.st_ctime_ns)
-    return cache.make_key({"tool-identity": ident})
+    return cache.make_key({"tool-identity": ident, **({"fact": fact} if fact != "version" else {})})
 
 
-def _remembered_version(path: str) -> str | None:
+def _remembered_version(path: str, fact: str = "version") -> str | None:
     from sassview import cache
 
-    key = _identity(path)
+    key = _identity(path, fact)
     entry = cache.Store("tool-versions").get(key) if key is not None else None
     if entry is None:
         return None
@@ -138,7 +145,26 @@ def _remembered_version(path: str) -> str | None:
         version = entry.read_text("version")
     except (OSError, ValueError):  # removed by a pruner meanwhile, or damaged: ask the tool
         return None
-    return version if re.fullmatch(r"[\d.]+", version) else None
+    return version if re.fullmatch(r"[\d.]+" if fact == "version" else r"[\d,]+", version) else None
+
+
+def remembered_nvrtc_archs() -> tuple[int, ...] | None:
+    """What the wheel's NVRTC can target (nvrtcGetSupportedArchs) as remembered for its file,
+    without loading it; None when not remembered (ask NVRTC, then `remember_nvrtc_archs`)."""
+    if os.environ.get(OVERRIDES["nvrtc"]):
+        return None
+    info = _library("nvrtc", True)
+    if info.found_via != "site-packages" or not info.path:
+        return None
+    text = _remembered_version(info.path, "archs")
+    return tuple(int(a) for a in text.split(",")) if text else None
+
+
+def remember_nvrtc_archs(archs: tuple[int, ...]) -> None:
+    """Keep the loaded NVRTC's targets for `remembered_nvrtc_archs` (a wheel's library only)."""
+    info = _library("nvrtc")
+    if info.found_via == "site-packages" and info.path and archs:
+        _remember(info.path, ",".join(str(a) for a in archs), "archs")
 
 
 def _require(info: ToolInfo) -> str:
@@ -161,9 +187,17 @@ def cuobjdump() -> str:
 
 
 @functools.cache
-def _library(name: str) -> ToolInfo:
-    """Load NVRTC or nvJitLink (honouring the override) and ask it for its version."""
+def _library(name: str, remembered: bool = False) -> ToolInfo:
+    """Load NVRTC or nvJitLink (honouring the override) and ask it for its version.
+
+    With `remembered`, a wheel's library whose version is remembered for its file is neither
+    loaded nor asked: loading NVRTC and importing its bindings was most of a warm run's CPU.
+    """
     override = os.environ.get(OVERRIDES[name])
+    if remembered and not override:
+        found = _remembered_library(name)
+        if found is not None:
+            return found
     path: str | None = None
     via = "site-packages"
     try:
@@ -195,7 +229,33 @@ def _library(name: str) -> ToolInfo:
             "missing",
             str(exc).splitlines()[0] if str(exc) else type(exc).__name__,
         )
+    if via == "site-packages" and path:
+        _remember(path, f"{major}.{minor}")
     return ToolInfo(name, path, f"{major}.{minor}", via)
+
+
+def _remembered_library(name: str) -> ToolInfo | None:
+    """The wheel's library as the loader would find it, with its remembered version; None when
+    it is not in a wheel, not remembered, or the finder's (private) steps have moved.
+
+    These are the first steps `load_nvidia_dynamic_lib` takes (site-packages, then conda);
+    only a site-packages find is trusted, the one whose version `_library` remembers.
+    """
+    try:
+        from cuda.pathfinder._dynamic_libs.lib_descriptor import LIB_DESCRIPTORS
+        from cuda.pathfinder._dynamic_libs.search_steps import (
+            EARLY_FIND_STEPS,
+            SearchContext,
+            run_find_steps,
+        )
+
+        find = run_find_steps(SearchContext(LIB_DESCRIPTORS[name]), EARLY_FIND_STEPS)
+    except Exception:  # a pathfinder release without these steps: load it instead
+        return None
+    if find is None or find.found_via != "site-packages":
+        return None
+    version = _remembered_version(find.abs_path)
+    return ToolInfo(name, find.abs_path, version, "site-packages") if version else None
 
 
 def nvrtc_info() -> ToolInfo:
@@ -215,8 +275,8 @@ def survey(probe: bool = False) -> list[ToolInfo]:
     $SASSVIEW_TOOL_TIMEOUT. `probe` runs each executable even when its version is remembered
     (for `sassview doctor`)."""
     return [
-        _library("nvrtc"),
-        _library("nvJitLink"),
+        _library("nvrtc", not probe),
+        _library("nvJitLink", not probe),
         _executable("nvdisasm", not probe),
         _executable("cuobjdump", not probe),
     ]
