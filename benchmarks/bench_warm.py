@@ -54,15 +54,16 @@ def main() -> None:
         bare = [sys.executable, "-c", "import sassview"]
         child_cpu(bare, env)  # writes the .pyc files of what `import sassview` needs
         base = best_cpu(bare, env, args.repeat)
-        print(f"{'import sassview':<40} {base * 1000:8.1f} ms CPU")
+        print(f"{'import sassview':<46} {base * 1000:8.1f} ms CPU")
         for n, given in enumerate(args.kernels):
             kernel = given.resolve()
             env["SASSVIEW_CACHE_DIR"] = str(Path(tmp) / f"cache-{n}")
             check = [sys.executable, "-m", "sassview", "check", str(kernel), "--arch", "sm_90a"]
             cold = child_cpu(check, env)  # compiles, fills the cache, writes the .pyc files
             warm = best_cpu(check, env, args.repeat)
-            name = f"warm check {kernel.relative_to(ROOT) if kernel.is_relative_to(ROOT) else given}"
-            print(f"{name:<40} {warm * 1000:8.1f} ms CPU  x{warm / base:.2f}  (cold {cold:.2f} s)")
+            shown = kernel.relative_to(ROOT) if kernel.is_relative_to(ROOT) else given
+            name = f"warm check {shown}"
+            print(f"{name:<46} {warm * 1000:8.1f} ms CPU  x{warm / base:.2f}  (cold {cold:.2f} s)")
 
 
 if __name__ == "__main__":
