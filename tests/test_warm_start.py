@@ -95,7 +95,7 @@ except SystemExit:
     pass
 print(json.dumps(sorted(sys.modules)), file=sys.stderr)
 """
-HEAVY = ("networkx", "cuda.bindings", "triton", "cutlass", "textual", "rich", "numpy")
+HEAVY = ("networkx", "cuda.bindings", "cuda.pathfinder", "triton", "cutlass", "textual", "rich")
 
 
 def _modules_of_a_check(cache: Path, source: str) -> list[str]:
@@ -117,10 +117,36 @@ def _modules_of_a_check(cache: Path, source: str) -> list[str]:
 
 @pytest.mark.compile
 @pytest.mark.parametrize("source", ["examples/vecadd.cu", "tests/data/graph/loops.cu"])
-def test_a_warm_check_imports_no_compiler_bindings_and_no_networkx(
+def test_a_warm_check_imports_no_compiler_bindings_no_tool_finder_and_no_networkx(
     source: str, tmp_path: Path
 ) -> None:
     cold = _modules_of_a_check(tmp_path, source)
     assert "cuda.bindings.nvrtc" in cold  # it compiled: the warm run below is a cache hit
     warm = _modules_of_a_check(tmp_path, source)
     assert [m for m in warm if m.split(".")[0] in HEAVY or m.startswith(HEAVY)] == []
+
+
+def test_a_tools_location_is_remembered_until_the_import_path_changes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from sassview.toolchain import remembered
+
+    wheel = tmp_path / "site-packages"
+    (wheel / "nvidia" / "bin").mkdir(parents=True)
+    tool = wheel / "nvidia" / "bin" / "nvdisasm"
+    tool.write_text("")
+    monkeypatch.setattr(sys, "path", [str(wheel), *sys.path])
+    searches: list[str] = []
+
+    def search() -> str:
+        searches.append("searched")
+        return str(tool)
+
+    assert remembered.location("nvdisasm", search) == str(tool)
+    assert remembered.location("nvdisasm", search) == str(tool)
+    assert len(searches) == 1  # the second run did not search
+    (wheel / "nvidia_new-1.0.dist-info").mkdir()  # pip installs or removes a wheel
+    assert remembered.location("nvdisasm", search) == str(tool)
+    assert len(searches) == 2
+    tool.unlink()  # gone: never served from memory
+    assert remembered.location("nvdisasm", lambda: None) is None

@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass
 
 from sassview.errors import ToolchainError
+from sassview.toolchain import remembered as memory
 
 # Environment variables that point sassview at a specific tool or library.
 OVERRIDES = {
@@ -77,9 +78,7 @@ def _executable(name: str, remembered: bool = True) -> ToolInfo:
             )
         path, via = override, "env"
     else:
-        from cuda import pathfinder
-
-        found = pathfinder.find_nvidia_binary_utility(name)
+        found = memory.location(name, lambda: _find_binary(name))
         if found is None:
             return ToolInfo(name, None, None, "missing", f"pip install {PACKAGES[name]}")
         path = found
@@ -87,7 +86,7 @@ def _executable(name: str, remembered: bool = True) -> ToolInfo:
     # An override may be a wrapper whose file stays the same while the tool behind it changes:
     # only the wheel's own binaries are known by their file.
     remember = via != "env"
-    version = _remembered_version(path) if remember and remembered else None
+    version = memory.fact(path) if remember and remembered else None
     if version is None:
         try:
             version = _probe_version(name, path, remember)
@@ -107,45 +106,8 @@ def _probe_version(name: str, path: str, remember: bool) -> str:
     match = _RELEASE.search(text)
     version = match.group(3) if match else ""
     if version and remember:
-        _remember(path, version)
+        memory.keep(path, version)
     return version
-
-
-def _remember(path: str, version: str, fact: str = "version") -> None:
-    """Keep what the file at `path` said (its `version`, or another `fact` about it) until that
-    file changes."""
-    key = _identity(path, fact)
-    if key is not None:
-        from sassview import cache
-
-        cache.Store("tool-versions").put(key, {"version": version}, {"tool": path})
-
-
-def _identity(path: str, fact: str = "version") -> str | None:
-    """A cache key that changes whenever the file at `path` is replaced or rewritten."""
-    from sassview import cache
-
-    try:
-        real = os.path.realpath(path)
-        st = os.stat(real)
-    except OSError:
-        return None
-    ident = (real, st.st_size, st.st_ino, st.st_dev, st.st_mtime_ns, st.st_ctime_ns)
-    return cache.make_key({"tool-identity": ident, **({"fact": fact} if fact != "version" else {})})
-
-
-def _remembered_version(path: str, fact: str = "version") -> str | None:
-    from sassview import cache
-
-    key = _identity(path, fact)
-    entry = cache.Store("tool-versions").get(key) if key is not None else None
-    if entry is None:
-        return None
-    try:
-        version = entry.read_text("version")
-    except (OSError, ValueError):  # removed by a pruner meanwhile, or damaged: ask the tool
-        return None
-    return version if re.fullmatch(r"[\d.]+" if fact == "version" else r"[\d,]+", version) else None
 
 
 def remembered_nvrtc_archs() -> tuple[int, ...] | None:
@@ -156,7 +118,7 @@ def remembered_nvrtc_archs() -> tuple[int, ...] | None:
     info = _library("nvrtc", True)
     if info.found_via != "site-packages" or not info.path:
         return None
-    text = _remembered_version(info.path, "archs")
+    text = memory.fact(info.path, "archs")
     return tuple(int(a) for a in text.split(",")) if text else None
 
 
@@ -164,7 +126,7 @@ def remember_nvrtc_archs(archs: tuple[int, ...]) -> None:
     """Keep the loaded NVRTC's targets for `remembered_nvrtc_archs` (a wheel's library only)."""
     info = _library("nvrtc")
     if info.found_via == "site-packages" and info.path and archs:
-        _remember(info.path, ",".join(str(a) for a in archs), "archs")
+        memory.keep(info.path, ",".join(str(a) for a in archs), "archs")
 
 
 def _require(info: ToolInfo) -> str:
@@ -230,7 +192,7 @@ def _library(name: str, remembered: bool = False) -> ToolInfo:
             str(exc).splitlines()[0] if str(exc) else type(exc).__name__,
         )
     if via == "site-packages" and path:
-        _remember(path, f"{major}.{minor}")
+        memory.keep(path, f"{major}.{minor}")
     return ToolInfo(name, path, f"{major}.{minor}", via)
 
 
@@ -241,6 +203,22 @@ def _remembered_library(name: str) -> ToolInfo | None:
     These are the first steps `load_nvidia_dynamic_lib` takes (site-packages, then conda);
     only a site-packages find is trusted, the one whose version `_library` remembers.
     """
+    path = memory.location(name, lambda: _find_wheel_library(name))
+    if path is None or "site-packages" not in path:
+        return None
+    version = memory.fact(path)
+    return ToolInfo(name, path, version, "site-packages") if version else None
+
+
+def _find_binary(name: str) -> str | None:
+    from cuda import pathfinder
+
+    found: str | None = pathfinder.find_nvidia_binary_utility(name)
+    return found
+
+
+def _find_wheel_library(name: str) -> str | None:
+    """The wheel's library file `load_nvidia_dynamic_lib` would load, without loading it."""
     try:
         from cuda.pathfinder._dynamic_libs.lib_descriptor import LIB_DESCRIPTORS
         from cuda.pathfinder._dynamic_libs.search_steps import (
@@ -252,10 +230,7 @@ def _remembered_library(name: str) -> ToolInfo | None:
         find = run_find_steps(SearchContext(LIB_DESCRIPTORS[name]), EARLY_FIND_STEPS)
     except Exception:  # a pathfinder release without these steps: load it instead
         return None
-    if find is None or find.found_via != "site-packages":
-        return None
-    version = _remembered_version(find.abs_path)
-    return ToolInfo(name, find.abs_path, version, "site-packages") if version else None
+    return str(find.abs_path) if find is not None and find.found_via == "site-packages" else None
 
 
 def nvrtc_info() -> ToolInfo:
