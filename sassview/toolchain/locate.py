@@ -4,7 +4,8 @@ Order of search for each tool: its environment override, then `cuda.pathfinder` 
 the NVIDIA pip wheels first). The results are cached for the process. An executable's version is
 also remembered in the cache, keyed by the file's identity (path, size, inode, mtime and ctime),
 so a run served from the cache spawns no tool at all; NVRTC's and nvJitLink's versions likewise,
-for the wheel's library file, so that run loads neither (only a compile does). An override
+for the wheel's library file, so that run loads neither (only a compile does), and where each
+wheel's tool was found (toolchain/remembered.py says what keys each memory). An override
 (`SASSVIEW_NVDISASM`, which may be a wrapper) and `sassview doctor` always ask the tool.
 A probe gets a few seconds: a tool that hangs is reported as one that does not run.
 """
@@ -153,7 +154,7 @@ def _library(name: str, remembered: bool = False) -> ToolInfo:
     """Load NVRTC or nvJitLink (honouring the override) and ask it for its version.
 
     With `remembered`, a wheel's library whose version is remembered for its file is neither
-    loaded nor asked: loading NVRTC and importing its bindings was most of a warm run's CPU.
+    loaded nor asked: loading both and importing their bindings was a fifth of a warm run's CPU.
     """
     override = os.environ.get(OVERRIDES[name])
     if remembered and not override:
