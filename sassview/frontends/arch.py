@@ -83,10 +83,17 @@ class Arch:
 
 @functools.cache
 def supported_numbers() -> tuple[int, ...]:
-    """What the installed NVRTC can target (nvrtcGetSupportedArchs)."""
-    from sassview.frontends.nvrtc_api import supported_archs
+    """What the installed NVRTC can target (nvrtcGetSupportedArchs; remembered for its file, so
+    a run served from the cache does not load NVRTC to ask)."""
+    from sassview.toolchain.locate import remember_nvrtc_archs, remembered_nvrtc_archs
 
-    return supported_archs()
+    archs = remembered_nvrtc_archs()
+    if archs is None:
+        from sassview.frontends.nvrtc_api import supported_archs
+
+        archs = supported_archs()
+        remember_nvrtc_archs(archs)
+    return archs
 
 
 def supported_names() -> list[str]:

@@ -1,13 +1,13 @@
 """Natural loops of a control-flow graph: headers, bodies, nesting, and the source line of each.
 
-How: dominators (networkx's immediate_dominators) over the reachable blocks and the FALLTHROUGH
-and TAKEN edges only; a back edge is u -> v where v dominates u; the loop of a back edge is v
-plus every block that reaches u without passing v; loops with the same header are merged; a loop
-nests in the smallest other loop holding its header. CALL and RETURN edges are left out, so each
-subroutine is its own procedure: a virtual root enters the kernel entry, every CALL target and
-any reachable block nothing else reaches (an indirect jump's targets), which keeps loops inside
-a subroutine and loops around a call site both detectable, and makes no loop of the cycle
-caller -> subroutine -> RET -> next call site.
+How: dominators (graph/dominators.py, Cooper–Harvey–Kennedy) over the reachable blocks and the
+FALLTHROUGH and TAKEN edges only; a back edge is u -> v where v dominates u; the loop of a back
+edge is v plus every block that reaches u without passing v; loops with the same header are
+merged; a loop nests in the smallest other loop holding its header. CALL and RETURN edges are
+left out, so each subroutine is its own procedure: a virtual root enters the kernel entry, every
+CALL target and any reachable block nothing else reaches (an indirect jump's targets), which
+keeps loops inside a subroutine and loops around a call site both detectable, and makes no loop
+of the cycle caller -> subroutine -> RET -> next call site.
 
 Which source line is "the loop": a rotated loop (what NVVM and ptxas produce) tests its
 condition at the bottom, so the compare that sets the back-edge branch's predicate is on the
@@ -209,6 +209,37 @@ def _goes_back(succ: dict[int, list[int]]) -> bool:
     return any(d <= s for s, ds in succ.items() for d in ds)
 
 
+def _immediate_dominators(
+    cfg: ControlFlowGraph, succ: dict[int, list[int]], exits: frozenset[tuple[int, int]]
+) -> dict[int, int]:
+    from sassview.graph.dominators import immediate_dominators
+
+    return immediate_dominators(_procedures(cfg, succ, exits), _ROOT)
+
+
+def _procedures(
+    cfg: ControlFlowGraph, succ: dict[int, list[int]], exits: frozenset[tuple[int, int]]
+) -> dict[int, list[int]]:
+    """`succ` plus the virtual root `_ROOT`, which enters each procedure."""
+    from sassview.graph.dominators import reachable
+
+    graph = {k: list(ds) for k, ds in succ.items()}
+    roots = {cfg.entry} | {
+        e.dst
+        for e in cfg.edges
+        if e.kind is EdgeKind.CALL and e.dst in succ and (e.src, e.dst) not in exits
+    }
+    entered = {d for ds in succ.values() for d in ds}
+    roots |= {k for k in succ if k not in entered}
+    graph[_ROOT] = [r for r in roots if r in succ]
+    reached = reachable(graph, _ROOT)
+    for k in sorted(set(succ) - reached):  # only in a cycle, reached by an indirect jump
+        if k not in reached:
+            graph[_ROOT].append(k)
+            reached |= reachable(graph, k)
+    return graph
+
+
 def _find(
     cfg: ControlFlowGraph,
     succ: dict[int, list[int]],
@@ -219,24 +250,7 @@ def _find(
     exits: frozenset[tuple[int, int]] = frozenset(),
 ) -> tuple[Loop, ...]:
     """The loops of a CFG whose `_intra_successors` are `succ` (with an edge going back)."""
-    import networkx
-
-    graph = networkx.DiGraph()
-    graph.add_nodes_from(succ)
-    graph.add_edges_from((s, d) for s, ds in succ.items() for d in ds)
-    roots = {cfg.entry} | {
-        e.dst
-        for e in cfg.edges
-        if e.kind is EdgeKind.CALL and e.dst in succ and (e.src, e.dst) not in exits
-    }
-    roots |= {k for k in succ if graph.in_degree(k) == 0}
-    graph.add_edges_from((_ROOT, r) for r in roots if r in succ)
-    reached = networkx.descendants(graph, _ROOT)
-    for k in sorted(set(succ) - reached):  # only in a cycle, reached by an indirect jump
-        if k not in reached:
-            graph.add_edge(_ROOT, k)
-            reached |= {k} | networkx.descendants(graph, k)
-    idom = networkx.immediate_dominators(graph, _ROOT)
+    idom = _immediate_dominators(cfg, succ, exits)
     dominates = _dominance(idom)
 
     latches: dict[int, list[int]] = {}
@@ -244,6 +258,10 @@ def _find(
         for d in ds:
             if dominates(d, s):
                 latches.setdefault(d, []).append(s)
+    preds: dict[int, list[int]] = {}
+    for s, ds in succ.items():
+        for d in ds:
+            preds.setdefault(d, []).append(s)
     bodies: dict[int, set[int]] = {}
     for header, tails in latches.items():
         body = {header}
@@ -252,7 +270,7 @@ def _find(
             k = stack.pop()
             if k not in body:
                 body.add(k)
-                stack.extend(p for p in graph.predecessors(k) if p != _ROOT and p not in body)
+                stack.extend(p for p in preds.get(k, ()) if p not in body)
         bodies[header] = body
     return _assemble(cfg, bodies, latches, positions, sources, condition, is_loop_statement)
 

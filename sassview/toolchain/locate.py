@@ -3,8 +3,10 @@
 Order of search for each tool: its environment override, then `cuda.pathfinder` (which looks in
 the NVIDIA pip wheels first). The results are cached for the process. An executable's version is
 also remembered in the cache, keyed by the file's identity (path, size, inode, mtime and ctime),
-so a run served from the cache spawns no tool at all; an override (`SASSVIEW_NVDISASM`, which
-may be a wrapper) and `sassview doctor` always ask the tool.
+so a run served from the cache spawns no tool at all; NVRTC's and nvJitLink's versions likewise,
+for the wheel's library file, so that run loads neither (only a compile does), and where each
+wheel's tool was found (toolchain/remembered.py says what keys each memory). An override
+(`SASSVIEW_NVDISASM`, which may be a wrapper) and `sassview doctor` always ask the tool.
 A probe gets a few seconds: a tool that hangs is reported as one that does not run.
 """
 
@@ -16,6 +18,7 @@ import re
 from dataclasses import dataclass
 
 from sassview.errors import ToolchainError
+from sassview.toolchain import remembered as memory
 
 # Environment variables that point sassview at a specific tool or library.
 OVERRIDES = {
@@ -76,9 +79,7 @@ def _executable(name: str, remembered: bool = True) -> ToolInfo:
             )
         path, via = override, "env"
     else:
-        from cuda import pathfinder
-
-        found = pathfinder.find_nvidia_binary_utility(name)
+        found = memory.location(name, lambda: _find_binary(name))
         if found is None:
             return ToolInfo(name, None, None, "missing", f"pip install {PACKAGES[name]}")
         path = found
@@ -86,7 +87,7 @@ def _executable(name: str, remembered: bool = True) -> ToolInfo:
     # An override may be a wrapper whose file stays the same while the tool behind it changes:
     # only the wheel's own binaries are known by their file.
     remember = via != "env"
-    version = _remembered_version(path) if remember and remembered else None
+    version = memory.fact(path) if remember and remembered else None
     if version is None:
         try:
             version = _probe_version(name, path, remember)
@@ -106,39 +107,27 @@ def _probe_version(name: str, path: str, remember: bool) -> str:
     match = _RELEASE.search(text)
     version = match.group(3) if match else ""
     if version and remember:
-        key = _identity(path)
-        if key is not None:
-            from sassview import cache
-
-            cache.Store("tool-versions").put(key, {"version": version}, {"tool": path})
+        memory.keep(path, version)
     return version
 
 
-def _identity(path: str) -> str | None:
-    """A cache key that changes whenever the file at `path` is replaced or rewritten."""
-    from sassview import cache
-
-    try:
-        real = os.path.realpath(path)
-        st = os.stat(real)
-    except OSError:
+def remembered_nvrtc_archs() -> tuple[int, ...] | None:
+    """What the wheel's NVRTC can target (nvrtcGetSupportedArchs) as remembered for its file,
+    without loading it; None when not remembered (ask NVRTC, then `remember_nvrtc_archs`)."""
+    if os.environ.get(OVERRIDES["nvrtc"]):
         return None
-    ident = (real, st.st_size, st.st_ino, st.st_dev, st.st_mtime_ns, st.st_ctime_ns)
-    return cache.make_key({"tool-identity": ident})
-
-
-def _remembered_version(path: str) -> str | None:
-    from sassview import cache
-
-    key = _identity(path)
-    entry = cache.Store("tool-versions").get(key) if key is not None else None
-    if entry is None:
+    info = _library("nvrtc", True)
+    if info.found_via != "site-packages" or not info.path:
         return None
-    try:
-        version = entry.read_text("version")
-    except (OSError, ValueError):  # removed by a pruner meanwhile, or damaged: ask the tool
-        return None
-    return version if re.fullmatch(r"[\d.]+", version) else None
+    text = memory.fact(info.path, "archs")
+    return tuple(int(a) for a in text.split(",")) if text else None
+
+
+def remember_nvrtc_archs(archs: tuple[int, ...]) -> None:
+    """Keep the loaded NVRTC's targets for `remembered_nvrtc_archs` (a wheel's library only)."""
+    info = _library("nvrtc")
+    if info.found_via == "site-packages" and info.path and archs:
+        memory.keep(info.path, ",".join(str(a) for a in archs), "archs")
 
 
 def _require(info: ToolInfo) -> str:
@@ -161,9 +150,17 @@ def cuobjdump() -> str:
 
 
 @functools.cache
-def _library(name: str) -> ToolInfo:
-    """Load NVRTC or nvJitLink (honouring the override) and ask it for its version."""
+def _library(name: str, remembered: bool = False) -> ToolInfo:
+    """Load NVRTC or nvJitLink (honouring the override) and ask it for its version.
+
+    With `remembered`, a wheel's library whose version is remembered for its file is neither
+    loaded nor asked: loading both and importing their bindings was a fifth of a warm run's CPU.
+    """
     override = os.environ.get(OVERRIDES[name])
+    if remembered and not override:
+        found = _remembered_library(name)
+        if found is not None:
+            return found
     path: str | None = None
     via = "site-packages"
     try:
@@ -195,7 +192,46 @@ def _library(name: str) -> ToolInfo:
             "missing",
             str(exc).splitlines()[0] if str(exc) else type(exc).__name__,
         )
+    if via == "site-packages" and path:
+        memory.keep(path, f"{major}.{minor}")
     return ToolInfo(name, path, f"{major}.{minor}", via)
+
+
+def _remembered_library(name: str) -> ToolInfo | None:
+    """The wheel's library as the loader would find it, with its remembered version; None when
+    it is not in a wheel, not remembered, or the finder's (private) steps have moved.
+
+    These are the first steps `load_nvidia_dynamic_lib` takes (site-packages, then conda);
+    only a site-packages find is trusted, the one whose version `_library` remembers.
+    """
+    path = memory.location(name, lambda: _find_wheel_library(name))
+    if path is None or "site-packages" not in path:
+        return None
+    version = memory.fact(path)
+    return ToolInfo(name, path, version, "site-packages") if version else None
+
+
+def _find_binary(name: str) -> str | None:
+    from cuda import pathfinder
+
+    found: str | None = pathfinder.find_nvidia_binary_utility(name)
+    return found
+
+
+def _find_wheel_library(name: str) -> str | None:
+    """The wheel's library file `load_nvidia_dynamic_lib` would load, without loading it."""
+    try:
+        from cuda.pathfinder._dynamic_libs.lib_descriptor import LIB_DESCRIPTORS
+        from cuda.pathfinder._dynamic_libs.search_steps import (
+            EARLY_FIND_STEPS,
+            SearchContext,
+            run_find_steps,
+        )
+
+        find = run_find_steps(SearchContext(LIB_DESCRIPTORS[name]), EARLY_FIND_STEPS)
+    except Exception:  # a pathfinder release without these steps: load it instead
+        return None
+    return str(find.abs_path) if find is not None and find.found_via == "site-packages" else None
 
 
 def nvrtc_info() -> ToolInfo:
@@ -215,8 +251,8 @@ def survey(probe: bool = False) -> list[ToolInfo]:
     $SASSVIEW_TOOL_TIMEOUT. `probe` runs each executable even when its version is remembered
     (for `sassview doctor`)."""
     return [
-        _library("nvrtc"),
-        _library("nvJitLink"),
+        _library("nvrtc", not probe),
+        _library("nvJitLink", not probe),
         _executable("nvdisasm", not probe),
         _executable("cuobjdump", not probe),
     ]
