@@ -101,3 +101,15 @@ def test_a_triton_kernel_file_with_a_non_ascii_name_maps_to_its_lines(tmp_path: 
         assert program["kernels"][0]["analysis"]["loops"]
         programs.append(json.dumps(program, ensure_ascii=False).replace(str(path), "@"))
     assert programs[0] == programs[1]
+
+
+def test_triton_for_sm80_at_a_non_ascii_file_name_says_what_to_do(tmp_path: Path) -> None:
+    """Triton's bundled ptxas for sm_80 stops at the non-ASCII name LLVM copies into the PTX:
+    one message that names the file and the two ways out, not "a Triton limitation or bug"."""
+    pytest.importorskip("triton")
+    path = tmp_path / "kérnel.py"
+    path.write_text(TRITON_FILE.replace('"sm_90a"', '"sm_80"'))
+    done = sassview("check", path, cache=tmp_path / "cache")
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert f"refuses the non-ASCII characters of {path}" in done.stderr
+    assert "give the file an ASCII name, or compile for sm_90a or later" in done.stderr

@@ -408,10 +408,25 @@ def _run(triton: Any, source: Any, target: Any, opts: dict[str, Any], fn: Any) -
             first = (str(exc).strip().splitlines() or [""])[0]
             raise CompileError(
                 f"Triton failed to compile {fn.__name__}: {type(exc).__name__}: {first}",
-                "a Triton limitation or bug; the detail holds what Triton printed",
+                _failure_hint(exc, fn),
                 detail=f"{exc}\n{out.getvalue()}".strip(),
             ) from exc
     return kernel, _normalize_report(out.getvalue())
+
+
+def _failure_hint(exc: Exception, fn: Any) -> str:
+    """What to do about a failure inside Triton. One we know: LLVM copies the kernel file's name
+    into the PTX, and the ptxas Triton bundles for older targets (sm_80) stops at a non-ASCII
+    character there ("Unexpected non-ASCII character"), where newer ones accept it."""
+    path = getattr(getattr(fn, "fn", fn), "__code__", None)
+    name = path.co_filename if path is not None else ""
+    if "non-ASCII character" in str(exc) and not name.isascii():
+        return (
+            f"Triton's ptxas for this target refuses the non-ASCII characters of {name} that"
+            " LLVM writes into the PTX: give the file an ASCII name, or"
+            " compile for sm_90a or later"
+        )
+    return "a Triton limitation or bug; the detail holds what Triton printed"
 
 
 def _loc_hook(previous: Any) -> Any:
