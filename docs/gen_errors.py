@@ -32,7 +32,8 @@ go to stderr: the first line says what is wrong, `hint:` what to do.
 
 def _clean(text: str, tmp: Path) -> str:
     text = re.sub(r"/\S*site-packages/", ".../site-packages/", text)  # first: any checkout
-    text = text.replace(str(tmp), "/tmp/work").replace(str(ROOT), ".")
+    # The checkout first: a case file /tmp/work/main.cu must not read as the root /work/main.
+    text = text.replace(str(ROOT), ".").replace(str(tmp), "/tmp/work")
     text = re.sub(r"\.nv_debug_ptx_txt\.\d+", ".nv_debug_ptx_txt", text)
     text = re.sub(r"/tmp/sassview-\w+\.cubin", "/tmp/sassview-XXXX.cubin", text)  # mkstemp's name
     lines = text.rstrip().splitlines()
