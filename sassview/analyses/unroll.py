@@ -40,6 +40,7 @@ from typing import Any
 from sassview.analyses.base import AnalysisContext, Annotation, Findings, Severity
 from sassview.analyses.loops.census import weight as _weight
 from sassview.analyses.loops.entry import from_facts
+from sassview.analyses.loops.findings import remainder_note
 from sassview.analyses.memory import line_keys
 from sassview.analyses.tile_loops import (
     PythonLoops,
@@ -480,19 +481,7 @@ def _describe(
         if rest or straight:
             text += ", with a remainder loop" if rest else ", with a straight-line remainder"
     notes = [Annotation("unroll", Severity.INFO, text, data=dict(entry), **common)]
-    for r in rest:
-        notes.append(
-            Annotation(
-                "unroll",
-                Severity.INFO,
-                f"remainder loop of the {where} (the iterations the unroll by {f} leaves over)",
-                addresses=r.addresses,
-                blocks=tuple(sorted(r.blocks)),
-                loops=(r.index,),
-                source=source,
-                data={"remainder_of": entry["sass_loops"]},
-            )
-        )
+    notes += [remainder_note(r, where, f, source, entry["sass_loops"]) for r in rest]
     warning = _mismatch(entry, where, dsl)
     if warning:
         notes.append(Annotation("unroll", Severity.WARNING, *warning, **common))

@@ -5,6 +5,8 @@ here once; `check`, the TUI, exports and `assert_unrolled` read them or the entr
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from sassview.analyses.base import Annotation, Severity
 from sassview.analyses.loops.entry import LoopEntry, by_whom
 from sassview.graph.loops import Loop
@@ -43,22 +45,26 @@ def describe(entry: LoopEntry, code: tuple[int, ...], rest: list[Loop]) -> list[
             text += ", with a remainder loop" if entry.remainder_loops else ""
             text += "" if entry.remainder_loops else ", with a straight-line remainder"
     notes = [Annotation("unroll", Severity.INFO, text, **common)]  # type: ignore[arg-type]
-    for r in rest:
-        notes.append(
-            Annotation(
-                "unroll",
-                Severity.INFO,
-                f"remainder loop of the {where} (the iterations the unroll by {f} leaves over)",
-                addresses=r.addresses,
-                blocks=tuple(sorted(r.blocks)),
-                loops=(r.index,),
-                source=source,
-                data={"remainder_of": list(entry.sass_loops)},
-            )
-        )
+    notes += [remainder_note(r, where, f, source, entry.sass_loops) for r in rest]
     for severity, message, hint in findings(entry):
         notes.append(Annotation("unroll", severity, message, hint, **common))  # type: ignore[arg-type]
     return notes
+
+
+def remainder_note(
+    loop: Loop, where: str, factor: int | None, source: tuple[SourceLoc, ...], main: Sequence[int]
+) -> Annotation:
+    """The info on a remainder loop: which unrolled loop it finishes (C++ and tile languages)."""
+    return Annotation(
+        "unroll",
+        Severity.INFO,
+        f"remainder loop of the {where} (the iterations the unroll by {factor} leaves over)",
+        addresses=loop.addresses,
+        blocks=tuple(sorted(loop.blocks)),
+        loops=(loop.index,),
+        source=source,
+        data={"remainder_of": list(main)},
+    )
 
 
 def findings(e: LoopEntry) -> list[tuple[Severity, str, str]]:
