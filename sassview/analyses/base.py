@@ -2,8 +2,10 @@
 
 An analysis is one function `run(ctx) -> Findings`, in one file, registered once in
 `sassview/analyses/__init__.py`. It reads the kernel's instructions and graph through `ctx`, and
-returns facts (plain, JSON-able values for reports and the pytest plugin) and annotations (each
-finding, pointing at addresses, blocks or loops, with a message and a hint naming the knob).
+returns facts (plain, JSON-able values for reports and the pytest plugin; where an analysis has
+a typed record for its facts, as unroll's `LoopEntry`, the records sit beside their JSON form,
+under `entries`, and views that write JSON take the JSON form) and annotations (each finding,
+pointing at addresses, blocks or loops, with a message and a hint naming the knob).
 An index of the kernel that several analyses build alike is made once, by `ctx.shared`.
 Analyses never import a view, and never print.
 """
