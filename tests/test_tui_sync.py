@@ -7,10 +7,13 @@ view-model's own correspondence, so the tests pin the behaviour, not one kernel'
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
-from test_tui import opened, recorded_app, run, visible
+from test_tui import SOURCES, opened, recorded, recorded_app, run, visible
 
 from sassview.tui.app import SassviewApp
+from sassview.tui.loader import Loaded, Target
 from sassview.tui.state import KernelView
 
 
@@ -28,10 +31,19 @@ def assert_on_selection(app: SassviewApp, view: KernelView) -> None:
     assert f"/*{row.address:04x}*/" in info(app)
 
 
+def loaded_in_a_worker(case: str) -> SassviewApp:
+    """As a compile opens: the kernel arrives after the panes are laid out, not before."""
+    found = Loaded(recorded(case), ())
+    return SassviewApp(Target(SOURCES / f"{case}.cu"), load=lambda _: found, watch=False)
+
+
 @pytest.mark.parametrize("size", [(200, 50), (120, 24)])
-def test_at_open_every_cursor_is_on_the_selected_instruction(size: tuple[int, int]) -> None:
+@pytest.mark.parametrize("make", [recorded_app, loaded_in_a_worker])
+def test_at_open_every_cursor_is_on_the_selected_instruction(
+    make: Callable[[str], SassviewApp], size: tuple[int, int]
+) -> None:
     async def go() -> None:
-        app = recorded_app("tiled")
+        app = make("tiled")
         async with opened(app, size=size) as pilot:
             await pilot.pause()
             view = app.view

@@ -130,8 +130,7 @@ class Listing(ScrollView, can_focus=True):
         top, height = round(self.scroll_offset.y), max(self.scrollable_content_region.height, 1)
         first, last = rows[0], rows[-1]
         if at_top:
-            y = first if last - first < height else last - height // 3
-            self.scroll_to(y=max(0, y), animate=False, immediate=True)
+            self._scroll_y(first if last - first < height else last - height // 3)
             return
         if not center and top <= first and last < top + height:
             return
@@ -141,7 +140,13 @@ class Listing(ScrollView, can_focus=True):
             y = first - max(0, (height - (last - first + 1)) // 2)
         else:
             y = first - height // 3
-        self.scroll_to(y=max(0, y), animate=False, immediate=True)
+        self._scroll_y(y)
+
+    def _scroll_y(self, y: int) -> None:
+        """Scroll now, even before a layout has seen new rows: `force`, because the scrollbar
+        Textual decides scrolling by is laid out after `virtual_size` changes (a kernel that
+        loads in a worker would open scrolled to the top). The offset is still clamped."""
+        self.scroll_to(y=max(0, y), animate=False, immediate=True, force=True)
 
     def on_resize(self) -> None:
         """Shown or laid out at last: scroll to what was asked while it had no height."""
