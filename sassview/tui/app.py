@@ -216,14 +216,11 @@ class SassviewApp(NavigationApp):
         self.match_rows = []
         if keep_line is not None and 0 < keep_line <= len(view.source_lines):
             self.pane("source").move_cursor(keep_line - 1, center=True)
-            self.sync_from("source", keep_line - 1)
-            pane = self.focused_pane()
-            rows = sync.from_source(view, keep_line - 1).rows(pane)
-            if pane != "source" and rows:  # the focused pane's cursor goes back to the line too
-                self.pane(pane).move_cursor(rows[0], center=True)
+            self.sync_from("source", keep_line - 1)  # every pane's cursor follows
         else:
-            self.pane("ptx").show_rows([max(view.ptx_start - 1, 0)], center=False)
             self.sync_from("sass", 0)
+            ptx = self.pane("ptx")  # the kernel from its .entry, not the module's header
+            ptx.show_rows(sorted({max(view.ptx_start - 1, 0), ptx.cursor}), at_top=True)
 
     def _cursor_line(self) -> int | None:
         """The source line the user was last on, in whichever pane (kept across a recompile)."""
@@ -243,17 +240,22 @@ class SassviewApp(NavigationApp):
             self.sync_from(message.pane, message.row)
 
     def sync_from(self, pane: str, row: int) -> None:
-        """Mark and bring into view the rows the other panes have for `pane`'s `row`."""
+        """`pane`'s cursor is on `row`: mark the rows the other panes have for it, bring them
+        into view, and put their cursors on the selected instruction's lines (no message
+        back: only the user's moves post one). The info bar describes the selection."""
         if self.view is None:
             return
         related = sync.FROM[pane](self.view, row)
         self.current_line = sync.source_line_of(self.view, pane, row) or self.current_line
+        moves = sync.cursors(self.view, pane, row, self.pane("sass").cursor)
         for other in sync.PANES:
             if other != pane:
-                self.pane(other).set_marks(related.rows(other), show=True)
+                listing = self.pane(other)
+                listing.set_marks(related.rows(other), show=True)
+                if other in moves:  # after the marks: the cursor's row is the one kept in view
+                    listing.move_cursor(moves[other])
         self.pane(pane).set_marks((), show=False)
-        sass_row = row if pane == "sass" else (related.sass[0] if related.sass else -1)
-        self.query_one(InfoBar).update(row_info(self.view, sass_row) if sass_row >= 0 else "")
+        self.query_one(InfoBar).update(row_info(self.view, self.pane("sass").cursor))
 
     def on_finding_chosen(self, message: FindingChosen) -> None:
         self.go_to_finding(message.index)

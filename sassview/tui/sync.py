@@ -67,6 +67,25 @@ def from_sass(view: KernelView, row: int) -> Related:
 FROM = {"source": from_source, "ptx": from_ptx, "sass": from_sass}
 
 
+def cursors(view: KernelView, pane: str, row: int, selected: int) -> dict[str, int]:
+    """Where every pane's cursor goes when `pane`'s moves to `row`, `selected` being the SASS
+    row selected before: one instruction is the selection and every cursor sits on its lines.
+
+    A source or PTX move selects the first of its instructions, unless the selection already
+    is one of them (a second PTX line of the same instruction keeps it); a line without code
+    keeps the selection. The panes without an entry keep their cursor where it is."""
+    related = FROM[pane](view, row)
+    out = {pane: row}
+    if pane != "sass" and related.sass:
+        out["sass"] = selected if selected in related.sass else related.sass[0]
+    chosen = from_sass(view, out["sass"]) if "sass" in out else Related()
+    for other in PANES:
+        rows = chosen.rows(other) or related.rows(other)
+        if other not in out and rows:
+            out[other] = rows[0]
+    return out
+
+
 def source_line_of(view: KernelView, pane: str, row: int) -> int | None:
     """The 1-based line in the shown source file that a pane's row belongs to."""
     if pane == "source":

@@ -67,7 +67,7 @@ class Listing(ScrollView, can_focus=True):
         self._palette: Palette | None = None
         self._overlays: dict[tuple[str, ...], Style] = {}
         self._shows = 0  # show_rows calls, so a deferred one yields to a later one
-        self._pending: tuple[int, list[int], bool] | None = None
+        self._pending: tuple[int, list[int], bool, bool] | None = None
         self.first_paint: float | None = None  # perf_counter() of the first painted row
 
     # -- what the app sets -------------------------------------------------------------------
@@ -117,16 +117,21 @@ class Listing(ScrollView, can_focus=True):
         if notify:
             self.post_message(CursorMoved(self, self.pane, self.cursor))
 
-    def show_rows(self, rows: list[int], *, center: bool = False) -> None:
-        """Scroll so the first of `rows` is visible (and as many of the rest as fit)."""
+    def show_rows(self, rows: list[int], *, center: bool = False, at_top: bool = False) -> None:
+        """Scroll so the first of `rows` is visible (and as many of the rest as fit). `at_top`
+        puts the first at the top, or shows the last when they do not all fit: a kernel's
+        code from its start, and the cursor in it."""
         if not rows:
             return
         self._shows += 1
         if not self.scrollable_content_region.height:  # hidden, or not laid out yet
-            self._pending = (self._shows, rows, center)  # done on the next resize
+            self._pending = (self._shows, rows, center, at_top)  # done on the next resize
             return
         top, height = round(self.scroll_offset.y), max(self.scrollable_content_region.height, 1)
         first, last = rows[0], rows[-1]
+        if at_top:
+            self._scroll_y(first if last - first < height else last - height // 3)
+            return
         if not center and top <= first and last < top + height:
             return
         if not center and top <= first < top + height:
@@ -135,7 +140,13 @@ class Listing(ScrollView, can_focus=True):
             y = first - max(0, (height - (last - first + 1)) // 2)
         else:
             y = first - height // 3
-        self.scroll_to(y=max(0, y), animate=False, immediate=True)
+        self._scroll_y(y)
+
+    def _scroll_y(self, y: int) -> None:
+        """Scroll now, even before a layout has seen new rows: `force`, because the scrollbar
+        Textual decides scrolling by is laid out after `virtual_size` changes (a kernel that
+        loads in a worker would open scrolled to the top). The offset is still clamped."""
+        self.scroll_to(y=max(0, y), animate=False, immediate=True, force=True)
 
     def on_resize(self) -> None:
         """Shown or laid out at last: scroll to what was asked while it had no height."""
@@ -145,7 +156,7 @@ class Listing(ScrollView, can_focus=True):
             and pending[0] == self._shows
             and self.scrollable_content_region.height
         ):
-            self.show_rows(pending[1], center=pending[2])
+            self.show_rows(pending[1], center=pending[2], at_top=pending[3])
 
     def clear_cache(self) -> None:
         self._cache.clear()
