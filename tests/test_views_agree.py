@@ -10,6 +10,7 @@ from collections import Counter
 from html import escape
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 from conftest import CORPUS
 
@@ -206,3 +207,15 @@ def test_widest_access_reads_alike_in_check_and_the_tui_header() -> None:
             widest = header.split("widest ", 1)[1].split("  ", 1)[0]
             assert widest.startswith("global ld ") and " · shared ld " in widest
             assert [w.removesuffix("-bit") for w in _widths(row)] == _widths(widest)
+
+
+@pytest.mark.compile
+def test_bulk_copies_are_named_in_check_and_the_tui_header() -> None:
+    """TMA loads have no per-thread width: `check` said "bulk copies" where the header said
+    `G ld -`, as if the kernel loaded nothing from global memory."""
+    path = Path(__file__).parents[1] / "examples" / "matmul" / "05_wgmma_tma.cu"
+    done = CliRunner().invoke(cli, ["check", str(path), "--arch", "sm_90a"])
+    assert done.exit_code == 0, done.output
+    assert "widest access  global load bulk copies," in done.output
+    (insp,) = sassview.inspect(path, arch="sm_90a")
+    assert "widest global ld bulk st " in str(header_text(build(insp, read_file=False)))
