@@ -218,7 +218,7 @@ def test_loops_the_dsl_unrolled_before_the_ptx_count_their_copies(ck: ModuleType
     from sassview.testing.unrolling import describe
 
     four = next(e for e in loops if e["requested_factor"] == 4)
-    assert describe(four) == "unrolled by 4, with a remainder (asked: unroll=4)"
+    assert describe(four) == "unrolled by 4, with a remainder loop (asked: unroll=4)"
     # A constant trip count, unroll_full=True: no loop left, four copies of the body.
     (full,) = [e for e in loops if e["source_line"] == line_of("# ROWS: FULL")]
     assert (full["has_back_edge"], full["achieved_factor"], full["requested_factor"]) == (

@@ -246,8 +246,8 @@ def test_matmul_uses_the_tensor_cores_of_each_arch(
 @pytest.mark.compile
 @pytest.mark.parametrize("unroll", [1, 4])
 def test_triton_unrolling_multiplies_what_ptxas_did(tk: ModuleType, unroll: int) -> None:
+    from sassview.analyses.loops.entry import from_facts
     from sassview.inspection import inspect_program
-    from sassview.views.render import _loop
 
     art = compile_triton(
         tk.rowsum_kernel,
@@ -271,7 +271,8 @@ def test_triton_unrolling_multiplies_what_ptxas_did(tk: ModuleType, unroll: int)
     else:
         # Triton's remainder loop: the iterations its unrolling leaves over, ptxas unrolls too.
         assert [e["triton_remainder"] for e in here] == [False, True]
-        assert "(x4 by Triton)" in _loop(main) and "Triton's remainder loop" in _loop(here[1])
+        words = [from_facts(e).summary() for e in here]
+        assert "(x4 by Triton)" in words[0] and "Triton's remainder loop" in words[1]
         notes = [a.message for a in insp.annotations if a.kind == "unroll"]
         assert any(f"by {loads}: by 4 in Triton's IR" in n for n in notes)
 

@@ -65,7 +65,7 @@ def test_check_text_report_names_loops_tensor_path_and_findings() -> None:
         timeout=300,
     )
     assert done.returncode == 0, done.stderr
-    assert "line 9: unrolled x4 + remainder (asked 4)" in done.stdout
+    assert "line 9: unrolled by 4, with a remainder loop (asked: #pragma unroll 4)" in done.stdout
     assert "tensor cores   none" in done.stdout
     assert "register peak" in done.stdout
 

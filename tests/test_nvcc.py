@@ -79,7 +79,7 @@ def test_whole_program_compiles_with_nvcc_and_names_every_instantiated_kernel() 
     }
     text = sassview("check", WHOLE, "--kernel", "axpy_tiles<128, 4, float>").stdout
     assert text.startswith(f"== {WHOLE} · sm_90a · nvcc · ptxas")
-    assert "line 12: fully unrolled (4 copies)" in text
+    assert "line 12: fully unrolled (4 copies, no loop left)" in text
 
 
 def test_device_only_file_stays_with_nvrtc() -> None:

@@ -4,16 +4,24 @@ how many of each severity they count ("2 notes, 3 info"), so none seems to disag
 from __future__ import annotations
 
 import asyncio
+import json
+import re
 from collections import Counter
+from html import escape
+from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 from conftest import CORPUS
 
 import sassview
+from sassview import export
+from sassview.analyses.loops.entry import FACTOR_UNKNOWN, verdict
 from sassview.tui.app import SassviewApp
 from sassview.tui.loader import Loaded, Target
+from sassview.tui.state import build
 from sassview.tui.widgets.findings import FindingsPanel
-from sassview.tui.widgets.header import KernelHeader
+from sassview.tui.widgets.header import KernelHeader, header_text
 from sassview.views.cli import cli
 
 TILED = CORPUS / "tiled" / "sm_90a" / "kernel.cubin"  # 5 info (its narrow loads coalesce)
@@ -123,3 +131,91 @@ def test_diff_with_nothing_to_compare_says_how_to_get_something() -> None:
             assert any("press a to compile it for another architecture" in m for m in said), said
 
     asyncio.run(go())
+
+
+# --- one vocabulary for loops and access widths -----------------------------------------------
+
+CENSUS = Path(__file__).parent / "data" / "loops" / "census.sm_90a.cubin"
+# A remainder loop (two_accums), factors not measured (softmax_rows), a helper's loop inlined
+# at two call sites and fully unrolled at each (two_sites), remainders of two compilers (exits).
+LOOP_KERNELS = ("two_accums", "softmax_rows", "two_sites", "exits")
+
+
+def _check_text(path: Path) -> str:
+    done = CliRunner().invoke(cli, ["check", str(path)])
+    assert done.exit_code == 0, done.output
+    return done.output
+
+
+def _kernel_block(text: str, name: str) -> str:
+    """The lines `check` prints for one kernel (its name line up to the next kernel's)."""
+    lines = text.splitlines()
+    start = lines.index(name)
+    end = next((i for i in range(start + 1, len(lines)) if not lines[i].startswith(" ")), None)
+    return "\n".join(lines[start:end])
+
+
+def test_a_loop_reads_alike_in_check_export_and_the_tui() -> None:
+    text = _check_text(CENSUS)
+    by_name = {i.kernel.name: i for i in sassview.inspect(CENSUS)}
+    unknown = 0
+    for name in LOOP_KERNELS:
+        insp = by_name[name]
+        block = _kernel_block(text, name)
+        md, html = export.render(insp, "md"), export.render(insp, "html")
+        graph = json.loads(export.render(insp, "json"))
+        header = str(header_text(build(insp, read_file=False)))
+        entries = insp.facts("unroll")["entries"]
+        assert entries
+        for e in entries:
+            said = verdict(e)
+            assert e.summary() in block  # check's "loops" row
+            assert e.summary() in [d["summary"] for d in graph["kernel"]["analysis"]["loops"]]
+            assert f"| {said} |" in md and f"<td>{escape(said)}</td>" in html  # loop tables
+            assert e.tag() in header
+            if e.kind == "rolled" and e.factor is None:  # the same words where a number is not
+                unknown += 1
+                assert FACTOR_UNKNOWN in said and FACTOR_UNKNOWN in e.tag()
+        # a remainder loop's schedule row says which loop it is: no two rows read alike
+        rows = [line for line in block.splitlines() if line.lstrip().startswith("schedule")]
+        places = [r.split(":", 1)[0] for r in rows]
+        assert len(set(places)) == len(places) or name == "exits", rows
+    assert unknown  # the kernels hold loops whose factor is not measured
+
+
+def test_two_accums_names_its_remainder_loops_schedule() -> None:
+    (e,) = next(i for i in sassview.inspect(CENSUS) if i.kernel.name == "two_accums").facts(
+        "unroll"
+    )["entries"]
+    assert e.remainder_loops
+    block = _kernel_block(_check_text(CENSUS), "two_accums")
+    assert f"schedule       {e.place}: " in block
+    assert f"schedule       {e.place} (remainder loop): " in block
+
+
+def _widths(text: str) -> list[str]:
+    return re.findall(r"(?:ld|load|st|store) ([^ ,;·]+)", text)
+
+
+def test_widest_access_reads_alike_in_check_and_the_tui_header() -> None:
+    for path in (TILED, WGMMA, VECADD):
+        text = _check_text(path)
+        for insp in sassview.inspect(path):
+            row = _kernel_block(text, insp.kernel.display_name).split("widest access", 1)[1]
+            row = row.splitlines()[0]
+            header = str(header_text(build(insp, read_file=False)))
+            widest = header.split("widest ", 1)[1].split("  ", 1)[0]
+            assert widest.startswith("global ld ") and " · shared ld " in widest
+            assert [w.removesuffix("-bit") for w in _widths(row)] == _widths(widest)
+
+
+@pytest.mark.compile
+def test_bulk_copies_are_named_in_check_and_the_tui_header() -> None:
+    """TMA loads have no per-thread width: `check` said "bulk copies" where the header said
+    `G ld -`, as if the kernel loaded nothing from global memory."""
+    path = Path(__file__).parents[1] / "examples" / "matmul" / "05_wgmma_tma.cu"
+    done = CliRunner().invoke(cli, ["check", str(path), "--arch", "sm_90a"])
+    assert done.exit_code == 0, done.output
+    assert "widest access  global load bulk copies," in done.output
+    (insp,) = sassview.inspect(path, arch="sm_90a")
+    assert "widest global ld bulk st " in str(header_text(build(insp, read_file=False)))

@@ -23,6 +23,7 @@ with an inner loop are not summed (their trip would hide the inner one's trips).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -120,8 +121,7 @@ def loop_schedule(kernel: Kernel, loop: Loop) -> LoopSchedule | None:
 def describe(s: LoopSchedule) -> str:
     """`line 9: 52 issue cycles per trip, 38% on math; the tightest wait: LDG.E 12 cycles
     before its use`: the one wording of a loop's schedule."""
-    where = f"line {s.source_line}" if s.source_line is not None else f"loop {s.loop}"
-    text = f"{where}: {s.issue_cycles} issue cycles per trip"
+    text = f"{_place(s.source_line, s.loop)}: {s.issue_cycles} issue cycles per trip"
     text += " (both arms of its branches)" if s.branches else ""
     text += f", {round(100 * s.math_share)}% on math"
     memory = [
@@ -133,6 +133,20 @@ def describe(s: LoopSchedule) -> str:
         tight = min(memory, key=lambda w: w.cycles_between)
         text += f"; tightest load wait: {tight.opcode} {tight.cycles_between} cycles before use"
     return text + " (ptxas' plan)"
+
+
+def _place(line: int | None, loop: int) -> str:
+    return f"line {line}" if line is not None else f"loop {loop}"
+
+
+def placed_text(fact: Mapping[str, Any], place: str | None) -> str:
+    """A loop's `text` with the loop named by `place` (the loop census' name for the SASS
+    loop: its statement's line, and which remainder loop it is), where the census has one.
+    This analysis knows only the SASS loop's own line, which two remainder loops share."""
+    text: str = fact["text"]
+    if place is None:
+        return text
+    return place + text[len(_place(fact["source_line"], fact["loop"])) :]
 
 
 def run(ctx: AnalysisContext) -> Findings:

@@ -145,7 +145,7 @@ def _loop_row(lp: LoopRow) -> str:
         lp.depth,
         "-" if lp.achieved is None else lp.achieved,
         "-" if lp.requested is None else lp.requested,
-        lp.kept,
+        lp.verdict,
         "yes" if lp.remainder else "no",
         lp.instructions,
         f"{lp.tensor_ops} ({lp.tensor_path})" if lp.tensor_ops else 0,
@@ -157,7 +157,7 @@ def _tables(view: ExportView) -> list[str]:
     res = "".join(f"<div><dt>{_e(k)}</dt><dd>{_e(v)}</dd></div>" for k, v in view.resources)
     out = [f'<dl class="sv-res">{res}</dl>']
     if view.loops:
-        head = ("source line", "depth", "factor", "requested", "loop kept", "remainder",
+        head = ("source line", "depth", "factor", "requested", "unrolling", "remainder",
                 "SASS instructions", "tensor-core ops")  # fmt: skip
         rows = "".join(_loop_row(lp) for lp in view.loops)
         out.append(

@@ -108,7 +108,7 @@ def _loop_row(lp: LoopRow) -> str:
     line = f"{md_code(lp.file)}:{lp.line}{lp.context}" if lp.line is not None else "-"
     achieved = "-" if lp.achieved is None else str(lp.achieved)
     requested = "-" if lp.requested is None else md_text(str(lp.requested))
-    cells = (line, str(lp.depth), achieved, requested, lp.kept,
+    cells = (line, str(lp.depth), achieved, requested, lp.verdict,
              "yes" if lp.remainder else "no", str(lp.instructions),
              f"{lp.tensor_ops} ({lp.tensor_path})" if lp.tensor_ops else "0")  # fmt: skip
     return "| " + " | ".join(cells) + " |"
@@ -117,7 +117,7 @@ def _loop_row(lp: LoopRow) -> str:
 def _loops(view: ExportView) -> list[str]:
     if not view.loops:
         return ["No loops.", ""]
-    head = ("| source line | depth | factor | requested | loop kept | remainder "
+    head = ("| source line | depth | factor | requested | unrolling | remainder "
             "| SASS instructions | tensor-core ops |")  # fmt: skip
     return [head, "|---|--:|--:|--:|---|---|--:|--:|", *(_loop_row(lp) for lp in view.loops), ""]
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from sassview.analyses.base import Annotation, Severity
+from sassview.analyses.loops.entry import verdict
 from sassview.analyses.tensor_cores import path_of
 from sassview.inspection import Inspection
 from sassview.ir import SourceLoc
@@ -111,17 +112,7 @@ class LoopRow:
     tensor_path: str  # the tensor_cores analysis' path for these loops
     kind: str = "rolled"  # the census' kind: rolled | full | gone
     inlined_at: tuple[int, ...] = ()  # call lines, innermost first
-
-    @property
-    def kept(self) -> str:
-        """The "loop kept" cell."""
-        return (
-            "yes"
-            if self.back_edge
-            else "no (no code left)"
-            if self.kind == "gone"
-            else "no (unrolled)"
-        )
+    verdict: str = ""  # what the compiler made of it, in check's words (loops.entry.verdict)
 
     @property
     def context(self) -> str:
@@ -240,7 +231,7 @@ def _loops(insp: Inspection, paths: PathNames) -> tuple[LoopRow, ...]:
             e.line, paths.name(e.file), e.depth,
             e.factor if e.kind == "rolled" else e.copies, e.requested, e.kind == "rolled",
             e.remainder, e.instructions, tensor, ", ".join(tc_paths) or "none",
-            kind=e.kind, inlined_at=tuple(c.line for c in e.inlined_at),
+            kind=e.kind, inlined_at=tuple(c.line for c in e.inlined_at), verdict=verdict(e),
         ))  # fmt: skip
     return tuple(out)
 

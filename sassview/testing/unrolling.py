@@ -21,13 +21,7 @@ def describe(entry: LoopEntry | dict[str, Any]) -> str:
     """What the compiler made of one source loop, in words (an entry, or its facts dict)."""
     if isinstance(entry, dict):
         entry = from_facts(entry)
-    text = verdict(entry)
-    extra = dict(entry.extra)
-    if extra.get("triton_remainder"):
-        text = f"the remainder loop of Triton's unrolling, {text}"
-    elif extra.get("triton_factor", 1) > 1:
-        text += f" ({extra['triton_factor']} of them by Triton)"
-    return text + asked(entry)
+    return verdict(entry) + asked(entry)
 
 
 def satisfied(entry: LoopEntry, factor: int | str | None, copies: int | None) -> bool:

@@ -6,8 +6,6 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from sassview.analyses.loops.entry import by_whom, context
-
 if TYPE_CHECKING:
     from sassview.inspection import Inspection
 
@@ -59,39 +57,25 @@ def render_kernel(k: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _bits(n: int | None, bulk: int | None = 0) -> str:
+def _bits(n: int | None, bulk: int | None = 0, short: bool = False) -> str:
     """An access width; with `bulk`, the TMA / bulk copies beside (they have no width)."""
-    text = "-" if n is None else f"{n}-bit"
+    text = "-" if n is None else str(n) if short else f"{n}-bit"
     if bulk:
-        text = "bulk copies" if n is None else f"{text} (+ bulk copies)"
+        copies = "bulk" if short else "bulk copies"
+        text = copies if n is None else f"{text}+bulk" if short else f"{text} (+ bulk copies)"
     return text
 
 
-def _loop(e: dict[str, Any]) -> str:
-    where = f"line {e['source_line']}{context(e)}" if e["source_line"] is not None else "loop"
-    f, want = e["achieved_factor"], e["requested_factor"]
-    if not e.get("statement", True):
-        return f"{where}: a loop from inline asm or the compiler (no loop statement)"
-    if e.get("kind") == "gone":
-        text = f"{where}: no code left"
-    elif not e["has_back_edge"] and f is None:
-        text = f"{where}: fully unrolled (copies unknown)"
-    elif not e["has_back_edge"]:
-        text = f"{where}: fully unrolled ({f} {'copy' if f == 1 else 'copies'})"
-    elif f is None:
-        text = f"{where}: factor unknown"
-    else:
-        text = f"{where}: " + ("not unrolled" if f == 1 else f"unrolled x{f}")
-        text += by_whom(e.get("ptx_factor"), f)
-        if e.get("triton_remainder"):
-            text = f"{where}: Triton's remainder loop, " + text[len(where) + 2 :]
-        elif e.get("triton_factor", 1) > 1:
-            text += f" (x{e['triton_factor']} by Triton)"
-        if e["remainder"]:
-            text += " + remainder"
-    if want is not None:
-        text += f" (asked {'full' if want == 'full' else want})"
-    return text
+def widest_access(a: dict[str, Any], *, short: bool = False) -> str:
+    """`global load 128-bit, store 32-bit; shared load -, store -` from a kernel summary's
+    analysis: `check`'s row and, `short`, the TUI header's `global ld 128 st 32 · shared ld -
+    st -` (bulk copies, which have no width, named in both)."""
+    g_ld = _bits(a["max_global_load_bits"], a.get("bulk_global_loads"), short)
+    g_st = _bits(a["max_global_store_bits"], a.get("bulk_global_stores"), short)
+    s_ld, s_st = (_bits(a[k], 0, short) for k in ("max_shared_load_bits", "max_shared_store_bits"))
+    if short:
+        return f"global ld {g_ld} st {g_st} · shared ld {s_ld} st {s_st}"
+    return f"global load {g_ld}, store {g_st}; shared load {s_ld}, store {s_st}"
 
 
 def _analysis_lines(a: dict[str, Any]) -> list[str]:
@@ -105,15 +89,7 @@ def _analysis_lines(a: dict[str, Any]) -> list[str]:
         rows.append(("tensor cores", f"{a['tensor_core_path']}: {ops}{serialized}"))
     else:
         rows.append(("tensor cores", "none"))
-    rows.append(
-        (
-            "widest access",
-            f"global load {_bits(a['max_global_load_bits'], a.get('bulk_global_loads'))}, store "
-            f"{_bits(a['max_global_store_bits'], a.get('bulk_global_stores'))}; "
-            f"shared load {_bits(a['max_shared_load_bits'])}"
-            f", store {_bits(a['max_shared_store_bits'])}",
-        )
-    )
+    rows.append(("widest access", widest_access(a)))
     tma = a["tma"]
     if a["cp_async"] or tma["loads"] or tma["stores"]:
         rows.append(
@@ -123,7 +99,7 @@ def _analysis_lines(a: dict[str, Any]) -> list[str]:
             )
         )
     if a["loops"]:
-        rows.append(("loops", "; ".join(_loop(e) for e in a["loops"])))
+        rows.append(("loops", "; ".join(e["summary"] for e in a["loops"])))
     peak = a["register_peak"]
     if peak["address"] is not None:
         where = f" ({peak['source']})" if peak["source"] else ""

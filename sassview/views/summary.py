@@ -10,6 +10,7 @@ import re
 from typing import Any
 
 from sassview.analyses import Annotation
+from sassview.analyses.schedule import placed_text
 from sassview.inspection import Inspection
 from sassview.ir import SCHEMA_VERSION, Kernel, Program
 from sassview.opcodes import instruction_category
@@ -67,7 +68,20 @@ _LOOP_KEYS = (
     *("source_line", "file", "depth", "has_back_edge", "achieved_factor", "requested_factor"),
     *("remainder", "statement", "requested_by"),
     *("kind", "factor", "ptx_factor", "copies", "trip_count", "inlined_at", "parent"),
+    "summary",  # the loop in words (LoopEntry.summary): what `check` prints
 )
+
+
+def _schedule(insp: Inspection) -> list[dict[str, Any]]:
+    """Per innermost loop, the schedule ptxas encoded (sassview/analyses/schedule.py), the
+    loop named as the census names it (a remainder loop says so)."""
+    entries = insp.facts("unroll")["entries"]
+    out = []
+    for s in insp.facts("schedule")["loops"]:
+        row = {k: s[k] for k in ("loop", "source_line", "issue_cycles", "math_share")}
+        place = next((p for e in entries if (p := e.place_of(s["loop"])) is not None), None)
+        out.append({**row, "text": placed_text(s, place)})
+    return out
 
 
 def _analysis(insp: Inspection) -> dict[str, Any]:
@@ -101,11 +115,7 @@ def _analysis(insp: Inspection) -> dict[str, Any]:
         "spill_load_bytes": spills["spill_load_bytes"],
         "local_bytes": spills["local_bytes"],
         "occupancy": _occupancy(insp),
-        # Per innermost loop, the schedule ptxas encoded: sassview/analyses/schedule.py.
-        "schedule": [
-            {k: e[k] for k in ("loop", "source_line", "issue_cycles", "math_share", "text")}
-            for e in insp.facts("schedule")["loops"]
-        ],
+        "schedule": _schedule(insp),
         "memory_use": _memory_use(insp),
         "register_peak": {
             "live": live.peak,

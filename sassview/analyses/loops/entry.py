@@ -49,20 +49,61 @@ class LoopEntry:
     extra: tuple[tuple[str, Any], ...] = ()  # frontend facts kept as they were (Triton, DSL)
 
     @property
-    def where(self) -> str:
-        """`loop at line 14 (census.cuh, inlined at line 73)`: how a finding names it."""
+    def place(self) -> str:
+        """`line 14 (census.cuh, inlined at line 73)`, or `loop` for one no statement explains."""
         if self.line is None:
             return "loop"
-        text = f"loop at line {self.line}"
         inner = [self.file.rsplit("/", 1)[-1]] if self.file and self.inlined_at else []
         if self.inlined_at:
             inner.append("inlined at " + " < ".join(f"line {c.line}" for c in self.inlined_at))
-        return text + (f" ({', '.join(inner)})" if inner else "")
+        return f"line {self.line}" + (f" ({', '.join(inner)})" if inner else "")
+
+    @property
+    def where(self) -> str:
+        """`loop at line 14 (census.cuh, inlined at line 73)`: how a finding names it."""
+        return self.place if self.line is None else f"loop at {self.place}"
+
+    def place_of(self, sass_loop: int) -> str | None:
+        """How a row about one of this entry's SASS loops (its schedule) names it: `line 9`
+        for the main loop (or one like it), `line 9 (remainder loop 1 of 2)` for a remainder
+        loop, in address order; None for a SASS loop not this entry's."""
+        if sass_loop in self.sass_loops:
+            return self.place
+        if sass_loop not in self.remainder_loops:
+            return None
+        n = len(self.remainder_loops)
+        which = f" {self.remainder_loops.index(sass_loop) + 1} of {n}" if n > 1 else ""
+        return f"{self.place} (remainder loop{which})"
+
+    def summary(self) -> str:
+        """`line 9: unrolled by 4, with a remainder loop (asked: #pragma unroll 4)`: the loop
+        in the long words of `check` and the exports' loop tables."""
+        return f"{self.place}: {verdict(self)}{asked(self)}"
+
+    def tag(self) -> str:
+        """`l9 x4+rem (asked 4)`, `l14@73 full x8`, `l28 factor unknown`: the same verdict in
+        the TUI header's few characters (its words where a number is missing)."""
+        where = "loop" if self.line is None else f"l{self.line}"
+        if self.inlined_at:
+            where += "@" + "<".join(str(c.line) for c in self.inlined_at)
+        if not self.statement:
+            text = "asm/compiler loop"
+        elif self.kind == "gone":
+            text = NO_CODE
+        elif self.kind == "full":
+            text = f"full {COPIES_UNKNOWN}" if self.copies is None else f"full x{self.copies}"
+        elif self.factor is None:
+            text = FACTOR_UNKNOWN
+        else:
+            text = f"x{self.factor}" + ("+rem" if self.remainder else "")
+            text = ("Triton rem " if dict(self.extra).get("triton_remainder") else "") + text
+        want = "" if self.requested is None else f" (asked {self.requested})"
+        return f"{where} {text}{want}"
 
     def to_json(self) -> dict[str, Any]:
         """The JSON form (docs/json.md, schema 2): the schema-1 keys where their meaning holds
         (`achieved_factor` is the factor of a rolled loop, the copies of a full one, as before),
-        plus the census keys."""
+        plus the census keys and the loop's words (`summary`), for every view to read."""
         out: dict[str, Any] = {
             "source_line": self.line,
             "file": self.file,
@@ -84,6 +125,7 @@ class LoopEntry:
             "inlined_at": [{"file": c.file, "line": c.line} for c in self.inlined_at],
             "parent": self.parent,
             "back_edges": [list(e) for e in self.back_edges],
+            "summary": self.summary(),
         }
         if self.requested is not None and self.requested_by != "pragma":
             out["requested_by"] = self.requested_by
@@ -91,31 +133,36 @@ class LoopEntry:
         return out
 
 
-def context(d: dict[str, Any]) -> str:
-    """` (census.cuh, inlined at line 73)` for a loop's JSON form with an inline context, else
-    "": what tells a helper's two entries apart in `check` and the TUI."""
-    sites = d.get("inlined_at") or []
-    if not sites:
-        return ""
-    name = (d.get("file") or "").rsplit("/", 1)[-1]
-    calls = " < ".join(f"line {c['line']}" for c in sites)
-    return f" ({name}, inlined at {calls})" if name else f" (inlined at {calls})"
+# The words for what is not known, the same in the long and the short form.
+FACTOR_UNKNOWN = "factor unknown"
+COPIES_UNKNOWN = "copies unknown"
+NO_CODE = "no code left"
 
 
 def verdict(e: LoopEntry) -> str:
-    """What the compiler made of the loop, in words (check, the TUI, assert_unrolled)."""
+    """What the compiler made of the loop, in words, without its place: `summary`, the census'
+    info finding and assert_unrolled read it."""
     if not e.statement:
-        return "a loop from inline asm or the compiler (no loop statement)"
+        return "a loop of inline asm or made by the compiler (no loop statement)"
     if e.kind == "gone":
-        return "no code left"
+        return NO_CODE
     if e.kind == "full":
-        n = "?" if e.copies is None else str(e.copies)
-        return f"fully unrolled ({n} {'copy' if e.copies == 1 else 'copies'}, no loop left)"
+        n = e.copies
+        count = COPIES_UNKNOWN if n is None else f"{n} {'copy' if n == 1 else 'copies'}"
+        return f"fully unrolled ({count}, no loop left)"
     if e.factor is None:
-        text = "a loop whose unroll factor could not be measured"
-    else:
-        text = "not unrolled" if e.factor == 1 else f"unrolled by {e.factor}"
-    return text + by_whom(e.ptx_factor, e.factor) + (", with a remainder" if e.remainder else "")
+        return f"a loop remains, unroll {FACTOR_UNKNOWN}"
+    extra = dict(e.extra)
+    text = "not unrolled" if e.factor == 1 else f"unrolled by {e.factor}"
+    if extra.get("triton_remainder"):
+        text = "Triton's remainder loop, " + text
+    elif (extra.get("triton_factor") or 1) > 1:
+        text += f" (x{extra['triton_factor']} by Triton)"
+    text += by_whom(e.ptx_factor, e.factor)
+    if e.remainder:
+        text += ", with a remainder loop" if e.remainder_loops else ""
+        text += "" if e.remainder_loops else ", with a straight-line remainder"
+    return text
 
 
 def by_whom(n: int | None, f: int | None) -> str:
@@ -153,6 +200,7 @@ _FACT_KEYS = frozenset(
         "sass_loops",
         "remainder_loops",
         "requested_by",
+        "summary",
     ]
 )
 

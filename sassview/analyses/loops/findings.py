@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from sassview.analyses.base import Annotation, Severity
-from sassview.analyses.loops.entry import LoopEntry, by_whom
+from sassview.analyses.loops.entry import LoopEntry, verdict
 from sassview.graph.loops import Loop
 from sassview.ir import SourceLoc
 
@@ -25,25 +25,7 @@ def describe(entry: LoopEntry, code: tuple[int, ...], rest: list[Loop]) -> list[
         "data": entry.to_json(),
     }
     where, f = entry.where, entry.factor
-    if not entry.statement:
-        text = f"{where}: a loop of inline asm or made by the compiler (no loop statement)"
-    elif entry.kind == "gone":
-        text = f"{where}: no code left"
-    elif entry.kind == "full":
-        n = entry.copies
-        text = f"{where} fully unrolled: {'?' if n is None else n} {'copy' if n == 1 else 'copies'}"
-        text += ", no loop left"
-    elif f is None:
-        text = f"{where}: unroll factor not measured (the evidence disagrees or is missing)"
-    else:
-        text = (
-            f"{where} not unrolled"
-            if f == 1
-            else f"{where} unrolled by {f}{by_whom(entry.ptx_factor, f)}"
-        )
-        if entry.remainder:
-            text += ", with a remainder loop" if entry.remainder_loops else ""
-            text += "" if entry.remainder_loops else ", with a straight-line remainder"
+    text = f"{where}: {verdict(entry)}"
     notes = [Annotation("unroll", Severity.INFO, text, **common)]  # type: ignore[arg-type]
     notes += [remainder_note(r, where, f, source, entry.sass_loops) for r in rest]
     for severity, message, hint in findings(entry):

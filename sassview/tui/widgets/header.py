@@ -6,43 +6,16 @@ print — so the TUI cannot say something the report does not.
 
 from __future__ import annotations
 
-from typing import Any
-
 from rich.text import Text
 from textual.widgets import Static
 
 from sassview.tui.state import KernelView
-from sassview.views.render import finding_counts
+from sassview.views.render import finding_counts, widest_access
 from sassview.views.summary import kernel_summary
 
 
 def _bytes(n: int | None) -> str:
     return "?" if n is None else f"{n} B"
-
-
-def _bits(n: int | None) -> str:
-    return "-" if n is None else str(n)
-
-
-def loop_verdict(e: dict[str, Any]) -> str:
-    """`l7 x4+rem`, `l14@73 full x8` (inlined at line 73): the loop's line and what unrolling
-    achieved (see views/render.py)."""
-    where = f"l{e['source_line']}" if e["source_line"] is not None else "loop"
-    if e.get("inlined_at"):
-        where += "@" + "<".join(str(c["line"]) for c in e["inlined_at"])
-    f = e["achieved_factor"]
-    if e.get("kind") == "gone":
-        text = f"{where} gone"
-    elif not e["has_back_edge"]:
-        text = f"{where} full x{'?' if f is None else f}"
-    elif f is None:
-        text = f"{where} x?"
-    else:
-        text = f"{where} " + ("x1" if f == 1 else f"x{f}") + ("+rem" if e["remainder"] else "")
-    want = e["requested_factor"]
-    if want is not None:
-        text += f" (asked {want})"
-    return text
 
 
 def header_text(view: KernelView, status: str = "") -> Text:
@@ -71,13 +44,9 @@ def header_text(view: KernelView, status: str = "") -> Text:
         _pair(out, "tensor", f"{tc} (serialized)", "bold red")
     else:
         _pair(out, "tensor", tc, "bold magenta" if tc != "none" else "")
-    widest = (
-        f"G ld {_bits(a['max_global_load_bits'])} st {_bits(a['max_global_store_bits'])}"
-        f" · S ld {_bits(a['max_shared_load_bits'])} st {_bits(a['max_shared_store_bits'])}"
-    )
-    _pair(out, "widest", widest)
-    loops = ", ".join(loop_verdict(e) for e in a["loops"]) or "none"
-    _pair(out, "loops", loops)
+    _pair(out, "widest", widest_access(a, short=True))
+    entries = view.inspection.facts("unroll")["entries"]
+    _pair(out, "loops", ", ".join(e.tag() for e in entries) or "none")
     counts = finding_counts(a["severity"] for a in k["annotations"])
     if counts:
         _pair(out, "findings", counts, "yellow")
