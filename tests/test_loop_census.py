@@ -347,3 +347,24 @@ def test_unasked_unrolling_with_a_remainder_is_a_finding_naming_both_compilers()
         a.message for a in inspection("sm_80", "pragmas").annotations if a.severity > Severity.INFO
     ]  # the info line reads alike
     assert not [m for m in pragmas if m.startswith(f"loop at line {line}: unrolled by")]
+
+
+@pytest.mark.compile
+def test_inline_asm_spin_loops_inside_a_k_loop_are_not_its_remainders() -> None:
+    """05_wgmma_tma.cu's K loop (line 71, a runtime trip count, one SASS back-edge) holds the
+    loops ptxas makes for its TMA and mbarrier-wait asm statements (lines 28 and 35). Counted as
+    the K loop's SASS loops they made it 'not unrolled, with a remainder loop' (and the K loop
+    itself a loop of no statement); they are loops of inline asm, listed apart."""
+    path = Path(__file__).parents[1] / "examples" / "matmul" / "05_wgmma_tma.cu"
+    (insp,) = sassview.inspect(path, arch="sm_90a")
+    entries = list(insp.facts("unroll")["entries"])
+    (k_loop,) = [e for e in entries if e.line == 71]
+    assert (k_loop.kind, k_loop.factor, k_loop.remainder, k_loop.statement) == (
+        "rolled",
+        1,
+        False,
+        True,
+    )
+    asm = [e for e in entries if e.line in (28, 35)]
+    assert asm and all(not e.statement for e in asm)
+    assert not set(k_loop.sass_loops) & {i for e in asm for i in e.sass_loops}

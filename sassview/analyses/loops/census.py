@@ -52,6 +52,7 @@ from sassview.graph.cfg import ControlFlowGraph, build_ptx_cfg
 from sassview.graph.loops import Loop, find_ptx_loops, loop_candidates
 from sassview.ir import PtxInstruction, SassInstruction, SourceLoc
 from sassview.opcodes import is_move
+from sassview.parse.inline_asm import CallSites
 from sassview.parse.source_loops import SourceLoop
 
 _Sites = tuple[tuple[str, int], ...]  # call sites (file, line), innermost first
@@ -191,11 +192,20 @@ class _Listing:
     # The source locations that may name a loop's statement, best first (SASS: the back-edge
     # compare's; PTX: none, the deepest entry holding the loop's code decides).
     candidates: Callable[[Loop], list[SourceLoc]]
+    # The PTX line of each instruction (SASS: the one it came from), to tell inline asm's code
+    ptx_lines: Sequence[int | None] = ()
 
 
 def _sass(ctx: AnalysisContext) -> _Listing:
     ins = ctx.kernel.instructions
-    return _Listing(ins, ctx.cfg, ctx.loops, weight, lambda lp: loop_candidates(lp, ctx.cfg, ins))
+    return _Listing(
+        ins,
+        ctx.cfg,
+        ctx.loops,
+        weight,
+        lambda lp: loop_candidates(lp, ctx.cfg, ins),
+        [i.ptx_line for i in ins],
+    )
 
 
 def _ptx(ctx: AnalysisContext) -> _Listing | None:
@@ -204,15 +214,21 @@ def _ptx(ctx: AnalysisContext) -> _Listing | None:
         return None
     cfg = build_ptx_cfg(function)
     return _Listing(
-        function.instructions, cfg, find_ptx_loops(cfg, function), ptx_weight, lambda lp: []
+        function.instructions,
+        cfg,
+        find_ptx_loops(cfg, function),
+        ptx_weight,
+        lambda lp: [],
+        [i.line for i in function.instructions],
     )
 
 
 class _Measure:
     """The entries' SASS (or PTX) loops and what one trip of each runs."""
 
-    def __init__(self, listing: _Listing, tree: _Tree) -> None:
+    def __init__(self, listing: _Listing, tree: _Tree, asm: CallSites | None = None) -> None:
         self.listing, self.tree, self.files = listing, tree, tree.files
+        self.asm = asm
         self.ins = listing.instructions
         # Most big kernels are straight-line code of a source with no loop statement at all.
         looped = any(self.files.loops(f) for f in self.files.names)
@@ -247,6 +263,9 @@ class _Measure:
         cfg, loops = self.listing.cfg, self.listing.loops
         taken: dict[int, _Key] = {}
         for lp in sorted(loops, key=lambda lp: -lp.depth):
+            if self._inline_asm_only(lp):  # an mbarrier spin loop: no statement's, listed apart
+                self.loose.append(lp)
+                continue
             code = [
                 self.key[i]
                 for k in lp.blocks
@@ -267,6 +286,15 @@ class _Measure:
                 continue
             taken[lp.index] = key
             self.groups.setdefault(key, []).append(lp)
+
+    def _inline_asm_only(self, loop: Loop) -> bool:
+        """Whether every instruction of one trip of `loop` (nested loops aside) with a PTX line
+        comes from inside an inline asm statement: a loop the asm made, not a loop statement
+        (the source line it carries is the asm statement's)."""
+        if not self.asm or not self.listing.ptx_lines:
+            return False
+        lines = [n for i in self.region(loop) if (n := self.listing.ptx_lines[i]) is not None]
+        return bool(lines) and all(map(self.asm.inside, lines))
 
     def _statement_key(self, loc: SourceLoc) -> _Key | None:
         """The entry of the loop statement a frame of `loc` is on (its header lines)."""
@@ -384,7 +412,9 @@ class _Census(_Measure):
         self.nvvm: dict[_Key, int | None] = {}  # NVVM's factors (the PTX loops')
         self.factors: dict[_Key, int | None] = {}  # the SASS loops'
 
-        super().__init__(_sass(ctx), _Tree(files))
+        ptx = ctx.program.ptx
+        self.asm = CallSites(ptx.inline_asm if ptx else ())
+        super().__init__(_sass(ctx), _Tree(files), self.asm)
 
     def findings(self) -> Findings:
         keys = {k for k in self.key if k is not None} | set(self.groups)
@@ -436,7 +466,7 @@ class _Census(_Measure):
         listing = _ptx(self.ctx) if self.groups else None
         if listing is None or not listing.loops:
             return {}
-        ptx = _Measure(listing, self.tree)
+        ptx = _Measure(listing, self.tree, self.asm)
         out = {}
         for k in sorted(ptx.groups, key=lambda k: -len(self.tree.ancestors(k))):
             if k in self.groups:
