@@ -109,8 +109,17 @@ def _analysis_lines(a: dict[str, Any]) -> list[str]:
         rows.append(("memory use", f"{use['text']}; assumes {use['block']}"))
     if a.get("occupancy"):
         rows.append(("occupancy", a["occupancy"]["text"]))
-    rows.extend(("schedule", loop["text"]) for loop in a.get("schedule", ()))
+    rows.extend(
+        ("schedule", text) for text in _alike(loop["text"] for loop in a.get("schedule", ()))
+    )
     return [f"  {name:<14} {text}" for name, text in rows]
+
+
+def _alike(texts: Iterable[str]) -> list[str]:
+    """Each text once, in first-seen order, with how many rows said it: a Hopper kernel's ten
+    inline-asm wait loops are one row, not ten identical ones."""
+    seen = Counter(texts)
+    return [text if n == 1 else f"{text} (x{n} loops alike)" for text, n in seen.items()]
 
 
 def finding_counts(severities: Iterable[str]) -> str:
