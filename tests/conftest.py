@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -26,3 +28,27 @@ def _private_cache(
     monkeypatch.setenv("SASSVIEW_CACHE_DIR", str(root))
     monkeypatch.delenv("SASSVIEW_NO_CACHE", raising=False)
     os.environ.setdefault("SASSVIEW_TEST", "1")
+
+
+def run_sassview(
+    *args: str | Path, env: dict[str, str] | None = None, stdin: str | None = None
+) -> subprocess.CompletedProcess[str]:
+    """The real CLI in a child process, as a user runs it (`python -m sassview ARGS`)."""
+    return subprocess.run(
+        [sys.executable, "-m", "sassview", *map(str, args)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **(env or {})},
+        input=stdin,
+        timeout=600,  # a hang guard, not a speed bound
+    )
+
+
+def assert_clean_error(done: subprocess.CompletedProcess[str], *needles: str) -> None:
+    """Exit 2, a message on stderr that names the problem, nothing on stdout, no traceback."""
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr
+    assert done.stderr.startswith("error: ")
+    assert done.stdout == ""
+    for needle in needles:
+        assert needle in done.stderr, done.stderr

@@ -3,38 +3,14 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from conftest import CORPUS
+from conftest import CORPUS, assert_clean_error
+from conftest import run_sassview as sassview
 
 pytestmark = pytest.mark.compile
 EXAMPLE = Path(__file__).parents[1] / "examples" / "vecadd.cu"
-
-
-def sassview(
-    *args: str | Path, env: dict[str, str] | None = None
-) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "sassview", *map(str, args)],
-        capture_output=True,
-        text=True,
-        env={**os.environ, **(env or {})},
-        timeout=300,
-    )
-
-
-def assert_clean_error(done: subprocess.CompletedProcess[str], *needles: str) -> None:
-    """Exit 2, a message on stderr that names the problem, nothing on stdout, no traceback."""
-    assert done.returncode == 2, done.stderr
-    assert "Traceback" not in done.stderr
-    assert done.stderr.startswith("error: ")
-    assert done.stdout == ""
-    for needle in needles:
-        assert needle in done.stderr
 
 
 def cache_entries(cache: Path) -> int:

@@ -7,12 +7,11 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from conftest import CORPUS
+from conftest import run_sassview as sassview
 
 from sassview.frontends.compdb import build_flags, find_database
 
@@ -35,16 +34,6 @@ def project(tmp: Path, flags: str = FLAGS, build: str = "build") -> Path:
     entry = {"directory": str(root / build), "command": command, "file": source}
     (root / build / "compile_commands.json").write_text(json.dumps([entry]))
     return root
-
-
-def sassview(*args: str | Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "sassview", *map(str, args)],
-        capture_output=True,
-        text=True,
-        env=dict(os.environ),
-        timeout=300,
-    )
 
 
 def test_flags_of_the_files_entry_are_read_as_nvcc_reads_them(tmp_path: Path) -> None:

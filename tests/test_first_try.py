@@ -2,21 +2,13 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from conftest import run_sassview as sassview
 
 pytestmark = pytest.mark.compile
 VECADD = Path(__file__).parents[1] / "examples" / "vecadd.cu"
-
-
-def sassview(*args: str | Path, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "sassview", *map(str, args)],
-        capture_output=True, text=True, timeout=300, input=stdin,
-    )  # fmt: skip
 
 
 def test_filecheck_takes_check_strings_in_place_of_a_file() -> None:

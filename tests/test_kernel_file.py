@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 import textwrap
 from pathlib import Path
 from types import MappingProxyType
 
 import pytest
+from conftest import run_sassview as run
 
 pytestmark = pytest.mark.compile
 
@@ -30,13 +29,6 @@ __global__ void saxpy(float a, const float* __restrict__ x, float* __restrict__ 
 
 sv.cuda(SAXPY, arch=["sm_80", "sm_90a"], variants={"UNROLL": [1, 4]})
 '''
-
-
-def run(*args: str | Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "sassview", *map(str, args)],
-        capture_output=True, text=True, timeout=600, env={**os.environ, **(env or {})},
-    )  # fmt: skip
 
 
 def write(tmp_path: Path, text: str, name: str = "kernel.py") -> Path:

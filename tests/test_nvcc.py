@@ -5,14 +5,13 @@ in. All compile live with the pip wheels (nvcc, NVRTC) and the host compiler on 
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from conftest import CORPUS
+from conftest import assert_clean_error as clean_error
+from conftest import run_sassview as sassview
 
 pytest_plugins = ["pytester"]
 pytestmark = pytest.mark.compile
@@ -23,26 +22,6 @@ DEVICE_ONLY = SOURCES / "device_only.cu"
 needs_host_compiler = pytest.mark.skipif(
     not (shutil.which("g++") or shutil.which("clang++")), reason="no host C++ compiler"
 )
-
-
-def sassview(
-    *args: str | Path, env: dict[str, str] | None = None
-) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "sassview", *map(str, args)],
-        capture_output=True,
-        text=True,
-        env={**os.environ, **(env or {})},
-        timeout=300,
-    )
-
-
-def clean_error(done: subprocess.CompletedProcess[str], *needles: str) -> None:
-    assert done.returncode == 2, done.stderr
-    assert "Traceback" not in done.stderr and done.stdout == ""
-    assert done.stderr.startswith("error: ")
-    for needle in needles:
-        assert needle in done.stderr, done.stderr
 
 
 def nvcc_spy(tmp: Path) -> tuple[dict[str, str], Path]:
