@@ -29,6 +29,9 @@ def test_a_real_change_shows_in_the_summary_and_the_listing() -> None:
     doc = json.loads(done.stdout)
     summary = {s["what"]: (s["a"], s["b"]) for s in doc["summary"]}
     assert summary["spill_bytes"][0] > 0 and summary["spill_bytes"][1] == 0
+    # The loop at line 7 reloads spilled values every trip: its issue cycles per trip fall.
+    (line_a, cycles_a), (line_b, cycles_b) = (v.split(":") for v in summary["loop_cycles"])
+    assert line_a == line_b == "7" and int(cycles_a) > 2 * int(cycles_b)
     assert {o["opcode"]: (o["a"], o["b"]) for o in doc["opcodes"]}["STL"][1] == 0
     assert not doc["same_sass"] and any(line.startswith("-") for line in doc["sass_diff"])
 

@@ -53,6 +53,26 @@ def test_tiled_matmul_stages_tiles_in_shared_memory(matmul, arch: str) -> None: 
 
 
 @pytest.mark.parametrize("arch", ["sm_80", "sm_90a"])
+def test_tile_loops_that_load_and_use_in_one_trip_are_named_not_the_tma_one(
+    matmul, arch: str
+) -> None:  # type: ignore[no-untyped-def]
+    # 02-04 load each tile with LDG and store it to shared memory a few cycles later, in the
+    # same trip (none prefetches the next tile); 01's loop is load-bound (little math share);
+    # 05 loads through TMA into an mbarrier pipeline (sm_90a only).
+    def exposed(step: str) -> list[str]:
+        insp = facts(matmul[(step, arch)])
+        return [a.message for a in insp.annotations if a.kind == "exposed-load"]
+
+    for step, line in (("02_smem_tiled.cu", 11), ("03_register_blocking.cu", 21),
+                       ("04_warp_tiling.cu", 23)):  # fmt: skip
+        (note,) = exposed(step)
+        assert note.startswith(f"line {line}: a trip waits on LDG.E"), step
+    assert exposed("01_naive.cu") == []
+    if arch == "sm_90a":
+        assert exposed("05_wgmma_tma.cu") == []
+
+
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90a"])
 @pytest.mark.parametrize("step", ["03_register_blocking.cu", "04_warp_tiling.cu"])
 def test_register_blocked_matmuls_use_128_bit_loads_and_do_not_spill(
     matmul, step: str, arch: str

@@ -3,6 +3,7 @@ control codes of tests/corpus/tiled/sm_90a (the notations test_control_codes che
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 from sassview.build import build_program
@@ -67,3 +68,51 @@ def test_a_wait_on_the_trip_before_is_carried() -> None:
     # The load issues, its own 2 cycles pass, then the next trip's FFMA waits: 2 cycles.
     assert (wait.address, wait.producer, wait.opcode, wait.kind) == (0x00, 0x20, "LDG.E", "global")
     assert (wait.cycles_between, wait.carried, wait.on) == (2, True, "result")
+
+
+def _tiled_kernel():  # type: ignore[no-untyped-def]
+    from sassview.testing import KernelUnderTest
+
+    art = Artifacts(kind="cubin", arch="sm_90a", cubin=CUBIN.read_bytes())
+    (insp,) = inspect_program(build_program(art))
+    return KernelUnderTest(insp)
+
+
+def test_assert_stall_cycles_reads_the_main_loop_at_the_line() -> None:
+    import pytest
+
+    from sassview.testing import ScheduleMismatch
+
+    k = _tiled_kernel()
+    k.assert_stall_cycles(line=9, max=44, min_math_share=0.29)
+    # The remainder loop (24 cycles) would pass max=30: the main loop (44) is the one read.
+    with pytest.raises(ScheduleMismatch) as failure:
+        k.assert_stall_cycles(line=9, max=30)
+    assert "44 issue cycles per trip > 30" in str(failure.value)
+    assert "found:    line 9: 44 issue cycles per trip, 30% on math" in str(failure.value)
+    with pytest.raises(ScheduleMismatch, match="math share 30% < 50%"):
+        k.assert_stall_cycles(line=9, min_math_share=0.5)
+    with pytest.raises(ScheduleMismatch, match="no innermost loop at line 3"):
+        k.assert_stall_cycles(line=3, max=100)
+
+
+def test_a_math_loop_that_uses_a_global_load_at_once_gets_a_note() -> None:
+    from sassview.analyses.schedule import LoopSchedule, Wait, _exposed_note
+
+    load = Wait(0x40, 0, 0x10, "LDG.E", "global", 8, False, "result")
+    shared = Wait(0x40, 0, 0x10, "LDS", "shared", 2, False, "result")
+    carried = dataclasses.replace(load, carried=True)  # loaded in the trip before: pipelined
+
+    def loop(share: float, *waits: Wait) -> LoopSchedule:
+        return LoopSchedule(0, 11, 20, 100, round(share * 100), False, waits)
+
+    note = _exposed_note(loop(0.38, load))
+    assert note is not None and note.kind == "exposed-load"
+    assert note.message.startswith("line 11: a trip waits on LDG.E 8 issue cycles after")
+    assert _exposed_note(loop(0.10, load)) is None  # a load-bound loop: not what it exists for
+    assert _exposed_note(loop(0.38, shared)) is None  # shared latency: the row says it
+    assert (
+        _exposed_note(loop(0.38, Wait(0x40, 0, 0x10, "LDG.E", "global", 80, False, "result")))
+        is None
+    )
+    assert _exposed_note(loop(0.38, carried)) is None

@@ -70,3 +70,19 @@ def test_triton_num_stages_sweep_changes_async_copies_in_flight_and_shared_memor
     # More stages: more cp.async (LDGSTS) in flight and more shared memory for the buffers.
     assert four["values"]["cp_async"] > two["values"]["cp_async"] > 0
     assert four["delta"]["shared_bytes"] > 0
+
+
+def test_rows_carry_occupancy_and_each_loops_issue_cycles() -> None:
+    # __launch_bounds__(256): 256 threads per block, so the occupancy is known; line 21 is
+    # the k0 loop (the schedule's innermost loop: everything inside it is unrolled).
+    path = EXAMPLES / "matmul" / "03_register_blocking.cu"
+    done = sweep(path, "-p", "-maxrregcount=32,64", "--arch", "sm_80", "--json")
+    assert done.returncode == 0, done.stderr
+    rows = json.loads(done.stdout)["rows"]
+    assert {r["values"]["occupancy"] for r in rows} == {25.0}
+    assert all(r["values"]["loop_cycles"].startswith("21:") for r in rows)
+    table = sweep(path, "-p", "-maxrregcount=32,64", "--arch", "sm_80")
+    assert "occ %" in table.stdout and "cycles" in table.stdout
+    # A kernel without launch bounds or loops gets neither column.
+    plain = sweep(CORPUS / "sources" / "vecadd.cu", "-p", "-maxrregcount=16,32", "--arch", "sm_90a")
+    assert "occ %" not in plain.stdout and "cycles" not in plain.stdout

@@ -25,6 +25,7 @@ REGISTRY: Mapping[str, str] = MappingProxyType(
         "ptxas": "sassview.analyses.ptxas_advice",
         "register_cap": "sassview.analyses.register_cap",
         "occupancy": "sassview.analyses.occupancy",
+        "register_budget": "sassview.analyses.register_budget",
         "schedule": "sassview.analyses.schedule",
     }
 )

@@ -23,7 +23,8 @@ carveout preference; `carveout_kb` names the smallest that keeps the same blocks
 memory of a CUDA C++ launch is unknown here and counted as 0; on sm_90+ the 1 KB window at the
 start of the kernel's shared section is the system's reservation, so it is not added twice;
 Hopper/Blackwell kernels that change their register budget per warp group (setmaxnreg) are
-counted at the cubin's REGCOUNT. Theoretical occupancy, not what a profiler measures.
+counted at the cubin's REGCOUNT, which is what the launch allocates (register_budget.py reads
+the split). Theoretical occupancy, not what a profiler measures.
 """
 
 from __future__ import annotations
@@ -208,6 +209,10 @@ def run(ctx: AnalysisContext) -> Findings:
         "points": [_point(p) for p in points],
         "text": describe(points, source, sm, kernel.resources.registers),
     }
+    if any(ins.opcode == "USETMAXREG" for ins in kernel.instructions):
+        # The launch allocates REGCOUNT for every thread; setmaxnreg only moves registers
+        # between the block's warp groups (analyses/register_budget.py), so it changes no limit.
+        facts["text"] += "; registers as launched (setmaxnreg moves them within the block)"
     return Findings(facts=facts)
 
 

@@ -27,7 +27,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from sassview.analyses.base import AnalysisContext, Findings
+from sassview.analyses.base import AnalysisContext, Annotation, Findings, Severity
 from sassview.graph.loops import Loop
 from sassview.ir import ControlCode, Kernel, SassInstruction
 from sassview.opcodes import instruction_category
@@ -149,6 +149,53 @@ def placed_text(fact: Mapping[str, Any], place: str | None) -> str:
     return place + text[len(_place(fact["source_line"], fact["loop"])) :]
 
 
+# A loop "exists for its math" from this share of its issue cycles on, and a global load's
+# result used within this many issue cycles of the load, in the same trip, is unhidden by the
+# schedule: a global load takes hundreds of cycles (L2 hits ~200, DRAM more), so 64 cycles of
+# other work hide a small part of it at best; only other warps can cover the rest. Measured on
+# the bundled matmuls: their non-pipelined loops use the load 2-25 cycles after it.
+MATH_LOOP_SHARE = 0.25
+EXPOSED_CYCLES = 64
+EXPOSED_HINT = (
+    "software-pipeline the loop: load the next trip's data before this trip's math (double "
+    "buffering through shared memory, cp.async or TMA; in Triton num_stages, in the CuTe DSL "
+    "more pipeline stages), or give each trip more independent work (more accumulators)"
+)
+
+
+def exposed_load(s: LoopSchedule) -> Wait | None:
+    """The tightest same-trip wait on a global load's result in a math loop, or None."""
+    if s.math_share < MATH_LOOP_SHARE:
+        return None
+    waits = [
+        w
+        for w in s.waits
+        if w.on == "result" and w.kind == "global" and not w.carried
+        and w.cycles_between < EXPOSED_CYCLES
+    ]  # fmt: skip
+    return min(waits, key=lambda w: w.cycles_between, default=None)
+
+
+def _exposed_note(s: LoopSchedule) -> Annotation | None:
+    wait = exposed_load(s)
+    if wait is None:
+        return None
+    return Annotation(
+        kind="exposed-load",
+        severity=Severity.NOTE,
+        message=(
+            f"{_place(s.source_line, s.loop)}: a trip waits on {wait.opcode} {wait.cycles_between} "
+            f"issue cycles after issuing it ({round(100 * s.math_share)}% of the loop's cycles "
+            "are math): nothing else is scheduled over the load's latency, so each trip stalls "
+            "unless other warps run meanwhile (ptxas' plan, not a measurement)"
+        ),
+        hint=EXPOSED_HINT,
+        addresses=(wait.producer, wait.address),
+        loops=(s.loop,),
+        data={"cycles_between": wait.cycles_between, "producer": wait.producer},
+    )
+
+
 def run(ctx: AnalysisContext) -> Findings:
     if not ctx.kernel.control:
         return Findings(facts={"loops": []})
@@ -158,7 +205,8 @@ def run(ctx: AnalysisContext) -> Findings:
         for lp in ctx.loops
         if lp.index not in inner and (s := loop_schedule(ctx.kernel, lp)) is not None
     ]
-    return Findings(facts={"loops": [_facts(s) for s in schedules]})
+    notes = tuple(n for s in schedules if (n := _exposed_note(s)) is not None)
+    return Findings(facts={"loops": [_facts(s) for s in schedules]}, annotations=notes)
 
 
 def _facts(s: LoopSchedule) -> dict[str, Any]:

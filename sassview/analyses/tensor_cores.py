@@ -35,6 +35,7 @@ from typing import Any, Protocol
 
 from sassview.analyses.base import AnalysisContext, Annotation, Findings, Severity
 from sassview.analyses.memory import distinct_locs, ptx_for, ptx_lines, ptx_opcodes
+from sassview.analyses.tcgen05_idesc import constant_before, decode_idesc
 from sassview.frontends.arch import FEATURES_BY_NAME
 from sassview.ir import Kernel, SassInstruction, SourceLoc
 from sassview.opcodes import is_move
@@ -132,34 +133,40 @@ def _join(types: Sequence[str]) -> str | None:
 def run(ctx: AnalysisContext) -> Findings:
     kernel = ctx.kernel
     table = ctx.shared(ptx_lines)
-    tensor: list[SassInstruction] = []
+    tensor: list[tuple[int, SassInstruction]] = []  # (index, instruction)
     fma: dict[int, SassInstruction] = {}  # address -> FMA, in address order
     fma_kinds: dict[str, int] = {}
     fences = waits = 0
-    for ins in kernel.instructions:
+    for index, ins in enumerate(kernel.instructions):
         op = ins.opcode
         if op in FMA_OPCODES:  # no FMA opcode ends in MMA: the order of the tests is free
             if op != "HFMA2" or is_fma(ins):  # only HFMA2 can be a move
                 fma[ins.address] = ins
                 fma_kinds[op] = fma_kinds.get(op, 0) + 1
         elif op.endswith("MMA"):  # path_of(op) is not None
-            tensor.append(ins)
+            tensor.append((index, ins))
         elif op == "WARPGROUP":
             fences += ins.modifiers[:1] == ("ARRIVE",)
             waits += ins.modifiers[:1] == ("DEPBAR",)
     fma_addresses = fma.keys()
-    ops: dict[tuple[str, str | None], dict[str, Any]] = {}
-    for ins in tensor:
-        ptx = ptx_for(kernel, table, ins.address) if path_of(ins.opcode) == "tcgen05" else None
-        decoded = decode(ins, ptx.mnemonic if ptx is not None else None)
-        key = (ins.mnemonic, decoded["inputs"])  # tcgen05: one opcode, several kind::
+    ops: dict[tuple[str, str | None, str | None], dict[str, Any]] = {}
+    descriptors = _Descriptors(ctx)
+    for index, ins in tensor:
+        if path_of(ins.opcode) == "tcgen05":
+            ptx = ptx_for(kernel, table, ins.address)
+            decoded = decode(ins, ptx.mnemonic if ptx is not None else None)
+            decoded.update(descriptors.shape(index, ins, decoded["inputs"]))
+        else:
+            decoded = decode(ins)
+        # tcgen05: one opcode, several kind:: and shapes
+        key = (ins.mnemonic, decoded["inputs"], decoded["shape"])
         entry = ops.get(key)
         if entry is None:
             entry = ops[key] = {"mnemonic": ins.mnemonic, "path": path_of(ins.opcode), **decoded}
             entry["count"] = 0
         entry["count"] += 1
-    path = _best(path_of(i.opcode) for i in tensor)
-    tensor_paths = {i.address: str(path_of(i.opcode)) for i in tensor}
+    path = _best(path_of(i.opcode) for _, i in tensor)
+    tensor_paths = {i.address: str(path_of(i.opcode)) for _, i in tensor}
     loops: Sequence[LoopLike] = tuple(ctx.loops or ())
     per_loop = {str(lp.index): _best(tensor_paths.get(a) for a in lp.addresses) for lp in loops}
     present = ctx.shared(ptx_opcodes)
@@ -183,7 +190,10 @@ def run(ctx: AnalysisContext) -> Findings:
     annotations: list[Annotation] = []
     if tensor:
         summary = list(ops.values())
-        annotations.append(_tensor_note(path, summary, tensor, fences, waits, loops, per_loop))
+        instructions = [ins for _, ins in tensor]
+        annotations.append(
+            _tensor_note(path, summary, instructions, fences, waits, loops, per_loop)
+        )
     missing = [name for name in ptx_ops if name.startswith("wgmma.mma_async")]
     if missing and not any(p == "wgmma" for p in tensor_paths.values()):
         annotations.append(
@@ -196,9 +206,32 @@ def run(ctx: AnalysisContext) -> Findings:
                 data={"ptx_ops": {k: ptx_ops[k] for k in missing}},
             )
         )
-    annotations.extend(_emulation_notes(kernel, tensor, present))
+    annotations.extend(_emulation_notes(kernel, [ins for _, ins in tensor], present))
     annotations.extend(_fallback_notes(kernel, fallback, fallback_loops, fma, fma_kinds))
     return Findings(facts=facts, annotations=tuple(annotations))
+
+
+class _Descriptors:
+    """tcgen05 shapes from constant instruction descriptors (analyses/tcgen05_idesc.py)."""
+
+    def __init__(self, ctx: AnalysisContext) -> None:
+        self._ctx = ctx
+
+    def shape(self, index: int, ins: SassInstruction, kind: str | None) -> dict[str, Any]:
+        group = 2 if "2CTA" in ins.modifiers else 1
+        out: dict[str, Any] = {"kind": kind, "cta_group": group, "descriptor": None}
+        reg = next((o.text[6:-1] for o in ins.operands if o.text.startswith("idesc[")), None)
+        if reg is None or self._ctx.cfg is None:  # the recorded-case tests run without a CFG
+            return out
+        value = constant_before(self._ctx.kernel.instructions, self._ctx.cfg, reg, index)
+        if value is None:
+            return out
+        out["descriptor"] = f"{value:#x}"
+        decoded = decode_idesc(value, kind, group)
+        if decoded is not None:
+            out.update(shape=decoded.shape, accumulator=decoded.accumulator)
+            out.update(inputs=decoded.inputs, sparse=decoded.sparse)
+        return out
 
 
 def _best(paths: Iterable[str | None]) -> str:

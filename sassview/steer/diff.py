@@ -128,6 +128,8 @@ def compare(a: Inspection, b: Inspection, *, names: tuple[str, str] = ("a", "b")
         "cp_async",
         "tma_loads",
         "loops",
+        "occupancy",
+        "loop_cycles",
     ]
     summary = [(k, va[k], vb[k]) for k in keys if va[k] != vb[k]]
     ca, cb = a.kernel.opcode_counts(), b.kernel.opcode_counts()

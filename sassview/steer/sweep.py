@@ -118,6 +118,23 @@ def _loops(insp: Inspection) -> str:
     return " ".join(parts)
 
 
+def _occupancy(insp: Inspection) -> float | None:
+    """Occupancy % at the kernel's own block size; None when it is unknown (a sweep of sizes)."""
+    f = insp.facts("occupancy")
+    if not f["known"] or f["block_source"] == "sweep":
+        return None
+    percent: float = f["points"][0]["percent"]
+    return percent
+
+
+def _loop_cycles(insp: Inspection) -> str:
+    """`9:44 13:72`: issue cycles per trip of each innermost loop, by its line (the schedule)."""
+    return " ".join(
+        f"{s['source_line'] if s['source_line'] is not None else '?'}:{s['issue_cycles']}"
+        for s in insp.facts("schedule")["loops"]
+    )
+
+
 def row_values(insp: Inspection) -> dict[str, Any]:
     r = insp.kernel.resources
     mem = insp.facts("memory")
@@ -135,6 +152,8 @@ def row_values(insp: Inspection) -> dict[str, Any]:
         "cp_async": async_["cp_async"],
         "tma_loads": async_["tma"]["loads"],
         "loops": _loops(insp),
+        "occupancy": _occupancy(insp),
+        "loop_cycles": _loop_cycles(insp),
     }
 
 

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from sassview.testing.memory_use import BankConflictFound, CoalescingMismatch
     from sassview.testing.normalize import normalize_ptx, normalize_sass
     from sassview.testing.occupancy import OccupancyTooLow
+    from sassview.testing.schedule import ScheduleMismatch
     from sassview.testing.snapshot import SnapshotMismatch
 
 _WHERE = {
@@ -40,6 +41,7 @@ _WHERE = {
     "normalize_ptx": "normalize",
     "SnapshotMismatch": "snapshot",
     "OccupancyTooLow": "occupancy",
+    "ScheduleMismatch": "schedule",
     "CoalescingMismatch": "memory_use",
     "BankConflictFound": "memory_use",
     **{
@@ -63,6 +65,7 @@ __all__ = [
     "FileCheckFailure",
     "KernelUnderTest",
     "OccupancyTooLow",
+    "ScheduleMismatch",
     "SassviewAssertionError",
     "SnapshotMismatch",
     "SpillsFound",

@@ -418,6 +418,21 @@ class KernelUnderTest:
             threads=threads,
         )
 
+    def assert_stall_cycles(
+        self,
+        *,
+        line: int,
+        max: int | None = None,  # noqa: A002 - the name the issue and the docs use
+        min_math_share: float | None = None,
+    ) -> None:
+        """The innermost loop at `line` issues in at most `max` cycles per trip per warp (the
+        stall counts ptxas encoded, summed over one trip), and spends at least
+        `min_math_share` (0-1) of them on math; the main loop where a remainder loop exists."""
+        __tracebackhide__ = True
+        from sassview.testing.schedule import check_stall_cycles
+
+        check_stall_cycles(self, line=line, max_cycles=max, min_math_share=min_math_share)
+
     # -- text checks -----------------------------------------------------------------------
 
     def filecheck(

@@ -23,6 +23,8 @@ COLUMNS = (
     ("cp_async", "cp.async"),
     ("tma_loads", "TMA"),
     ("loops", "loops (line:factor)"),
+    ("occupancy", "occ %"),
+    ("loop_cycles", "cycles"),
 )
 
 
@@ -162,22 +164,31 @@ def _cell(row: Any, key: str) -> str:
     return text
 
 
+_LEFT = ("tensor", "loops (line:factor)", "cycles")
+# Shown only when some row has a value: most sweeps of a kernel without launch bounds or loops
+# would print two empty columns and fold the variant labels.
+_OPTIONAL = ("occupancy", "loop_cycles")
+
+
 def _print_table(rows: list[Any]) -> None:
     from rich.console import Console
     from rich.table import Table
     from rich.text import Text
 
+    columns = [
+        (key, title)
+        for key, title in COLUMNS
+        if key not in _OPTIONAL or any(r.values[key] not in (None, "") for r in rows)
+    ]
     table = Table(show_lines=False, header_style="bold")
     table.add_column("variant", overflow="fold")
     table.add_column("arch")
     table.add_column("kernel", overflow="fold")
-    for _, title in COLUMNS:
-        table.add_column(
-            title, justify="right" if title not in ("tensor", "loops (line:factor)") else "left"
-        )
+    for _, title in columns:
+        table.add_column(title, justify="left" if title in _LEFT else "right")
     for r in rows:
         # Text, never a markup string: a label like `add [num_warps=4]` is a Rich style tag.
-        cells = (r.label, r.arch, r.kernel.split("(")[0], *(_cell(r, k) for k, _ in COLUMNS))
+        cells = (r.label, r.arch, r.kernel.split("(")[0], *(_cell(r, k) for k, _ in columns))
         table.add_row(*map(Text, cells))
     Console(width=max(160, Console().width)).print(table)
     click.echo(

@@ -109,6 +109,8 @@ def _analysis_lines(a: dict[str, Any]) -> list[str]:
         rows.append(("memory use", f"{use['text']}; assumes {use['block']}"))
     if a.get("occupancy"):
         rows.append(("occupancy", a["occupancy"]["text"]))
+    if a.get("register_budget"):
+        rows.append(("reg budgets", a["register_budget"]["text"]))
     rows.extend(
         ("schedule", text) for text in _alike(loop["text"] for loop in a.get("schedule", ()))
     )

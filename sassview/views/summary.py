@@ -105,7 +105,11 @@ def _analysis(insp: Inspection) -> dict[str, Any]:
         "tensor_core_path": tc["path"],
         "wgmma_serialized": insp.facts("ptxas")["wgmma_serialized"],
         "tensor_core_ops": [
-            {k: op[k] for k in ("mnemonic", "shape", "accumulator", "inputs", "count")}
+            {
+                **{k: op[k] for k in ("mnemonic", "shape", "accumulator", "inputs", "count")},
+                "kind": op.get("kind"),  # tcgen05: the PTX kind::
+                "descriptor": op.get("descriptor"),  # tcgen05: a constant instruction descriptor
+            }
             for op in tc["ops"]
         ],
         "cp_async": async_["cp_async"],
@@ -115,6 +119,7 @@ def _analysis(insp: Inspection) -> dict[str, Any]:
         "spill_load_bytes": spills["spill_load_bytes"],
         "local_bytes": spills["local_bytes"],
         "occupancy": _occupancy(insp),
+        "register_budget": _register_budget(insp),
         "schedule": _schedule(insp),
         "memory_use": _memory_use(insp),
         "register_peak": {
@@ -124,6 +129,16 @@ def _analysis(insp: Inspection) -> dict[str, Any]:
             "registers": sorted(live.live_at(live.peak_index), key=_register_key),
         },
     }
+
+
+def _register_budget(insp: Inspection) -> dict[str, Any] | None:
+    """setmaxnreg per warp group: sassview/analyses/register_budget.py; None without one."""
+    f = insp.facts("register_budget")
+    if not f["budgets"]:
+        return None
+    keep = ("launch_registers", "threads", "pool", "warp_groups", "budgets",
+            "increase_groups_that_fit", "text")  # fmt: skip
+    return {k: f[k] for k in keep}
 
 
 def _occupancy(insp: Inspection) -> dict[str, Any] | None:

@@ -38,6 +38,11 @@ CASES: dict[str, dict[str, object]] = {
         "archs": ["sm_90a"],
     },
     "tcgen05": {"source": "tests/data/analyses/sources/tcgen05.cu", "archs": ["sm_100a"]},
+    "tcgen05_shapes": {
+        "source": "tests/data/analyses/sources/tcgen05_shapes.cu",
+        "archs": ["sm_100a"],
+    },
+    "setmaxnreg": {"source": "tests/data/analyses/sources/setmaxnreg.cu", "archs": ["sm_90a"]},
     "async": {"source": "tests/data/analyses/sources/async.cu", "archs": ["sm_80", "sm_90a"]},
     "coalescing": {
         "source": "tests/data/analyses/sources/coalescing.cu",

@@ -1,0 +1,206 @@
+"""Register budgets per warp group: what `setmaxnreg` moves, and whether it can be granted.
+
+Hopper and Blackwell warp-specialised kernels launch with one register count for every
+thread (the cubin's REGCOUNT: the allocation occupancy rests on) and then move registers
+between warp groups: the producers give theirs back (`setmaxnreg.dec` -> `USETMAXREG.DEALLOC`),
+the consumers take them (`setmaxnreg.inc` -> `USETMAXREG.TRY_ALLOC`, retried in a loop until the
+block's pool can grant it). The pool is what the launch allocated: REGCOUNT x 32 per warp,
+rounded up to the allocation unit, times the block's warps. Registers never leave the block,
+so occupancy does not change; what can go wrong is the split: if the warp groups ask for more
+than the pool holds, an increase is never granted and its warps spin for ever.
+
+For each USETMAXREG: its target, its source line, and the code that runs under it (every
+instruction reachable from it before another USETMAXREG), with the most registers live there
+and the highest register it names — the peak read against the budget of the warps that run
+it. With the block size known (`__launch_bounds__` / `.reqntid`), every split of its warp
+groups of 128 threads between the decrease and increase targets is checked against the pool.
+
+How it can be wrong: which warp groups run which `setmaxnreg` is decided by branches on the
+thread index that this analysis does not follow: the split is given as what fits, not as what
+the kernel does. A kernel with more than two targets is reported per target, without a split.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from sassview.analyses.base import AnalysisContext, Annotation, Findings, Severity
+from sassview.analyses.occupancy import block_sizes
+from sassview.analyses.sm_limits import limits_for
+from sassview.graph.dataflow import register_effects
+from sassview.ir import Kernel
+
+WARP_GROUP = 128  # threads: setmaxnreg acts on a whole warp group
+
+
+@dataclass(frozen=True, slots=True)
+class Budget:
+    address: int
+    line: int | None
+    action: str  # "increase" | "decrease"
+    registers: int  # per thread, from this instruction on
+    peak_live: int  # the most registers live in the code under it (nvdisasm's '#')
+    highest: int  # one past the highest R register that code names (R71 -> 72)
+
+
+def _target(ins_modifiers: tuple[str, ...]) -> str | None:
+    if "DEALLOC" in ins_modifiers:
+        return "decrease"
+    if "TRY_ALLOC" in ins_modifiers or "ALLOC" in ins_modifiers:
+        return "increase"
+    return None
+
+
+def _region(ctx: AnalysisContext, index: int) -> list[int]:
+    """The instruction indices that run after the USETMAXREG at `index` and before any other
+    (the retry loop of an increase included once)."""
+    ins, cfg = ctx.kernel.instructions, ctx.cfg
+    out: list[int] = []
+    seen: set[tuple[int, int]] = set()
+    work = [index + 1]
+    while work:
+        i = work.pop()
+        if i >= len(ins):
+            continue
+        block = cfg.block_of_index(i)
+        if (block.index, i) in seen:
+            continue
+        seen.add((block.index, i))
+        stopped = False
+        for j in range(i, block.last + 1):
+            if ins[j].opcode == "USETMAXREG":
+                stopped = True
+                break
+            out.append(j)
+        if not stopped:
+            work.extend(cfg.blocks[s].first for s in block.successors)
+    return sorted(set(out))
+
+
+def _highest_register(ctx: AnalysisContext, region: list[int]) -> int:
+    top = 0
+    for i in region:
+        eff = register_effects(ctx.kernel.instructions[i])
+        for name in (*eff.defs, *eff.uses):
+            if name.startswith("R") and name[1:].isdigit():
+                top = max(top, int(name[1:]) + 1)
+    return top
+
+
+def budgets(ctx: AnalysisContext) -> list[Budget]:
+    out = []
+    gpr = ctx.liveness.counts.get("GPR", ()) if ctx.liveness else ()
+    for index, ins in enumerate(ctx.kernel.instructions):
+        if ins.opcode != "USETMAXREG":
+            continue
+        action = _target(ins.modifiers)
+        value = next((o.value for o in ins.operands if o.value is not None), None)
+        if action is None or value is None:
+            continue
+        region = _region(ctx, index)
+        out.append(
+            Budget(
+                address=ins.address,
+                line=ins.source.line if ins.source else None,
+                action=action,
+                registers=int(value),
+                peak_live=max((gpr[i] for i in region if i < len(gpr)), default=0),
+                highest=_highest_register(ctx, region),
+            )
+        )
+    return out
+
+
+def pool_of(kernel: Kernel, threads: int) -> int | None:
+    """The registers the launch gives one block: REGCOUNT x 32 per warp, rounded up to the
+    allocation unit, times its warps (cuda_occupancy.h's per-warp allocation)."""
+    sm = limits_for(kernel.arch)
+    if sm is None or not kernel.resources.registers:
+        return None
+    per_warp = -(-kernel.resources.registers * sm.warp_size // sm.register_unit) * sm.register_unit
+    return per_warp * -(-threads // sm.warp_size)
+
+
+def splits(pool: int, groups: int, low: int, high: int) -> list[int]:
+    """How many of `groups` warp groups may hold `high` registers per thread (the rest `low`)
+    within `pool`, for at least one group at each target."""
+    return [
+        n
+        for n in range(1, groups)
+        if n * WARP_GROUP * high + (groups - n) * WARP_GROUP * low <= pool
+    ]
+
+
+def run(ctx: AnalysisContext) -> Findings:
+    found = budgets(ctx)
+    if not found:
+        return Findings(facts={"budgets": [], "text": None})
+    kernel = ctx.kernel
+    sizes, source = block_sizes(kernel)
+    threads = sizes[0] if source in ("reqntid", "maxntid") else None
+    pool = pool_of(kernel, threads) if threads else None
+    lows = {b.registers for b in found if b.action == "decrease"}
+    highs = {b.registers for b in found if b.action == "increase"}
+    fit: list[int] | None = None
+    groups = threads // WARP_GROUP if threads and threads % WARP_GROUP == 0 else None
+    if pool and groups and len(lows) == 1 and len(highs) == 1:
+        fit = splits(pool, groups, next(iter(lows)), next(iter(highs)))
+    facts: dict[str, Any] = {
+        "launch_registers": kernel.resources.registers,
+        "threads": threads,
+        "pool": pool,
+        "warp_groups": groups,
+        "budgets": [asdict(b) for b in found],
+        "increase_groups_that_fit": fit,
+        "text": describe(kernel.resources.registers, threads, pool, found, groups, fit),
+    }
+    annotations = []
+    if fit == [] and groups:
+        low, high = next(iter(lows)), next(iter(highs))
+        need = WARP_GROUP * (high + (groups - 1) * low)
+        annotations.append(
+            Annotation(
+                kind="register-budget",
+                severity=Severity.WARNING,
+                message=(
+                    f"setmaxnreg asks for more registers than the block has: even one of its "
+                    f"{groups} warp groups at {high} (the others at {low}) needs {need}, the "
+                    f"launch gave {pool} ({kernel.resources.registers} x {threads}); the "
+                    "increase is never granted and its warps wait for ever"
+                ),
+                hint="lower the setmaxnreg.inc target or the setmaxnreg.dec one, or launch "
+                "with more registers per thread (fewer threads per block, or -maxrregcount)",
+                addresses=tuple(b.address for b in found),
+            )
+        )
+    return Findings(facts=facts, annotations=tuple(annotations))
+
+
+def describe(
+    registers: int,
+    threads: int | None,
+    pool: int | None,
+    found: list[Budget],
+    groups: int | None,
+    fit: list[int] | None,
+) -> str:
+    """`launch 168 x 384 = 64512; line 6: down to 40 (peak 12 live), line 9: up to 232 (peak
+    68 live); fits 1 or 2 of 3 warp groups at 232`: the check row, worded once."""
+    head = f"launch {registers} per thread"
+    if threads and pool:
+        head = f"launch {registers} x {threads} threads = {pool} in the block's pool"
+    words = {"decrease": "down to", "increase": "up to"}
+    parts = [
+        f"line {b.line if b.line is not None else '?'}: {words[b.action]} {b.registers} "
+        f"(peak {b.peak_live} live, R0-R{max(b.highest - 1, 0)})"
+        for b in found
+    ]
+    text = f"{head}; " + ", ".join(parts)
+    if fit and groups:
+        high = max(b.registers for b in found if b.action == "increase")
+        counts = " or ".join(map(str, fit))
+        text += f"; fits {counts} of {groups} warp groups at {high}"
+    elif fit == [] and groups:
+        text += f"; no split of its {groups} warp groups fits"
+    return text
