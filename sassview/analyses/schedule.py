@@ -1,7 +1,7 @@
-"""The issue schedule ptxas committed to in each innermost loop: cycles per trip and waits.
+"""The issue schedule ptxas committed to in each loop: cycles per trip and waits.
 
-From the control codes of the loop body's instructions (sassview.binary.control), per innermost
-loop, on sm_70 and later:
+From the control codes of the loop body's instructions (sassview.binary.control), per loop, on
+sm_70 and later (a loop with inner loops: its own code outside them):
   - issue cycles per trip per warp: the stall counts summed over the body, every instruction of
     the loop's blocks once, in address order. A body that branches (an `if` inside the loop)
     counts both arms, so the sum is an upper bound for a trip that takes one; a branch costs the
@@ -18,12 +18,13 @@ How it can be wrong: this is the compiler's plan, not a measurement. A stall is 
 warp waits; the hardware adds the scoreboard waits (a global load takes hundreds of cycles,
 which other warps hide), bank conflicts, and the cycles the other warps take. A scoreboard is a
 counter that several instructions may share: a wait is charged to the latest of them. Loops
-with an inner loop are not summed (their trip would hide the inner one's trips).
+with inner loops are read outside them: their own code per trip, the inner loops' left out
+(how often an inner loop runs per outer trip is not known here).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -56,15 +57,20 @@ class LoopSchedule:
     math_cycles: int
     branches: bool  # the body has more than one block: both arms are counted
     waits: tuple[Wait, ...]
+    inner_loops: int = 0  # loops directly inside it, whose code is not counted
 
     @property
     def math_share(self) -> float:
         return round(self.math_cycles / self.issue_cycles, 3) if self.issue_cycles else 0.0
 
 
-def _body(kernel: Kernel, loop: Loop) -> list[tuple[SassInstruction, ControlCode]]:
+def _body(
+    kernel: Kernel, loop: Loop, skip: frozenset[int] = frozenset()
+) -> list[tuple[SassInstruction, ControlCode]]:
     out = []
     for address in loop.addresses:
+        if address in skip:
+            continue
         ins, code = kernel.instruction_at(address), kernel.control_at(address)
         if ins is not None and code is not None:
             out.append((ins, code))
@@ -103,8 +109,12 @@ def _waits(body: list[tuple[SassInstruction, ControlCode]]) -> tuple[Wait, ...]:
     return tuple(sorted(found, key=lambda w: w.address))
 
 
-def loop_schedule(kernel: Kernel, loop: Loop) -> LoopSchedule | None:
-    body = _body(kernel, loop)
+def loop_schedule(kernel: Kernel, loop: Loop, inner: Sequence[Loop] = ()) -> LoopSchedule | None:
+    """The schedule of one trip of `loop`; with `inner` (the loops directly inside it), of
+    its own code outside them: an outer loop's trip runs its inner loops' trips a number of
+    times no count here knows, so they are left out, not summed."""
+    skip = frozenset(a for lp in inner for a in lp.addresses)
+    body = _body(kernel, loop, skip)
     if not body:
         return None
     return LoopSchedule(
@@ -113,8 +123,9 @@ def loop_schedule(kernel: Kernel, loop: Loop) -> LoopSchedule | None:
         instructions=len(body),
         issue_cycles=sum(code.stall for _, code in body),
         math_cycles=sum(code.stall for ins, code in body if instruction_category(ins) in MATH),
-        branches=len(loop.blocks) > 1,
+        branches=len(loop.blocks) > 1 and not inner,
         waits=_waits(body),
+        inner_loops=len(inner),
     )
 
 
@@ -123,6 +134,9 @@ def describe(s: LoopSchedule) -> str:
     before its use`: the one wording of a loop's schedule."""
     text = f"{_place(s.source_line, s.loop)}: {s.issue_cycles} issue cycles per trip"
     text += " (both arms of its branches)" if s.branches else ""
+    if s.inner_loops:
+        plural = "s" if s.inner_loops > 1 else ""
+        text += f" outside its {s.inner_loops} inner loop{plural}"
     text += f", {round(100 * s.math_share)}% on math"
     memory = [
         w
@@ -199,13 +213,17 @@ def _exposed_note(s: LoopSchedule) -> Annotation | None:
 def run(ctx: AnalysisContext) -> Findings:
     if not ctx.kernel.control:
         return Findings(facts={"loops": []})
-    inner = {lp.parent for lp in ctx.loops if lp.parent is not None}
+    children: dict[int, list[Loop]] = {}
+    for lp in ctx.loops:
+        if lp.parent is not None:
+            children.setdefault(lp.parent, []).append(lp)
     schedules = [
         s
         for lp in ctx.loops
-        if lp.index not in inner and (s := loop_schedule(ctx.kernel, lp)) is not None
+        if (s := loop_schedule(ctx.kernel, lp, children.get(lp.index, ()))) is not None
     ]
-    notes = tuple(n for s in schedules if (n := _exposed_note(s)) is not None)
+    # Only an innermost loop's trip is all of its work: the note reads those alone.
+    notes = tuple(n for s in schedules if not s.inner_loops and (n := _exposed_note(s)) is not None)
     return Findings(facts={"loops": [_facts(s) for s in schedules]}, annotations=notes)
 
 
@@ -218,6 +236,7 @@ def _facts(s: LoopSchedule) -> dict[str, Any]:
         "math_cycles": s.math_cycles,
         "math_share": s.math_share,
         "branches": s.branches,
+        "inner_loops": s.inner_loops,
         "waits": [
             {
                 "address": w.address,

@@ -1,7 +1,8 @@
 """`assert_stall_cycles`: a loop's issue schedule stays within a budget of cycles per trip.
 
 Reads the schedule analysis (sassview.analyses.schedule): the stall counts ptxas encoded in
-the control codes, summed over one trip of an innermost loop, per warp — the compiler's plan,
+the control codes, summed over one trip of a loop (an outer loop's own code outside its inner
+loops), per warp — the compiler's plan,
 not a measurement. A regression in scheduling (a dependent chain where there were independent
 accumulators, a load used right after it is issued) shows as more cycles per trip, or as a
 smaller share of them on the math the loop exists for.
@@ -23,8 +24,8 @@ class ScheduleMismatch(SassviewAssertionError):
 
 
 def _loop_at(k: KernelUnderTest, line: int) -> Mapping[str, Any]:
-    """The innermost SASS loop at `line`; where ptxas left a remainder loop beside the main
-    one, the main loop: the one with the most instructions (the unrolled body)."""
+    """The SASS loop at `line`; where ptxas left a remainder loop beside the main one, the
+    main loop: the one with the most instructions (the unrolled body)."""
     __tracebackhide__ = True
     loops = k.facts("schedule")["loops"]
     here = [s for s in loops if s["source_line"] == line]
@@ -32,13 +33,12 @@ def _loop_at(k: KernelUnderTest, line: int) -> Mapping[str, Any]:
         lines = sorted({s["source_line"] for s in loops if s["source_line"] is not None})
         raise ScheduleMismatch(
             compose(
-                f"{k.describe()}: no innermost loop at line {line} has a schedule",
+                f"{k.describe()}: no loop at line {line} has a schedule",
                 expected=f"a loop at line {line}",
-                found="innermost loops at lines " + ", ".join(map(str, lines))
+                found="loops at lines " + ", ".join(map(str, lines))
                 if lines
-                else "no innermost loop with control codes (sm_70 and later have them)",
-                hint="the schedule covers innermost loops only; name the line of the loop "
-                "statement",
+                else "no loop with control codes (sm_70 and later have them)",
+                hint="name the line of the loop statement (a fully unrolled loop has no trip)",
             )
         )
     return max(here, key=lambda s: s["instructions"])
