@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sassview.build import build_program
+from sassview.cache import release_claim as release_claims
 from sassview.frontends.arch import parse_arch_list
 from sassview.frontends.cuda import compile_cuda
 from sassview.frontends.files import assemble_ptx, load_file
@@ -45,18 +46,21 @@ def compile(  # noqa: A001 - the natural name; sassview.compile reads well
     included ahead of the source (a header's includer context)."""
     if path is not None:
         check_ptxas_can_name(input_file(path, wanted="a CUDA C++ file"))
-    artifacts = compile_cuda(
-        source,
-        path=path,
-        arch=arch,
-        defines=defines,
-        include_dirs=include_dirs,
-        options=options,
-        compiler=compiler,
-        host_compiler=host_compiler,
-        instantiate=instantiate,
-        include_before=include_before,
-    )
+    try:
+        artifacts = compile_cuda(
+            source,
+            path=path,
+            arch=arch,
+            defines=defines,
+            include_dirs=include_dirs,
+            options=options,
+            compiler=compiler,
+            host_compiler=host_compiler,
+            instantiate=instantiate,
+            include_before=include_before,
+        )
+    finally:
+        release_claims()  # a failed compile never put its entry (cache/locks.py)
     return build_program(artifacts, where=str(path or "<source>"))
 
 

@@ -453,3 +453,28 @@ def test_the_example_test_file_passes_on_its_first_run(project: pytest.Pytester)
         ["written: *test_listing_snapshot.add_f4.sm_90a.sass", "1 written, 0 updated"]
     )
     assert run(project).ret == 0  # and the next run compares with it
+
+
+def test_workers_sharing_a_kernel_build_it_once_and_the_controller_sums_up(
+    project: pytest.Pytester, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two xdist workers, each running every test (`--dist each`) on one kernel and an empty
+    cache: one compile and one disassembly in all (the second worker waits for the first or
+    finds its entries), and the controller's summary adds both workers' figures."""
+    pytest.importorskip("xdist")
+    write(
+        project,
+        "test_shared.py",
+        """
+        def test_registers(sassview_kernel):
+            sassview_kernel("vecadd.cu", kernel="add_f4").assert_max_registers(64)
+    """,
+    )
+    monkeypatch.setenv("SASSVIEW_CACHE_DIR", str(tmp_path / "fresh"))
+    result = project.runpytest_subprocess(
+        "-p", "no:cacheprovider", "-n", "2", "--dist", "each", "-v"
+    )
+    result.assert_outcomes(passed=2)
+    result.stdout.fnmatch_lines(
+        ["sassview: 2 compiles, 2 kernels inspected; cache: 2 built, 2 read (* after waiting*)"]
+    )

@@ -9,14 +9,16 @@ an entry used.
 - layout.py: where things live, and the proof that something is sassview's to delete;
 - sweep.py: info, clear and prune, which touch only what that proof covers;
 - removal.py: removing one directory, renamed aside first, and saying what really happened;
-- scratch.py: the tools' long-lived working directories.
+- scratch.py: the tools' long-lived working directories;
+- locks.py: one build per key across processes (pytest-xdist workers wait, then read).
 """
 
 from __future__ import annotations
 
 from sassview.cache.layout import FORMAT_VERSION, MARKER, cache_root, enabled, state
+from sassview.cache.locks import release as release_claim
 from sassview.cache.scratch import scratch_dir
-from sassview.cache.store import Entry, Store, digest, make_key
+from sassview.cache.store import STATS, Entry, Store, digest, make_key
 from sassview.cache.sweep import (
     CacheInfo,
     Cleanup,
@@ -32,6 +34,7 @@ from sassview.errors import SassviewError
 __all__ = [
     "FORMAT_VERSION",
     "MARKER",
+    "STATS",
     "CacheInfo",
     "Cleanup",
     "Entry",
@@ -46,6 +49,7 @@ __all__ = [
     "make_key",
     "parse_megabytes",
     "prune",
+    "release_claim",
     "scratch_dir",
     "size_limit",
     "state",

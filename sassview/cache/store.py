@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
 
+from sassview.cache import locks
 from sassview.cache.layout import (
     FORMAT_VERSION,
     MANIFEST,
@@ -74,6 +75,16 @@ class Entry:
         return dict(self.manifest_meta)
 
 
+# The kinds whose entries cost a compiler or nvdisasm run: a miss claims the key's build lock
+# (cache/locks.py), so two processes never build one of them at the same time. Small entries
+# (remembered tool versions, compiler routes) are cheaper to build twice than to lock.
+BUILT_ONCE = frozenset({"cuda", "cuda-nvcc", "ptx", "triton", "cute", "nvdisasm"})
+
+# What this process did with the BUILT_ONCE kinds: the pytest plugin reports it (per worker,
+# summed on the xdist controller).
+STATS = {"hits": 0, "builds": 0, "waited": 0}
+
+
 class Store:
     def __init__(self, kind: str, root: Path | None = None) -> None:
         self.kind = kind
@@ -84,7 +95,22 @@ class Store:
         return self.root / key[:2] / key
 
     def get(self, key: str) -> Entry | None:
-        """The entry for `key`, read whole and verified; None when absent or damaged."""
+        """The entry for `key`, read whole and verified; None when absent or damaged. For a
+        BUILT_ONCE kind a miss claims the key first: if another process is building it, this
+        waits for it and returns what it wrote; None means "build it, then put"."""
+        entry = self._read(key)
+        if self.kind not in BUILT_ONCE or not enabled():
+            return entry
+        if entry is None and locks.claim(self.kind, key):
+            entry = self._read(key)  # written while this process waited for the lock
+            if entry is not None:
+                STATS["waited"] += 1
+                locks.release(self.kind, key)
+        if entry is not None:
+            STATS["hits"] += 1
+        return entry
+
+    def _read(self, key: str) -> Entry | None:
         if not enabled():
             return None
         path = self._dir(key)
@@ -111,7 +137,18 @@ class Store:
     def put(
         self, key: str, files: Mapping[str, bytes | str], meta: Mapping[str, object] | None = None
     ) -> Entry | None:
-        """Write an entry atomically; None when caching is off or the disk refuses."""
+        """Write an entry atomically; None when caching is off or the disk refuses. Ends this
+        process's claim on the key (a waiting process then reads the entry)."""
+        try:
+            return self._put(key, files, meta)
+        finally:
+            if self.kind in BUILT_ONCE:
+                STATS["builds"] += 1
+                locks.release(self.kind, key)
+
+    def _put(
+        self, key: str, files: Mapping[str, bytes | str], meta: Mapping[str, object] | None
+    ) -> Entry | None:
         if not enabled():
             return None
         final = self._dir(key)

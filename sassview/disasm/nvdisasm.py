@@ -113,6 +113,7 @@ def disassembling(cubin: bytes) -> Iterator[Callable[[], Disassembly]]:
 
         yield functools.cache(wait)
     finally:
+        cache.release_claim("nvdisasm", key)  # a failed run never put its entry
         for running in tools:
             running.close()
         if path:

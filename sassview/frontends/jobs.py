@@ -22,6 +22,7 @@ from dataclasses import dataclass, replace
 from types import MappingProxyType
 from typing import Any
 
+from sassview.cache import locks as cache_locks
 from sassview.declare import Declaration
 from sassview.errors import InputError, SassviewError
 from sassview.frontends.discover import KernelFile, exit_error
@@ -90,7 +91,12 @@ def plan(kernel_file: KernelFile, archs: Sequence[str] | None = None) -> list[Jo
 def compile_job(kernel_file: KernelFile, job: Job) -> Artifacts:
     decl = kernel_file.declarations[job.declaration]
     compile_one = _FRONTENDS[decl.kind]
-    artifacts = compile_one(kernel_file, decl, job.arch, job.variant)
+    try:
+        artifacts = compile_one(kernel_file, decl, job.arch, job.variant)
+    finally:
+        # A compile that failed never put its entry: end its claim on the key now, or another
+        # process wanting the same kernel would wait for it (cache/locks.py).
+        cache_locks.release()
     return replace(
         artifacts, label=job.label(decl, kernel_file), variant=MappingProxyType(dict(job.variant))
     )
@@ -213,6 +219,20 @@ def _start_worker() -> None:
     signal.signal(signal.SIGTERM, _exit_on_sigterm)
 
 
+def pool_size() -> int:
+    """Compile processes for one sassview process: $SASSVIEW_JOBS, else the CPUs. Under
+    pytest-xdist each of N workers takes 1/N of the CPUs (N workers each starting a pool of
+    every CPU would run N x CPUs compilers on the machine)."""
+    text = os.environ.get("SASSVIEW_JOBS", "")
+    if text.isdigit() and int(text) > 0:
+        return int(text)
+    cpus = os.cpu_count() or 1
+    workers = os.environ.get("PYTEST_XDIST_WORKER_COUNT", "")
+    if workers.isdigit() and int(workers) > 1:
+        return max(1, cpus // int(workers))
+    return cpus
+
+
 def warm_cache(
     kernel_file: KernelFile,
     jobs: Sequence[Job],
@@ -223,7 +243,7 @@ def warm_cache(
     Errors are not raised here: the parent's pass over the cache meets them again, in order,
     with their full messages. `progress` is called as each job finishes."""
     global _shared
-    count = min(len(jobs), workers or os.cpu_count() or 1)
+    count = min(len(jobs), workers or pool_size())
     if count < 2 or "fork" not in multiprocessing.get_all_start_methods():
         return False
     _shared = kernel_file
@@ -276,4 +296,4 @@ def _no_kernels_hint(kf: KernelFile) -> str:
     return "declare kernels with sv.cuda(...), sv.cuda_file(...), sv.triton(...) or sv.cute(...)"
 
 
-__all__ = ["Job", "compile_all", "compile_job", "plan", "warm_cache"]
+__all__ = ["Job", "compile_all", "compile_job", "plan", "pool_size", "warm_cache"]

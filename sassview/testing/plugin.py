@@ -26,6 +26,7 @@ sassview.testing.matchers reading an Inspection. A missing frontend package skip
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -58,6 +59,17 @@ class _State:
     strict: bool = False
     cache: KernelCache | None = None
     snapshots: SnapshotSession | None = None
+    # What xdist workers reported (on the controller): loads, kernels, cache hits, builds, waits.
+    workers: dict[str, int] = dataclasses.field(default_factory=dict)
+
+    def counts(self) -> dict[str, int]:
+        """This process's loads, kernels and cache figures, plus what its workers reported."""
+        mine = {"loads": 0, "kernels": 0, "builds": 0, "hits": 0, "waited": 0}
+        if self.cache is not None:  # only then was sassview's cache imported at all
+            from sassview.cache import STATS
+
+            mine.update(STATS, loads=self.cache.compiles, kernels=len(self.cache.kernels))
+        return {k: n + self.workers.get(k, 0) for k, n in mine.items()}
 
     def kernels(self) -> KernelCache:
         if self.cache is None:
@@ -271,15 +283,17 @@ _WORKER_KEY = "sassview_snapshots"
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
-    """An xdist worker hands the snapshots it wrote to the controller, which reports them."""
+    """An xdist worker hands the snapshots it wrote, and what it compiled and read from the
+    cache, to the controller, which reports them for the whole run."""
     workeroutput = getattr(session.config, "workeroutput", None)
     state = session.config.stash.get(_STATE, None)
-    if workeroutput is None or state is None or state.snapshots is None:
+    if workeroutput is None or state is None:
         return
     snaps = state.snapshots
     workeroutput[_WORKER_KEY] = {
-        "written": [str(p) for p in snaps.written],
-        "updated": [str(p) for p in snaps.updated],
+        "written": [str(p) for p in snaps.written] if snaps else [],
+        "updated": [str(p) for p in snaps.updated] if snaps else [],
+        "counts": state.counts(),
     }
 
 
@@ -290,9 +304,12 @@ def pytest_testnodedown(node: Any, error: object) -> None:
     state = node.config.stash.get(_STATE, None)
     if not report or state is None:
         return
-    snaps = state.snapshot_session()
-    snaps.written.extend(Path(p) for p in report["written"])
-    snaps.updated.extend(Path(p) for p in report["updated"])
+    if report["written"] or report["updated"]:
+        snaps = state.snapshot_session()
+        snaps.written.extend(Path(p) for p in report["written"])
+        snaps.updated.extend(Path(p) for p in report["updated"])
+    for k, n in report.get("counts", {}).items():
+        state.workers[k] = state.workers.get(k, 0) + n
 
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
@@ -311,8 +328,12 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
                 "new snapshots were recorded from this run: review and commit them"
                 " (--sassview-strict fails on a missing one instead)"
             )
-    if state.cache is not None and config.getoption("verbose") > 0:
-        cache = state.cache
+    counts = state.counts()
+    if counts["loads"] and config.getoption("verbose") > 0:
+        # Summed over the xdist workers on the controller: a kernel two workers shared shows
+        # as one build and one wait (cache/locks.py), not two builds.
         terminalreporter.write_line(
-            f"sassview: {cache.compiles} compiles, {len(cache.kernels)} kernels inspected"
+            f"sassview: {counts['loads']} compiles, {counts['kernels']} kernels inspected; "
+            f"cache: {counts['builds']} built, {counts['hits']} read "
+            f"({counts['waited']} after waiting for another process)"
         )
