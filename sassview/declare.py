@@ -21,6 +21,8 @@ kernel; each call records a Declaration (nothing is compiled at import time):
 
     sv.cute(host_fn, fake_a, fake_b, arch="sm_100a")
 
+Each frontend's declarations are named in its spec (frontends/registry.py).
+
 `variants` is a grid: every combination of its values is one variant, compiled for every
 architecture. `sassview kernel.py` imports the file the way pytest imports a test module and
 compiles each (declaration, arch, variant).
@@ -43,7 +45,7 @@ _active: list[list[Declaration]] = []  # the registries of the kernel files bein
 
 @dataclass(frozen=True)
 class Declaration:
-    kind: str  # cuda | triton | cute
+    kind: str  # the frontend's: cuda | triton | cute (frontends/registry.py)
     name: str  # what the user sees: the function or kernel name
     target: Any  # the @triton.jit / @cute.jit function, or CUDA source text / path
     archs: tuple[str, ...]
@@ -93,7 +95,9 @@ def _caller_line() -> int:
     return frame.f_lineno
 
 
-def _register(decl: Declaration) -> Declaration:
+def register_declaration(decl: Declaration) -> Declaration:
+    """Record a declaration in the kernel file being imported (every frontend's sv.<name>
+    ends here); outside an import it is only returned."""
     if _active:
         _active[-1].append(decl)
     return decl
@@ -116,7 +120,7 @@ def cuda(
             "sassview.cuda() needs CUDA C++ source text with a __global__ kernel",
             "for a .cu file use sassview.cuda_file('kernel.cu', ...)",
         )
-    return _register(
+    return register_declaration(
         Declaration(
             "cuda",
             name or _first_kernel_name(source),
@@ -161,7 +165,7 @@ def cuda_file(
             f"sv.cuda_file(compiler={compiler!r}) is not a compiler",
             f"use one of {', '.join(COMPILERS)}",
         )
-    return _register(
+    return register_declaration(
         Declaration(
             "cuda",
             Path(path).name,
@@ -204,7 +208,7 @@ def triton(
     from sassview.frontends.triton import heuristics_of, unwrap
 
     jit_fn, configs = unwrap(fn)
-    return _register(
+    return register_declaration(
         Declaration(
             "triton",
             str(getattr(jit_fn, "__name__", "kernel")),
@@ -237,7 +241,7 @@ def cute(
     variants: Mapping[str, Sequence[Any]] | None = None,
 ) -> Declaration:
     """A CuTe DSL @cute.jit host function, with the (fake) arguments to compile it for."""
-    return _register(
+    return register_declaration(
         Declaration(
             "cute",
             getattr(fn, "__name__", "cute_kernel"),
