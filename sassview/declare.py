@@ -20,6 +20,7 @@ kernel; each call records a Declaration (nothing is compiled at import time):
     sv.cuda_file("gemm.cuh", instantiate=["gemm<128, 128, float>"])
 
     sv.cute(host_fn, fake_a, fake_b, arch="sm_100a")
+    sv.cutile(vadd, [array_f32, array_f32, array_f32, 256], arch="sm_100a")
 
 Each frontend's declarations are named in its spec (frontends/registry.py).
 
@@ -45,7 +46,7 @@ _active: list[list[Declaration]] = []  # the registries of the kernel files bein
 
 @dataclass(frozen=True)
 class Declaration:
-    kind: str  # the frontend's: cuda | triton | cute (frontends/registry.py)
+    kind: str  # the frontend's: cuda | triton | cute | cutile (frontends/registry.py)
     name: str  # what the user sees: the function or kernel name
     target: Any  # the @triton.jit / @cute.jit function, or CUDA source text / path
     archs: tuple[str, ...]
@@ -250,6 +251,52 @@ def cute(
             MappingProxyType({"options": options}),
             _variants(variants),
             args=tuple(args),
+            line=_caller_line(),
+        )
+    )
+
+
+def cutile(
+    kernel: Any,
+    parameters: Sequence[Any] | Mapping[str, Any],
+    *,
+    arch: str | Sequence[str] = "sm_100a",
+    hints: Mapping[str, Any] | None = None,
+    calling_convention: Any = None,
+    variants: Mapping[str, Sequence[Any]] | None = None,
+) -> Declaration:
+    """A cuTile Python @ct.kernel, with its signature as cuTile's export API takes it: one
+    ArrayConstraint / ScalarConstraint / constant per parameter, in order or by name.
+    `hints`: ct.kernel's (occupancy, num_ctas, opt_level, num_worker_warps). `variants` keys
+    are those hints or parameter names (a constant's values: {"TILE": [128, 256]})."""
+    import inspect
+
+    fn = getattr(kernel, "_pyfunc", kernel)
+    names = list(inspect.signature(fn).parameters) if callable(fn) else []
+    if isinstance(parameters, Mapping):
+        missing = [n for n in names if n not in parameters]
+        if missing or len(parameters) != len(names):
+            raise InputError(
+                f"sv.cutile({getattr(fn, '__name__', kernel)}): parameters name"
+                f" {', '.join(parameters)}, the kernel takes {', '.join(names)}",
+                "give one constraint or constant per kernel parameter",
+            )
+        parameters = [parameters[n] for n in names]
+    return register_declaration(
+        Declaration(
+            "cutile",
+            str(getattr(fn, "__name__", "kernel")),
+            kernel,
+            _archs(arch),
+            MappingProxyType(
+                {
+                    "parameters": tuple(parameters),
+                    "names": tuple(names),
+                    "hints": dict(hints or {}),
+                    "calling_convention": calling_convention,
+                }
+            ),
+            _variants(variants),
             line=_caller_line(),
         )
     )
