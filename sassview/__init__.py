@@ -50,6 +50,7 @@ if TYPE_CHECKING:
     from sassview.declare import cuda_file as cuda_file
     from sassview.declare import cute as cute
     from sassview.declare import cutile as cutile
+    from sassview.declare import gluon as gluon
     from sassview.declare import triton as triton
 
 

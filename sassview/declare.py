@@ -46,7 +46,7 @@ _active: list[list[Declaration]] = []  # the registries of the kernel files bein
 
 @dataclass(frozen=True)
 class Declaration:
-    kind: str  # the frontend's: cuda | triton | cute | cutile (frontends/registry.py)
+    kind: str  # the frontend's: cuda | triton | gluon | cute | cutile (frontends/registry.py)
     name: str  # what the user sees: the function or kernel name
     target: Any  # the @triton.jit / @cute.jit function, or CUDA source text / path
     archs: tuple[str, ...]
@@ -202,16 +202,18 @@ def triton(
     options: Mapping[str, Any] | None = None,
     variants: Mapping[str, Sequence[Any]] | None = None,
 ) -> Declaration:
-    """A @triton.jit kernel, or a @triton.autotune one: each of its configs is a variant;
-    @triton.heuristics values are computed per variant where they need no runtime argument.
-    `variants` keys are options (num_warps, num_stages, maxnreg, ...) or constexpr names
-    (BLOCK)."""
+    """A @triton.jit kernel (or a Gluon @gluon.jit one), or a @triton.autotune one: each of
+    its configs is a variant; @triton.heuristics values are computed per variant where they
+    need no runtime argument. `variants` keys are options (num_warps, num_stages, maxnreg,
+    ...) or constexpr names (BLOCK)."""
+    from sassview.frontends import registry
     from sassview.frontends.triton import heuristics_of, unwrap
 
     jit_fn, configs = unwrap(fn)
+    dialect = registry.detect(jit_fn)  # Triton's, or Gluon's for a @gluon.jit kernel
     return register_declaration(
         Declaration(
-            "triton",
+            dialect.kind if dialect is not None else "triton",
             str(getattr(jit_fn, "__name__", "kernel")),
             jit_fn,
             _archs(arch),
@@ -232,6 +234,9 @@ def triton(
             configs=tuple(MappingProxyType(c) for c in configs),
         )
     )
+
+
+gluon = triton  # a Gluon @gluon.jit kernel: sv.triton takes it too; the name reads better
 
 
 def cute(

@@ -137,5 +137,5 @@ def test_the_doctor_lists_a_registered_frontend(toy_frontend: FrontendSpec) -> N
     (line,) = [x for x in done.output.splitlines() if " toy " in x]
     assert line.split()[:3] == ["ok", "toy", "0.0.7"]
     assert "Toy (sv.toy)" in line and "pip install 'sassview[toy]'" in line
-    for kind in ("cuda", "triton", "cute"):  # the built-in ones, each on a line of its own
+    for kind in ("cuda", "triton", "gluon", "cute", "cutile"):  # the built-in ones, a line each
         assert any(x.split()[1:2] == [kind] for x in done.output.splitlines()), kind

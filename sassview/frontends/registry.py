@@ -87,7 +87,7 @@ class FrontendSpec:
 
 
 # The built-in frontends, each the SPEC of a module here, in the order the doctor lists them.
-_BUILTIN = ("cuda", "triton", "cute", "cutile")
+_BUILTIN = ("cuda", "triton", "gluon", "cute", "cutile")
 _registered: dict[str, FrontendSpec] = {}
 _loaded = False
 

@@ -311,7 +311,7 @@ def _doctor_frontends() -> None:
 
     for f in frontends().values():
         version = f.version()
-        calls = ", ".join(f"sv.{name}" for name in f.declarations) or "sv.triton"
+        calls = ", ".join(f"sv.{name}" for name in f.declarations) or "no sv. declaration"
         brings = install_hint(f) if f.package else "comes with sassview"
         state = "ok" if version else "absent"
         click.echo(f"{state:<8} {f.kind:<10} {version or '-':<10} {f.title} ({calls}): {brings}")

@@ -54,7 +54,7 @@ def is_kernel(obj: Any) -> bool:
     return module.startswith("triton") and type(obj).__name__ in _TRITON_KERNELS
 
 
-def _jit_of(obj: Any) -> Any:
+def jit_of(obj: Any) -> Any:
     from sassview.frontends.triton import unwrap
 
     return unwrap(obj)[0]
@@ -63,7 +63,7 @@ def _jit_of(obj: Any) -> Any:
 def _helpers(names: Mapping[str, Any]) -> set[int]:
     """The @jit functions of the file that another @jit function calls by name: device
     functions, compiled into their callers, never launched, so never suggested."""
-    jits = {n: _jit_of(o) for n, o in names.items() if is_kernel(o)}
+    jits = {n: jit_of(o) for n, o in names.items() if is_kernel(o)}
     if not jits:
         return set()
     calls = re.compile(r"\b(" + "|".join(map(re.escape, jits)) + r")\s*\(")
@@ -75,7 +75,7 @@ def _helpers(names: Mapping[str, Any]) -> set[int]:
     }
 
 
-def _triton_hint(name: str, obj: Any) -> str:
+def suggest(name: str, obj: Any) -> str:
     """The sv.triton line to add, types guessed from each parameter's annotation or name (a
     guess the user must check: nothing in a @jit function says what a launch passes).
     Constexprs with a default, or set by every autotune config, need no value."""
@@ -202,7 +202,7 @@ SPEC = FrontendSpec(
     vocabulary=VOCABULARY,
     tile=True,
     ir_unrolls=True,
-    detection=Detection(is_kernel, _triton_hint, target=_jit_of, helpers=_helpers),
+    detection=Detection(is_kernel, suggest, target=jit_of, helpers=_helpers),
     spill_knob=spill_knob,
     width_knob=width_knob,
 )
