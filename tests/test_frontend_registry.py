@@ -139,3 +139,17 @@ def test_the_doctor_lists_a_registered_frontend(toy_frontend: FrontendSpec) -> N
     assert "Toy (sv.toy)" in line and "pip install 'sassview[toy]'" in line
     for kind in ("cuda", "triton", "gluon", "cute", "cutile"):  # the built-in ones, a line each
         assert any(x.split()[1:2] == [kind] for x in done.output.splitlines()), kind
+
+
+def test_the_doctor_says_what_brings_an_absent_frontend() -> None:
+    from sassview.views.cli import cli
+
+    unregister = registry.register(dataclasses.replace(TOY, version=lambda: None))
+    try:
+        done = CliRunner().invoke(cli, ["doctor"])
+    finally:
+        unregister()
+    (line,) = [x for x in done.output.splitlines() if " toy " in x]
+    assert line.split()[:3] == ["absent", "toy", "-"]
+    assert line.endswith("Toy (sv.toy): pip install 'sassview[toy]'")
+    assert "toy" not in registry.frontends()  # unregistered again
