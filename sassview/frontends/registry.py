@@ -86,21 +86,17 @@ class FrontendSpec:
     check_names: Callable[[Any, Declaration], None] = lambda path, d: None  # before compiling
 
 
-# The built-in frontends, each the SPEC of a module here, in the order the doctor lists them.
+# The built-in frontends, each the SPEC of a module in frontends/specs/, in the order the doctor
+# lists them. Loaded on first use (a spec imports no compiler, so that stays cheap).
 _BUILTIN = ("cuda", "triton", "gluon", "cute", "cutile")
 _registered: dict[str, FrontendSpec] = {}
-_loaded = False
 
 
 def _load() -> dict[str, FrontendSpec]:
-    global _loaded
-    if not _loaded:
-        _loaded = True
-        found = {}
+    if not _registered:
         for name in _BUILTIN:
-            spec: FrontendSpec = importlib.import_module(f"sassview.frontends.specs.{name}").SPEC
-            found[spec.kind] = spec
-        _registered.update({**found, **_registered})  # one registered early keeps its place
+            found: FrontendSpec = importlib.import_module(f"sassview.frontends.specs.{name}").SPEC
+            _registered[found.kind] = found
     return _registered
 
 
