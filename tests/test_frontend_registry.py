@@ -153,3 +153,13 @@ def test_the_doctor_says_what_brings_an_absent_frontend() -> None:
     assert line.split()[:3] == ["absent", "toy", "-"]
     assert line.endswith("Toy (sv.toy): pip install 'sassview[toy]'")
     assert "toy" not in registry.frontends()  # unregistered again
+
+
+def test_a_missing_package_is_named_by_the_frontend_that_imports_it() -> None:
+    from sassview.testing.loader import missing_frontend
+
+    assert missing_frontend(ModuleNotFoundError("x", name="cuda.tile._cext")) == "cuda.tile"
+    assert missing_frontend(ModuleNotFoundError("x", name="cuda.bindings")) is None
+    found = registry.package_for("cuda.tile")
+    assert found is not None and found[0].package == "cuda-tile nvidia-cuda-tileiras"
+    assert registry.package_for("cutlass.cute") is not None
