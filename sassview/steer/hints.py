@@ -2,8 +2,8 @@
 
 Only knobs that change no source code are proposed here — a compiler option, a Triton option or
 divisibility attribute (each frontend's `spill_knob` and `width_knob` in the registry), an
-architecture. A finding whose fix is a source edit (`__restrict__`,
-float4, a pragma) gets no trial; its hint stays advice.
+architecture. A finding whose fix is a source edit (`__restrict__`, float4, a pragma) gets no
+trial; its hint stays advice.
 """
 
 from __future__ import annotations
