@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from sassview.errors import SassviewError
+from sassview.frontends.registry import declaration, declaration_names
 from sassview.ir import SCHEMA_VERSION, Kernel, Program
 
 __version__ = "0.1.0"
@@ -25,15 +26,12 @@ __all__ = [
     "__version__",
     "analyze",
     "compile",
-    "cuda",
-    "cuda_file",
-    "cute",
     "from_artifacts",
     "from_ptx",
     "inspect",
     "load",
     "load_kernel_file",
-    "triton",
+    *declaration_names(),  # sv.cuda, sv.triton, ...: each frontend's (frontends/registry.py)
 ]
 
 if TYPE_CHECKING:
@@ -46,7 +44,14 @@ if TYPE_CHECKING:
         load,
         load_kernel_file,
     )
-    from sassview.declare import cuda, cuda_file, cute, triton
+
+    # the built-in frontends' declarations, for type checkers (at run time: __getattr__)
+    from sassview.declare import cuda as cuda
+    from sassview.declare import cuda_file as cuda_file
+    from sassview.declare import cute as cute
+    from sassview.declare import cutile as cutile
+    from sassview.declare import gluon as gluon
+    from sassview.declare import triton as triton
 
 
 def __getattr__(name: str) -> Any:
@@ -62,8 +67,7 @@ def __getattr__(name: str) -> Any:
         from sassview import api
 
         return getattr(api, name)
-    if name in ("cuda", "cuda_file", "triton", "cute"):  # declarations in a kernel.py
-        from sassview import declare
-
-        return getattr(declare, name)
+    declare = declaration(name)  # a frontend's declaration, for a kernel.py
+    if declare is not None:
+        return declare
     raise AttributeError(f"module 'sassview' has no attribute {name!r}")

@@ -20,6 +20,9 @@ kernel; each call records a Declaration (nothing is compiled at import time):
     sv.cuda_file("gemm.cuh", instantiate=["gemm<128, 128, float>"])
 
     sv.cute(host_fn, fake_a, fake_b, arch="sm_100a")
+    sv.cutile(vadd, [array_f32, array_f32, array_f32, 256], arch="sm_100a")
+
+Each frontend's declarations are named in its spec (frontends/registry.py).
 
 `variants` is a grid: every combination of its values is one variant, compiled for every
 architecture. `sassview kernel.py` imports the file the way pytest imports a test module and
@@ -43,7 +46,7 @@ _active: list[list[Declaration]] = []  # the registries of the kernel files bein
 
 @dataclass(frozen=True)
 class Declaration:
-    kind: str  # cuda | triton | cute
+    kind: str  # the frontend's: cuda | triton | gluon | cute | cutile (frontends/registry.py)
     name: str  # what the user sees: the function or kernel name
     target: Any  # the @triton.jit / @cute.jit function, or CUDA source text / path
     archs: tuple[str, ...]
@@ -93,7 +96,9 @@ def _caller_line() -> int:
     return frame.f_lineno
 
 
-def _register(decl: Declaration) -> Declaration:
+def register_declaration(decl: Declaration) -> Declaration:
+    """Record a declaration in the kernel file being imported (every frontend's sv.<name>
+    ends here); outside an import it is only returned."""
     if _active:
         _active[-1].append(decl)
     return decl
@@ -116,7 +121,7 @@ def cuda(
             "sassview.cuda() needs CUDA C++ source text with a __global__ kernel",
             "for a .cu file use sassview.cuda_file('kernel.cu', ...)",
         )
-    return _register(
+    return register_declaration(
         Declaration(
             "cuda",
             name or _first_kernel_name(source),
@@ -161,7 +166,7 @@ def cuda_file(
             f"sv.cuda_file(compiler={compiler!r}) is not a compiler",
             f"use one of {', '.join(COMPILERS)}",
         )
-    return _register(
+    return register_declaration(
         Declaration(
             "cuda",
             Path(path).name,
@@ -197,16 +202,18 @@ def triton(
     options: Mapping[str, Any] | None = None,
     variants: Mapping[str, Sequence[Any]] | None = None,
 ) -> Declaration:
-    """A @triton.jit kernel, or a @triton.autotune one: each of its configs is a variant;
-    @triton.heuristics values are computed per variant where they need no runtime argument.
-    `variants` keys are options (num_warps, num_stages, maxnreg, ...) or constexpr names
-    (BLOCK)."""
+    """A @triton.jit kernel (or a Gluon @gluon.jit one), or a @triton.autotune one: each of
+    its configs is a variant; @triton.heuristics values are computed per variant where they
+    need no runtime argument. `variants` keys are options (num_warps, num_stages, maxnreg,
+    ...) or constexpr names (BLOCK)."""
+    from sassview.frontends import registry
     from sassview.frontends.triton import heuristics_of, unwrap
 
     jit_fn, configs = unwrap(fn)
-    return _register(
+    dialect = registry.detect(jit_fn)  # Triton's, or Gluon's for a @gluon.jit kernel
+    return register_declaration(
         Declaration(
-            "triton",
+            dialect.kind if dialect is not None else "triton",
             str(getattr(jit_fn, "__name__", "kernel")),
             jit_fn,
             _archs(arch),
@@ -229,6 +236,9 @@ def triton(
     )
 
 
+gluon = triton  # a Gluon @gluon.jit kernel: sv.triton takes it too; the name reads better
+
+
 def cute(
     fn: Callable[..., Any],
     *args: Any,
@@ -237,7 +247,7 @@ def cute(
     variants: Mapping[str, Sequence[Any]] | None = None,
 ) -> Declaration:
     """A CuTe DSL @cute.jit host function, with the (fake) arguments to compile it for."""
-    return _register(
+    return register_declaration(
         Declaration(
             "cute",
             getattr(fn, "__name__", "cute_kernel"),
@@ -246,6 +256,52 @@ def cute(
             MappingProxyType({"options": options}),
             _variants(variants),
             args=tuple(args),
+            line=_caller_line(),
+        )
+    )
+
+
+def cutile(
+    kernel: Any,
+    parameters: Sequence[Any] | Mapping[str, Any],
+    *,
+    arch: str | Sequence[str] = "sm_100a",
+    hints: Mapping[str, Any] | None = None,
+    calling_convention: Any = None,
+    variants: Mapping[str, Sequence[Any]] | None = None,
+) -> Declaration:
+    """A cuTile Python @ct.kernel, with its signature as cuTile's export API takes it: one
+    ArrayConstraint / ScalarConstraint / constant per parameter, in order or by name.
+    `hints`: ct.kernel's (occupancy, num_ctas, opt_level, num_worker_warps). `variants` keys
+    are those hints or parameter names (a constant's values: {"TILE": [128, 256]})."""
+    import inspect
+
+    fn = getattr(kernel, "_pyfunc", kernel)
+    names = list(inspect.signature(fn).parameters) if callable(fn) else []
+    if isinstance(parameters, Mapping):
+        missing = [n for n in names if n not in parameters]
+        if missing or len(parameters) != len(names):
+            raise InputError(
+                f"sv.cutile({getattr(fn, '__name__', kernel)}): parameters name"
+                f" {', '.join(parameters)}, the kernel takes {', '.join(names)}",
+                "give one constraint or constant per kernel parameter",
+            )
+        parameters = [parameters[n] for n in names]
+    return register_declaration(
+        Declaration(
+            "cutile",
+            str(getattr(fn, "__name__", "kernel")),
+            kernel,
+            _archs(arch),
+            MappingProxyType(
+                {
+                    "parameters": tuple(parameters),
+                    "names": tuple(names),
+                    "hints": dict(hints or {}),
+                    "calling_convention": calling_convention,
+                }
+            ),
+            _variants(variants),
             line=_caller_line(),
         )
     )

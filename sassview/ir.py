@@ -352,7 +352,7 @@ class Kernel:
 class Artifacts:
     """Everything a compile produced, kept so views can show it and the cache can store it."""
 
-    kind: str  # cuda, ptx, cubin, fatbin, triton, cute
+    kind: str  # ptx, cubin, fatbin, or a frontend's kind (frontends/registry.py): cuda, triton, ...
     arch: str
     source_path: str | None = None
     source_text: str | None = None

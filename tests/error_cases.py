@@ -78,6 +78,20 @@ def k(x_ptr, n, BLOCK: tl.constexpr):
 sv.triton(k, signature={SIG}, constexprs={"BLOCK": 128}, arch="sm_90a")
 """
 
+CUTILE_DECL = """
+import cuda.tile as ct
+from cuda.tile.compilation import ArrayConstraint
+import sassview as sv
+
+@ct.kernel
+def k(a, b, TILE: ct.Constant[int]):
+    ct.store(b, index=(ct.bid(0),), tile=ct.load(a, index=(ct.bid(0),), shape=(TILE,)))
+
+f32 = ArrayConstraint(ct.float32, 1, index_dtype=ct.int32, stride_lower_bound_incl=0,
+                      alias_groups=(), may_alias_internally=False)
+sv.cutile(k, {PARAMS}, arch="sm_100a")
+"""
+
 CASES: list[Case] = [
     # files
     Case(
@@ -445,6 +459,28 @@ CASES: list[Case] = [
             ),
         ],
         ("value 'BLOCK' reads 'n'", "constexprs={'BLOCK': ...}"),
+    ),
+    Case(
+        "cutile-arch-tileiras-lacks",
+        "kernel.py",
+        "a cuTile kernel for an architecture tileiras does not know",
+        lambda t: [
+            "check",
+            _kernel_py(t, CUTILE_DECL.replace("{PARAMS}", "[f32, f32, 256]")),
+            "--arch",
+            "sm_75",
+        ],
+        ("tileiras cannot compile for sm_75", "sm_80"),
+    ),
+    Case(
+        "cutile-parameters-by-name-mismatch",
+        "kernel.py",
+        "sv.cutile parameters by name that are not the kernel's",
+        lambda t: [
+            "check",
+            _kernel_py(t, CUTILE_DECL.replace("{PARAMS}", '{"a": f32, "TILE": 256}')),
+        ],
+        ("parameters name a, TILE, the kernel takes a, b, TILE",),
     ),
     # tools
     Case(

@@ -306,7 +306,7 @@ def test_kernel_option_keeps_the_declarations_that_compile_that_kernel(tmp_path:
 
 
 def test_guessed_types_read_annotations_that_name_a_type_and_else_the_name() -> None:
-    from sassview.frontends.discover import guess_type
+    from sassview.frontends.specs.triton import guess_type
 
     assert [guess_type("a", ann) for ann in (int, "int", float, "*fp16", "i64")] == [
         "i32", "i32", "fp32", "*fp16", "i64",

@@ -78,19 +78,13 @@ _CUDA_HINT = (
     "pad the row by one 32-bit word (`__shared__ float tile[32][33]`), or XOR-swizzle the "
     "column with the row (`tile[r][c ^ r]`), or change which thread reads which element"
 )
-_TRITON_HINT = (
-    "Triton chooses shared layouts itself: a conflict here comes from a layout conversion "
-    "(`tl.trans`, a reduction axis); try another `num_warps` or reshape so the conversion "
-    "is not needed"
-)
-_CUTE_HINT = (
-    "compose the shared-memory layout with a swizzle (`cute.make_composed_layout(cute."
-    "make_swizzle(b, m, s), 0, layout)`) or pad its leading dimension"
-)
 
 
 def hint_for(kind: str) -> str:
-    return {"triton": _TRITON_HINT, "cute": _CUTE_HINT}.get(kind, _CUDA_HINT)
+    """The fix for a bank conflict, in the terms of the kernel's language."""
+    from sassview.frontends.registry import words
+
+    return words(kind).bank_conflict or _CUDA_HINT
 
 
 def phases(opcode: str, bits: int, active: int) -> tuple[int, int, int]:

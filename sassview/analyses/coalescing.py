@@ -83,15 +83,6 @@ _CUDA_HINT = (
     "and threadIdx.y or transpose the index; when reads and writes walk different dimensions "
     "(a transpose), stage the tile through shared memory (padded, [32][33])"
 )
-_TRITON_HINT = (
-    "make the contiguous dimension the fastest-varying offsets of the block (the last axis of "
-    "the `tl.arange` offsets, `order=` of a block pointer), or load the tile along its "
-    "contiguous dimension and `tl.trans` it"
-)
-_CUTE_HINT = (
-    "give the copy a thread-value layout whose consecutive threads walk the tensor's "
-    "stride-1 mode (the TV layout of the tiled copy), or stage through shared memory"
-)
 _MISALIGNED_HINT = (
     "the access starts past a 32-byte boundary: align the base (an offset that is a multiple "
     "of 8 floats, or padding at the row's start)"
@@ -117,7 +108,9 @@ class Measured(NamedTuple):
 
 def hint_for(kind: str) -> str:
     """The fix for an uncoalesced access, in the terms of the kernel's language."""
-    return {"triton": _TRITON_HINT, "cute": _CUTE_HINT}.get(kind, _CUDA_HINT)
+    from sassview.frontends.registry import words
+
+    return words(kind).coalesce or _CUDA_HINT
 
 
 def global_accesses(ctx: AnalysisContext) -> list[Measured]:

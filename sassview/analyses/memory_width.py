@@ -62,37 +62,15 @@ NARROW_HINT = (
     "load and store float4/int4 (or float2) per thread where the data is 16-byte aligned; "
     "`__restrict__ const` pointers and aligned sizes let the compiler vectorize"
 )
-# Triton and the CuTe DSL have no vector types or `__restrict__`: their own ways to the same end.
-_TRITON_NARROW_HINT = (
-    "Triton widens loads and stores to 128 bits where it can prove 16-byte alignment and "
-    "contiguity: pointer and size arguments divisible by 16 (Triton specializes them at "
-    "launch; in a kernel.py, `divisibility=`), or `tl.multiple_of` / `tl.max_contiguous` on "
-    "the offsets; `sassview try` tests the first"
-)
-_CUTE_NARROW_HINT = (
-    "give each thread 4 or more contiguous elements (its value layout) and copy them with a "
-    "128-bit copy atom (`cute.make_copy_atom(cute.nvgpu.CopyUniversalOp(), dtype, "
-    "num_bits_per_copy=128)`) on 16-byte aligned tensors; a tile epilogue whose threads "
-    "write in strides can go through shared memory instead (stmatrix, then a TMA store)"
-)
-_TRITON_MERGE_HINT = (
-    "Triton makes these one vector access when it can prove the base 16-byte aligned: "
-    "pointer and size arguments divisible by 16 (`divisibility=` in a kernel.py), or "
-    "`tl.multiple_of` on the offsets"
-)
-_CUTE_MERGE_HINT = (
-    "a 128-bit copy atom (`num_bits_per_copy=128`) on a tensor the DSL knows to be 16-byte "
-    "aligned (`assumed_align=16`) moves these in one access"
-)
 
 
 def hints_for(kind: str) -> tuple[str, str]:
-    """(narrow-access hint, merge-candidate hint) in the terms of the kernel's language."""
-    if kind == "triton":
-        return _TRITON_NARROW_HINT, _TRITON_MERGE_HINT
-    if kind == "cute":
-        return _CUTE_NARROW_HINT, _CUTE_MERGE_HINT
-    return NARROW_HINT, MERGE_HINT
+    """(narrow-access hint, merge-candidate hint) in the terms of the kernel's language: its
+    frontend's vocabulary (frontends/registry.py), else the C++ words here."""
+    from sassview.frontends.registry import words
+
+    said = words(kind)
+    return said.narrow or NARROW_HINT, said.merge or MERGE_HINT
 
 
 def run(ctx: AnalysisContext) -> Findings:

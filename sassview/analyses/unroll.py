@@ -49,6 +49,7 @@ from sassview.analyses.tile_loops import (
     python_loops,
     triton_loops,
 )
+from sassview.frontends import registry
 from sassview.graph.cfg import ControlFlowGraph
 from sassview.graph.loops import Loop
 from sassview.ir import PtxFunction, SassInstruction, SourceLoc
@@ -57,10 +58,6 @@ from sassview.parse.source_loops import Request
 
 _C_SUFFIXES = (".cu", ".cuh", ".cpp", ".cc", ".cxx", ".h", ".hpp")
 Counts = Counter[tuple[str, int, int]]  # (opcode, line, kind: see _weight) -> count
-# Frontends whose statements are tile operations: one `tl.dot` or `cute.gemm` is many
-# instructions by design, so copies per source line would read the tile as an unroll factor
-# (a 64x64 tl.dot is 64 HMMA: "unrolled x64"). Their loops are measured by PTX line instead.
-_TILE_LANGUAGES = frozenset({"triton", "cute"})
 
 
 def _pool(keys: Iterable[tuple[str, int, int]]) -> list[tuple[str, int, int]]:
@@ -132,18 +129,22 @@ def _main_file(ctx: AnalysisContext) -> str | None:
 
 def run(ctx: AnalysisContext) -> Findings:
     cfg, instructions, artifacts = ctx.cfg, ctx.kernel.instructions, ctx.program.artifacts
+    frontend = registry.spec(artifacts.kind)
     main = _main_file(ctx)
     cxx = (
         bool(artifacts.source_text)
         and main is not None
-        and (artifacts.kind == "cuda" or PurePath(main).suffix in _C_SUFFIXES)
+        and ((frontend is not None and frontend.cxx) or PurePath(main).suffix in _C_SUFFIXES)
     )
     # CUDA C++ held in a kernel.py: scan the C++ alone, kept line-aligned with the Python file.
     if cxx:
         from sassview.analyses.loops import census
 
         return census.run(ctx)
-    tile = artifacts.kind in _TILE_LANGUAGES
+    # A tile language's statements are tile operations: one `tl.dot` or `cute.gemm` is many
+    # instructions by design, so copies per source line would read the tile as an unroll factor
+    # (a 64x64 tl.dot is 64 HMMA: "unrolled x64"). Their loops are measured by PTX line instead.
+    tile = frontend is not None and frontend.tile
 
     regions: dict[int | None, list[int]] = {}
 
@@ -177,7 +178,7 @@ def run(ctx: AnalysisContext) -> Findings:
     statements = python_loops(artifacts.source_text or "") if tile else None
     # Triton unrolls `tl.range(..., loop_unroll_factor=N)` in its own IR: the PTX already holds
     # N copies, which the PTX-line count above does not see. Its MLIR says how many.
-    triton = triton_loops(artifacts.stages, main) if artifacts.kind == "triton" else {}
+    triton = triton_loops(artifacts.stages, main) if frontend and frontend.ir_unrolls else {}
     from_triton = (
         pair_triton_loops(
             triton,
@@ -193,7 +194,7 @@ def run(ctx: AnalysisContext) -> Findings:
         if triton
         else {}
     )
-    dsl = artifacts.kind == "cute"
+    dsl = frontend is not None and frontend.range_unroll
     pending: list[tuple[dict[str, Any], Loop, list[Loop]]] = []
 
     def in_main(i: int) -> int | None:
@@ -217,7 +218,7 @@ def run(ctx: AnalysisContext) -> Findings:
             src = instructions[i].source
             return src.line if src and at and (src.file, src.line) != at else None
 
-        # Tile languages: the copies of each PTX line, what ptxas did (see _TILE_LANGUAGES).
+        # Tile languages: the copies of each PTX line, what ptxas did (see `tile` above).
         line_of = _ptx_line(instructions) if tile else other_lines
 
         def trip_counts(lp: Loop, line_of: Callable[[int], int | None] = line_of) -> Counts:

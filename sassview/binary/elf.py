@@ -117,6 +117,14 @@ def is_elf(data: bytes) -> bool:
     return data[:4] == b"\x7fELF"
 
 
+def without_tile_ir(debug_ptx: str) -> str:
+    """The embedded PTX of a cuTile cubin, less the Tile IR tileiras appends to it (a
+    `.nv_intermediate_source_section { .code_block { ... } }` block, no PTX statement). Cut
+    there, the lines before keep their numbers, which nvdisasm -gp counts."""
+    at = debug_ptx.find("\n.nv_intermediate_source_section")
+    return debug_ptx if at < 0 else debug_ptx[: at + 1]
+
+
 def read_cubin(data: bytes, where: str = "<cubin>") -> CubinInfo:
     """Parse a cubin; every problem with the bytes becomes a ParseError that names `where`."""
     if not is_elf(data):
@@ -248,7 +256,7 @@ class _Reader:
 
     def debug_ptx(self) -> str:
         sec = self.by_name.get(".nv_debug_ptx_txt")
-        return (
+        return without_tile_ir(
             self.content(sec).rstrip(b"\0").replace(b"\0", b"\n").decode(errors="replace")
             if sec
             else ""

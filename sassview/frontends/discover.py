@@ -2,15 +2,15 @@
 
 Only this step runs user code. The file is imported under a private module name, with its own
 directory on sys.path (so it can import its neighbours), while `sassview.declare.collecting()`
-records every `sv.cuda / sv.triton / sv.cute` call. Kernels the file defines but does not
-declare (a @triton.jit function nobody declared) are listed with the line to add.
+records every `sv.cuda / sv.triton / ...` call. Kernels the file defines but does not declare
+(a @triton.jit function nobody declared: each frontend's `Detection` in the registry knows its
+own) are listed with the line to add.
 """
 
 from __future__ import annotations
 
 import hashlib
 import importlib.util
-import re
 import sys
 import traceback
 from dataclasses import dataclass
@@ -20,13 +20,14 @@ from typing import Any
 
 from sassview.declare import Declaration, collecting
 from sassview.errors import InputError
-from sassview.frontends.paths import check_ptxas_can_name, input_file
+from sassview.frontends import registry
+from sassview.frontends.paths import input_file
 
 
 @dataclass(frozen=True)
 class Undeclared:
     name: str
-    kind: str  # triton | cute
+    kind: str  # the frontend's kind (registry)
     line: int
     hint: str  # the declaration to add
 
@@ -92,9 +93,8 @@ def import_kernel_file(path: str | Path) -> KernelFile:
         ) from None
     except ImportError as exc:
         missing = exc.name or ""
-        package = {"triton": "triton", "cutlass": "nvidia-cutlass-dsl[cu13]"}.get(
-            missing.split(".")[0], missing
-        )
+        frontend = registry.package_for(missing)
+        package = frontend[0].package if frontend is not None else missing
         raise InputError(
             f"{p.name}: importing it failed: {exc}",
             f"install what it needs (pip install {package})" if package else "check its imports",
@@ -118,134 +118,34 @@ def import_kernel_file(path: str | Path) -> KernelFile:
 def _check_names(path: Path, declared: tuple[Declaration, ...]) -> None:
     """The paths each compiler will be given, checked before anything compiles."""
     for decl in declared:
-        if decl.kind == "cuda":  # a string compiles under this file's name (#line), a file its own
-            check_ptxas_can_name(path.parent / decl.target if decl.settings.get("file") else path)
+        frontend = registry.spec(decl.kind)
+        if frontend is not None:
+            frontend.check_names(path, decl)
 
 
 def _undeclared(
     module: ModuleType, declared: tuple[Declaration, ...], path: Path
 ) -> list[Undeclared]:
-    targets = {id(d.target) for d in declared} | _triton_helpers(module)
+    """The kernels the file defines (any frontend's) but declares nowhere, by line."""
+    names = vars(module)
+    targets = {id(d.target) for d in declared}
+    for each in registry.frontends().values():
+        if each.detection is not None:
+            targets |= each.detection.helpers(names)
     out = []
-    for name, obj in vars(module).items():
-        kind = _kernel_kind(obj)
-        if kind is None or id(_jit_of(obj) if kind == "triton" else obj) in targets:
+    for name, obj in names.items():
+        frontend = registry.detect(obj)
+        if frontend is None or frontend.detection is None:
             continue
-        line = _definition_line(obj)
-        out.append(Undeclared(name, kind, line, _hint(name, kind, obj)))
+        found = frontend.detection
+        if id(found.target(obj)) in targets:
+            continue
+        line = found.line(obj) if found.line is not None else _definition_line(found.target(obj))
+        out.append(Undeclared(name, frontend.kind, line, found.declaration(name, obj)))
     return sorted(out, key=lambda u: u.line)
 
 
-def _kernel_kind(obj: Any) -> str | None:
-    module = type(obj).__module__ or ""
-    if module.startswith("triton") and type(obj).__name__ in _TRITON_KERNELS:
-        return "triton"
-    if module.startswith("cutlass") and hasattr(obj, "__wrapped__"):
-        return "cute"
-    return None
-
-
-_TRITON_KERNELS = ("JITFunction", "Autotuner", "Heuristics")  # @jit, @autotune, @heuristics
-
-
-def _jit_of(obj: Any) -> Any:
-    from sassview.frontends.triton import unwrap
-
-    return unwrap(obj)[0]
-
-
-def _triton_helpers(module: ModuleType) -> set[int]:
-    """The @jit functions of the file that another @jit function calls by name: device
-    functions, compiled into their callers, never launched, so never suggested."""
-    jits = {n: _jit_of(o) for n, o in vars(module).items() if _kernel_kind(o) == "triton"}
-    if not jits:
-        return set()
-    calls = re.compile(r"\b(" + "|".join(map(re.escape, jits)) + r")\s*\(")
-    return {
-        id(jits[callee])
-        for name, fn in jits.items()
-        for callee in calls.findall(getattr(fn, "src", ""))
-        if callee != name
-    }
-
-
 def _definition_line(obj: Any) -> int:
-    if _kernel_kind(obj) == "triton":
-        obj = _jit_of(obj)
     fn = getattr(obj, "fn", None) or getattr(obj, "__wrapped__", None) or obj
     code = getattr(fn, "__code__", None)
     return int(code.co_firstlineno) if code is not None else 0
-
-
-def _hint(name: str, kind: str, obj: Any) -> str:
-    if kind == "triton":
-        return _triton_hint(name, obj)
-    return f'sv.cute({name}, <fake arguments>, arch="sm_100a")'
-
-
-def _triton_hint(name: str, obj: Any) -> str:
-    """The sv.triton line to add, types guessed from each parameter's annotation or name (a
-    guess the user must check: nothing in a @jit function says what a launch passes).
-    Constexprs with a default, or set by every autotune config, need no value."""
-    import inspect
-
-    from sassview.frontends.triton import unwrap
-
-    jit, configs = unwrap(obj)
-    params = inspect.signature(jit.fn).parameters
-    names = list(jit.arg_names)
-    constexprs = {names[i] for i in jit.constexprs}
-    configured = set.intersection(*(set(c) for c in configs)) if configs else set()
-    sig = ", ".join(
-        f'"{p}": "{guess_type(p, params[p].annotation)}"' for p in names if p not in constexprs
-    )
-    consts = ", ".join(
-        f'"{p}": {_guess_constexpr(p)}'
-        for p in names
-        if p in constexprs and p not in configured and params[p].default is inspect.Parameter.empty
-    )
-    strides = [p for p in names if p not in constexprs and "stride" in p.lower()]
-    return (
-        f"sv.triton({name}, signature={{{sig}}}"
-        + (f", constexprs={{{consts}}}" if consts else "")
-        + ', arch="sm_90a")  (types guessed from the names: check each'
-        + (f"; a stride launched as 1 ({strides[0]}=1 for a contiguous dimension) is"
-           " constexpr 1 at a Triton launch: give it in constexprs" if strides else "")
-        + ")"
-    )  # fmt: skip
-
-
-# Matched on the lower-cased name, in this order; M, N, K, H, Z alone are sizes (as in the
-# Triton tutorials), x, y, out and *_ptr pointers.
-_GUESSES = (
-    (re.compile(r"\w*_ptrs?|ptrs?|[xy]|out|output|inp|input|dst|src"), "*fp32"),
-    (
-        re.compile(
-            r"[nmkhz]|numel|size|len|count|n_\w+|num_\w+|stride\w*|\w+_stride\w*|seq_?len\w*"
-            r"|\w+_(?:size|numel|len|elements|count|dim|rows|cols|offset)|offset\w*"
-        ),
-        "i32",
-    ),
-    (re.compile(r"eps|epsilon|alpha|beta|scale|\w+_scale|temperature|momentum"), "fp32"),
-)
-_TRITON_TYPE = re.compile(r"\*?(?:[iu]\d+|fp\d+\w*|bf16)|tensordesc<.+>")  # not "torch.Tensor"
-_ANNOTATIONS = {int: "i32", "int": "i32", float: "fp32", "float": "fp32", bool: "i1", "bool": "i1"}
-
-
-def guess_type(name: str, annotation: Any = None) -> str:
-    """A Triton type for a parameter, from its annotation (int, float, a Triton type string
-    such as "*fp16") or else its name: pointer names *fp32, sizes, counts and strides i32,
-    scale factors fp32; "?" where neither tells."""
-    if isinstance(annotation, (type, str)) and annotation in _ANNOTATIONS:
-        return _ANNOTATIONS[annotation]
-    if isinstance(annotation, str) and _TRITON_TYPE.fullmatch(annotation):
-        return annotation
-    for pattern, ty in _GUESSES:
-        if pattern.fullmatch(name.lower()):
-            return ty
-    return "?"
-
-
-def _guess_constexpr(name: str) -> str:
-    """Block sizes get 128; flags (IS_CAUSAL, HAS_BIAS, EVEN_K, USE_...) False."""
-    return "False" if re.match(r"(IS|HAS|USE|EVEN|ENABLE|DO)_", name) else "128"

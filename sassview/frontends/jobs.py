@@ -25,6 +25,7 @@ from typing import Any
 from sassview.cache import locks as cache_locks
 from sassview.declare import Declaration
 from sassview.errors import InputError, SassviewError
+from sassview.frontends import registry
 from sassview.frontends.discover import KernelFile, exit_error
 from sassview.ir import Artifacts
 
@@ -90,9 +91,14 @@ def plan(kernel_file: KernelFile, archs: Sequence[str] | None = None) -> list[Jo
 
 def compile_job(kernel_file: KernelFile, job: Job) -> Artifacts:
     decl = kernel_file.declarations[job.declaration]
-    compile_one = _FRONTENDS[decl.kind]
+    frontend = registry.spec(decl.kind)
+    if frontend is None:
+        raise InputError(
+            f"{decl.name}: no frontend compiles {decl.kind!r} declarations",
+            f"frontends: {', '.join(registry.frontends())}",
+        )
     try:
-        artifacts = compile_one(kernel_file, decl, job.arch, job.variant)
+        artifacts = frontend.compile(kernel_file, decl, job.arch, job.variant)
     finally:
         # A compile that failed never put its entry: end its claim on the key now, or another
         # process wanting the same kernel would wait for it (cache/locks.py).
@@ -101,95 +107,6 @@ def compile_job(kernel_file: KernelFile, job: Job) -> Artifacts:
         artifacts, label=job.label(decl, kernel_file), variant=MappingProxyType(dict(job.variant))
     )
 
-
-def _cuda(kf: KernelFile, decl: Declaration, arch: str, variant: dict[str, Any]) -> Artifacts:
-    from sassview.frontends.cuda import compile_cuda, file_settings
-
-    s = decl.settings
-    defines = list(s["defines"])
-    options = list(s["options"])
-    for key, value in variant.items():
-        if key.startswith("-"):  # a compiler option: -maxrregcount=32, --use_fast_math (bool)
-            if value is True:
-                options.append(key)
-            elif value is not False and value is not None:
-                options.append(f"{key}={value}")
-        else:
-            defines.append(f"{key}={value}")
-    includes = [kf.path.parent / i for i in s["include_dirs"]]
-    if s["file"]:
-        return compile_cuda(
-            path=kf.path.parent / decl.target, arch=arch, defines=defines,
-            include_dirs=includes, options=options, **file_settings(kf.path.parent, s),
-        )  # fmt: skip
-    artifacts = compile_cuda(
-        _with_line_directive(decl.target, kf), arch=arch, defines=defines,
-        include_dirs=[kf.path.parent, *includes], options=options,
-    )  # fmt: skip
-    # The source the user reads is the kernel file, which the #line directive points into; the
-    # C++ alone, at its lines in that file, is kept for analyses that read C++ (loops, pragmas).
-    stages = {**artifacts.stages, "cuda_source": _aligned_cuda(decl.target, kf)}
-    return replace(
-        artifacts, source_path=str(kf.path), source_text=kf.text, stages=MappingProxyType(stages)
-    )
-
-
-def _aligned_cuda(source: str, kf: KernelFile) -> str:
-    """The kernel file with every line outside the CUDA string blanked: C++ at its own lines."""
-    at = kf.text.find(source)
-    if at < 0:
-        return source
-    before = kf.text.count("\n", 0, at)
-    return "\n" * before + source
-
-
-def _with_line_directive(source: str, kf: KernelFile) -> str:
-    """CUDA C++ from a Python string, with a #line directive so line info points into kernel.py."""
-    at = kf.text.find(source)
-    if at < 0:
-        return source
-    line = kf.text.count("\n", 0, at) + 1
-    path = str(kf.path).replace("\\", "\\\\").replace('"', '\\"')
-    return f'#line {line} "{path}"\n{source}'
-
-
-def _triton(kf: KernelFile, decl: Declaration, arch: str, variant: dict[str, Any]) -> Artifacts:
-    from sassview.frontends.triton import apply_heuristics, compile_triton, option_names
-
-    s = dict(decl.settings)
-    constexprs = dict(s["constexprs"])
-    parameters = set(getattr(decl.target, "arg_names", ()))
-    for key, value in variant.items():
-        if key in ("num_warps", "num_stages", "num_ctas"):
-            s[key] = value
-        elif key in parameters or key not in option_names():  # else: no such parameter
-            constexprs[key] = value
-        else:  # a compile option: maxnreg (an autotune config's), enable_fp_fusion, ...
-            s["options"] = {**s["options"], key: value}
-    launch = {k: s[k] for k in ("num_warps", "num_stages", "num_ctas")}
-    constexprs.update(
-        apply_heuristics(decl.name, s["heuristics"], {**launch, **s["options"], **constexprs})
-    )
-    return compile_triton(
-        decl.target, signature=s["signature"], constexprs=constexprs,
-        divisibility=s["divisibility"], arch=arch, num_warps=s["num_warps"],
-        num_stages=s["num_stages"], num_ctas=s["num_ctas"], options=s["options"],
-    )  # fmt: skip
-
-
-def _cute(kf: KernelFile, decl: Declaration, arch: str, variant: dict[str, Any]) -> Artifacts:
-    from sassview.frontends.cute import compile_cute
-
-    return compile_cute(
-        decl.target, *decl.args, arch=arch, options=decl.settings["options"], **variant
-    )
-
-
-_FRONTENDS: dict[str, Callable[[KernelFile, Declaration, str, dict[str, Any]], Artifacts]] = {
-    "cuda": _cuda,
-    "triton": _triton,
-    "cute": _cute,
-}
 
 # The kernel file a forked worker compiles from (set before the pool forks).
 _shared: KernelFile | None = None
@@ -293,7 +210,8 @@ def _no_kernels_hint(kf: KernelFile) -> str:
     if kf.undeclared:
         lines = "; ".join(f"line {u.line}: {u.hint}" for u in kf.undeclared)
         return f"declare each kernel (import sassview as sv): {lines}"
-    return "declare kernels with sv.cuda(...), sv.cuda_file(...), sv.triton(...) or sv.cute(...)"
+    calls = [f"sv.{name}(...)" for name in registry.declaration_names()]
+    return f"declare kernels with {', '.join(calls[:-1])} or {calls[-1]}"
 
 
 __all__ = ["Job", "compile_all", "compile_job", "plan", "pool_size", "warm_cache"]

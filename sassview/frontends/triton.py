@@ -48,6 +48,9 @@ _LOCK = threading.Lock()
 # LLVM aborts the whole process on it (tcgen05 selection); CUDA 13 calls it 110.
 TRITON_CCS = (75, 80, 86, 87, 89, 90, 100, 103, 110, 120, 121)
 STAGES = ("ttir", "ttgir", "llir", "metadata")  # metadata: Triton's JSON (dynamic smem size)
+# A Gluon kernel (triton.experimental.gluon, explicit layouts) compiles through the same path
+# from a GluonASTSource; its first stage is GLIR where Triton's is TTIR.
+GLUON_STAGES = ("glir", "ttgir", "llir", "metadata")
 LOC_FIX = "inline-asm-loc=first"  # recorded in the options and the cache key
 _MANAGED_OPTIONS = ("num_warps", "num_stages", "num_ctas", "arch")
 
@@ -76,6 +79,9 @@ def compile_triton(
     triton = _import_triton()
     from triton.runtime.jit import JITFunction
 
+    gluon = is_gluon(fn)
+    kind, stages = ("gluon", GLUON_STAGES) if gluon else ("triton", STAGES)
+
     if not isinstance(fn, JITFunction):
         raise InputError(
             f"{getattr(fn, '__name__', fn)!r} is not a @triton.jit function",
@@ -86,7 +92,6 @@ def compile_triton(
     opts = _options(num_warps, num_stages, num_ctas, options or {})
 
     from triton.backends.compiler import GPUTarget
-    from triton.compiler import ASTSource
     from triton.compiler.compiler import make_backend
 
     target = GPUTarget("cuda", cc, 32)
@@ -108,7 +113,7 @@ def compile_triton(
     described = _describe(opts, parsed, sig, constants, divisibility)
     key = cache.make_key(
         {
-            "frontend": "triton",
+            "frontend": kind,
             "file": path,
             "kernel": fn.__name__,
             "cache_key": fn.cache_key,  # source + line + @jit callees + constexpr globals
@@ -126,9 +131,9 @@ def compile_triton(
     entry = store.get(key)
     if entry is not None:
         log.info("triton: cache hit for %s (%s)", fn.__name__, arch_name)
-        files: Mapping[str, bytes | str] = {n: entry.read_bytes(n) for n in _FILES}
+        files: Mapping[str, bytes | str] = {n: entry.read_bytes(n) for n in _files(stages)}
     else:
-        source = ASTSource(fn=fn, signature=sig, constexprs=constants, attrs=attrs)
+        source = _source_class(gluon)(fn=fn, signature=sig, constexprs=constants, attrs=attrs)
         started = time.perf_counter()
         kernel, report = _run(triton, source, target, opts, fn)
         log.info(
@@ -142,12 +147,12 @@ def compile_triton(
             "kernel.ptx": asm["ptx"],
             "kernel.cubin": asm["cubin"],
             "compile.log": report,
-            **{f"{s}.txt": asm.get(s, "") for s in STAGES[:-1]},
+            **{f"{s}.txt": asm.get(s, "") for s in stages[:-1]},
             "metadata.txt": json.dumps(kernel.metadata._asdict(), default=str, sort_keys=True),
         }
         store.put(key, files, meta={"kernel": fn.__name__, "arch": arch_name})
     return Artifacts(
-        kind="triton",
+        kind=kind,
         arch=arch_name,
         source_path=path,
         source_text=_read_text(path),
@@ -156,11 +161,29 @@ def compile_triton(
         compile_log=_text(files["compile.log"]),
         options=described,
         toolchain=MappingProxyType(versions),
-        stages=MappingProxyType({s: _text(files[f"{s}.txt"]) for s in STAGES}),
+        stages=MappingProxyType({s: _text(files[f"{s}.txt"]) for s in stages}),
     )
 
 
-_FILES = ("kernel.ptx", "kernel.cubin", "compile.log", *(f"{s}.txt" for s in STAGES))
+def _files(stages: Sequence[str]) -> tuple[str, ...]:
+    return ("kernel.ptx", "kernel.cubin", "compile.log", *(f"{s}.txt" for s in stages))
+
+
+def is_gluon(fn: Any) -> bool:
+    """A @gluon.jit kernel (a JITFunction subclass)."""
+    return type(fn).__name__ == "GluonJITFunction" and (type(fn).__module__ or "").startswith(
+        "triton"
+    )
+
+
+def _source_class(gluon: bool) -> Any:
+    if gluon:
+        from triton.experimental.gluon import GluonASTSource
+
+        return GluonASTSource
+    from triton.compiler import ASTSource
+
+    return ASTSource
 
 
 def unwrap(fn: Any) -> tuple[Any, tuple[dict[str, Any], ...]]:
@@ -217,7 +240,8 @@ def apply_heuristics(
 
 
 def _is_jit(fn: Any) -> bool:
-    return type(fn).__name__ == "JITFunction" and (type(fn).__module__ or "").startswith("triton")
+    named = type(fn).__name__ == "JITFunction" and (type(fn).__module__ or "").startswith("triton")
+    return named or is_gluon(fn)
 
 
 def _config_variant(config: Any) -> dict[str, Any]:

@@ -6,8 +6,8 @@ assertions over one kernel compiles it once and renders its listing once. Across
 sassview's own disk cache (SASSVIEW_CACHE_DIR) makes the one compile cheap. Everything goes
 through the public API (`sassview.load`, `sassview.analyze`).
 
-A kernel.py whose frontend (triton, cutlass) is not installed raises MissingFrontend, which the
-plugin turns into a skip with the reason.
+A kernel.py whose frontend (triton, cutlass, ...: frontends/registry.py) is not installed
+raises MissingFrontend, which the plugin turns into a skip with the reason.
 """
 
 from __future__ import annotations
@@ -18,10 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from sassview.errors import InputError
+from sassview.frontends.registry import package_for
 from sassview.inspection import Inspection
 from sassview.ir import Kernel, Program
-
-FRONTENDS = {"triton": "triton", "cutlass": "nvidia-cutlass-dsl[cu13]"}  # module -> pip package
 
 
 class MissingFrontend(Exception):
@@ -42,14 +41,15 @@ class Target:
 
 
 def missing_frontend(exc: BaseException) -> str | None:
-    """The frontend module an error comes from lacking (an ImportError of triton / cutlass,
-    raised directly or kept as the context of sassview's InputError), else None."""
+    """The frontend module an error comes from lacking (an ImportError of a package a frontend
+    imports: triton, cutlass, ..., raised directly or kept as the context of sassview's
+    InputError), else None."""
     seen: BaseException | None = exc
     while seen is not None:
         if isinstance(seen, ImportError):
-            root = (seen.name or "").split(".")[0]
-            if root in FRONTENDS:
-                return root
+            found = package_for(seen.name or "")
+            if found is not None:
+                return found[1]
         seen = seen.__cause__ or seen.__context__
     return None
 
@@ -79,11 +79,12 @@ class KernelCache:
                 )
             except (ImportError, InputError) as exc:
                 module = missing_frontend(exc)
-                if module is None:
+                needed = package_for(module or "")
+                if module is None or needed is None:
                     raise
                 raise MissingFrontend(
                     f"{target.path.name} needs {module}, which is not installed "
-                    f"(pip install {FRONTENDS[module]})"
+                    f"(pip install {needed[0].package})"
                 ) from exc
             self.programs[target] = found
             self.compiles += 1

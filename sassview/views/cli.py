@@ -300,12 +300,21 @@ def doctor() -> None:
             " on one release"
         )
     click.echo(f"cache    {cache.cache_root()}  {cache.state()}".rstrip())
-    for name in ("triton", "cutlass"):
-        import importlib.util
-
-        found = importlib.util.find_spec(name) is not None
-        click.echo(f"{'ok' if found else 'absent':<8} {name:<10} (frontend for kernel.py files)")
+    _doctor_frontends()
     sys.exit(2 if problems else 0)
+
+
+def _doctor_frontends() -> None:
+    """Each frontend of a kernel.py (frontends/registry.py): its version, or what brings it.
+    An absent one is no problem: only the kernel files that use it need it."""
+    from sassview.frontends.registry import frontends, install_hint
+
+    for f in frontends().values():
+        version = f.version()
+        calls = ", ".join(f"sv.{name}" for name in f.declarations) or "no sv. declaration"
+        brings = install_hint(f) if f.package else "comes with sassview"
+        state = "ok" if version else "absent"
+        click.echo(f"{state:<8} {f.kind:<10} {version or '-':<10} {f.title} ({calls}): {brings}")
 
 
 def _doctor_nvcc(tools: list[Any]) -> int:

@@ -1,0 +1,117 @@
+"""cuTile Python (`cuda-tile`, `tileiras`): `sv.cutile(kernel, parameters, arch=...)` for a
+@ct.kernel, compiled by `frontends/cutile.py`. A tile language: each `ct.load` / `ct.store`
+moves a whole tile, each `ct.mma` is many tensor-core instructions."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from sassview.frontends.registry import (
+    Detection,
+    FrontendSpec,
+    Knob,
+    Vocabulary,
+    distribution_version,
+)
+
+if TYPE_CHECKING:
+    from sassview.declare import Declaration
+    from sassview.frontends.discover import KernelFile
+    from sassview.ir import Artifacts
+
+_HINTS = ("num_ctas", "occupancy", "opt_level", "num_worker_warps")  # as frontends/cutile.HINTS
+
+
+def compile_job(kf: KernelFile, decl: Declaration, arch: str, variant: dict[str, Any]) -> Artifacts:
+    """A variant's key is a kernel hint or names a parameter, whose value it replaces."""
+    from sassview.errors import InputError
+    from sassview.frontends.cutile import compile_cutile
+
+    s = decl.settings
+    parameters = list(s["parameters"])
+    hints = dict(s["hints"])
+    for key, value in variant.items():
+        if key in _HINTS:
+            hints[key] = value
+        elif key in s["names"]:
+            parameters[s["names"].index(key)] = value
+        else:
+            raise InputError(
+                f"sv.cutile({decl.name}): variant {key!r} is neither a parameter nor a hint",
+                f"parameters: {', '.join(s['names'])}; hints: {', '.join(_HINTS)}",
+            )
+    return compile_cutile(
+        decl.target, parameters, arch=arch, hints=hints,
+        calling_convention=s["calling_convention"],
+    )  # fmt: skip
+
+
+def is_kernel(obj: Any) -> bool:
+    kind = type(obj)
+    return (kind.__module__ or "").startswith("cuda.tile") and kind.__name__ == "kernel"
+
+
+def _declaration(name: str, obj: Any) -> str:
+    """The sv.cutile line to add: a constraint per parameter for the user to fill in."""
+    params = list(inspect.signature(obj._pyfunc).parameters.values())
+    each = ", ".join(
+        f'"{p.name}": ' + ("<value>" if "Constant" in str(p.annotation) else "<ArrayConstraint>")
+        for p in params
+    )
+    return f'sv.cutile({name}, {{{each}}}, arch="sm_100a")'
+
+
+def spill_knob(decl: Declaration, variant: Mapping[str, Any]) -> Knob | None:
+    """A lower `occupancy` hint: fewer CTAs per SM leave each thread more registers."""
+    now = variant.get("occupancy", decl.settings.get("hints", {}).get("occupancy"))
+    if now is None:
+        return Knob("occupancy=1", variant={"occupancy": 1})
+    if int(now) > 1:
+        return Knob(f"occupancy={int(now) - 1}", variant={"occupancy": int(now) - 1})
+    return None
+
+
+VOCABULARY = Vocabulary(
+    narrow=(
+        "tileiras checks each element of a `ct.load` / `ct.store` tile against the array's "
+        "shape, one narrow access each, unless the signature says the shape is a multiple of "
+        "the tile (`shape_divisible_by=` in the array's ArrayConstraint); with that, a known "
+        "16-byte aligned base (`base_addr_divisible_by=16`) and a stride-1 last dimension "
+        "(`stride_constant=`) it widens them"
+    ),
+    merge=(
+        "`shape_divisible_by=` (a multiple of the tile), `base_addr_divisible_by=16` and a "
+        "stride-1 last dimension in the array's ArrayConstraint let tileiras make these one "
+        "access"
+    ),
+    coalesce=(
+        "load the tile along the array's stride-1 dimension (`ct.load(..., order=...)` names "
+        "the dimension order) and transpose the tile (`ct.transpose`), not the access"
+    ),
+    bank_conflict=(
+        "cuTile lays out shared memory itself: a conflict comes from a tile reshaped or "
+        "transposed between a load and its use; try another tile shape"
+    ),
+)
+
+SPEC = FrontendSpec(
+    kind="cutile",
+    title="cuTile Python",
+    declarations=("cutile",),
+    declare_module="sassview.declare",
+    compile=compile_job,
+    package="cuda-tile nvidia-cuda-tileiras",
+    extra="cutile",
+    modules=("cuda.tile",),
+    version=lambda: (
+        distribution_version("cuda-tile") if distribution_version("nvidia-cuda-tileiras") else None
+    ),
+    vocabulary=VOCABULARY,
+    tile=True,
+    detection=Detection(
+        is_kernel, _declaration, line=lambda obj: obj._pyfunc.__code__.co_firstlineno
+    ),
+    spill_knob=spill_knob,
+)

@@ -1,0 +1,208 @@
+"""Triton: `sv.triton(kernel, signature=..., ...)` for a @triton.jit (or @triton.autotune)
+kernel, compiled by `frontends/triton.py`. Its kernels are found in a kernel.py by their type,
+and the declaration to add is guessed from their parameters' names."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from sassview.frontends.registry import (
+    Detection,
+    FrontendSpec,
+    Knob,
+    Vocabulary,
+    distribution_version,
+)
+
+if TYPE_CHECKING:
+    from sassview.declare import Declaration
+    from sassview.frontends.discover import KernelFile
+    from sassview.ir import Artifacts
+
+
+def compile_job(kf: KernelFile, decl: Declaration, arch: str, variant: dict[str, Any]) -> Artifacts:
+    from sassview.frontends.triton import apply_heuristics, compile_triton, option_names
+
+    s = dict(decl.settings)
+    constexprs = dict(s["constexprs"])
+    parameters = set(getattr(decl.target, "arg_names", ()))
+    for key, value in variant.items():
+        if key in ("num_warps", "num_stages", "num_ctas"):
+            s[key] = value
+        elif key in parameters or key not in option_names():  # else: no such parameter
+            constexprs[key] = value
+        else:  # a compile option: maxnreg (an autotune config's), enable_fp_fusion, ...
+            s["options"] = {**s["options"], key: value}
+    launch = {k: s[k] for k in ("num_warps", "num_stages", "num_ctas")}
+    constexprs.update(
+        apply_heuristics(decl.name, s["heuristics"], {**launch, **s["options"], **constexprs})
+    )
+    return compile_triton(
+        decl.target, signature=s["signature"], constexprs=constexprs,
+        divisibility=s["divisibility"], arch=arch, num_warps=s["num_warps"],
+        num_stages=s["num_stages"], num_ctas=s["num_ctas"], options=s["options"],
+    )  # fmt: skip
+
+
+_TRITON_KERNELS = ("JITFunction", "Autotuner", "Heuristics")  # @jit, @autotune, @heuristics
+
+
+def is_kernel(obj: Any) -> bool:
+    module = type(obj).__module__ or ""
+    return module.startswith("triton") and type(obj).__name__ in _TRITON_KERNELS
+
+
+def jit_of(obj: Any) -> Any:
+    from sassview.frontends.triton import unwrap
+
+    return unwrap(obj)[0]
+
+
+def _helpers(names: Mapping[str, Any]) -> set[int]:
+    """The @jit functions of the file that another @jit function calls by name: device
+    functions, compiled into their callers, never launched, so never suggested."""
+    jits = {n: jit_of(o) for n, o in names.items() if is_kernel(o)}
+    if not jits:
+        return set()
+    calls = re.compile(r"\b(" + "|".join(map(re.escape, jits)) + r")\s*\(")
+    return {
+        id(jits[callee])
+        for name, fn in jits.items()
+        for callee in calls.findall(getattr(fn, "src", ""))
+        if callee != name
+    }
+
+
+def suggest(name: str, obj: Any) -> str:
+    """The sv.triton line to add, types guessed from each parameter's annotation or name (a
+    guess the user must check: nothing in a @jit function says what a launch passes).
+    Constexprs with a default, or set by every autotune config, need no value."""
+    import inspect
+
+    from sassview.frontends.triton import unwrap
+
+    jit, configs = unwrap(obj)
+    params = inspect.signature(jit.fn).parameters
+    names = list(jit.arg_names)
+    constexprs = {names[i] for i in jit.constexprs}
+    configured = set.intersection(*(set(c) for c in configs)) if configs else set()
+    sig = ", ".join(
+        f'"{p}": "{guess_type(p, params[p].annotation)}"' for p in names if p not in constexprs
+    )
+    consts = ", ".join(
+        f'"{p}": {_guess_constexpr(p)}'
+        for p in names
+        if p in constexprs and p not in configured and params[p].default is inspect.Parameter.empty
+    )
+    strides = [p for p in names if p not in constexprs and "stride" in p.lower()]
+    return (
+        f"sv.triton({name}, signature={{{sig}}}"
+        + (f", constexprs={{{consts}}}" if consts else "")
+        + ', arch="sm_90a")  (types guessed from the names: check each'
+        + (f"; a stride launched as 1 ({strides[0]}=1 for a contiguous dimension) is"
+           " constexpr 1 at a Triton launch: give it in constexprs" if strides else "")
+        + ")"
+    )  # fmt: skip
+
+
+# Matched on the lower-cased name, in this order; M, N, K, H, Z alone are sizes (as in the
+# Triton tutorials), x, y, out and *_ptr pointers.
+_GUESSES = (
+    (re.compile(r"\w*_ptrs?|ptrs?|[xy]|out|output|inp|input|dst|src"), "*fp32"),
+    (
+        re.compile(
+            r"[nmkhz]|numel|size|len|count|n_\w+|num_\w+|stride\w*|\w+_stride\w*|seq_?len\w*"
+            r"|\w+_(?:size|numel|len|elements|count|dim|rows|cols|offset)|offset\w*"
+        ),
+        "i32",
+    ),
+    (re.compile(r"eps|epsilon|alpha|beta|scale|\w+_scale|temperature|momentum"), "fp32"),
+)
+_TRITON_TYPE = re.compile(r"\*?(?:[iu]\d+|fp\d+\w*|bf16)|tensordesc<.+>")  # not "torch.Tensor"
+_ANNOTATIONS = {int: "i32", "int": "i32", float: "fp32", "float": "fp32", bool: "i1", "bool": "i1"}
+
+
+def guess_type(name: str, annotation: Any = None) -> str:
+    """A Triton type for a parameter, from its annotation (int, float, a Triton type string
+    such as "*fp16") or else its name: pointer names *fp32, sizes, counts and strides i32,
+    scale factors fp32; "?" where neither tells."""
+    if isinstance(annotation, (type, str)) and annotation in _ANNOTATIONS:
+        return _ANNOTATIONS[annotation]
+    if isinstance(annotation, str) and _TRITON_TYPE.fullmatch(annotation):
+        return annotation
+    for pattern, ty in _GUESSES:
+        if pattern.fullmatch(name.lower()):
+            return ty
+    return "?"
+
+
+def _guess_constexpr(name: str) -> str:
+    """Block sizes get 128; flags (IS_CAUSAL, HAS_BIAS, EVEN_K, USE_...) False."""
+    return "False" if re.match(r"(IS|HAS|USE|EVEN|ENABLE|DO)_", name) else "128"
+
+
+def spill_knob(decl: Declaration, variant: Mapping[str, Any]) -> Knob | None:
+    """One pipeline stage fewer: each stage holds its tiles in registers or shared memory."""
+    stages = int(variant.get("num_stages", decl.settings.get("num_stages", 3)))
+    if stages > 1:
+        return Knob(f"num_stages={stages - 1}", variant={"num_stages": stages - 1})
+    return None
+
+
+def width_knob(decl: Declaration) -> Knob | None:
+    """Pointer and integer parameters promised divisible by 16 (tt.divisibility), what
+    Triton's launcher infers from real arguments and what lets it vectorize."""
+    sig = decl.settings.get("signature", {})
+    params = [name for name, kind in sig.items() if kind.startswith("*") or kind in ("i32", "i64")]
+    have = set(decl.settings.get("divisibility", ()))
+    if params and not set(params) <= have:
+        return Knob(f"divisibility={params}", settings={"divisibility": tuple(params)})
+    return None
+
+
+# Triton has no vector types or `__restrict__`: its own ways to the same end.
+VOCABULARY = Vocabulary(
+    narrow=(
+        "Triton widens loads and stores to 128 bits where it can prove 16-byte alignment and "
+        "contiguity: pointer and size arguments divisible by 16 (Triton specializes them at "
+        "launch; in a kernel.py, `divisibility=`), or `tl.multiple_of` / `tl.max_contiguous` on "
+        "the offsets; `sassview try` tests the first"
+    ),
+    merge=(
+        "Triton makes these one vector access when it can prove the base 16-byte aligned: "
+        "pointer and size arguments divisible by 16 (`divisibility=` in a kernel.py), or "
+        "`tl.multiple_of` on the offsets"
+    ),
+    coalesce=(
+        "make the contiguous dimension the fastest-varying offsets of the block (the last axis "
+        "of the `tl.arange` offsets, `order=` of a block pointer), or load the tile along its "
+        "contiguous dimension and `tl.trans` it"
+    ),
+    bank_conflict=(
+        "Triton chooses shared layouts itself: a conflict here comes from a layout conversion "
+        "(`tl.trans`, a reduction axis); try another `num_warps` or reshape so the conversion "
+        "is not needed"
+    ),
+    unroll="tl.range(..., loop_unroll_factor=N)",
+    stages="num_stages",
+)
+
+SPEC = FrontendSpec(
+    kind="triton",
+    title="Triton",
+    declarations=("triton",),
+    declare_module="sassview.declare",
+    compile=compile_job,
+    package="triton",
+    extra="triton",
+    modules=("triton",),
+    version=lambda: distribution_version("triton"),
+    vocabulary=VOCABULARY,
+    tile=True,
+    ir_unrolls=True,
+    detection=Detection(is_kernel, suggest, target=jit_of, helpers=_helpers),
+    spill_knob=spill_knob,
+    width_knob=width_knob,
+)
