@@ -78,7 +78,7 @@ class Entry:
 # The kinds whose entries cost a compiler or nvdisasm run: a miss claims the key's build lock
 # (cache/locks.py), so two processes never build one of them at the same time. Small entries
 # (remembered tool versions, compiler routes) are cheaper to build twice than to lock.
-BUILT_ONCE = frozenset({"cuda", "cuda-nvcc", "ptx", "triton", "cute", "nvdisasm"})
+BUILT_ONCE = frozenset({"cuda", "cuda-nvcc", "ptx", "triton", "cute", "cutile", "nvdisasm"})
 
 # What this process did with the BUILT_ONCE kinds: the pytest plugin reports it (per worker,
 # summed on the xdist controller).
