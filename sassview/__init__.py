@@ -33,6 +33,8 @@ __all__ = [
     "inspect",
     "load",
     "load_kernel_file",
+    "tensor",
+    "tensor_descriptor",
     "triton",
 ]
 
@@ -46,7 +48,7 @@ if TYPE_CHECKING:
         load,
         load_kernel_file,
     )
-    from sassview.declare import cuda, cuda_file, cute, triton
+    from sassview.declare import cuda, cuda_file, cute, tensor, tensor_descriptor, triton
 
 
 def __getattr__(name: str) -> Any:
@@ -62,7 +64,7 @@ def __getattr__(name: str) -> Any:
         from sassview import api
 
         return getattr(api, name)
-    if name in ("cuda", "cuda_file", "triton", "cute"):  # declarations in a kernel.py
+    if name in ("cuda", "cuda_file", "triton", "cute", "tensor", "tensor_descriptor"):  # kernel.py
         from sassview import declare
 
         return getattr(declare, name)

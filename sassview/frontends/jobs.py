@@ -161,12 +161,26 @@ def _triton(kf: KernelFile, decl: Declaration, arch: str, variant: dict[str, Any
         else:  # a compile option: maxnreg (an autotune config's), enable_fp_fusion, ...
             s["options"] = {**s["options"], key: value}
     launch = {k: s[k] for k in ("num_warps", "num_stages", "num_ctas")}
+    example = dict(s.get("args") or {})  # sv.triton(args=...): the launch's own values
     constexprs.update(
-        apply_heuristics(decl.name, s["heuristics"], {**launch, **s["options"], **constexprs})
+        apply_heuristics(
+            decl.name, s["heuristics"], {**launch, **s["options"], **example, **constexprs}
+        )
     )
+    signature, divisibility = s["signature"], s["divisibility"]
+    if s.get("args") is not None:
+        from sassview.frontends.triton import target_cc
+        from sassview.frontends.triton_args import specialize
+
+        derived = specialize(decl.target, {**example, **constexprs}, target_cc(arch))
+        signature, constexprs, divisibility = (
+            derived.signature,
+            derived.constexprs,
+            derived.divisibility,
+        )
     return compile_triton(
-        decl.target, signature=s["signature"], constexprs=constexprs,
-        divisibility=s["divisibility"], arch=arch, num_warps=s["num_warps"],
+        decl.target, signature=signature, constexprs=constexprs,
+        divisibility=divisibility, arch=arch, num_warps=s["num_warps"],
         num_stages=s["num_stages"], num_ctas=s["num_ctas"], options=s["options"],
     )  # fmt: skip
 

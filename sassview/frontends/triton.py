@@ -81,7 +81,7 @@ def compile_triton(
             f"{getattr(fn, '__name__', fn)!r} is not a @triton.jit function",
             "decorate the kernel with @triton.jit (sv.triton also takes @triton.autotune ones)",
         )
-    cc = _target_cc(arch)
+    cc = target_cc(arch)
     sig, constants, attrs = _specialize(fn, signature, constexprs or {}, divisibility)
     opts = _options(num_warps, num_stages, num_ctas, options or {})
 
@@ -205,7 +205,8 @@ def apply_heuristics(
             raise InputError(
                 f"{kernel}: @triton.heuristics value {name!r} reads {exc.args[0]!r}, known only"
                 " at a launch",
-                f"give the value that launch computes: constexprs={{{name!r}: ...}}",
+                f"give the value that launch computes: constexprs={{{name!r}: ...}}, or"
+                " declare the launch's values with args=",
             ) from None
         except Exception as exc:
             raise InputError(
@@ -244,7 +245,7 @@ def _import_triton() -> Any:
     return triton
 
 
-def _target_cc(arch: str) -> int:
+def target_cc(arch: str) -> int:
     """sm_90a -> 90. Triton emits the `a` variant from sm_90 on: sm_90 and sm_90a agree."""
     works = ", ".join(f"sm_{c}a" if c >= 90 else f"sm_{c}" for c in TRITON_CCS)
     try:

@@ -1,0 +1,254 @@
+"""Declaring Triton kernels by example arguments: what Triton's JIT would specialize, compiled."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+import sassview as sv
+from sassview.build import build_program
+from sassview.errors import InputError
+from sassview.frontends.triton import compile_triton
+from sassview.frontends.triton_args import specialize
+
+DATA = Path(__file__).parent / "data" / "frontends"
+
+
+@pytest.fixture(scope="module")
+def ak() -> ModuleType:
+    pytest.importorskip("triton", reason="Triton is not installed (pip install triton)")
+    name = "sassview_test_triton_args_kernels"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, DATA / "triton_args_kernels.py")
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return sys.modules[name]
+
+
+class _TorchDtype:
+    """What torch.float16 looks like to Triton: a `torch.float16` str, an item size."""
+
+    itemsize = 2
+    is_floating_point = True
+
+    def __str__(self) -> str:
+        return "torch.float16"
+
+
+class Tensor:
+    """Duck-typed like a torch meta tensor (torch is not installed here): address 0."""
+
+    dtype = _TorchDtype()
+    shape = (64, 64)
+
+    def data_ptr(self) -> int:
+        return 0
+
+    def stride(self) -> tuple[int, int]:
+        return (64, 1)
+
+
+def probe_values() -> dict[str, Any]:
+    return dict(
+        a_ptr=sv.tensor("fp32", shape=(1024,)),
+        b_ptr=sv.tensor("float32", shape=(1024,), align=8),
+        c_ptr=Tensor(),
+        n=4096,
+        odd=4097,
+        one=1,
+        big=2**40,
+        seed=32,  # do_not_specialize: stays a plain i32
+        flag=True,
+        scale=0.5,
+        maybe=None,
+        q=1,  # annotated "i32": an annotated int is not made constexpr, even when 1
+        BLOCK=128,
+    )
+
+
+def test_each_argument_is_specialized_as_tritons_own_function_does(ak: ModuleType) -> None:
+    """Per parameter: Triton's `native_specialize_impl` (what a launch calls per argument) on
+    the same value, with the parameter's own flags, decides type, constexpr and divisibility."""
+    from triton._C.libtriton import native_specialize_impl
+    from triton.backends.compiler import GPUTarget
+    from triton.compiler.compiler import make_backend
+
+    values = probe_values()
+    derived = specialize(ak.probe, values, 90)
+    backend = type(make_backend(GPUTarget("cuda", 90, 32)))
+    for param in ak.probe.params:
+        value = values[param.name]
+        if param.is_constexpr:
+            assert derived.constexprs[param.name] == value
+            continue
+        ty, key = native_specialize_impl(
+            backend, value, param.is_const, not param.do_not_specialize,
+            not param.do_not_specialize_on_alignment,
+        )  # fmt: skip
+        if param.annotation_type:  # Triton keeps an annotated type as it is
+            ty = param.annotation_type
+        if ty == "constexpr":
+            assert derived.constexprs[param.name] == value, param.name
+        else:
+            assert derived.signature[param.name] == ty, param.name
+        assert (param.name in derived.divisibility) == (key == "D"), param.name
+    # What that means, spelled out for the reader of this test:
+    assert derived.constexprs == {"one": 1, "maybe": None, "BLOCK": 128}
+    assert derived.divisibility == ("a_ptr", "c_ptr", "n", "big")
+    assert derived.signature["big"] == "i64" and derived.signature["flag"] == "u1"
+    assert derived.signature["c_ptr"] == "*fp16" and derived.signature["seed"] == "i32"
+
+
+def test_a_unit_stride_by_example_is_constexpr_1_and_vectorizes(ak: ModuleType) -> None:
+    """stride_xk=1 at a launch is what makes the row load wide; declared by example it is."""
+    x = sv.tensor("fp16", shape=(4096, 1024))
+    values: dict[str, Any] = dict(x_ptr=x, out_ptr=x, stride_xm=1024, M=4096, K=1024, BLOCK_K=1024)
+    widths = {}
+    for stride in (1, 2):
+        derived = specialize(ak.strided_copy, {**values, "stride_xk": stride}, 90)
+        art = compile_triton(
+            ak.strided_copy,
+            signature=derived.signature,
+            constexprs=derived.constexprs,
+            divisibility=derived.divisibility,
+        )
+        (kernel,) = build_program(art).kernels
+        widths[stride] = {i.mnemonic for i in kernel.instructions if i.opcode == "LDG"}
+    assert widths[1] == {"LDG.E.128"}, widths  # 8 contiguous fp16 a thread
+    assert widths[2] == {"LDG.E.U16"}, widths
+
+
+def test_a_tensor_descriptor_by_example_compiles_to_tma(ak: ModuleType) -> None:
+    base = sv.tensor("fp16", shape=(256, 512))
+    desc = sv.tensor_descriptor(base, block_shape=[64, 64])
+    derived = specialize(
+        ak.desc_copy, dict(in_desc=desc, out_desc=desc, BLOCK_M=64, BLOCK_N=64), 90
+    )
+    assert derived.signature == {
+        "in_desc": "tensordesc<fp16[64, 64]>",
+        "out_desc": "tensordesc<fp16[64, 64]>",
+    }
+    art = compile_triton(ak.desc_copy, signature=derived.signature, constexprs=derived.constexprs)
+    (kernel,) = build_program(art).kernels
+    opcodes = {i.opcode for i in kernel.instructions}
+    assert {"UTMALDG", "UTMASTG"} <= opcodes, sorted(opcodes)
+
+
+def test_a_descriptor_triton_refuses_is_an_input_error(ak: ModuleType) -> None:
+    odd_rows = sv.tensor("fp16", shape=(256, 511))  # a row of 1022 bytes: not 16-aligned
+    with pytest.raises(InputError, match="Triton refuses this tensor descriptor"):
+        sv.tensor_descriptor(odd_rows, block_shape=[64, 64])
+
+
+@pytest.mark.parametrize(
+    ("values", "message"),
+    [
+        ({"nope": 1}, "has no parameter 'nope'"),
+        ({"x_ptr": sv.tensor("fp16")}, "gives no value for out_ptr, stride_xm"),
+        ({"x_ptr": "text", "out_ptr": 0, "stride_xm": 1, "stride_xk": 1, "M": 1, "K": 1,
+          "BLOCK_K": 16}, "Triton cannot take these arguments"),
+    ],
+)  # fmt: skip
+def test_wrong_example_arguments_are_input_errors(
+    ak: ModuleType, values: dict[str, Any], message: str
+) -> None:
+    with pytest.raises(InputError, match=message):
+        specialize(ak.strided_copy, values, 90)
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: sv.tensor("fp17"), "'fp17' is not an element type"),
+        (lambda: sv.tensor("fp16", shape=(4, 0)), "is not a shape"),
+        (lambda: sv.tensor("fp16", shape=(4, 4), strides=(1,)), "1 strides for 2 dimensions"),
+        (lambda: sv.tensor("fp16", align=12), "not a power of two"),
+    ],
+)
+def test_a_malformed_example_tensor_is_an_input_error(call: Any, message: str) -> None:
+    with pytest.raises(InputError, match=message):
+        call()
+
+
+def test_an_example_tensor_reads_as_its_type_and_shape() -> None:
+    assert str(sv.tensor("torch.float16", shape=(8, 4))) == "fp16[8, 4]"
+    assert str(sv.tensor("bf16", shape=(8, 4), strides=(1, 8), align=4)) == (
+        "bf16[8, 4] align=4 strides=[1, 8]"
+    )
+    assert sv.tensor("fp32", align=8).data_ptr() % 16 == 8
+
+
+AUTOTUNED_BY_EXAMPLE = """\
+import triton
+import triton.language as tl
+
+import sassview as sv
+
+
+@triton.autotune(
+    configs=[triton.Config({"BLOCK": 64}, num_warps=1), triton.Config({"BLOCK": 256})],
+    key=["n"],
+)
+@triton.heuristics({"EVEN": lambda a: a["n"] % a["BLOCK"] == 0})
+@triton.jit
+def halve(src_ptr, dst_ptr, n, stride, BLOCK: tl.constexpr, EVEN: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    if EVEN:
+        tl.store(dst_ptr + offs, tl.load(src_ptr + offs * stride) * 0.5)
+    else:
+        keep = offs < n
+        tl.store(dst_ptr + offs, tl.load(src_ptr + offs * stride, mask=keep) * 0.5, mask=keep)
+
+
+x = sv.tensor("fp32", shape=(4096,))
+sv.triton(halve, args=dict(src_ptr=x, dst_ptr=x, n=N, stride=1), arch="sm_90a")
+"""
+
+
+@pytest.mark.compile
+def test_an_autotuned_kernel_by_example_runs_its_heuristics_on_the_launch_values(
+    tmp_path: Path,
+) -> None:
+    """A heuristic reading a size (n) works by example: n=4096 is even for both BLOCKs, 4000
+    only for the 64 one; stride=1 is constexpr 1, n divisible by 16 in both."""
+    import json
+
+    from conftest import run_sassview
+
+    pytest.importorskip("triton")
+    options = {}
+    for n in (4096, 4000):
+        path = tmp_path / f"k{n}.py"
+        path.write_text(AUTOTUNED_BY_EXAMPLE.replace("n=N", f"n={n}"))
+        done = run_sassview("check", path, "--json")
+        assert done.returncode == 0, done.stderr
+        options[n] = [p["options"] for p in json.loads(done.stdout)["programs"]]
+    assert "constexprs=stride=1,BLOCK=64,EVEN=True" in options[4096][0]
+    assert "constexprs=stride=1,BLOCK=256,EVEN=True" in options[4096][1]
+    assert "constexprs=stride=1,BLOCK=256,EVEN=False" in options[4000][1]
+    assert "divisibility=src_ptr,dst_ptr,n" in options[4000][1]
+    assert "signature=src_ptr:*fp32,dst_ptr:*fp32,n:i32,stride:constexpr" in (
+        ",".join(options[4000][1])
+    )
+
+
+@pytest.mark.parametrize(
+    ("declaration", "message"),
+    [
+        ("sv.triton(k, arch='sm_90a')", "needs signature= or args="),
+        ("sv.triton(k, signature={'x': '*fp32'}, args={'x': 1})", "not both"),
+        ("sv.triton(k, args={'x': 1}, divisibility=['x'])", "drop divisibility="),
+    ],
+)
+def test_a_declaration_takes_a_signature_or_arguments(declaration: str, message: str) -> None:
+    def k(x: Any) -> None: ...
+
+    with pytest.raises(InputError, match=message):
+        eval(declaration, {"sv": sv, "k": k})
