@@ -71,6 +71,14 @@ def exit_error(exc: SystemExit, path: Path, *, importing: bool) -> InputError:
     )
 
 
+def directory_kind(path: Path) -> str | None:
+    """What a directory a user points at holds, where sassview reads directories:
+    "triton-cache" (a Triton cache, TRITON_KERNEL_DUMP directory or entry), else None."""
+    from sassview.frontends.triton_cache import is_triton_cache
+
+    return "triton-cache" if is_triton_cache(path) else None
+
+
 def import_kernel_file(path: str | Path) -> KernelFile:
     p = input_file(path, wanted="a kernel.py file")
     text = p.read_text(encoding="utf-8", errors="replace")
