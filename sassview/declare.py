@@ -219,10 +219,11 @@ def triton(
     launch passes, `args=dict(x=sv.tensor("fp16", shape=(M, K)), stride_xk=1, M=4096)`, from
     which the signature, divisibility and constexprs (ints equal to 1 included) are derived as
     Triton's JIT derives them (see sassview.frontends.triton_args)."""
-    from sassview.frontends.triton import heuristics_of, unwrap
+    from sassview.frontends.triton import autotune_of, heuristics_of, unwrap
 
     _one_of_signature_or_args(signature, args, divisibility)
-    jit_fn, configs = unwrap(fn)
+    jit_fn = unwrap(fn)[0]
+    tune = autotune_of(fn, None if args is None else {**(constexprs or {}), **args})
     return _register(
         Declaration(
             "triton",
@@ -240,11 +241,13 @@ def triton(
                     "num_ctas": num_ctas,
                     "options": dict(options or {}),
                     "heuristics": heuristics_of(fn),
+                    "autotune_key": tune.key,
+                    "autotune_notes": tune.notes,
                 }
             ),
             _variants(variants),
             line=_caller_line(),
-            configs=tuple(MappingProxyType(c) for c in configs),
+            configs=tuple(MappingProxyType(c) for c in tune.configs),
         )
     )
 

@@ -252,3 +252,89 @@ def test_a_declaration_takes_a_signature_or_arguments(declaration: str, message:
 
     with pytest.raises(InputError, match=message):
         eval(declaration, {"sv": sv, "k": k})
+
+
+PRUNED = """\
+import triton
+import triton.language as tl
+
+import sassview as sv
+
+
+def small_enough(configs, named_args, **kwargs):
+    # as Triton's own prune functions: keep the BLOCKs that do not overrun the row
+    return [c for c in configs if c.kwargs["BLOCK"] <= named_args["n"]
+            and named_args["x_ptr"].element_size() * c.kwargs["BLOCK"] <= 1024]
+
+
+@triton.autotune(
+    configs=[triton.Config({"BLOCK": b}, num_warps=w) for b in (64, 256, 1024) for w in (1, 4)],
+    key=["n"],
+    prune_configs_by={"early_config_prune": small_enough},
+)
+@triton.jit
+def halve(x_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(x_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) * 0.5, mask=offs < n)
+
+
+DECLARATION
+"""
+
+
+@pytest.mark.compile
+def test_early_config_prune_runs_on_the_example_arguments(tmp_path: Path) -> None:
+    """n=300 fp32: BLOCK 64 and 256 stay (1024 overruns), each with both num_warps; the key is
+    shown with its value, on stderr and in the options."""
+    import json
+
+    from conftest import run_sassview
+
+    pytest.importorskip("triton")
+    path = tmp_path / "kernel.py"
+    declaration = 'sv.triton(halve, args=dict(x_ptr=sv.tensor("fp32", shape=(300,)), n=300))'
+    path.write_text(PRUNED.replace("DECLARATION", declaration))
+    done = run_sassview("check", path, "--json")
+    assert done.returncode == 0, done.stderr
+    programs = json.loads(done.stdout)["programs"]
+    assert [(p["variant"]["BLOCK"], p["variant"]["num_warps"]) for p in programs] == [
+        (64, 1), (64, 4), (256, 1), (256, 4),
+    ]  # fmt: skip
+    assert "autotune_key=n=300" in programs[0]["options"]
+    assert "autotune: early_config_prune kept 4 of 6 configs" in programs[0]["options"]
+    assert "halve: autotune key n" in done.stderr
+
+
+def test_early_config_prune_needs_the_arguments_of_a_launch() -> None:
+    """Declared by signature, the prune function has no arguments to run on: every config is
+    kept and a note says why; one that fails on the example is an input error."""
+    pytest.importorskip("triton")
+    import triton
+    import triton.language as tl
+
+    from sassview.frontends.triton import autotune_of
+
+    def drop_big(configs: list[Any], named_args: dict[str, Any], **kwargs: Any) -> list[Any]:
+        return [c for c in configs if c.kwargs["BLOCK"] <= named_args["n"]]
+
+    @triton.autotune(
+        configs=[triton.Config({"BLOCK": 64}), triton.Config({"BLOCK": 512})],
+        key=["n"],
+        prune_configs_by={"early_config_prune": drop_big, "perf_model": len, "top_k": 1},
+    )
+    @triton.jit
+    def k(x_ptr: Any, n: Any, BLOCK: tl.constexpr) -> None:
+        pass
+
+    by_signature = autotune_of(k, None)
+    assert [c["BLOCK"] for c in by_signature.configs] == [64, 512]
+    assert by_signature.key == ("n",)
+    assert by_signature.notes == (
+        "early_config_prune not applied: declare the launch's args= to apply it",
+        "perf_model/top_k not applied: they rank configs by a GPU's timings",
+    )
+    assert [c["BLOCK"] for c in autotune_of(k, {"x_ptr": None, "n": 100}).configs] == [64]
+    with pytest.raises(InputError, match="early_config_prune raised KeyError: 'n'"):
+        autotune_of(k, {"x_ptr": None})
+    with pytest.raises(InputError, match="kept no config"):
+        autotune_of(k, {"x_ptr": None, "n": 10})

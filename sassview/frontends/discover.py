@@ -38,6 +38,18 @@ class KernelFile:
     declarations: tuple[Declaration, ...]
     undeclared: tuple[Undeclared, ...]
 
+    def notes(self) -> list[tuple[int, str]]:
+        """(line, words) about the declarations: what a Triton autotuner picks its config by,
+        and what of its pruning could not be applied here."""
+        out = []
+        for decl in self.declarations:
+            key = decl.settings.get("autotune_key") if decl.kind == "triton" else None
+            if key:
+                out.append((decl.line, f"{decl.name}: autotune key {', '.join(key)}"))
+            for note in decl.settings.get("autotune_notes", ()) if decl.kind == "triton" else ():
+                out.append((decl.line, f"{decl.name}: {note}"))
+        return out
+
 
 def _trimmed_traceback(exc: BaseException, path: Path) -> str:
     """The user's frames only: what sassview and importlib add is noise to them."""

@@ -65,7 +65,7 @@ def _flat_settings(decl: Declaration) -> dict[str, str]:
     names, CUDA defines (`TILE=128`) by the macro."""
     out: dict[str, str] = {}
     for key, value in decl.settings.items():
-        if key == "heuristics":  # functions of the other settings, never told apart by text
+        if key in ("heuristics", "autotune_notes"):  # functions of the others, or words
             continue
         if isinstance(value, Mapping):
             out.update((str(k), str(v)) for k, v in value.items())
@@ -178,11 +178,22 @@ def _triton(kf: KernelFile, decl: Declaration, arch: str, variant: dict[str, Any
             derived.constexprs,
             derived.divisibility,
         )
-    return compile_triton(
+    artifacts = compile_triton(
         decl.target, signature=signature, constexprs=constexprs,
         divisibility=divisibility, arch=arch, num_warps=s["num_warps"],
         num_stages=s["num_stages"], num_ctas=s["num_ctas"], options=s["options"],
     )  # fmt: skip
+    tuned = tuple(f"autotune: {note}" for note in s.get("autotune_notes", ()))
+    if s.get("autotune_key"):
+        tuned = (autotune_key_text(s["autotune_key"], s.get("args")), *tuned)
+    return replace(artifacts, options=artifacts.options + tuned) if tuned else artifacts
+
+
+def autotune_key_text(key: Sequence[str], args: Mapping[str, Any] | None) -> str:
+    """`autotune_key=M=4096,N=4096`: the autotuner's key, with the values a declaration by
+    example gives it (a launch picks its config by these)."""
+    shown = (f"{k}={args[k]}" if args and k in args else k for k in key)
+    return "autotune_key=" + ",".join(shown)
 
 
 def _cute(kf: KernelFile, decl: Declaration, arch: str, variant: dict[str, Any]) -> Artifacts:

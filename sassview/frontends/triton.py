@@ -31,6 +31,7 @@ import threading
 import time
 import warnings
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType, ModuleType
 from typing import Any
@@ -175,6 +176,60 @@ def unwrap(fn: Any) -> tuple[Any, tuple[dict[str, Any], ...]]:
             configs = tuple(_config_variant(c) for c in fn.configs)
         fn = fn.fn
     return fn, configs
+
+
+@dataclass(frozen=True)
+class Autotune:
+    """What a declaration takes from `@triton.autotune`: the configs a launch would choose
+    among, its `key` (the arguments whose values pick a config; recorded and shown), and notes
+    on what could not be applied without a GPU."""
+
+    configs: tuple[dict[str, Any], ...]
+    key: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+
+
+def autotune_of(fn: Any, named_args: Mapping[str, Any] | None) -> Autotune:
+    """The outermost autotuner's configs, pruned as a launch prunes them where no GPU is
+    needed: `prune_configs_by={"early_config_prune": f}` is called as the autotuner calls it,
+    `f(configs, named_args)`, on the declared example arguments (`args=`); without them it
+    cannot be, and every config is kept. `perf_model` / `top_k` rank configs by a predicted
+    time, which the models Triton ships compute from a GPU's properties: not applied."""
+    tuner = fn
+    while not _is_jit(tuner) and not hasattr(tuner, "configs") and hasattr(tuner, "fn"):
+        tuner = tuner.fn
+    if _is_jit(tuner) or not hasattr(tuner, "configs"):
+        return Autotune(())
+    name = getattr(unwrap(fn)[0], "__name__", "kernel")
+    configs = list(tuner.configs)
+    notes: list[str] = []
+    prune = getattr(tuner, "early_config_prune", None)
+    if prune is not None and named_args is None:
+        notes.append("early_config_prune not applied: declare the launch's args= to apply it")
+    elif prune is not None:
+        configs = _pruned(name, prune, configs, dict(named_args or {}))
+        notes.append(f"early_config_prune kept {len(configs)} of {len(tuner.configs)} configs")
+    if getattr(tuner, "perf_model", None) is not None:
+        notes.append("perf_model/top_k not applied: they rank configs by a GPU's timings")
+    key = tuple(str(k) for k in getattr(tuner, "keys", ()) or ())
+    return Autotune(tuple(_config_variant(c) for c in configs), key, tuple(notes))
+
+
+def _pruned(name: str, prune: Any, configs: list[Any], named_args: dict[str, Any]) -> list[Any]:
+    try:
+        kept = list(prune(configs, named_args))
+    except Exception as exc:
+        raise InputError(
+            f"{name}: prune_configs_by's early_config_prune raised {type(exc).__name__}: {exc}",
+            "it runs on the declared args= (sv.tensor stands for a tensor: dtype, shape,"
+            " stride(), element_size()); one that asks the GPU cannot run here",
+        ) from None
+    if not kept:
+        raise InputError(
+            f"{name}: early_config_prune kept no config for these arguments",
+            "a launch with them fails the same way: check the args= values",
+        )
+    return kept
 
 
 def heuristics_of(fn: Any) -> tuple[tuple[str, Any], ...]:

@@ -76,6 +76,12 @@ class TensorSpec:
     def stride(self, dim: int | None = None) -> Any:
         return self.strides if dim is None else self.strides[dim]
 
+    def element_size(self) -> int:  # torch's name, which prune functions call
+        return self.dtype.itemsize
+
+    def numel(self) -> int:
+        return math.prod(self.shape)
+
     def __str__(self) -> str:  # what labels and `check` show: fp16[4096, 512]
         dims = ", ".join(map(str, self.shape))
         extra = "" if self.align >= 16 else f" align={self.align}"

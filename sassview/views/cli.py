@@ -265,6 +265,8 @@ def _load_kernel_file(path: Path, archs: tuple[str, ...], max_variants: int | No
     for u in kernel_file.undeclared:
         click.echo(f"{path}:{u.line}: note: {u.kind} kernel {u.name} is not declared", err=True)
         click.echo(f"  add: {u.hint}", err=True)
+    for line, note in kernel_file.notes():
+        click.echo(f"{path}:{line}: note: {note}", err=True)
     return programs
 
 
