@@ -145,11 +145,13 @@ def _check_names(path: Path, declared: tuple[Declaration, ...]) -> None:
 def _undeclared(
     module: ModuleType, declared: tuple[Declaration, ...], path: Path
 ) -> list[Undeclared]:
-    targets = {id(d.target) for d in declared} | _triton_helpers(module)
+    targets = {id(d.target) for d in declared} | _triton_helpers(module) | _passed(declared)
     out = []
     for name, obj in vars(module).items():
         kind = _kernel_kind(obj)
         if kind is None or id(_jit_of(obj) if kind == "triton" else obj) in targets:
+            continue
+        if kind == "triton" and _returns_a_value(_jit_of(obj)):  # a device function
             continue
         line = _definition_line(obj)
         out.append(Undeclared(name, kind, line, _hint(name, kind, obj)))
@@ -187,6 +189,29 @@ def _triton_helpers(module: ModuleType) -> set[int]:
         for callee in calls.findall(getattr(fn, "src", ""))
         if callee != name
     }
+
+
+def _passed(declared: tuple[Declaration, ...]) -> set[int]:
+    """The @jit functions a Triton declaration passes as a constexpr value (`ACT=leaky`): the
+    kernel calls them, so they are helpers too."""
+    out = set()
+    for decl in declared:
+        if decl.kind != "triton":
+            continue
+        for values in (decl.settings.get("constexprs") or {}, decl.settings.get("args") or {}):
+            out |= {id(_jit_of(v)) for v in values.values() if _kernel_kind(v) == "triton"}
+    return out
+
+
+def _returns_a_value(jit: Any) -> bool:
+    """Whether a @jit function returns something: a kernel cannot, so it is a helper."""
+    import ast
+
+    try:
+        tree = ast.parse(getattr(jit, "src", ""))
+    except SyntaxError:
+        return False
+    return any(isinstance(n, ast.Return) and n.value is not None for n in ast.walk(tree))
 
 
 def _definition_line(obj: Any) -> int:

@@ -212,3 +212,16 @@ def _check_names(fn: Any, values: Mapping[str, Any]) -> None:
 
 def _row_major(shape: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(math.prod(shape[i + 1 :]) for i in range(len(shape)))
+
+
+def unit_stride_settings(settings: Mapping[str, Any], name: str) -> dict[str, Any]:
+    """A Triton declaration's settings with the parameter `name` passed as 1, as a launch with
+    a contiguous tensor passes it: in `args=` its value 1, else out of the signature and
+    divisibility and into the constexprs (what Triton makes of an int equal to 1)."""
+    if settings.get("args") is not None:
+        return {"args": {**settings["args"], name: 1}}
+    return {
+        "signature": {k: v for k, v in settings.get("signature", {}).items() if k != name},
+        "constexprs": {**settings.get("constexprs", {}), name: 1},
+        "divisibility": tuple(d for d in settings.get("divisibility", ()) if d != name),
+    }

@@ -73,6 +73,11 @@ def propose(
             have = set(decl.settings.get("divisibility", ()))
             if params and not set(params) <= have:
                 add(Trial(a, f"divisibility={params}", settings={"divisibility": tuple(params)}))
+        elif a.kind == "runtime-stride" and decl.kind == "triton":
+            from sassview.frontends.triton_args import unit_stride_settings
+
+            name = str(a.data.get("argument"))
+            add(Trial(a, f"{name}=1", settings=unit_stride_settings(decl.settings, name)))
         elif a.kind == "tensor-core" and a.severity.name == "WARNING":
             target = with_feature(arch, "wgmma") or with_feature(arch, "tcgen05")
             if target:
