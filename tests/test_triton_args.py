@@ -338,3 +338,29 @@ def test_early_config_prune_needs_the_arguments_of_a_launch() -> None:
         autotune_of(k, {"x_ptr": None})
     with pytest.raises(InputError, match="kept no config"):
         autotune_of(k, {"x_ptr": None, "n": 10})
+
+
+def test_declarations_by_example_are_told_apart_by_the_values_that_differ(
+    tmp_path: Path,
+) -> None:
+    pytest.importorskip("triton")
+    from sassview.declare import collecting
+    from sassview.frontends.discover import import_kernel_file
+    from sassview.frontends.jobs import plan
+
+    path = tmp_path / "kernel.py"
+    path.write_text(
+        f"import sys\nsys.path.insert(0, {str(DATA)!r})\nimport sassview as sv\n"
+        "from triton_args_kernels import strided_copy\n"
+        "x = sv.tensor('fp16', shape=(64, 64))\n"
+        "for s in (1, 2):\n"
+        "    sv.triton(strided_copy, args=dict(x_ptr=x, out_ptr=x, stride_xm=64, stride_xk=s,"
+        " M=64, K=64, BLOCK_K=64))\n"
+    )
+    with collecting():
+        kernel_file = import_kernel_file(path)
+    labels = [
+        job.label(kernel_file.declarations[job.declaration], kernel_file)
+        for job in plan(kernel_file)
+    ]
+    assert labels == ["strided_copy(stride_xk=1)", "strided_copy(stride_xk=2)"]

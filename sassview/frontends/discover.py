@@ -256,7 +256,8 @@ def _triton_hint(name: str, obj: Any) -> str:
         + ', arch="sm_90a")  (types guessed from the names: check each'
         + (f"; a stride launched as 1 ({strides[0]}=1 for a contiguous dimension) is"
            " constexpr 1 at a Triton launch: give it in constexprs" if strides else "")
-        + ")"
+        + "; or give what a launch passes, args=dict(x_ptr=sv.tensor('fp16', shape=(M, K)),"
+          " n=4096, ...), and Triton's own rules derive the rest)"
     )  # fmt: skip
 
 
