@@ -364,3 +364,36 @@ def test_declarations_by_example_are_told_apart_by_the_values_that_differ(
         for job in plan(kernel_file)
     ]
     assert labels == ["strided_copy(stride_xk=1)", "strided_copy(stride_xk=2)"]
+
+
+WS_FILE = """\
+import sys
+sys.path.insert(0, {data!r})
+import sassview as sv
+from triton_args_kernels import ws_matmul
+
+a = sv.tensor("fp16", shape=(4096, 4096))
+tile = sv.tensor_descriptor(a, block_shape=[128, 64])
+out = sv.tensor_descriptor(a, block_shape=[128, 128])
+sv.triton(ws_matmul, args=dict(a_desc=tile, b_desc=tile, c_desc=out, K=4096, BLOCK_M=128,
+          BLOCK_N=128, BLOCK_K=64), arch="sm_90a", num_warps=4)
+"""
+
+
+@pytest.mark.compile
+def test_an_mlir_pass_failure_is_one_message_with_the_passes_words(tmp_path: Path) -> None:
+    """MLIR prints its diagnostics (the module, a reproducer: ~50 lines) from C++ to file
+    descriptor 2; they go into the error's detail, after sassview's one line, which quotes
+    the first diagnostic and the pass."""
+    from conftest import run_sassview
+
+    pytest.importorskip("triton")
+    path = tmp_path / "kernel.py"
+    path.write_text(WS_FILE.format(data=str(DATA)))
+    done = run_sassview("check", path)
+    assert done.returncode == 2
+    first = done.stderr.splitlines()[0]
+    assert first.startswith("error: Triton failed to compile ws_matmul: RuntimeError: ")
+    assert "descriptor block and tensor must have the same number of elements" in first
+    assert first.endswith("(in NVGPUWarpSpecialization)")
+    assert "mlir_reproducer" in done.stderr  # kept, in the detail

@@ -25,7 +25,9 @@ import inspect
 import io
 import json
 import logging
+import os
 import re
+import sys
 import tempfile
 import threading
 import time
@@ -454,6 +456,7 @@ def _run(triton: Any, source: Any, target: Any, opts: dict[str, Any], fn: Any) -
         )
         stack.enter_context(_quiet_fp_fusion_warning())
         stack.enter_context(contextlib.redirect_stdout(out))
+        native = stack.enter_context(_native_stderr())
         try:
             # CompiledKernel reads every stage from the cache directory right away, so the
             # directory can go when this block ends.
@@ -461,13 +464,60 @@ def _run(triton: Any, source: Any, target: Any, opts: dict[str, Any], fn: Any) -
         except CompilationError as exc:
             raise _compile_error(exc, fn) from exc
         except Exception as exc:  # PTXASError, LLVM and MLIR failures, internal assertions
-            first = (str(exc).strip().splitlines() or [""])[0]
+            printed = native.read()
+            first = _mlir_error(printed) or (str(exc).strip().splitlines() or [""])[0]
             raise CompileError(
                 f"Triton failed to compile {fn.__name__}: {type(exc).__name__}: {first}",
                 _failure_hint(exc, fn),
-                detail=f"{exc}\n{out.getvalue()}".strip(),
+                detail=f"{exc}\n{out.getvalue()}\n{printed}".strip(),
             ) from exc
+        if printed := native.read():  # warnings of a compile that worked: for -v only
+            log.info("triton: %s printed: %s", fn.__name__, printed)
     return kernel, _normalize_report(out.getvalue())
+
+
+_MLIR_ERROR = re.compile(r"^(\S+:\d+:\d+): error: (.+)$", re.MULTILINE)
+_MLIR_PASS = re.compile(r"Pipeline failed while executing \[`(\w+)`")
+
+
+def _mlir_error(printed: str) -> str | None:
+    """A failed MLIR pass's own words, where its exception says only "PassManager::run
+    failed": the first diagnostic (`k.py:7:1: error: ...`) and the pass, as printed."""
+    found = _MLIR_ERROR.search(printed)
+    if found is None:
+        return None
+    step = _MLIR_PASS.search(printed)
+    return f"{found.group(1)}: {found.group(2)}" + (f" (in {step.group(1)})" if step else "")
+
+
+class _Captured:
+    """What native code wrote to file descriptor 2 inside `_native_stderr`."""
+
+    def __init__(self, file: Any) -> None:
+        self.file = file
+
+    def read(self) -> str:
+        sys.stderr.flush()
+        self.file.seek(0)
+        return str(self.file.read().decode("utf-8", errors="replace")).strip()
+
+
+@contextlib.contextmanager
+def _native_stderr() -> Iterator[_Captured]:
+    """File descriptor 2 into a temporary file while Triton compiles: MLIR's C++ diagnostics
+    (a failing pass prints the whole module and a reproducer, ~50 lines) bypass Python and
+    would reach the user's terminal ahead of sassview's one message; they go into the error's
+    detail instead. Under _LOCK, like the knobs: fd 2 is process-wide."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile() as file:
+        os.dup2(file.fileno(), 2)
+        try:
+            yield _Captured(file)
+        finally:
+            sys.stderr.flush()
+            os.dup2(saved, 2)
+            os.close(saved)
 
 
 def _failure_hint(exc: Exception, fn: Any) -> str:

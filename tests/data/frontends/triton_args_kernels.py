@@ -35,3 +35,18 @@ def probe(
     if flag:
         x = x * scale
     tl.store(c_ptr + i, x + seed + big + q, mask=i < n)
+
+
+@triton.jit
+def ws_matmul(a_desc, b_desc, c_desc, K, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+              BLOCK_K: tl.constexpr):  # fmt: skip
+    """A warp-specialized loop over tensor descriptors; Triton 3.9's NVGPUWarpSpecialization
+    pass fails on it for sm_90a with num_warps=4 (an MLIR diagnostic printed from C++)."""
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in tl.range(0, tl.cdiv(K, BLOCK_K), warp_specialize=True, num_stages=3):
+        a = a_desc.load([pid_m * BLOCK_M, k * BLOCK_K])
+        b = b_desc.load([pid_n * BLOCK_N, k * BLOCK_K])
+        acc = tl.dot(a, b.T, acc)
+    c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N], acc.to(tl.float16))
