@@ -397,3 +397,29 @@ def test_an_mlir_pass_failure_is_one_message_with_the_passes_words(tmp_path: Pat
     assert "descriptor block and tensor must have the same number of elements" in first
     assert first.endswith("(in NVGPUWarpSpecialization)")
     assert "mlir_reproducer" in done.stderr  # kept, in the detail
+
+
+def test_native_stderr_is_left_alone_outside_the_main_thread() -> None:
+    """The TUI compiles in a worker thread while Textual draws on stderr: no redirect there."""
+    import os
+    import threading
+
+    from sassview.frontends.triton import _native_stderr
+
+    seen: list[bool] = []
+
+    def probe() -> None:
+        before = os.fstat(2).st_ino
+        with _native_stderr() as captured:
+            seen.append(os.fstat(2).st_ino == before and captured.read() == "")
+
+    worker = threading.Thread(target=probe)
+    worker.start()
+    worker.join()
+    assert seen == [True]
+    before = os.fstat(2).st_ino
+    with _native_stderr() as captured:  # the main thread: redirected, then restored
+        assert os.fstat(2).st_ino != before
+        os.write(2, b"native words\n")
+        assert captured.read() == "native words"
+    assert os.fstat(2).st_ino == before

@@ -494,9 +494,11 @@ class _Captured:
     """What native code wrote to file descriptor 2 inside `_native_stderr`."""
 
     def __init__(self, file: Any) -> None:
-        self.file = file
+        self.file = file  # None: nothing was redirected
 
     def read(self) -> str:
+        if self.file is None:
+            return ""
         sys.stderr.flush()
         self.file.seek(0)
         return str(self.file.read().decode("utf-8", errors="replace")).strip()
@@ -507,7 +509,12 @@ def _native_stderr() -> Iterator[_Captured]:
     """File descriptor 2 into a temporary file while Triton compiles: MLIR's C++ diagnostics
     (a failing pass prints the whole module and a reproducer, ~50 lines) bypass Python and
     would reach the user's terminal ahead of sassview's one message; they go into the error's
-    detail instead. Under _LOCK, like the knobs: fd 2 is process-wide."""
+    detail instead. fd 2 is process-wide: only the main thread redirects it (a CLI command, a
+    forked compile worker, pytest). A compile in another thread (the TUI's worker) leaves it
+    alone, since the main thread may be drawing there (Textual writes to stderr)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield _Captured(None)
+        return
     sys.stderr.flush()
     saved = os.dup(2)
     with tempfile.TemporaryFile() as file:
