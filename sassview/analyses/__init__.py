@@ -27,6 +27,7 @@ REGISTRY: Mapping[str, str] = MappingProxyType(
         "occupancy": "sassview.analyses.occupancy",
         "schedule": "sassview.analyses.schedule",
         "triton_strides": "sassview.analyses.triton_strides",
+        "warp_partitions": "sassview.analyses.warp_partitions",
     }
 )
 
