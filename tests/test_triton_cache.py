@@ -170,3 +170,11 @@ def test_a_kernel_dump_directory_is_read_without_metadata(tmp_path: Path) -> Non
     assert all(k.shared is None and "json" not in k.files for k in dumped)
     (program, *_) = sassview.load(tmp_path / "dump")
     assert program.artifacts.stages["ttgir"].startswith("#")
+
+
+def test_sassview_dir_opens_a_cache_and_only_a_cache(tmp_path: Path) -> None:
+    """`sassview DIR` is `sassview tui DIR` for a Triton cache; another folder stays unknown."""
+    from sassview.views.cli_tui import _openable
+
+    assert _openable(str(RECORDED))
+    assert not _openable(str(tmp_path))
