@@ -44,5 +44,6 @@ def triton_poi_fused_add_mul_0(in_ptr0, in_ptr1, out_ptr0, xnumel, XBLOCK: tl.co
 
 # The recorded cubins (tests/data/triton_cache) carry this file's line numbers and Triton's hash
 # of its functions: after an edit above, record the cache again (python
-# tests/data/make_triton_cache.py; the same Triton makes the same bytes) and update the tests
-# that name an entry.
+# tests/data/make_triton_cache.py; the same Triton makes the same entries and bytes, but for 4
+# bytes of the sm_80 cubin that follow this file's modification time) and update the tests that
+# name an entry.
