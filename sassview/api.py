@@ -111,10 +111,14 @@ def load(
 
     CUDA C++ is compiled for each architecture in `arch` (default sm_90a); PTX is assembled for
     `arch` or its own .target; cubins and containers are read as they are (`arch` is ignored);
-    a kernel.py is imported and each declared kernel compiled (see sassview.declare).
+    a kernel.py is imported and each declared kernel compiled (see sassview.declare); a
+    Triton cache directory (or a TRITON_KERNEL_DUMP one, or one entry) gives every kernel in
+    it, as compiled (`arch` is ignored).
     `compiler`, `host_compiler`, `instantiate` and `include_before` are compile()'s.
     """
     p = Path(path)
+    if p.is_dir() and _directory_kind(p) == "triton-cache":  # kernels a run already compiled
+        return load_triton_cache(p)
     input_file(p)  # a directory, a symlink loop or a missing file: said before anything runs
     if p.suffix in CUDA_SUFFIXES:
         archs = parse_arch_list(arch if arch is not None else DEFAULT_ARCH)
@@ -142,6 +146,22 @@ def load(
         if p.suffix != ".ptx":
             break
     return programs
+
+
+def load_triton_cache(path: str | Path, kernel: str | None = None) -> list[Program]:
+    """Every kernel of a Triton cache, TRITON_KERNEL_DUMP directory or cache entry, one
+    Program each, as Triton compiled it; `kernel` keeps those of that name or whose entry
+    starts with it (what a label shows, `add [entry=MRWS5W2Q, ...]`), before any is read."""
+    from sassview.frontends.triton_cache import artifacts_of, find_kernels, matching
+
+    kernels = matching(find_kernels(path), kernel) if kernel else find_kernels(path)
+    return [from_artifacts(artifacts_of(k)) for k in kernels]
+
+
+def _directory_kind(path: Path) -> str | None:
+    from sassview.frontends.discover import directory_kind
+
+    return directory_kind(path)
 
 
 def analyze(program: Program, kernel: str | None = None) -> list[Inspection]:

@@ -40,6 +40,18 @@ from types import MappingProxyType
 from typing import Any
 
 from sassview.errors import InputError
+from sassview.frontends.triton_args import tensor, tensor_descriptor
+
+__all__ = [
+    "Declaration",
+    "collecting",
+    "cuda",
+    "cuda_file",
+    "cute",
+    "tensor",
+    "tensor_descriptor",
+    "triton",
+]
 
 _active: list[list[Declaration]] = []  # the registries of the kernel files being imported
 
@@ -192,7 +204,8 @@ def cuda_file(
 def triton(
     fn: Any,
     *,
-    signature: Mapping[str, str],
+    signature: Mapping[str, str] | None = None,
+    args: Mapping[str, Any] | None = None,
     constexprs: Mapping[str, Any] | None = None,
     divisibility: Sequence[str] = (),
     arch: str | Sequence[str] = "sm_90a",
@@ -205,12 +218,19 @@ def triton(
     """A @triton.jit kernel (or a Gluon @gluon.jit one), or a @triton.autotune one: each of
     its configs is a variant; @triton.heuristics values are computed per variant where they
     need no runtime argument. `variants` keys are options (num_warps, num_stages, maxnreg,
-    ...) or constexpr names (BLOCK)."""
-    from sassview.frontends import registry
-    from sassview.frontends.triton import heuristics_of, unwrap
+    ...) or constexpr names (BLOCK).
 
-    jit_fn, configs = unwrap(fn)
+    Either `signature` (types; `divisibility` names the 16-divisible ones) or `args`: what a
+    launch passes, `args=dict(x=sv.tensor("fp16", shape=(M, K)), stride_xk=1, M=4096)`, from
+    which the signature, divisibility and constexprs (ints equal to 1 included) are derived as
+    Triton's JIT derives them (see sassview.frontends.triton_args)."""
+    from sassview.frontends import registry
+    from sassview.frontends.triton import autotune_of, heuristics_of, unwrap
+
+    _one_of_signature_or_args(signature, args, divisibility)
+    jit_fn = unwrap(fn)[0]
     dialect = registry.detect(jit_fn)  # Triton's, or Gluon's for a @gluon.jit kernel
+    tune = autotune_of(fn, None if args is None else {**(constexprs or {}), **args})
     return register_declaration(
         Declaration(
             dialect.kind if dialect is not None else "triton",
@@ -219,7 +239,8 @@ def triton(
             _archs(arch),
             MappingProxyType(
                 {
-                    "signature": dict(signature),
+                    "signature": dict(signature or {}),
+                    "args": None if args is None else MappingProxyType(dict(args)),
                     "constexprs": dict(constexprs or {}),
                     "divisibility": tuple(divisibility),
                     "num_warps": num_warps,
@@ -227,16 +248,38 @@ def triton(
                     "num_ctas": num_ctas,
                     "options": dict(options or {}),
                     "heuristics": heuristics_of(fn),
+                    "autotune_key": tune.key,
+                    "autotune_notes": tune.notes,
                 }
             ),
             _variants(variants),
             line=_caller_line(),
-            configs=tuple(MappingProxyType(c) for c in configs),
+            configs=tuple(MappingProxyType(c) for c in tune.configs),
         )
     )
 
 
 gluon = triton  # a Gluon @gluon.jit kernel: sv.triton takes it too; the name reads better
+
+
+def _one_of_signature_or_args(
+    signature: Mapping[str, str] | None, args: Mapping[str, Any] | None, divisibility: Sequence[str]
+) -> None:
+    if signature is None and args is None:
+        raise InputError(
+            "sv.triton() needs signature= or args=",
+            "args=dict(x=sv.tensor('fp16', shape=(M, K)), M=4096, ...) gives what a launch passes",
+        )
+    if signature is not None and args is not None:
+        raise InputError(
+            "sv.triton() takes signature= or args=, not both",
+            "args= derives the signature from the values",
+        )
+    if args is not None and divisibility:
+        raise InputError(
+            "sv.triton(args=...) derives divisibility from the values: drop divisibility=",
+            "an address or int that is not a multiple of 16: sv.tensor(..., align=8), M=4097",
+        )
 
 
 def cute(

@@ -482,6 +482,28 @@ CASES: list[Case] = [
         ],
         ("parameters name a, TILE, the kernel takes a, b, TILE",),
     ),
+    Case(
+        "triton-args-missing",
+        "kernel.py",
+        "a Triton kernel declared by example arguments, one of them left out",
+        lambda t: [
+            "check",
+            _kernel_py(
+                t,
+                TRITON_DECL.replace("{SIG}", "None").replace(
+                    "signature=None", 'args={"x_ptr": sv.tensor("fp32", shape=(1024,))}'
+                ),
+            ),
+        ],
+        ("args gives no value for n",),
+    ),
+    Case(
+        "triton-cache-no-such-kernel",
+        "files",
+        "-k naming a kernel a Triton cache directory does not hold",
+        lambda t: ["check", str(ROOT / "tests" / "data" / "triton_cache"), "-k", "softmax"],
+        ("no kernel 'softmax' in this Triton cache", "its kernels: add, matmul"),
+    ),
     # tools
     Case(
         "nvdisasm-missing",

@@ -27,6 +27,8 @@ REGISTRY: Mapping[str, str] = MappingProxyType(
         "occupancy": "sassview.analyses.occupancy",
         "register_budget": "sassview.analyses.register_budget",
         "schedule": "sassview.analyses.schedule",
+        "triton_strides": "sassview.analyses.triton_strides",
+        "warp_partitions": "sassview.analyses.warp_partitions",
     }
 )
 

@@ -13,6 +13,7 @@ import hashlib
 import importlib.util
 import sys
 import traceback
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -38,6 +39,18 @@ class KernelFile:
     text: str
     declarations: tuple[Declaration, ...]
     undeclared: tuple[Undeclared, ...]
+
+    def notes(self) -> list[tuple[int, str]]:
+        """(line, words) about the declarations: what a Triton autotuner picks its config by,
+        and what of its pruning could not be applied here."""
+        out = []
+        for decl in self.declarations:
+            key = decl.settings.get("autotune_key") if decl.kind == "triton" else None
+            if key:
+                out.append((decl.line, f"{decl.name}: autotune key {', '.join(key)}"))
+            for note in decl.settings.get("autotune_notes", ()) if decl.kind == "triton" else ():
+                out.append((decl.line, f"{decl.name}: {note}"))
+        return out
 
 
 def _trimmed_traceback(exc: BaseException, path: Path) -> str:
@@ -70,6 +83,14 @@ def exit_error(exc: SystemExit, path: Path, *, importing: bool) -> InputError:
         _MAIN_HINT if importing else _RAISE_HINT,
         detail="".join(traceback.format_list(frames)).rstrip(),
     )
+
+
+def directory_kind(path: Path) -> str | None:
+    """What a directory a user points at holds, where sassview reads directories:
+    "triton-cache" (a Triton cache, TRITON_KERNEL_DUMP directory or entry), else None."""
+    from sassview.frontends.triton_cache import is_triton_cache
+
+    return "triton-cache" if is_triton_cache(path) else None
 
 
 def import_kernel_file(path: str | Path) -> KernelFile:
@@ -132,6 +153,7 @@ def _undeclared(
     for each in registry.frontends().values():
         if each.detection is not None:
             targets |= each.detection.helpers(names)
+    targets |= _passed(declared)
     out = []
     for name, obj in names.items():
         frontend = registry.detect(obj)
@@ -143,6 +165,20 @@ def _undeclared(
         line = found.line(obj) if found.line is not None else _definition_line(found.target(obj))
         out.append(Undeclared(name, frontend.kind, line, found.declaration(name, obj)))
     return sorted(out, key=lambda u: u.line)
+
+
+def _passed(declared: tuple[Declaration, ...]) -> set[int]:
+    """Kernels a declaration passes as a value (a Triton `ACT=leaky` constexpr, an `args=`
+    entry): the declared kernel calls them, so they are helpers, never suggested."""
+    out = set()
+    for decl in declared:
+        for key in ("constexprs", "args"):
+            values = decl.settings.get(key) or {}
+            for value in values.values() if isinstance(values, Mapping) else ():
+                frontend = registry.detect(value)
+                if frontend is not None and frontend.detection is not None:
+                    out.add(id(frontend.detection.target(value)))
+    return out
 
 
 def _definition_line(obj: Any) -> int:

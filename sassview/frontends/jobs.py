@@ -67,8 +67,8 @@ def _flat_settings(decl: Declaration) -> dict[str, str]:
     names, CUDA defines (`TILE=128`) by the macro."""
     out: dict[str, str] = {}
     for key, value in decl.settings.items():
-        if key == "heuristics":  # functions of the other settings, never told apart by text
-            continue
+        if key in ("heuristics", "autotune_notes") or value in (None, (), {}):  # nothing to
+            continue  # tell apart by: functions of the others, words, settings not given
         if isinstance(value, Mapping):
             out.update((str(k), str(v)) for k, v in value.items())
         elif key == "defines":

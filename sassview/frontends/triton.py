@@ -25,12 +25,15 @@ import inspect
 import io
 import json
 import logging
+import os
 import re
+import sys
 import tempfile
 import threading
 import time
 import warnings
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType, ModuleType
 from typing import Any
@@ -87,7 +90,7 @@ def compile_triton(
             f"{getattr(fn, '__name__', fn)!r} is not a @triton.jit function",
             "decorate the kernel with @triton.jit (sv.triton also takes @triton.autotune ones)",
         )
-    cc = _target_cc(arch)
+    cc = target_cc(arch)
     sig, constants, attrs = _specialize(fn, signature, constexprs or {}, divisibility)
     opts = _options(num_warps, num_stages, num_ctas, options or {})
 
@@ -200,6 +203,60 @@ def unwrap(fn: Any) -> tuple[Any, tuple[dict[str, Any], ...]]:
     return fn, configs
 
 
+@dataclass(frozen=True)
+class Autotune:
+    """What a declaration takes from `@triton.autotune`: the configs a launch would choose
+    among, its `key` (the arguments whose values pick a config; recorded and shown), and notes
+    on what could not be applied without a GPU."""
+
+    configs: tuple[dict[str, Any], ...]
+    key: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+
+
+def autotune_of(fn: Any, named_args: Mapping[str, Any] | None) -> Autotune:
+    """The outermost autotuner's configs, pruned as a launch prunes them where no GPU is
+    needed: `prune_configs_by={"early_config_prune": f}` is called as the autotuner calls it,
+    `f(configs, named_args)`, on the declared example arguments (`args=`); without them it
+    cannot be, and every config is kept. `perf_model` / `top_k` rank configs by a predicted
+    time, which the models Triton ships compute from a GPU's properties: not applied."""
+    tuner = fn
+    while not _is_jit(tuner) and not hasattr(tuner, "configs") and hasattr(tuner, "fn"):
+        tuner = tuner.fn
+    if _is_jit(tuner) or not hasattr(tuner, "configs"):
+        return Autotune(())
+    name = getattr(unwrap(fn)[0], "__name__", "kernel")
+    configs = list(tuner.configs)
+    notes: list[str] = []
+    prune = getattr(tuner, "early_config_prune", None)
+    if prune is not None and named_args is None:
+        notes.append("early_config_prune not applied: declare the launch's args= to apply it")
+    elif prune is not None:
+        configs = _pruned(name, prune, configs, dict(named_args or {}))
+        notes.append(f"early_config_prune kept {len(configs)} of {len(tuner.configs)} configs")
+    if getattr(tuner, "perf_model", None) is not None:
+        notes.append("perf_model/top_k not applied: they rank configs by a GPU's timings")
+    key = tuple(str(k) for k in getattr(tuner, "keys", ()) or ())
+    return Autotune(tuple(_config_variant(c) for c in configs), key, tuple(notes))
+
+
+def _pruned(name: str, prune: Any, configs: list[Any], named_args: dict[str, Any]) -> list[Any]:
+    try:
+        kept = list(prune(configs, named_args))
+    except Exception as exc:
+        raise InputError(
+            f"{name}: prune_configs_by's early_config_prune raised {type(exc).__name__}: {exc}",
+            "it runs on the declared args= (sv.tensor stands for a tensor: dtype, shape,"
+            " stride(), element_size()); one that asks the GPU cannot run here",
+        ) from None
+    if not kept:
+        raise InputError(
+            f"{name}: early_config_prune kept no config for these arguments",
+            "a launch with them fails the same way: check the args= values",
+        )
+    return kept
+
+
 def heuristics_of(fn: Any) -> tuple[tuple[str, Any], ...]:
     """The `@triton.heuristics` values over a kernel, (name, function) in the order a launch
     computes them (outer decorator first)."""
@@ -228,7 +285,8 @@ def apply_heuristics(
             raise InputError(
                 f"{kernel}: @triton.heuristics value {name!r} reads {exc.args[0]!r}, known only"
                 " at a launch",
-                f"give the value that launch computes: constexprs={{{name!r}: ...}}",
+                f"give the value that launch computes: constexprs={{{name!r}: ...}}, or"
+                " declare the launch's values with args=",
             ) from None
         except Exception as exc:
             raise InputError(
@@ -268,7 +326,7 @@ def _import_triton() -> Any:
     return triton
 
 
-def _target_cc(arch: str) -> int:
+def target_cc(arch: str) -> int:
     """sm_90a -> 90. Triton emits the `a` variant from sm_90 on: sm_90 and sm_90a agree."""
     works = ", ".join(f"sm_{c}a" if c >= 90 else f"sm_{c}" for c in TRITON_CCS)
     try:
@@ -422,6 +480,7 @@ def _run(triton: Any, source: Any, target: Any, opts: dict[str, Any], fn: Any) -
         )
         stack.enter_context(_quiet_fp_fusion_warning())
         stack.enter_context(contextlib.redirect_stdout(out))
+        native = stack.enter_context(_native_stderr())
         try:
             # CompiledKernel reads every stage from the cache directory right away, so the
             # directory can go when this block ends.
@@ -429,13 +488,67 @@ def _run(triton: Any, source: Any, target: Any, opts: dict[str, Any], fn: Any) -
         except CompilationError as exc:
             raise _compile_error(exc, fn) from exc
         except Exception as exc:  # PTXASError, LLVM and MLIR failures, internal assertions
-            first = (str(exc).strip().splitlines() or [""])[0]
+            printed = native.read()
+            first = _mlir_error(printed) or (str(exc).strip().splitlines() or [""])[0]
             raise CompileError(
                 f"Triton failed to compile {fn.__name__}: {type(exc).__name__}: {first}",
                 _failure_hint(exc, fn),
-                detail=f"{exc}\n{out.getvalue()}".strip(),
+                detail=f"{exc}\n{out.getvalue()}\n{printed}".strip(),
             ) from exc
+        if printed := native.read():  # warnings of a compile that worked: for -v only
+            log.info("triton: %s printed: %s", fn.__name__, printed)
     return kernel, _normalize_report(out.getvalue())
+
+
+_MLIR_ERROR = re.compile(r"^(\S+:\d+:\d+): error: (.+)$", re.MULTILINE)
+_MLIR_PASS = re.compile(r"Pipeline failed while executing \[`(\w+)`")
+
+
+def _mlir_error(printed: str) -> str | None:
+    """A failed MLIR pass's own words, where its exception says only "PassManager::run
+    failed": the first diagnostic (`k.py:7:1: error: ...`) and the pass, as printed."""
+    found = _MLIR_ERROR.search(printed)
+    if found is None:
+        return None
+    step = _MLIR_PASS.search(printed)
+    return f"{found.group(1)}: {found.group(2)}" + (f" (in {step.group(1)})" if step else "")
+
+
+class _Captured:
+    """What native code wrote to file descriptor 2 inside `_native_stderr`."""
+
+    def __init__(self, file: Any) -> None:
+        self.file = file  # None: nothing was redirected
+
+    def read(self) -> str:
+        if self.file is None:
+            return ""
+        sys.stderr.flush()
+        self.file.seek(0)
+        return str(self.file.read().decode("utf-8", errors="replace")).strip()
+
+
+@contextlib.contextmanager
+def _native_stderr() -> Iterator[_Captured]:
+    """File descriptor 2 into a temporary file while Triton compiles: MLIR's C++ diagnostics
+    (a failing pass prints the whole module and a reproducer, ~50 lines) bypass Python and
+    would reach the user's terminal ahead of sassview's one message; they go into the error's
+    detail instead. fd 2 is process-wide: only the main thread redirects it (a CLI command, a
+    forked compile worker, pytest). A compile in another thread (the TUI's worker) leaves it
+    alone, since the main thread may be drawing there (Textual writes to stderr)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield _Captured(None)
+        return
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile() as file:
+        os.dup2(file.fileno(), 2)
+        try:
+            yield _Captured(file)
+        finally:
+            sys.stderr.flush()
+            os.dup2(saved, 2)
+            os.close(saved)
 
 
 def _failure_hint(exc: Exception, fn: Any) -> str:

@@ -52,6 +52,8 @@ def propose(
             target = with_feature(arch, "wgmma") or with_feature(arch, "tcgen05")
             if target:
                 add(Trial(a, f"arch {target}", arch=target))
+        elif frontend is not None:  # a finding of the frontend's own (Triton's runtime-stride)
+            knob = frontend.finding_knob(a.kind, a.data, decl)
         if knob is not None:
             add(Trial(a, knob.knob, settings=knob.settings, variant=knob.variant))
     return trials

@@ -138,6 +138,7 @@ def check(
 ) -> None:
     """Compile or read each PATH (.cu, .ptx, .cubin, fatbin) and report every kernel's resources."""
     from sassview.api import load
+    from sassview.frontends.discover import directory_kind
     from sassview.frontends.paths import input_file
     from sassview.inspection import inspect_program
     from sassview.toolchain.locate import toolchain_versions
@@ -151,12 +152,15 @@ def check(
         shape = _block_shape(block)
         for path in paths:
             _progress(f"sassview: reading {path} …")
-            if path.is_dir():
+            if path.is_dir() and directory_kind(path) is None:  # a Triton cache is read
                 raise InputError(f"{path} is a directory, not a file", _directory_hint(path))
-            input_file(path)  # a link loop or a dangling link said as such, before any lookup
+            if not path.is_dir():
+                input_file(path)  # a link loop or a dangling link said as such, before any lookup
             with user_output_to_stderr():  # a kernel.py's prints must not reach the JSON
                 if path.suffix == ".py":
                     programs = _load_kernel_file(path, archs, max_variants)
+                elif path.is_dir():
+                    programs = _load_triton_cache(path, kernel)
                 else:
                     build = _build_flags(path, build_dir)
                     programs = load(
@@ -175,8 +179,9 @@ def check(
                     )
             if kernel and path.suffix == ".py":  # several kernels: keep the programs with it
                 programs = _with_kernel(programs, kernel)
+            focus = None if path.is_dir() else kernel  # a cache's: chosen above, by entry too
             for program in programs:
-                summary = program_summary(program, inspect_program(program, kernel, block=shape))
+                summary = program_summary(program, inspect_program(program, focus, block=shape))
                 summaries.append(summary)
                 if not as_json:
                     click.echo(render_program(summary))
@@ -260,6 +265,21 @@ def _load_kernel_file(path: Path, archs: tuple[str, ...], max_variants: int | No
     for u in kernel_file.undeclared:
         click.echo(f"{path}:{u.line}: note: {u.kind} kernel {u.name} is not declared", err=True)
         click.echo(f"  add: {u.hint}", err=True)
+    for line, note in kernel_file.notes():
+        click.echo(f"{path}:{line}: note: {note}", err=True)
+    return programs
+
+
+def _load_triton_cache(path: Path, kernel: str | None) -> list[Any]:
+    """A Triton cache's kernels (those `kernel` names); how many, and how many torch.compile
+    made, said on stderr (the labels say which)."""
+    from sassview.api import load_triton_cache
+
+    programs = load_triton_cache(path, kernel)
+    inductor = sum(p.artifacts.variant.get("from") == "torch.compile" for p in programs)
+    made = f", {inductor} made by torch.compile" if inductor else ""
+    count = f"{len(programs)} kernel" + ("" if len(programs) == 1 else "s")
+    click.echo(f"note: {path}: {count} from Triton's cache{made}", err=True)
     return programs
 
 

@@ -22,7 +22,7 @@ OPENABLE = (".cu", ".cuh", ".cpp", ".cc", ".cxx", ".py", ".ptx", ".cubin", ".fat
 
 
 @click.command()
-@click.argument("path", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument("path", type=click.Path(exists=True, path_type=Path))  # a dir: a Triton cache
 @click.option(
     "--arch",
     "-a",
@@ -74,6 +74,10 @@ def tui(
 
 
 def _openable(word: str) -> bool:
+    if os.path.isdir(word):  # a Triton cache directory
+        from sassview.frontends.discover import directory_kind
+
+        return directory_kind(Path(word)) is not None
     return not word.startswith("-") and (os.path.isfile(word) or word.endswith(OPENABLE))
 
 

@@ -100,6 +100,7 @@ def _analysis_lines(a: dict[str, Any]) -> list[str]:
         )
     if a["loops"]:
         rows.append(("loops", "; ".join(e["summary"] for e in a["loops"])))
+    rows.extend(("partition", text) for text in a.get("partitions", ()))
     peak = a["register_peak"]
     if peak["address"] is not None:
         where = f" ({peak['source']})" if peak["source"] else ""

@@ -84,6 +84,14 @@ def _schedule(insp: Inspection) -> list[dict[str, Any]]:
     return out
 
 
+def _partition_spins(insp: Inspection) -> set[int]:
+    """The SASS loops a warp-partition finding already counts as spins (mbarrier waits,
+    setmaxnreg retries, the dispatch loop): left out of the loop census."""
+    found = insp.findings.get("warp_partitions")
+    parts = found.facts.get("partitions", []) if found is not None else []
+    return {i for p in parts for loops in p["spins"].values() for i in loops}
+
+
 def _analysis(insp: Inspection) -> dict[str, Any]:
     mem = insp.facts("memory")
     tc = insp.facts("tensor_cores")
@@ -91,11 +99,18 @@ def _analysis(insp: Inspection) -> dict[str, Any]:
     spills = insp.facts("spills")
     live = insp.liveness
     peak_ins = insp.kernel.instructions[live.peak_index] if insp.kernel.instructions else None
+    spins = _partition_spins(insp)
     return {
         "loops": [
             {k: e[k] for k in (*_LOOP_KEYS, *_TRITON) if k in e}
-            for e in (entry.to_json() for entry in insp.facts("unroll")["entries"])
-        ],
+            for e in (
+                entry.to_json()
+                for entry in insp.facts("unroll")["entries"]
+                if not (spins and set(entry.sass_loops) <= spins)
+            )
+        ],  # fmt: skip
+        # Warp-specialized kernels: each partition's loops, its spin loops folded by kind.
+        "partitions": [a.message for a in insp.annotations if a.kind == "warp-partition"],
         "max_global_load_bits": mem["max_global_load_bits"],
         "bulk_global_loads": mem["bulk_global_loads"],
         "bulk_global_stores": mem["bulk_global_stores"],

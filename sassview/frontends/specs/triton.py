@@ -5,7 +5,8 @@ and the declaration to add is guessed from their parameters' names."""
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from sassview.frontends.registry import (
@@ -36,14 +37,39 @@ def compile_job(kf: KernelFile, decl: Declaration, arch: str, variant: dict[str,
         else:  # a compile option: maxnreg (an autotune config's), enable_fp_fusion, ...
             s["options"] = {**s["options"], key: value}
     launch = {k: s[k] for k in ("num_warps", "num_stages", "num_ctas")}
+    example = dict(s.get("args") or {})  # sv.triton(args=...): the launch's own values
     constexprs.update(
-        apply_heuristics(decl.name, s["heuristics"], {**launch, **s["options"], **constexprs})
+        apply_heuristics(
+            decl.name, s["heuristics"], {**launch, **s["options"], **example, **constexprs}
+        )
     )
-    return compile_triton(
-        decl.target, signature=s["signature"], constexprs=constexprs,
-        divisibility=s["divisibility"], arch=arch, num_warps=s["num_warps"],
+    signature, divisibility = s["signature"], s["divisibility"]
+    if s.get("args") is not None:
+        from sassview.frontends.triton import target_cc
+        from sassview.frontends.triton_args import specialize
+
+        derived = specialize(decl.target, {**example, **constexprs}, target_cc(arch))
+        signature, constexprs, divisibility = (
+            derived.signature,
+            derived.constexprs,
+            derived.divisibility,
+        )
+    artifacts = compile_triton(
+        decl.target, signature=signature, constexprs=constexprs,
+        divisibility=divisibility, arch=arch, num_warps=s["num_warps"],
         num_stages=s["num_stages"], num_ctas=s["num_ctas"], options=s["options"],
     )  # fmt: skip
+    tuned = tuple(f"autotune: {note}" for note in s.get("autotune_notes", ()))
+    if s.get("autotune_key"):
+        tuned = (autotune_key_text(s["autotune_key"], s.get("args")), *tuned)
+    return replace(artifacts, options=artifacts.options + tuned) if tuned else artifacts
+
+
+def autotune_key_text(key: Sequence[str], args: Mapping[str, Any] | None) -> str:
+    """`autotune_key=M=4096,N=4096`: the autotuner's key, with the values a declaration by
+    example gives it (a launch picks its config by these)."""
+    shown = (f"{k}={args[k]}" if args and k in args else k for k in key)
+    return "autotune_key=" + ",".join(shown)
 
 
 _TRITON_KERNELS = ("JITFunction", "Autotuner", "Heuristics")  # @jit, @autotune, @heuristics
@@ -67,12 +93,24 @@ def _helpers(names: Mapping[str, Any]) -> set[int]:
     if not jits:
         return set()
     calls = re.compile(r"\b(" + "|".join(map(re.escape, jits)) + r")\s*\(")
-    return {
+    called = {
         id(jits[callee])
         for name, fn in jits.items()
         for callee in calls.findall(getattr(fn, "src", ""))
         if callee != name
     }
+    return called | {id(fn) for fn in jits.values() if _returns_a_value(fn)}
+
+
+def _returns_a_value(jit: Any) -> bool:
+    """Whether a @jit function returns something: a kernel cannot, so it is a helper."""
+    import ast
+
+    try:
+        tree = ast.parse(getattr(jit, "src", ""))
+    except SyntaxError:
+        return False
+    return any(isinstance(n, ast.Return) and n.value is not None for n in ast.walk(tree))
 
 
 def suggest(name: str, obj: Any) -> str:
@@ -103,7 +141,8 @@ def suggest(name: str, obj: Any) -> str:
         + ', arch="sm_90a")  (types guessed from the names: check each'
         + (f"; a stride launched as 1 ({strides[0]}=1 for a contiguous dimension) is"
            " constexpr 1 at a Triton launch: give it in constexprs" if strides else "")
-        + ")"
+        + "; or give what a launch passes, args=dict(x_ptr=sv.tensor('fp16', shape=(M, K)),"
+          " n=4096, ...), and Triton's own rules derive the rest)"
     )  # fmt: skip
 
 
@@ -162,6 +201,17 @@ def width_knob(decl: Declaration) -> Knob | None:
     return None
 
 
+def finding_knob(kind: str, data: Mapping[str, Any], decl: Declaration) -> Knob | None:
+    """A contiguous dimension's stride passed at run time (analyses/triton_strides.py): the
+    stride launched as 1, which Triton specializes to a constexpr 1."""
+    if kind != "runtime-stride":
+        return None
+    from sassview.frontends.triton_args import unit_stride_settings
+
+    name = str(data.get("argument"))
+    return Knob(f"{name}=1", settings=unit_stride_settings(decl.settings, name))
+
+
 # Triton has no vector types or `__restrict__`: its own ways to the same end.
 VOCABULARY = Vocabulary(
     narrow=(
@@ -192,7 +242,7 @@ VOCABULARY = Vocabulary(
 SPEC = FrontendSpec(
     kind="triton",
     title="Triton",
-    declarations=("triton",),
+    declarations=("triton", "tensor", "tensor_descriptor"),  # and its example arguments
     declare_module="sassview.declare",
     compile=compile_job,
     package="triton",
@@ -204,5 +254,6 @@ SPEC = FrontendSpec(
     ir_unrolls=True,
     detection=Detection(is_kernel, suggest, target=jit_of, helpers=_helpers),
     spill_knob=spill_knob,
+    finding_knob=finding_knob,
     width_knob=width_knob,
 )

@@ -1,0 +1,174 @@
+"""The warp partitions of a warp-specialized Triton kernel, and each one's loops, by role.
+
+Detects, on Triton kernels whose TTGIR holds a `ttg.warp_specialize` (`tl.range(...,
+warp_specialize=True)`, Gluon's `gl.warp_specialize`), sm_90a and later: the partitions the
+SASS dispatches to, each named by what it does, and which of the kernel's loops run in it.
+Triton lowers the op to a loop the worker warps sit in, which jumps through a table (a `BRX`)
+to each partition's code; every block a jump-table target dominates is that partition's, the
+rest is the default partition's (the warps that started the kernel). ptxas moves the retry
+loops of mbarrier waits (`SYNCS.PHASECHK.TRANS64.TRYWAIT` and a branch back) out of line to the
+end of the kernel, where they read as a dozen loops of no statement; dominance puts each back
+in the partition that waits.
+
+Findings: one `warp-partition` INFO per partition, `mma partition (UTCHMMA): its loop at line
+12; 2 mbarrier waits (line 15)`, so the loop census reads per role instead of one entry per
+spin loop. Roles: `mma` (tensor-core ops: UTCHMMA/UTCQMMA/HGMMA/HMMA), `load` (UTMALDG,
+LDGSTS, UBLKCP), `store` (UTMASTG, STG), else `other`; the default partition is `default`.
+
+How it can be wrong: a jump table that is not the warp dispatch (a `switch` in the kernel)
+would be read as one; jump-table targets that only exit (the dispatch's own "done" state) show
+as `other` partitions with no loops and are left out of the findings.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from sassview.analyses.base import AnalysisContext, Annotation, Findings, Severity
+from sassview.graph.dominators import immediate_dominators
+from sassview.graph.loops import Loop
+from sassview.ir import SassInstruction
+
+_ROLES = (
+    ("mma", ("UTCHMMA", "UTCQMMA", "UTCIMMA", "UTCOMMA", "HGMMA", "HMMA", "IMMA", "QGMMA")),
+    ("load", ("UTMALDG", "LDGSTS", "UBLKCP", "UTMAPF")),
+    ("store", ("UTMASTG", "STG", "UBLKRED")),
+)
+
+
+def run(ctx: AnalysisContext) -> Findings:
+    art = ctx.program.artifacts
+    ttgir = art.stages.get("ttgir", "") if art.kind == "triton" else ""
+    if "ttg.warp_specialize" not in ttgir:
+        return Findings(facts={"partitions": []})
+    kernel, cfg = ctx.kernel, ctx.cfg
+    entries = _dispatch_targets(ctx)
+    if not entries:
+        return Findings(facts={"partitions": []})
+    owner = _owners(ctx, entries)
+    partitions: dict[int, dict[str, Any]] = {}
+
+    def slot_of(block: int) -> dict[str, Any]:
+        empty: dict[str, Any] = {"opcodes": set(), "loops": [], "spins": {}}
+        return partitions.setdefault(owner.get(block, -1), empty)
+
+    for block in cfg.blocks:
+        slot_of(block.index)["opcodes"] |= {
+            i.opcode for i in kernel.instructions[block.first : block.last + 1]
+        }
+    dispatch = {cfg.block_at(i.address) for i in kernel.instructions if i.opcode in ("BRX", "JMX")}
+    for loop in ctx.loops:
+        slot = slot_of(loop.header)
+        if any(b is not None and b.index in loop.blocks for b in dispatch):
+            slot["spins"].setdefault("dispatch loop of the worker warps", []).append(loop)
+            continue
+        spin = _spin(
+            kernel.instructions[j]
+            for b in loop.blocks
+            for j in range(cfg.blocks[b].first, cfg.blocks[b].last + 1)
+        )
+        if spin is None:
+            slot["loops"].append(loop)
+        else:
+            slot["spins"].setdefault(spin, []).append(loop)
+    facts: list[dict[str, Any]] = []
+    annotations: list[Annotation] = []
+    for part in sorted(partitions, key=lambda p: (p != -1, p)):
+        slot = partitions[part]
+        role = "default" if part == -1 else _role(slot["opcodes"])
+        if role == "other" and not slot["loops"] and not slot["spins"]:
+            continue  # the dispatch's exit state
+        entry = None if part == -1 else cfg.blocks[part].start
+        facts.append(
+            {
+                "role": role,
+                "entry": entry,
+                "loops": [loop.index for loop in slot["loops"]],
+                "spins": {k: [loop.index for loop in v] for k, v in slot["spins"].items()},
+            }
+        )
+        annotations.append(_annotation(role, entry, slot))
+    return Findings(facts={"partitions": facts}, annotations=tuple(annotations))
+
+
+def _dispatch_targets(ctx: AnalysisContext) -> list[int]:
+    """The blocks a jump table sends the worker warps to."""
+    out: list[int] = []
+    for ins in ctx.kernel.instructions:
+        if ins.opcode in ("BRX", "JMX"):
+            for address in ins.targets:
+                block = ctx.cfg.block_at(address)
+                if block is not None and block.index not in out:
+                    out.append(block.index)
+    return out
+
+
+def _owners(ctx: AnalysisContext, entries: list[int]) -> dict[int, int]:
+    """Block -> the dispatch target that dominates it (blocks of no target are left out)."""
+    succ = {b.index: b.successors for b in ctx.cfg.blocks}
+    idom = immediate_dominators(succ, ctx.cfg.entry)
+    targets = set(entries)
+    owner: dict[int, int] = {}
+    for block in idom:
+        node = block
+        while node not in targets and idom.get(node, node) != node:
+            node = idom[node]
+        if node in targets:
+            owner[block] = node
+    return owner
+
+
+# The retry loops ptxas and Triton's lowering leave, by what they wait for.
+_SPINS: tuple[tuple[str, Callable[[SassInstruction], bool]], ...] = (
+    ("mbarrier wait", lambda i: i.opcode == "SYNCS" and "PHASECHK" in i.modifiers),
+    ("setmaxnreg retry", lambda i: i.opcode == "USETMAXREG"),
+    ("tensor-memory alloc retry", lambda i: i.opcode == "UTCATOMSWS"),
+)
+
+
+def _spin(body: Iterable[SassInstruction]) -> str | None:
+    """What a short loop spins on (an mbarrier's phase, a register reallocation, a
+    tensor-memory allocation), or None for a loop of the kernel's own."""
+    ops = list(body)
+    if len(ops) > 6:
+        return None
+    return next((kind for kind, test in _SPINS if any(test(i) for i in ops)), None)
+
+
+def _role(opcodes: set[str]) -> str:
+    for role, names in _ROLES:
+        if opcodes & set(names):
+            return role
+    return "other"
+
+
+def _annotation(role: str, entry: int | None, slot: dict[str, Any]) -> Annotation:
+    shown = next((sorted(slot["opcodes"] & set(n)) for r, n in _ROLES if r == role), [])
+    head = f"{role} partition" + (f" ({', '.join(shown)})" if shown else "")
+    loops: list[Loop] = slot["loops"]
+    parts = [f"{_count(len(loops), 'loop')} at {_lines(loops)}"] if loops else []
+    spins = [f"{_count(len(v), k)} ({_lines(v)})" for k, v in slot["spins"].items()]
+    if spins:
+        parts.append("spins: " + ", ".join(spins))
+    where = f" from /*{entry:04x}*/" if entry is not None else ""
+    message = f"{head}{where}: " + ("; ".join(parts) or "no loops")
+    every = (*loops, *(loop for v in slot["spins"].values() for loop in v))
+    return Annotation(
+        "warp-partition",
+        Severity.INFO,
+        message,
+        loops=tuple(loop.index for loop in every),
+        data={"role": role},
+    )
+
+
+def _lines(loops: list[Loop]) -> str:
+    lines = sorted({loop.source.line for loop in loops if loop.source is not None})
+    return "line " + ", ".join(map(str, lines)) if lines else "no statement"
+
+
+def _count(n: int, word: str) -> str:
+    if n == 1:
+        return f"1 {word}"
+    return f"{n} {word[:-1]}ies" if word.endswith("y") else f"{n} {word}s"

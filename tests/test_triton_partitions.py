@@ -1,0 +1,53 @@
+"""Warp-specialized Triton kernels: loops by partition, spin loops folded by what they wait on."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from conftest import run_sassview
+
+pytestmark = pytest.mark.compile
+DATA = Path(__file__).parent / "data"
+SOURCE = (DATA / "frontends" / "triton_args_kernels.py").read_text().splitlines()
+K_LOOP = next(i for i, t in enumerate(SOURCE, 1) if "warp_specialize=True" in t)
+
+WS_FILE = """\
+import sys
+sys.path.insert(0, {data!r})
+import sassview as sv
+from triton_args_kernels import ws_matmul, strided_copy
+
+a = sv.tensor("fp16", shape=(4096, 4096))
+tile = sv.tensor_descriptor(a, block_shape=[128, 64])
+out = sv.tensor_descriptor(a, block_shape=[128, 128])
+sv.triton(ws_matmul, args=dict(a_desc=tile, b_desc=tile, c_desc=out, K=4096, BLOCK_M=128,
+          BLOCK_N=128, BLOCK_K=64), arch="sm_100a", num_warps=4)
+sv.triton(strided_copy, args=dict(x_ptr=a, out_ptr=a, stride_xm=4096, stride_xk=1, M=4096,
+          K=4096, BLOCK_K=1024), arch="sm_100a")
+"""
+
+
+def test_each_partition_has_its_loops_and_the_spin_loops_fold(tmp_path: Path) -> None:
+    """tl.range(warp_specialize=True) on sm_100a: an MMA partition (tcgen05) and a load
+    partition (TMA), each with its K loop and its own mbarrier waits; the loop census keeps
+    the two K loops and none of the dozen retry loops ptxas moved to the kernel's end."""
+    pytest.importorskip("triton")
+    path = tmp_path / "kernel.py"
+    path.write_text(WS_FILE.format(data=str(DATA / "frontends")))
+    done = run_sassview("check", path, "--json")
+    assert done.returncode == 0, done.stderr
+    ws, plain = json.loads(done.stdout)["programs"]
+    (kernel,) = ws["kernels"]
+    analysis = kernel["analysis"]
+    roles = [text.split(" partition")[0] for text in analysis["partitions"]]
+    assert roles[:3] == ["default", "mma", "load"]
+    mma, load = analysis["partitions"][1], analysis["partitions"][2]
+    assert mma.startswith("mma partition (UTCHMMA) from /*") and f"1 loop at line {K_LOOP}" in mma
+    assert "mbarrier wait" in mma and "mbarrier wait" in load and "(UTMALDG)" in load
+    assert [e["summary"] for e in analysis["loops"]] == [f"line {K_LOOP}: not unrolled"] * 2
+    (plain_kernel,) = plain["kernels"]
+    assert plain_kernel["analysis"]["partitions"] == []
+    text = run_sassview("check", path, "-k", "ws_matmul")
+    assert text.stdout.count("  partition      ") == len(analysis["partitions"])
