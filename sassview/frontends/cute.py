@@ -37,12 +37,13 @@ from types import MappingProxyType, ModuleType
 from typing import Any
 
 from sassview import cache
-from sassview.errors import CompileError, InputError, ToolchainError
+from sassview.errors import CompileError, InputError, SassviewError, ToolchainError
+from sassview.frontends.cute_arch import CuteFactory, build, dsl_arch
 from sassview.ir import Artifacts
 from sassview.toolchain.locate import toolchain_versions
 
 log = logging.getLogger("sassview")
-_LOCK = threading.Lock()
+_LOCK = threading.RLock()  # a factory's build and its compile hold it in turn
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 # Options sassview sets itself; a user's copy would fight them.
 _MANAGED = ("--gpu-arch", "--dump-dir", "--keep-ptx", "--keep-cubin", "--remark-output")
@@ -57,22 +58,36 @@ def compile_cute(
     `args`/`kwargs` describe the call as `cute.compile` wants them: fake tensors
     (`cute.runtime.make_fake_compact_tensor`, `make_fake_tensor`), scalars, SymInts. `options`
     are further `cute.compile` option tokens (`--opt-level 2`, `--ptxas-options '-O2'`).
-    Cached by the source files of the function and of what it calls, the argument descriptions
-    (dtype, shape, stride, alignment), the arch, the options and the package and tool versions.
+    `fn` may be a `CuteFactory` (`sv.cute(factory, arch=[...])`): it is called with the arch,
+    and `kwargs` as its keywords, with the DSL's architecture set, and what it returns is
+    compiled (frontends/cute_arch.py).
+    Cached by the source files of the function and of what it calls, a kernel object's
+    attributes, the argument descriptions (dtype, shape, stride, alignment), the arch, the
+    options and the package and tool versions.
     """
     cutlass, cute = _import_cute()
     arch_name = _check_arch(arch)
-    _check_function(fn)
     _check_options(options)
-    sources = _user_files(fn)
+    factory = fn if isinstance(fn, CuteFactory) else None
+    made_by = None
+    if factory is not None:  # sv.cute(factory, arch=[...]): built for this arch, then compiled
+        made_by = {"function": _qualified(factory.function), "kwargs": _describe(kwargs, {})}
+        fn, args, kwargs = _from_factory(factory, arch_name, args, kwargs)
+    _check_function(fn)
+    sources = {**_user_files(fn), **(_user_files(factory.function) if factory else {})}
     versions = {"cutlass-dsl": str(cutlass.__version__), **toolchain_versions()}
     name = getattr(_function_of(fn), "__qualname__", repr(fn))
     closure = _closure(fn)
+    state = _state(fn)
+    if closure is not None and state is None:
+        closure = None  # a kernel object holding something known only by its address
     key = cache.make_key(
         {
             "frontend": "cute",
             "function": name,
+            "factory": made_by,
             "closure": closure,
+            "state": state,
             "sources": {p: hashlib.sha256(b).hexdigest() for p, b in sorted(sources.items())},
             "args": _describe(list(args), {}),
             "kwargs": _describe(dict(kwargs), {}),
@@ -116,6 +131,42 @@ def compile_cute(
             {"mlir": _text(files["mlir.txt"]), "launch": _text(files["launch.json"])}
         ),
     )
+
+
+def _from_factory(
+    factory: CuteFactory, arch: str, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> tuple[Any, tuple[Any, ...], dict[str, Any]]:
+    """The host function and arguments `factory(arch, **variant)` builds; `kwargs` are the
+    variant's values (the factory's keyword arguments), `args` must be empty."""
+    if args:
+        raise InputError(
+            f"the CuTe factory {factory.name} was given arguments",
+            "a factory builds its own fake arguments: return them with the host function",
+        )
+    with _LOCK:  # the DSL's architecture is process-wide
+        try:
+            return build(factory, arch, kwargs)
+        except SassviewError:
+            raise
+        except Exception as exc:
+            raise _error(exc, factory.function, "") from exc
+
+
+def _qualified(function: Any) -> str:
+    return f"{getattr(function, '__module__', '')}.{getattr(function, '__qualname__', '')}"
+
+
+def _state(fn: Any) -> Any:
+    """A kernel object's attributes (its tile sizes, dtypes, the arch it read when built): they
+    decide the compiled code as much as the arguments do. {} for a function; None when one is
+    known only by its address (no key holds from one run to the next)."""
+    owner = getattr(fn, "__self__", fn)  # a bound method's object, or the callable object
+    if inspect.isfunction(owner) or inspect.ismodule(owner) or not hasattr(owner, "__dict__"):
+        return {}
+    attributes = {k: v for k, v in vars(owner).items() if not k.startswith("__")}
+    if any(" at 0x" in repr(v) for v in attributes.values()):
+        return None
+    return {"class": _qualified(type(owner)), "attributes": _describe(attributes, {})}
 
 
 def _import_cute() -> tuple[ModuleType, ModuleType]:
@@ -193,6 +244,7 @@ def _run(
     out = io.StringIO()
     with contextlib.ExitStack() as stack:
         stack.enter_context(_LOCK)
+        stack.enter_context(dsl_arch(arch))  # for what the host function builds while traced
         dump = stack.enter_context(tempfile.TemporaryDirectory(dir=cache.scratch_dir("cute")))
         stack.enter_context(contextlib.redirect_stdout(out))
         stack.enter_context(contextlib.redirect_stderr(out))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import inspect
 import re
 import sys
 import traceback
@@ -126,6 +127,7 @@ def _undeclared(
     module: ModuleType, declared: tuple[Declaration, ...], path: Path
 ) -> list[Undeclared]:
     targets = {id(d.target) for d in declared} | _triton_helpers(module)
+    targets |= {id(vars(module).get(n)) for d in declared for n in _factory_names(d.target)}
     out = []
     for name, obj in vars(module).items():
         kind = _kernel_kind(obj)
@@ -136,12 +138,23 @@ def _undeclared(
     return sorted(out, key=lambda u: u.line)
 
 
+def _factory_names(target: Any) -> tuple[str, ...]:
+    """The global names a CuTe factory's code uses: the host functions it returns are
+    declared through it."""
+    if type(target).__name__ != "CuteFactory":
+        return ()
+    code = getattr(target.function, "__code__", None)
+    return tuple(code.co_names) if code is not None else ()
+
+
 def _kernel_kind(obj: Any) -> str | None:
     module = type(obj).__module__ or ""
     if module.startswith("triton") and type(obj).__name__ in _TRITON_KERNELS:
         return "triton"
     if module.startswith("cutlass") and hasattr(obj, "__wrapped__"):
         return "cute"
+    if inspect.isfunction(obj) and getattr(obj, "_decorator_kind", None) == "jit":
+        return "cute"  # nvidia-cutlass-dsl 4.8: a @cute.jit host function is a plain function
     return None
 
 
