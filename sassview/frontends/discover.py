@@ -21,6 +21,7 @@ from typing import Any
 
 from sassview.declare import Declaration, collecting
 from sassview.errors import InputError
+from sassview.frontends.no_torch import TorchNeeded
 from sassview.frontends.paths import check_ptxas_can_name, input_file
 
 
@@ -79,12 +80,12 @@ def import_kernel_file(path: str | Path) -> KernelFile:
     spec = importlib.util.spec_from_file_location(name, p)
     if spec is None or spec.loader is None:
         raise InputError(f"{p}: cannot be imported as Python", "is it a .py file?")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
     sys.path.insert(0, str(p.parent))
     try:
         with collecting() as found:
-            spec.loader.exec_module(module)
+            module = _run_module(spec, found, p)
+    except TorchNeeded:  # said with the line that calls torch and the way out
+        raise
     except SyntaxError as exc:
         raise InputError(
             f"{exc.filename}:{exc.lineno}: syntax error: {exc.msg}",
@@ -114,6 +115,29 @@ def import_kernel_file(path: str | Path) -> KernelFile:
     declared = tuple(found)
     _check_names(p, declared)
     return KernelFile(p, text, declared, tuple(_undeclared(module, declared, p)))
+
+
+def _run_module(spec: Any, found: list[Declaration], path: Path) -> ModuleType:
+    """Execute the kernel file as module `spec.name`; once more with a stand-in for torch when
+    torch is all it lacks (frontends/no_torch.py: compiling needs no torch)."""
+    from sassview.frontends.no_torch import run_without_torch, torch_missing
+
+    ran: list[ModuleType] = []
+
+    def run() -> None:
+        found.clear()
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module
+        spec.loader.exec_module(module)
+        ran.append(module)
+
+    try:
+        run()
+    except ModuleNotFoundError as exc:
+        if not torch_missing(exc) or importlib.util.find_spec("torch") is not None:
+            raise
+        run_without_torch(run, path)
+    return ran[-1]
 
 
 def _check_names(path: Path, declared: tuple[Declaration, ...]) -> None:
