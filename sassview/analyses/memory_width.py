@@ -30,6 +30,7 @@ import functools
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
+from sassview.analyses import cute_width_hints
 from sassview.analyses.base import AnalysisContext, Annotation, Findings, Severity
 from sassview.analyses.memory import (
     MemoryAccess,
@@ -69,20 +70,10 @@ _TRITON_NARROW_HINT = (
     "launch; in a kernel.py, `divisibility=`), or `tl.multiple_of` / `tl.max_contiguous` on "
     "the offsets; `sassview try` tests the first"
 )
-_CUTE_NARROW_HINT = (
-    "give each thread 4 or more contiguous elements (its value layout) and copy them with a "
-    "128-bit copy atom (`cute.make_copy_atom(cute.nvgpu.CopyUniversalOp(), dtype, "
-    "num_bits_per_copy=128)`) on 16-byte aligned tensors; a tile epilogue whose threads "
-    "write in strides can go through shared memory instead (stmatrix, then a TMA store)"
-)
 _TRITON_MERGE_HINT = (
     "Triton makes these one vector access when it can prove the base 16-byte aligned: "
     "pointer and size arguments divisible by 16 (`divisibility=` in a kernel.py), or "
     "`tl.multiple_of` on the offsets"
-)
-_CUTE_MERGE_HINT = (
-    "a 128-bit copy atom (`num_bits_per_copy=128`) on a tensor the DSL knows to be 16-byte "
-    "aligned (`assumed_align=16`) moves these in one access"
 )
 
 
@@ -91,7 +82,7 @@ def hints_for(kind: str) -> tuple[str, str]:
     if kind == "triton":
         return _TRITON_NARROW_HINT, _TRITON_MERGE_HINT
     if kind == "cute":
-        return _CUTE_NARROW_HINT, _CUTE_MERGE_HINT
+        return cute_width_hints.NARROW_HINT, cute_width_hints.MERGE_HINT
     return NARROW_HINT, MERGE_HINT
 
 
@@ -119,6 +110,8 @@ def run(ctx: AnalysisContext) -> Findings:
         *_narrow_lines(found, lines, locs, narrow_hint, _proven_coalesced(ctx)),
         *_by_line_notes(_merge_candidates(kernel.instructions, found, merge_hint)),
     ]
+    if ctx.program.artifacts.kind == "cute":  # the hint for what made these narrow
+        annotations = cute_width_hints.revised(annotations, found, locs)
     return Findings(facts=facts, annotations=tuple(annotations))
 
 

@@ -39,6 +39,7 @@ from typing import Any
 from sassview import cache
 from sassview.errors import CompileError, InputError, SassviewError, ToolchainError
 from sassview.frontends.cute_arch import CuteFactory, build, dsl_arch
+from sassview.frontends.cute_names import names_json, record_names
 from sassview.ir import Artifacts
 from sassview.toolchain.locate import toolchain_versions
 
@@ -47,7 +48,8 @@ _LOCK = threading.RLock()  # a factory's build and its compile hold it in turn
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 # Options sassview sets itself; a user's copy would fight them.
 _MANAGED = ("--gpu-arch", "--dump-dir", "--keep-ptx", "--keep-cubin", "--remark-output")
-_FILES = ("kernel.ptx", "kernel.cubin", "compile.log", "mlir.txt", "launch.json")
+# An entry written before a file here existed is not read (the list is in the key).
+_FILES = ("kernel.ptx", "kernel.cubin", "compile.log", "mlir.txt", "launch.json", "names.json")
 
 
 def compile_cute(
@@ -95,7 +97,7 @@ def compile_cute(
             "options": options.strip(),
             "env": {k: v for k, v in os.environ.items() if k.startswith("CUTE_DSL_")},
             "tools": versions,
-            "files": _FILES,  # an entry written before launch.json existed is not read
+            "files": _FILES,
         }
     )
     store = cache.Store("cute")
@@ -128,7 +130,11 @@ def compile_cute(
         options=("--gpu-arch", arch_name, "--generate-line-info", "remarks{ptx}", *options.split()),
         toolchain=MappingProxyType({**versions, **producer}),
         stages=MappingProxyType(
-            {"mlir": _text(files["mlir.txt"]), "launch": _text(files["launch.json"])}
+            {
+                "mlir": _text(files["mlir.txt"]),
+                "launch": _text(files["launch.json"]),
+                "names": _text(files["names.json"]),  # symbol -> short name (cute_names.py)
+            }
         ),
     )
 
@@ -236,6 +242,7 @@ def _run(
     from cutlass.base_dsl.dsl import BaseDSL
 
     traced: list[str] = []
+    names: dict[str, str] = {}
 
     def keep_mlir(owner: Any, module: Any, function_name: str) -> None:
         traced.append(str(module))
@@ -245,6 +252,7 @@ def _run(
     with contextlib.ExitStack() as stack:
         stack.enter_context(_LOCK)
         stack.enter_context(dsl_arch(arch))  # for what the host function builds while traced
+        stack.enter_context(record_names(BaseDSL._get_dsl(), names))
         dump = stack.enter_context(tempfile.TemporaryDirectory(dir=cache.scratch_dir("cute")))
         stack.enter_context(contextlib.redirect_stdout(out))
         stack.enter_context(contextlib.redirect_stderr(out))
@@ -270,6 +278,7 @@ def _run(
         "compile.log": report,
         "mlir.txt": traced[-1] if traced else "",
         "launch.json": launch,
+        "names.json": names_json(names, re.findall(r"\.entry\s+([\w$]+)", ptx)),
     }
 
 

@@ -46,6 +46,8 @@ def render_kernel(k: dict[str, Any]) -> str:
         ("launch bounds", bounds, "barriers", str(r["barriers"])),
     ]
     lines = [f"{k['display_name']}{kind}"]
+    if k["display_name"] != k["name"] and not k["name"].startswith("_Z"):
+        lines.append(f"  symbol {k['name']}")  # a short name sassview made (CuTe DSL): once here
     # The second column widens for a long value (shared memory with reserved and dynamic
     # bytes) rather than running into the third.
     width = max(28, *(len(b) + 1 for _, b, _, _ in rows))
