@@ -26,6 +26,7 @@ REGISTRY: Mapping[str, str] = MappingProxyType(
         "register_cap": "sassview.analyses.register_cap",
         "occupancy": "sassview.analyses.occupancy",
         "schedule": "sassview.analyses.schedule",
+        "warp_roles": "sassview.analyses.warp_roles",
     }
 )
 

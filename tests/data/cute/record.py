@@ -22,6 +22,7 @@ ROOT = HERE.parents[2]
 FILES = [
     "tests/data/frontends/cute_elementwise.py",
     "tests/data/frontends/cute_arch_kernels.py",
+    "tests/data/frontends/cute_warp_specialized.py",
 ]
 
 
