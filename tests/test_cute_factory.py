@@ -190,3 +190,21 @@ def test_a_host_function_a_factory_returns_is_not_undeclared(tmp_path: Path) -> 
     )
     kf = import_kernel_file(path)
     assert [u.name for u in kf.undeclared] == ["other"]
+
+
+def test_a_kernel_object_holding_an_anonymous_object_is_not_cached() -> None:
+    from sassview.frontends.cute import _state
+
+    class Kernel:
+        def __init__(self, **attributes: object) -> None:
+            self.__dict__.update(attributes)
+
+        def __call__(self) -> None: ...
+
+    def host() -> None: ...
+
+    assert _state(host) == {}
+    described = _state(Kernel(tile=(128, 64), name="k"))
+    assert described["attributes"] == {"name": "'k'", "tile": ["128", "64"]}
+    assert described["class"].endswith("Kernel")
+    assert _state(Kernel(helper=object())) is None  # known only by its address: no stable key
