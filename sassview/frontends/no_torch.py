@@ -146,15 +146,28 @@ class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
 @contextlib.contextmanager
 def _stand_in_installed(path: Path) -> Iterator[None]:
+    """The stand-in while the block runs; after it, no module that imported it (a library's
+    `cutlass.torch`, imported by the kernel file) is left for a later import to find."""
     finder = _Finder(path)
     before = {n: m for n, m in sys.modules.items() if n.split(".")[0] == "torch"}
     for name in before:
         del sys.modules[name]
+    present = set(sys.modules)
     sys.meta_path.insert(0, finder)
     try:
         yield
     finally:
         sys.meta_path.remove(finder)
+        stand_ins = [m for n, m in sys.modules.items() if n.split(".")[0] == "torch"]
         for name in [n for n in sys.modules if n.split(".")[0] == "torch"]:
             del sys.modules[name]
+        for name in [n for n in sys.modules if n not in present]:
+            module = sys.modules[name]
+            if not name.startswith("sassview_kernels_") and _holds(module, stand_ins):
+                del sys.modules[name]
         sys.modules.update(before)
+
+
+def _holds(module: ModuleType, stand_ins: list[ModuleType]) -> bool:
+    names = getattr(module, "__dict__", {})
+    return any(v is m for v in list(names.values()) for m in stand_ins)

@@ -6,6 +6,7 @@ from typing import Optional
 
 import cutlass
 import cutlass.cute as cute
+import cutlass.torch as cutlass_torch  # the DSL's torch helpers import torch too
 import torch
 from torch import Tensor
 
@@ -28,7 +29,8 @@ def scale(mA: cute.Tensor, mC: cute.Tensor):
 def run(a: torch.Tensor, out: Optional[Tensor] = None) -> torch.Tensor:  # noqa: UP045
     """What a user calls on a GPU machine (never called by sassview)."""
     out = torch.empty_like(a) if out is None else out
-    scale(a, out)
+    stream = cutlass_torch.current_stream()
+    scale(a, out, stream)
     return out
 
 
