@@ -262,7 +262,7 @@ def _run(
             )
         except Exception as exc:
             raise _error(exc, fn, out.getvalue()) from exc
-        ptx, cubin = compiled.__ptx__, compiled.__cubin__
+        ptx, cubin = _produced(compiled.__ptx__), _produced(compiled.__cubin__)
         report = _ptxas_report(Path(dump) / "remarks.yaml")
         host = getattr(compiled, "ir_module", None)
         launch = launch_metadata(str(host)) if host is not None else ""
@@ -280,6 +280,14 @@ def _run(
         "launch.json": launch,
         "names.json": names_json(names, re.findall(r"\.entry\s+([\w$]+)", ptx)),
     }
+
+
+def _produced(value: Any) -> Any:
+    """PTX text or cubin bytes; None for the file name the DSL gives instead when the host
+    function launches no kernel (a .ptx / .cubin path it never wrote)."""
+    if isinstance(value, str) and value.endswith((".ptx", ".cubin")) and "\n" not in value:
+        return None
+    return value
 
 
 # In the lowered host module, the field of cudaLaunchConfig_t that holds the dynamic shared
