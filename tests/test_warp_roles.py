@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from cute_data import recorded
 
 from sassview.analyses.warp_roles import Role, roles_in
@@ -91,3 +92,19 @@ def test_check_prints_loops_and_findings_by_role() -> None:
     assert "a loop of inline asm" not in text
     assert not [line for line in text.splitlines() if line.startswith("  schedule")]
     assert f"note     [consumer] narrow-access: line {consumer.last_line}:" in text
+
+
+@pytest.mark.compile
+def test_a_live_compile_reads_as_the_recorded_one() -> None:
+    pytest.importorskip("cutlass.cute")
+    from sassview.build import build_program
+    from sassview.frontends.discover import import_kernel_file
+    from sassview.frontends.jobs import compile_all
+    from sassview.inspection import inspect_program
+
+    (art,) = compile_all(import_kernel_file(WS), parallel=False)
+    (live,) = inspect_program(build_program(art))
+    assert live.facts("warp_roles") == recorded("cute_warp_specialized", "sm_90a-1").facts(
+        "warp_roles"
+    )
+    assert live.kernel.display_name == "ws_gemm_kernel<bf16, mma 64x128x16>"
