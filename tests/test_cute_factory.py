@@ -193,7 +193,7 @@ def test_a_host_function_a_factory_returns_is_not_undeclared(tmp_path: Path) -> 
 
 
 def test_a_kernel_object_holding_an_anonymous_object_is_not_cached() -> None:
-    from sassview.frontends.cute import _state
+    from sassview.frontends.cute_key import state_of as _state
 
     class Kernel:
         def __init__(self, **attributes: object) -> None:
@@ -208,3 +208,7 @@ def test_a_kernel_object_holding_an_anonymous_object_is_not_cached() -> None:
     assert described["attributes"] == {"name": "'k'", "tile": ["128", "64"]}
     assert described["class"].endswith("Kernel")
     assert _state(Kernel(helper=object())) is None  # known only by its address: no stable key
+    named = _state(Kernel(mod=test_a_plain_function_given_no_arguments_is_a_factory))
+    assert named["attributes"]["mod"].endswith(
+        ".test_a_plain_function_given_no_arguments_is_a_factory"
+    )

@@ -169,7 +169,7 @@ def test_hosts_made_by_one_factory_are_compiled_apart(
 
 
 def test_a_closure_over_an_anonymous_object_is_not_cached(ck: ModuleType) -> None:
-    from sassview.frontends.cute import _closure
+    from sassview.frontends.cute_key import closure_of as _closure
 
     assert _closure(ck.vector_add) == {}
     named = _closure(ck.make_host(ck.add_one_kernel))
