@@ -51,9 +51,9 @@ if TYPE_CHECKING:
     from sassview.declare import cute as cute
     from sassview.declare import cutile as cutile
     from sassview.declare import gluon as gluon
-    from sassview.declare import triton as triton
     from sassview.declare import tensor as tensor
     from sassview.declare import tensor_descriptor as tensor_descriptor
+    from sassview.declare import triton as triton
 
 
 def __getattr__(name: str) -> Any:

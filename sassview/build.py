@@ -82,6 +82,15 @@ def build_program(artifacts: Artifacts, *, where: str = "<cubin>") -> Program:
     )
 
 
+def _short_names(artifacts: Artifacts) -> dict[str, str]:
+    """The CuTe DSL's kernels: symbol -> a readable name (frontends/cute_names.py)."""
+    try:
+        names = json.loads(artifacts.stages.get("names") or "{}")
+    except ValueError:
+        return {}
+    return names if isinstance(names, dict) else {}
+
+
 def _dynamic_shared(artifacts: Artifacts) -> int | None:
     """Triton's metadata, or the CuTe DSL's launch config (frontends.cute.launch_metadata),
     says how much shared memory the launch requests."""
@@ -129,7 +138,7 @@ def _kernel(
         resources = dataclasses.replace(resources, min_blocks_per_sm=ptx_func.minnctapersm)
     return Kernel(
         name=ck.name,
-        display_name=demangle(ck.name),
+        display_name=_short_names(artifacts).get(ck.name) or demangle(ck.name),
         arch=arch,
         resources=resources,
         instructions=instructions,

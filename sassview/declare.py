@@ -289,12 +289,22 @@ def cute(
     options: str = "",
     variants: Mapping[str, Sequence[Any]] | None = None,
 ) -> Declaration:
-    """A CuTe DSL @cute.jit host function, with the (fake) arguments to compile it for."""
+    """A CuTe DSL @cute.jit host function (or kernel object), with the (fake) arguments to
+    compile it for; `variants` values are its keyword arguments.
+
+    Or a factory, `sv.cute(make, arch=["sm_90a", "sm_100a"])`: a plain function given no
+    arguments, called as `make(arch, **variant)` once per architecture and variant with the
+    DSL's architecture already set, returning `(host, *fake_args)`. Objects that read the arch
+    when they are built (a kernel class checking for sm_90 in `__init__`) need one.
+    """
+    from sassview.frontends.cute_arch import CuteFactory, is_factory
+
+    target: Any = CuteFactory(fn) if is_factory(fn, args) else fn
     return register_declaration(
         Declaration(
             "cute",
-            getattr(fn, "__name__", "cute_kernel"),
-            fn,
+            str(getattr(fn, "__name__", None) or type(fn).__name__),  # a kernel object: its class
+            target,
             _archs(arch),
             MappingProxyType({"options": options}),
             _variants(variants),

@@ -329,8 +329,10 @@ class Kernel:
         return self.control[index] if address % 16 == 0 and index < len(self.control) else None
 
     def matches(self, name: str) -> bool:
-        """Whether `name` names this kernel: mangled, demangled, or demangled without arguments."""
-        return name in (self.name, self.display_name, self.display_name.split("(", 1)[0])
+        """Whether `name` names this kernel: mangled, demangled, or demangled without arguments
+        (a CuTe DSL kernel's short name without its specialization too: `ew_kernel`)."""
+        short = self.display_name.split("<", 1)[0] if not self.name.startswith("_Z") else ""
+        return name in (self.name, self.display_name, self.display_name.split("(", 1)[0], short)
 
     def instruction_at(self, address: int) -> SassInstruction | None:
         # Instructions are 16 bytes on every architecture sassview supports (sm_75 and later).

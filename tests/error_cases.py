@@ -395,6 +395,16 @@ CASES: list[Case] = [
         ("pip install",),
     ),
     Case(
+        "kernel-py-calls-torch",
+        "kernel.py",
+        "kernel.py builds its arguments with torch, which is not installed",
+        lambda t: [
+            "check",
+            _kernel_py(t, "import torch\nimport sassview as sv\nx = torch.empty(4096)\n"),
+        ],
+        ("calls torch (torch.empty() at kernel.py:3)", "make_fake_compact_tensor", "TYPE_CHECKING"),
+    ),
+    Case(
         "kernel-py-no-kernels",
         "kernel.py",
         "kernel.py declares no kernels",

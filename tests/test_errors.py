@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import subprocess
 import sys
 from pathlib import Path
@@ -20,6 +21,8 @@ def test_there_are_at_least_forty_distinct_cases() -> None:
 def test_error_case(case: Case, tmp_path: Path) -> None:
     if case.group == "kernel.py" and case.id.startswith("triton"):
         pytest.importorskip("triton")
+    if case.id == "kernel-py-calls-torch" and importlib.util.find_spec("torch") is not None:
+        pytest.skip("torch is installed: the case is a machine without it")
     args = case.args(tmp_path)
     done = subprocess.run(
         [sys.executable, "-m", "sassview", *map(str, args)],

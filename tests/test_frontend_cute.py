@@ -169,7 +169,7 @@ def test_hosts_made_by_one_factory_are_compiled_apart(
 
 
 def test_a_closure_over_an_anonymous_object_is_not_cached(ck: ModuleType) -> None:
-    from sassview.frontends.cute import _closure
+    from sassview.frontends.cute_key import closure_of as _closure
 
     assert _closure(ck.vector_add) == {}
     named = _closure(ck.make_host(ck.add_one_kernel))
@@ -341,3 +341,12 @@ def test_launch_metadata_reads_the_dynamic_shared_memory_of_the_launch(
     from sassview.frontends.cute import launch_metadata
 
     assert launch_metadata(_host(*sizes)) == expected
+
+
+@pytest.mark.compile
+def test_a_host_that_launches_no_kernel_says_so(ck: ModuleType) -> None:
+    # The DSL hands back the file names of a .ptx and a .cubin it never wrote.
+    bad = load("cute_bad_kernels")
+    with pytest.raises(CompileError, match="produced no PTX") as info:
+        compile_cute(bad.launches_nothing, ck.fake_args(64)[0], arch="sm_90a")
+    assert "launch a @cute.kernel" in info.value.hint

@@ -29,6 +29,7 @@ REGISTRY: Mapping[str, str] = MappingProxyType(
         "schedule": "sassview.analyses.schedule",
         "triton_strides": "sassview.analyses.triton_strides",
         "warp_partitions": "sassview.analyses.warp_partitions",
+        "warp_roles": "sassview.analyses.warp_roles",
     }
 )
 

@@ -64,6 +64,18 @@ NARROW_HINT = (
 )
 
 
+def width_notes_reviser(kind: str) -> Any:
+    """The function a frontend names (`FrontendSpec.width_notes`, a module in this layer) that
+    rewords narrow-access and merge-candidate notes by their cause, or None."""
+    import importlib
+
+    from sassview.frontends.registry import spec
+
+    frontend = spec(kind)
+    module = frontend.width_notes if frontend is not None else None
+    return importlib.import_module(module).revised if module else None
+
+
 def hints_for(kind: str) -> tuple[str, str]:
     """(narrow-access hint, merge-candidate hint) in the terms of the kernel's language: its
     frontend's vocabulary (frontends/registry.py), else the C++ words here."""
@@ -97,6 +109,9 @@ def run(ctx: AnalysisContext) -> Findings:
         *_narrow_lines(found, lines, locs, narrow_hint, _proven_coalesced(ctx)),
         *_by_line_notes(_merge_candidates(kernel.instructions, found, merge_hint)),
     ]
+    revise = width_notes_reviser(ctx.program.artifacts.kind)
+    if revise is not None:  # the frontend's hint for what made these narrow (the CuTe DSL's)
+        annotations = revise(annotations, found, locs)
     return Findings(facts=facts, annotations=tuple(annotations))
 
 

@@ -17,7 +17,6 @@ imported). The DSL keeps compile options on a process-wide object: compiles are 
 from __future__ import annotations
 
 import contextlib
-import functools
 import hashlib
 import inspect
 import io
@@ -25,8 +24,6 @@ import json
 import logging
 import os
 import re
-import sys
-import sysconfig
 import tempfile
 import threading
 import time
@@ -37,16 +34,28 @@ from types import MappingProxyType, ModuleType
 from typing import Any
 
 from sassview import cache
-from sassview.errors import CompileError, InputError, ToolchainError
+from sassview.errors import CompileError, InputError, SassviewError, ToolchainError
+from sassview.frontends.cute_arch import CuteFactory, build, dsl_arch
+from sassview.frontends.cute_key import (
+    closure_of,
+    describe,
+    function_of,
+    is_user_file,
+    qualified,
+    state_of,
+    user_files,
+)
+from sassview.frontends.cute_names import names_json, record_names
 from sassview.ir import Artifacts
 from sassview.toolchain.locate import toolchain_versions
 
 log = logging.getLogger("sassview")
-_LOCK = threading.Lock()
+_LOCK = threading.RLock()  # a factory's build and its compile hold it in turn
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 # Options sassview sets itself; a user's copy would fight them.
 _MANAGED = ("--gpu-arch", "--dump-dir", "--keep-ptx", "--keep-cubin", "--remark-output")
-_FILES = ("kernel.ptx", "kernel.cubin", "compile.log", "mlir.txt", "launch.json")
+# An entry written before a file here existed is not read (the list is in the key).
+_FILES = ("kernel.ptx", "kernel.cubin", "compile.log", "mlir.txt", "launch.json", "names.json")
 
 
 def compile_cute(
@@ -57,30 +66,44 @@ def compile_cute(
     `args`/`kwargs` describe the call as `cute.compile` wants them: fake tensors
     (`cute.runtime.make_fake_compact_tensor`, `make_fake_tensor`), scalars, SymInts. `options`
     are further `cute.compile` option tokens (`--opt-level 2`, `--ptxas-options '-O2'`).
-    Cached by the source files of the function and of what it calls, the argument descriptions
-    (dtype, shape, stride, alignment), the arch, the options and the package and tool versions.
+    `fn` may be a `CuteFactory` (`sv.cute(factory, arch=[...])`): it is called with the arch,
+    and `kwargs` as its keywords, with the DSL's architecture set, and what it returns is
+    compiled (frontends/cute_arch.py).
+    Cached by the source files of the function and of what it calls, a kernel object's
+    attributes, the argument descriptions (dtype, shape, stride, alignment), the arch, the
+    options and the package and tool versions.
     """
     cutlass, cute = _import_cute()
     arch_name = _check_arch(arch)
-    _check_function(fn)
     _check_options(options)
-    sources = _user_files(fn)
+    factory = fn if isinstance(fn, CuteFactory) else None
+    made_by = None
+    if factory is not None:  # sv.cute(factory, arch=[...]): built for this arch, then compiled
+        made_by = {"function": qualified(factory.function), "kwargs": describe(kwargs, {})}
+        fn, args, kwargs = _from_factory(factory, arch_name, args, kwargs)
+    _check_function(fn)
+    sources = {**user_files(fn), **(user_files(factory.function) if factory else {})}
     versions = {"cutlass-dsl": str(cutlass.__version__), **toolchain_versions()}
-    name = getattr(_function_of(fn), "__qualname__", repr(fn))
-    closure = _closure(fn)
+    name = getattr(function_of(fn), "__qualname__", repr(fn))
+    closure = closure_of(fn)
+    state = state_of(fn)
+    if closure is not None and state is None:
+        closure = None  # a kernel object holding something known only by its address
     key = cache.make_key(
         {
             "frontend": "cute",
             "function": name,
+            "factory": made_by,
             "closure": closure,
+            "state": state,
             "sources": {p: hashlib.sha256(b).hexdigest() for p, b in sorted(sources.items())},
-            "args": _describe(list(args), {}),
-            "kwargs": _describe(dict(kwargs), {}),
+            "args": describe(list(args), {}),
+            "kwargs": describe(dict(kwargs), {}),
             "arch": arch_name,
             "options": options.strip(),
             "env": {k: v for k, v in os.environ.items() if k.startswith("CUTE_DSL_")},
             "tools": versions,
-            "files": _FILES,  # an entry written before launch.json existed is not read
+            "files": _FILES,
         }
     )
     store = cache.Store("cute")
@@ -101,7 +124,7 @@ def compile_cute(
     cubin = files["kernel.cubin"]
     cubin = cubin if isinstance(cubin, bytes) else cubin.encode()
     producer = _check_cubin_arch(cubin, arch_name)
-    path = _function_of(fn).__code__.co_filename
+    path = function_of(fn).__code__.co_filename
     return Artifacts(
         kind="cute",
         arch=arch_name,
@@ -113,9 +136,32 @@ def compile_cute(
         options=("--gpu-arch", arch_name, "--generate-line-info", "remarks{ptx}", *options.split()),
         toolchain=MappingProxyType({**versions, **producer}),
         stages=MappingProxyType(
-            {"mlir": _text(files["mlir.txt"]), "launch": _text(files["launch.json"])}
+            {
+                "mlir": _text(files["mlir.txt"]),
+                "launch": _text(files["launch.json"]),
+                "names": _text(files["names.json"]),  # symbol -> short name (cute_names.py)
+            }
         ),
     )
+
+
+def _from_factory(
+    factory: CuteFactory, arch: str, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> tuple[Any, tuple[Any, ...], dict[str, Any]]:
+    """The host function and arguments `factory(arch, **variant)` builds; `kwargs` are the
+    variant's values (the factory's keyword arguments), `args` must be empty."""
+    if args:
+        raise InputError(
+            f"the CuTe factory {factory.name} was given arguments",
+            "a factory builds its own fake arguments: return them with the host function",
+        )
+    with _LOCK:  # the DSL's architecture is process-wide
+        try:
+            return build(factory, arch, kwargs)
+        except SassviewError:
+            raise
+        except Exception as exc:
+            raise _error(exc, factory.function, "") from exc
 
 
 def _import_cute() -> tuple[ModuleType, ModuleType]:
@@ -139,14 +185,6 @@ def _check_arch(arch: str) -> str:
         works = ", ".join(Arch.__members__)
         raise InputError(f"the CuTe DSL cannot target {arch}", f"architectures that work: {works}")
     return str(Arch[text].name)  # the canonical name of an alias: sm_101a -> sm_110a
-
-
-def _function_of(fn: Any) -> Any:
-    """The Python function behind a @cute.jit function, bound method or callable object."""
-    target = inspect.unwrap(fn)
-    if not hasattr(target, "__code__") and callable(target):
-        target = inspect.unwrap(type(target).__call__)
-    return getattr(target, "__func__", target)
 
 
 def _check_function(fn: Any) -> None:
@@ -185,6 +223,7 @@ def _run(
     from cutlass.base_dsl.dsl import BaseDSL
 
     traced: list[str] = []
+    names: dict[str, str] = {}
 
     def keep_mlir(owner: Any, module: Any, function_name: str) -> None:
         traced.append(str(module))
@@ -193,6 +232,8 @@ def _run(
     out = io.StringIO()
     with contextlib.ExitStack() as stack:
         stack.enter_context(_LOCK)
+        stack.enter_context(dsl_arch(arch))  # for what the host function builds while traced
+        stack.enter_context(record_names(BaseDSL._get_dsl(), names))
         dump = stack.enter_context(tempfile.TemporaryDirectory(dir=cache.scratch_dir("cute")))
         stack.enter_context(contextlib.redirect_stdout(out))
         stack.enter_context(contextlib.redirect_stderr(out))
@@ -202,7 +243,7 @@ def _run(
             )
         except Exception as exc:
             raise _error(exc, fn, out.getvalue()) from exc
-        ptx, cubin = compiled.__ptx__, compiled.__cubin__
+        ptx, cubin = _produced(compiled.__ptx__), _produced(compiled.__cubin__)
         report = _ptxas_report(Path(dump) / "remarks.yaml")
         host = getattr(compiled, "ir_module", None)
         launch = launch_metadata(str(host)) if host is not None else ""
@@ -218,7 +259,16 @@ def _run(
         "compile.log": report,
         "mlir.txt": traced[-1] if traced else "",
         "launch.json": launch,
+        "names.json": names_json(names, re.findall(r"\.entry\s+([\w$]+)", ptx)),
     }
+
+
+def _produced(value: Any) -> Any:
+    """PTX text or cubin bytes; None for the file name the DSL gives instead when the host
+    function launches no kernel (a .ptx / .cubin path it never wrote)."""
+    if isinstance(value, str) and value.endswith((".ptx", ".cubin")) and "\n" not in value:
+        return None
+    return value
 
 
 # In the lowered host module, the field of cudaLaunchConfig_t that holds the dynamic shared
@@ -313,130 +363,10 @@ def _where(exc: Exception) -> str:
     """file:line in the user's code: the DSL's own location if it names one, else the innermost
     traceback frame outside the DSL, sassview and the standard library."""
     filename, line = getattr(exc, "filename", None), getattr(exc, "line", None)
-    if filename and line and _is_user_file(str(filename)):
+    if filename and line and is_user_file(str(filename)):
         return f"{filename}:{line}"
-    frames = [f for f in traceback.extract_tb(exc.__traceback__) if _is_user_file(f.filename)]
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if is_user_file(f.filename)]
     return f"{frames[-1].filename}:{frames[-1].lineno}" if frames else ""
-
-
-@functools.cache
-def _library_roots() -> tuple[str, ...]:
-    paths = sysconfig.get_paths()
-    roots = {paths[k] for k in ("stdlib", "platstdlib", "purelib", "platlib") if k in paths}
-    roots.add(str(Path(__file__).resolve().parents[1]))  # sassview itself
-    roots.add(sys.prefix)
-    return tuple(str(Path(r).resolve()) + os.sep for r in roots)
-
-
-def _is_user_file(path: str) -> bool:
-    if not path or path.startswith("<"):
-        return False
-    return not str(Path(path).resolve()).startswith(_library_roots())
-
-
-def _user_files(fn: Any) -> dict[str, bytes]:
-    """The files whose text decides the compile: the host function's and those of the user code it
-    can call by a global name (functions, @cute.kernel/@cute.jit objects, user modules' functions).
-
-    The whole file counts, not just the function: the line table records absolute line numbers.
-    Code reached only through deeper imports is not followed.
-    """
-    root = _function_of(fn)
-    paths = {root.__code__.co_filename}
-    closed = _closed_values(root)
-    for value in [*getattr(root, "__globals__", {}).values(), *closed]:
-        if isinstance(value, ModuleType):  # a user's module of kernels, not a library
-            user_module = _is_user_file(str(getattr(value, "__file__", None) or ""))
-            candidates: Any = vars(value).values() if user_module else ()
-        else:
-            candidates = (value,)
-        for c in list(candidates):
-            try:
-                code = getattr(inspect.unwrap(c), "__code__", None) if callable(c) else None
-            except Exception:  # an object whose attributes cannot be read is no user code
-                continue
-            if code is not None and _is_user_file(code.co_filename):
-                paths.add(code.co_filename)
-    out: dict[str, bytes] = {}
-    for p in sorted(paths):
-        with contextlib.suppress(OSError):
-            out[p] = Path(p).read_bytes()
-    return out
-
-
-def _closed_values(function: Any) -> list[Any]:
-    """The values in a function's closure (the cells already filled)."""
-    out = []
-    for cell in getattr(function, "__closure__", None) or ():
-        with contextlib.suppress(ValueError):  # a cell not yet filled
-            out.append(cell.cell_contents)
-    return out
-
-
-def _closure(fn: Any, depth: int = 0) -> Any:
-    """What the host function closes over, as far as it decides the compile. A factory's hosts
-    (`def make(kern): @cute.jit def host(...): kern(...).launch(...)`) differ from each other
-    only here: their code, name and file are one. A function or kernel is named by module and
-    qualified name, with its own closure (its code is in the key through its file,
-    `_user_files`); a value as `_describe` describes arguments. None when something has no
-    name that holds from one run to the next (an object known only by its address): the
-    compile is then not cached."""
-    target = _function_of(fn)
-    code = getattr(target, "__code__", None)
-    if code is None or depth > 8:
-        return None if depth > 8 else {}
-    out: dict[str, Any] = {}
-    for name, cell in zip(code.co_freevars, target.__closure__ or (), strict=False):
-        try:
-            value = cell.cell_contents
-        except ValueError:  # not yet filled
-            out[name] = "<empty>"
-            continue
-        inner = inspect.unwrap(value) if callable(value) else None
-        if inspect.isfunction(inner):
-            nested = _closure(inner, depth + 1)
-            if nested is None:
-                return None
-            # Not its line: the DSL rewrites a kernel's code when it compiles it.
-            out[name] = {"function": f"{inner.__module__}.{inner.__qualname__}", "closure": nested}
-            continue
-        described = _describe(value, {})
-        if isinstance(described, str) and " at 0x" in repr(value):
-            return None
-        out[name] = described
-    return out
-
-
-def _describe(value: Any, symbols: dict[int, int]) -> Any:
-    """A JSON-able description of an argument that decides the compiled code.
-
-    Fake and real tensors by dtype, shape, stride, memory space, alignment; a SymInt by width,
-    divisibility and identity (the same SymInt object twice is one runtime parameter, two equal
-    ones are two), numbered in order of appearance.
-    """
-    from cutlass.cute.typing import SymInt
-
-    if isinstance(value, SymInt):
-        number = symbols.setdefault(id(value), len(symbols))
-        return f"sym#{number}:i{value.width}:div{value.divisibility}:{value.symbol}"
-    if value is None or isinstance(value, (bool, int, float, str)):
-        return repr(value)
-    if isinstance(value, (list, tuple)):
-        return [_describe(v, symbols) for v in value]
-    if isinstance(value, dict):
-        return {str(k): _describe(v, symbols) for k, v in sorted(value.items())}
-    if hasattr(value, "element_type") and hasattr(value, "shape"):
-        return {
-            "type": type(value).__name__,
-            "dtype": str(value.element_type),
-            "shape": _describe(tuple(value.shape), symbols),
-            "stride": _describe(tuple(getattr(value, "stride", ())), symbols),
-            "memspace": str(getattr(value, "memspace", "")),
-            "align": repr(getattr(value, "_assumed_align", None)),
-            "stride32": repr(getattr(value, "_use_32bit_stride", None)),
-        }
-    text = repr(value)
-    return type(value).__qualname__ if " at 0x" in text else text
 
 
 def _text(data: bytes | str) -> str:

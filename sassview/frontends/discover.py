@@ -23,6 +23,7 @@ from sassview.declare import Declaration, collecting
 from sassview.errors import InputError
 from sassview.frontends import registry
 from sassview.frontends.paths import input_file
+from sassview.frontends.no_torch import TorchNeeded
 
 
 @dataclass(frozen=True)
@@ -100,12 +101,12 @@ def import_kernel_file(path: str | Path) -> KernelFile:
     spec = importlib.util.spec_from_file_location(name, p)
     if spec is None or spec.loader is None:
         raise InputError(f"{p}: cannot be imported as Python", "is it a .py file?")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
     sys.path.insert(0, str(p.parent))
     try:
         with collecting() as found:
-            spec.loader.exec_module(module)
+            module = _run_module(spec, found, p)
+    except TorchNeeded:  # said with the line that calls torch and the way out
+        raise
     except SyntaxError as exc:
         raise InputError(
             f"{exc.filename}:{exc.lineno}: syntax error: {exc.msg}",
@@ -136,6 +137,29 @@ def import_kernel_file(path: str | Path) -> KernelFile:
     return KernelFile(p, text, declared, tuple(_undeclared(module, declared, p)))
 
 
+def _run_module(spec: Any, found: list[Declaration], path: Path) -> ModuleType:
+    """Execute the kernel file as module `spec.name`; once more with a stand-in for torch when
+    torch is all it lacks (frontends/no_torch.py: compiling needs no torch)."""
+    from sassview.frontends.no_torch import run_without_torch, torch_missing
+
+    ran: list[ModuleType] = []
+
+    def run() -> None:
+        found.clear()
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module
+        spec.loader.exec_module(module)
+        ran.append(module)
+
+    try:
+        run()
+    except ModuleNotFoundError as exc:
+        if not torch_missing(exc) or importlib.util.find_spec("torch") is not None:
+            raise
+        run_without_torch(run, path)
+    return ran[-1]
+
+
 def _check_names(path: Path, declared: tuple[Declaration, ...]) -> None:
     """The paths each compiler will be given, checked before anything compiles."""
     for decl in declared:
@@ -154,6 +178,7 @@ def _undeclared(
         if each.detection is not None:
             targets |= each.detection.helpers(names)
     targets |= _passed(declared)
+    targets |= {id(vars(module).get(n)) for d in declared for n in _factory_names(d.target)}
     out = []
     for name, obj in names.items():
         frontend = registry.detect(obj)
@@ -179,6 +204,15 @@ def _passed(declared: tuple[Declaration, ...]) -> set[int]:
                 if frontend is not None and frontend.detection is not None:
                     out.add(id(frontend.detection.target(value)))
     return out
+
+
+def _factory_names(target: Any) -> tuple[str, ...]:
+    """The global names a CuTe factory's code uses: the host functions it returns are
+    declared through it."""
+    if type(target).__name__ != "CuteFactory":
+        return ()
+    code = getattr(target.function, "__code__", None)
+    return tuple(code.co_names) if code is not None else ()
 
 
 def _definition_line(obj: Any) -> int:

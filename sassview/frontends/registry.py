@@ -83,6 +83,9 @@ class FrontendSpec:
     # `sassview try`: a knob for a spill, and one for narrow or unmerged accesses
     spill_knob: Callable[[Declaration, Mapping[str, Any]], Knob | None] = lambda d, v: None
     width_knob: Callable[[Declaration], Knob | None] = lambda d: None
+    # an analyses module whose `revised(notes, accesses, locs)` words width notes by their
+    # cause (the CuTe DSL's per-element predicates): named, not imported, across the layers
+    width_notes: str | None = None
     # ... and one for a finding only it makes: (finding kind, its data, declaration) -> knob
     finding_knob: Callable[[str, Mapping[str, Any], Declaration], Knob | None] = (
         lambda kind, data, d: None

@@ -46,6 +46,8 @@ def render_kernel(k: dict[str, Any]) -> str:
         ("launch bounds", bounds, "barriers", str(r["barriers"])),
     ]
     lines = [f"{k['display_name']}{kind}"]
+    if k["display_name"] != k["name"] and not k["name"].startswith("_Z"):
+        lines.append(f"  symbol {k['name']}")  # a short name sassview made (CuTe DSL): once here
     # The second column widens for a long value (shared memory with reserved and dynamic
     # bytes) rather than running into the third.
     width = max(28, *(len(b) + 1 for _, b, _, _ in rows))
@@ -53,7 +55,7 @@ def render_kernel(k: dict[str, Any]) -> str:
         lines.append(f"  {a:<14} {b:<{width}} {c:<13} {d}")
     lines.append(f"  {'instructions':<14} {k['instruction_count']:<{width}} mix: {mix}")
     lines += _analysis_lines(k["analysis"])
-    lines += _findings(k["annotations"])
+    lines += _findings(k["annotations"], k["analysis"].get("warp_roles") or [])
     return "\n".join(lines)
 
 
@@ -98,7 +100,10 @@ def _analysis_lines(a: dict[str, Any]) -> list[str]:
                 f"cp.async {a['cp_async']}, TMA loads {tma['loads']}, stores {tma['stores']}",
             )
         )
-    if a["loops"]:
+    roles = a.get("warp_roles") or []
+    if roles:
+        rows += [("loops", text) for text in role_loops(a["loops"], roles)]
+    elif a["loops"]:
         rows.append(("loops", "; ".join(e["summary"] for e in a["loops"])))
     rows.extend(("partition", text) for text in a.get("partitions", ()))
     peak = a["register_peak"]
@@ -112,10 +117,60 @@ def _analysis_lines(a: dict[str, Any]) -> list[str]:
         rows.append(("occupancy", a["occupancy"]["text"]))
     if a.get("register_budget"):
         rows.append(("reg budgets", a["register_budget"]["text"]))
+    waiting = {n for r in roles for w in r["waits"] for n in w["sass_loops"]}  # said above
     rows.extend(
-        ("schedule", text) for text in _alike(loop["text"] for loop in a.get("schedule", ()))
+        ("schedule", text)
+        for text in _alike(
+            loop["text"] for loop in a.get("schedule", ()) if loop["loop"] not in waiting
+        )
     )
     return [f"  {name:<14} {text}" for name, text in rows]
+
+
+def _finding_role(a: dict[str, Any], roles: list[dict[str, Any]]) -> str | None:
+    """The one role all of a finding's source lines lie in, if there is one."""
+    if not roles or not a["source"]:
+        return None
+    lines = {text.rpartition(":")[2] for text in a["source"]}
+    found = {r["name"] if (r := role_of(int(n), roles)) else None for n in lines if n.isdigit()}
+    return found.pop() if len(found) == 1 else None
+
+
+def role_of(line: int | None, roles: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The warp role (analyses/warp_roles.py) whose lines hold `line`."""
+    if line is None:
+        return None
+    return next((r for r in roles if r["first_line"] <= line <= r["last_line"]), None)
+
+
+def role_loops(loops: list[dict[str, Any]], roles: list[dict[str, Any]]) -> list[str]:
+    """One row per warp role, its loops and its wait loops folded into one clause
+    (`mbarrier waits at lines 100, 106 (5 loops)`); then the loops outside every role."""
+    waits = {(r["name"], w["line"]) for r in roles for w in r["waits"]}
+    rows = []
+    for role in roles:
+        own = [e["summary"] for e in loops if role_of(e["source_line"], [role]) is role
+               and (role["name"], e["source_line"]) not in waits]  # fmt: skip
+        by_kind: dict[str, list[dict[str, Any]]] = {}
+        for w in role["waits"]:
+            by_kind.setdefault(w["kind"], []).append(w)
+        for kind, found in by_kind.items():
+            where = ", ".join(str(w["line"]) for w in found)
+            count = sum(w["loops"] for w in found)
+            plural = "s" if len(found) > 1 else ""
+            own.append(
+                f"{kind} wait{'s' if count > 1 else ''} at line{plural} {where}"
+                + (f" ({count} loops)" if count > len(found) else "")
+            )
+        regs = f", setmaxnreg {role['setmaxnreg']}" if role["setmaxnreg"] else ""
+        lines = f"lines {role['first_line']}-{role['last_line']}"
+        cond = "" if role["condition"] == role["name"] else f"{role['condition']}: "
+        head = f"{role['name']} ({cond}{lines}{regs})"
+        rows.append(f"{head}: " + ("; ".join(own) or "no loops"))
+    rest = [e["summary"] for e in loops if role_of(e["source_line"], roles) is None]
+    if rest:
+        rows.append("; ".join(rest))
+    return rows
 
 
 def _alike(texts: Iterable[str]) -> list[str]:
@@ -135,16 +190,21 @@ def finding_counts(severities: Iterable[str]) -> str:
     )
 
 
-def _findings(annotations: list[dict[str, Any]]) -> list[str]:
-    """Warnings and notes; INFO findings are already summed up in the lines above."""
+def _findings(annotations: list[dict[str, Any]], roles: list[dict[str, Any]]) -> list[str]:
+    """Warnings and notes; INFO findings are already summed up in the lines above. In a
+    warp-specialised kernel each is tagged with its role (`[producer]`), grouped by role."""
     shown = [a for a in annotations if a["severity"] != "info"]
     if not shown:
         return []
     counts = finding_counts(a["severity"] for a in shown)
     info = len(annotations) - len(shown)
     lines = [f"  findings ({counts}" + (f"; {info} info in the lines above)" if info else ")")]
-    for a in shown:
-        lines.append(f"    {a['severity']:<8} {a['kind']}: {a['message']}")
+    tagged = [(_finding_role(a, roles), a) for a in shown]
+    order = [r["name"] for r in roles]
+    tagged.sort(key=lambda t: order.index(t[0]) if t[0] in order else len(order))  # stable
+    for role, a in tagged:
+        tag = f"[{role}] " if role else ""
+        lines.append(f"    {a['severity']:<8} {tag}{a['kind']}: {a['message']}")
         if a["hint"]:
             lines.append(f"    {'':<8} hint: {a['hint']}")
     return lines

@@ -137,6 +137,7 @@ def _analysis(insp: Inspection) -> dict[str, Any]:
         "register_budget": _register_budget(insp),
         "schedule": _schedule(insp),
         "memory_use": _memory_use(insp),
+        "warp_roles": list(insp.facts("warp_roles")["roles"]),
         "register_peak": {
             "live": live.peak,
             "address": peak_ins.address if peak_ins else None,
