@@ -90,7 +90,13 @@ def test_check_prints_loops_and_findings_by_role() -> None:
         f"{consumer_loop + 1}",
     ]
     assert "a loop of inline asm" not in text
-    assert not [line for line in text.splitlines() if line.startswith("  schedule")]
+    # The two K loops get their schedule (outside their wait loops); the waits get none.
+    schedule = [line for line in text.splitlines() if line.startswith("  schedule")]
+    assert [row.split(":")[0].split()[-1] for row in schedule] == [
+        str(producer_loop),
+        str(consumer_loop),
+    ]
+    assert all("outside its 1 inner loop" in row for row in schedule)
     assert f"note     [consumer] narrow-access: line {consumer.last_line}:" in text
 
 

@@ -22,8 +22,8 @@ from typing import Any
 from sassview.declare import Declaration, collecting
 from sassview.errors import InputError
 from sassview.frontends import registry
-from sassview.frontends.paths import input_file
 from sassview.frontends.no_torch import TorchNeeded
+from sassview.frontends.paths import input_file
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,6 @@ host function, compiled by `frontends/cute.py`."""
 from __future__ import annotations
 
 import inspect
-
 from typing import TYPE_CHECKING, Any
 
 from sassview.frontends.registry import Detection, FrontendSpec, Vocabulary, distribution_version
