@@ -146,7 +146,8 @@ def test_compile_errors_carry_their_location() -> None:
 def test_every_key_binding_is_in_the_help_screen() -> None:
     documented = " ".join(k for k, _ in KEYS)
     names = {"question_mark": "?", "right_square_bracket": "]", "left_square_bracket": "[",
-             "slash": "/", "colon": ":", "escape": "esc"}  # fmt: skip
+             "slash": "/", "colon": ":", "escape": "esc", "less_than_sign": "<",
+             "greater_than_sign": ">", "equals_sign": "="}  # fmt: skip
     for binding in SassviewApp.BINDINGS:
         key = binding.key if hasattr(binding, "key") else binding[0]  # type: ignore[index]
         assert names.get(key, key) in documented.split() or names.get(key, key) in documented

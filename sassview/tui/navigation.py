@@ -275,7 +275,10 @@ class NavigationApp(App[None]):
 
         def done(key: str | None) -> None:
             if key:
-                self.push_screen(StageScreen(key, stages[key], view.main_file, self.current_line))
+                screen = StageScreen(
+                    key, stages[key], view.main_file, self.current_line, view.source_lines
+                )
+                self.push_screen(screen)
 
         self.push_screen(PickerScreen("stage", [(k, k.upper()) for k in stages]), done)
 
