@@ -3,9 +3,11 @@
 No Textual here. A pane's *want* is the width that shows its useful lines whole: the lines that
 carry code (source lines that made instructions, PTX lines with a source location, every SASS
 instruction), at their 90th percentile length so that one long comment or a 200-character
-`.param` list does not claim the screen, capped at `MAX_CODE`. The app gives the panes widths
-in proportion to their wants (Textual's `fr` units), so a 200-column terminal shows a 90-column
-source file whole instead of a third of it while the SASS pane keeps what its instructions use.
+`.param` list does not claim the screen, capped at `MAX_CODE`. `balance` gives each pane a floor
+(its gutter and a little code, more for SASS), then the rest to the panes whose lines are still
+cut, in proportion to what they lack: at 200 columns 05_wgmma_tma.cu's source pane shows 57
+columns of code where an even 1:1:2 split showed 39, and the SASS pane keeps what its
+instructions use.
 
 The user's own widths (`<` `>` on the focused pane, or a border dragged with the mouse) are kept
 per terminal width in `tui.json` in the user's config directory: the split that suits 200
@@ -163,8 +165,9 @@ class WidthMemory:
         return data if isinstance(data, dict) else {}
 
     def get(self, terminal_width: int) -> dict[str, int] | None:
-        widths = self._read().get("pane_widths")
-        if not isinstance(widths, dict) or self._read().get("format") != FORMAT:
+        data = self._read()
+        widths = data.get("pane_widths")
+        if not isinstance(widths, dict) or data.get("format") != FORMAT:
             return None
         chosen = widths.get(str(terminal_width))
         if not isinstance(chosen, dict):
