@@ -582,6 +582,12 @@ def test_a_triton_kernel_file_shows_its_stages_and_variants(tmp_path: Path) -> N
             line = screen.lines_of_row[first][0]  # type: ignore[attr-defined]
             assert listing.border_subtitle.startswith(f"kernel.py:{line}: ")
             assert first in listing.marks
+            assert f"kernel.py:{line}  " in str(screen.query_one("#stage-source").render())
+            assert line != 11  # (the line the stage opened at)
+            # Leaving the stage takes the panes to that line.
+            await pilot.press("escape")
+            await pilot.pause()
+            assert app.screen is not screen and app.pane("source").cursor == line - 1
 
     run(go)
 

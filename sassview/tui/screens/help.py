@@ -27,7 +27,7 @@ KEYS: tuple[tuple[str, str], ...] = (
     ("a", "choose the architecture (recompiles a source for a new one)"),
     ("v", "choose the variant (kernel.py variants)"),
     ("D", "diff against another variant or architecture of this kernel"),
-    ("t", "show a Triton stage: TTIR, TTGIR, LLIR"),
+    ("t", "show a Triton stage: TTIR, TTGIR, LLIR (esc: back, on the line it showed)"),
     ("i", "what the instruction under the cursor does"),
     ("1 2 3", "show / hide the source, PTX, SASS pane"),
     ("z", "widen the focused pane to the whole screen (z again, or esc, to restore)"),

@@ -55,10 +55,11 @@ def _lines(n: int) -> str:
     return f"{n} line" if n == 1 else f"{n} lines"
 
 
-class StageScreen(Screen[None]):
+class StageScreen(Screen[int | None]):
     """A stage opens at the code of the source line the cursor was on (its debug locations,
     `views.stage_lines`): those lines are marked and the cursor is on the first. Moving the
-    cursor marks the code of the line under it and names that line in the border."""
+    cursor marks the code of the line under it and names that line in the border; leaving
+    the screen hands that line back (the app moves its panes to it)."""
 
     BINDINGS = [Binding("escape,q,t,D", "dismiss", "Back")]
 
@@ -77,6 +78,7 @@ class StageScreen(Screen[None]):
         self.source = source  # the file's lines: the bar above names the line and shows it
         self.by_line: dict[int, list[int]] = {}  # source line -> stage rows
         self.lines_of_row: dict[int, list[int]] = {}  # stage row -> source lines
+        self.shown_line: int | None = None  # the source line named now
 
     def compose(self) -> ComposeResult:
         listing = Listing(self.stage, id="stage")
@@ -103,6 +105,7 @@ class StageScreen(Screen[None]):
         """Mark the code of source line `line`, name it in the border, show it above."""
         listing = self.query_one(Listing)
         rows = self.by_line.get(line, []) if line is not None else []
+        self.shown_line = line if rows else None
         listing.set_marks(rows, show=False)
         name = PurePath(self.file).name if self.file else ""
         # Content, not a string: a string is markup, and a file may be named `[red]k.py`.
@@ -116,5 +119,5 @@ class StageScreen(Screen[None]):
             lines = self.lines_of_row.get(message.row)
             self.mark_line(lines[0] if lines else None)
 
-    async def action_dismiss(self, result: None = None) -> None:
-        self.dismiss(result)
+    async def action_dismiss(self, result: int | None = None) -> None:
+        self.dismiss(self.shown_line if self.file is not None else None)
