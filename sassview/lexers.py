@@ -28,7 +28,7 @@ from pygments.token import (
     Whitespace,
 )
 
-__all__ = ["NvPtxLexer", "NvSassLexer"]
+__all__ = ["MlirLexer", "NvPtxLexer", "NvSassLexer"]
 
 # A symbol as nvdisasm prints it: mangled names, `$outer$inner` subroutines, `.L_x_3` labels,
 # `.text.name` section symbols.
@@ -161,5 +161,56 @@ class NvPtxLexer(PtxLexer):  # type: ignore[misc]
             (r"[|&^<>?]", Operator),
             (r",", Punctuation),  # Pygments' [*+-/] takes it for an operator
             inherit,
+        ],
+    }
+
+
+_MLIR_TYPE = r"(?:(?<=\dx)|\b)(?:[if]\d+|bf16|tf32|index|none|tensor|memref|vector|ptr)\b"
+_MLIR_WORD = r"\b(?:module|attributes|func|dense|true|false|to|step|iter_args|at|unit)\b"
+
+
+class MlirLexer(RegexLexer):  # type: ignore[misc]
+    """MLIR as Triton prints its TTIR and TTGIR (Pygments has no MLIR lexer).
+
+    Tokens: an op's dialect-qualified name (`tt.load`, `arith.constant`, `scf.for`) Keyword,
+    SSA values (`%0`, `%acc:3`, `%arg2#1`) Name.Variable, symbols (`@matmul_kernel`)
+    Name.Function, blocks (`^bb1`) Name.Label, attribute aliases (`#blocked`, `#mma`)
+    Name.Decorator, types (`tensor<64x32xf16, #blocked>`'s words, `!tt.ptr`, `i32`)
+    Keyword.Type, and every debug location `loc(...)` — what a stage line maps to, not what it
+    does — one Comment token, so it reads dim.
+    """
+
+    name = "MLIR"
+    aliases = ["mlir", "ttir", "ttgir"]
+    filenames = ["*.mlir", "*.ttir", "*.ttgir"]
+    mimetypes: list[str] = []
+
+    tokens = {
+        "root": [
+            (r"\s+", Whitespace),
+            (r"//[^\n]*", Comment.Single),
+            (r"loc\(", Comment, "loc"),
+            (r'"(?:[^"\\\n]|\\.)*"', String),
+            (r"%[\w$.-]+(?:[:#]\d+)?", Name.Variable),
+            (r"@[\w$.-]+|@\"(?:[^\"\\]|\\.)*\"", Name.Function),
+            (r"\^[\w$.-]+", Name.Label),
+            (r"#[\w$.-]+", Name.Decorator),
+            (r"![\w$.-]+", Keyword.Type),
+            (r"\b\d+(?:x\d+)*x(?=[a-z!])", Keyword.Type),  # a shape: 64x32x of 64x32xf16
+            (_MLIR_TYPE, Keyword.Type),
+            (_MLIR_WORD, Keyword.Reserved),
+            (r"\b[a-z_][\w$]*(?:\.[\w$]+)+", Keyword),  # tt.load, arith.constant, ttg.local_alloc
+            (r"[-+]?0x[0-9a-fA-F]+", Number.Hex),
+            (r"[-+]?" + _FLOAT, Number.Float),
+            (r"[-+]?\d+", Number.Integer),
+            (r"[A-Za-z_][\w$]*", Name),
+            (r"->|[=:,<>()\[\]{}*?]", Punctuation),
+            (r"[-+]", Operator),
+        ],
+        "loc": [
+            (r"\(", Comment, "#push"),
+            (r"\)", Comment, "#pop"),
+            (r'"(?:[^"\\\n]|\\.)*"', Comment),
+            (r'[^()"\n]+', Comment),
         ],
     }

@@ -27,6 +27,8 @@ def _private_cache(
     root = tmp_path_factory.getbasetemp() / "sassview-cache"
     monkeypatch.setenv("SASSVIEW_CACHE_DIR", str(root))
     monkeypatch.delenv("SASSVIEW_NO_CACHE", raising=False)
+    # and its own config directory: no test reads or writes a user's TUI pane widths
+    monkeypatch.setenv("SASSVIEW_CONFIG_DIR", str(tmp_path_factory.getbasetemp() / "config"))
     os.environ.setdefault("SASSVIEW_TEST", "1")
 
 

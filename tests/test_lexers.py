@@ -86,3 +86,16 @@ def test_the_lexers_are_registered_with_pygments_by_name() -> None:
     assert isinstance(get_lexer_by_name("cuda-sass"), NvSassLexer)
     assert isinstance(get_lexer_by_name("nvptx"), NvPtxLexer)
     assert get_lexer_by_name("sass").name != NvSassLexer.name  # Pygments' CSS Sass stays
+
+
+def test_mlir_lexer_reads_triton_stages_and_tells_ops_values_and_locations_apart() -> None:
+    from sassview.lexers import MlirLexer
+
+    stages = sorted((TESTS / "data" / "stages").glob("*.tt*ir"))
+    assert len(stages) >= 4
+    for path in stages:
+        assert _errors(MlirLexer(), path.read_text()) == [], _rel(path)
+    line = "    %acc = tt.dot %a, %b, %acc_54 : tensor<64x32xf16, #blocked> loc(#loc31)"
+    kinds = {v: t for t, v in MlirLexer().get_tokens(line) if v.strip()}
+    assert kinds["tt.dot"] in Keyword and kinds["%acc"] in Name.Variable
+    assert kinds["#blocked"] in Name.Decorator and kinds["#loc31"] in Comment

@@ -146,7 +146,8 @@ def test_compile_errors_carry_their_location() -> None:
 def test_every_key_binding_is_in_the_help_screen() -> None:
     documented = " ".join(k for k, _ in KEYS)
     names = {"question_mark": "?", "right_square_bracket": "]", "left_square_bracket": "[",
-             "slash": "/", "colon": ":", "escape": "esc"}  # fmt: skip
+             "slash": "/", "colon": ":", "escape": "esc", "less_than_sign": "<",
+             "greater_than_sign": ">", "equals_sign": "="}  # fmt: skip
     for binding in SassviewApp.BINDINGS:
         key = binding.key if hasattr(binding, "key") else binding[0]  # type: ignore[index]
         assert names.get(key, key) in documented.split() or names.get(key, key) in documented
@@ -581,6 +582,12 @@ def test_a_triton_kernel_file_shows_its_stages_and_variants(tmp_path: Path) -> N
             line = screen.lines_of_row[first][0]  # type: ignore[attr-defined]
             assert listing.border_subtitle.startswith(f"kernel.py:{line}: ")
             assert first in listing.marks
+            assert f"kernel.py:{line}  " in str(screen.query_one("#stage-source").render())
+            assert line != 11  # (the line the stage opened at)
+            # Leaving the stage takes the panes to that line.
+            await pilot.press("escape")
+            await pilot.pause()
+            assert app.screen is not screen and app.pane("source").cursor == line - 1
 
     run(go)
 

@@ -19,27 +19,30 @@ from textual.containers import Horizontal
 from textual.widgets import Footer
 from textual.worker import get_current_worker
 
-from sassview.tui import loader, state, sync
+from sassview.tui import layout, loader, state, sync
 from sassview.tui.loader import ErrorReport, Loaded, Target
 from sassview.tui.messages import Compiled, CompileFailed, CursorMoved, FindingChosen
 from sassview.tui.navigation import NavigationApp
 from sassview.tui.paint import PtxPainter, SassPainter, SourcePainter
+from sassview.tui.resizing import ResizingApp
 from sassview.tui.widgets.findings import FindingsPanel
 from sassview.tui.widgets.header import KernelHeader
 from sassview.tui.widgets.listing import Listing
 from sassview.tui.widgets.status import ErrorPanel, InfoBar, row_info
 
 NARROW = 120  # below this many columns the PTX pane starts hidden
+SCHEDULE = 180  # below this many the schedule column does (it takes 20 of the SASS pane's)
+PALETTE = 90  # below this many the footer leaves out ^p (the footer's keys fill 80 columns)
 
 
-class SassviewApp(NavigationApp):
+class SassviewApp(NavigationApp, ResizingApp):
     CSS_PATH = "sassview.tcss"
     TITLE = "sassview"
     BINDINGS = [
         Binding("question_mark", "help", "Help"),
-        Binding("right_square_bracket", "finding(1)", "Next finding"),
+        Binding("right_square_bracket", "finding(1)", "Finding"),
         Binding("left_square_bracket", "finding(-1)", "Prev finding", show=False),
-        Binding("l", "loop(1)", "Next loop"),
+        Binding("l", "loop(1)", "Loop"),
         Binding("L", "loop(-1)", "Prev loop", show=False),
         Binding("slash", "search", "Search"),
         Binding("n", "match(1)", "Next match", show=False),
@@ -74,8 +77,10 @@ class SassviewApp(NavigationApp):
         load: Callable[[Target], Loaded] = loader.load,
         watch: bool = True,
         poll_seconds: float = 0.5,
+        width_memory: layout.WidthMemory | None = None,
     ) -> None:
         super().__init__()
+        self.width_memory = width_memory or layout.WidthMemory()
         self.target = target
         self.loaded: Loaded | None = None
         self.view: state.KernelView | None = None
@@ -109,7 +114,7 @@ class SassviewApp(NavigationApp):
             self.pane(pane).border_title = title
         if self.size.width < NARROW:
             self.pane("ptx").display = False
-            self.schedule = False
+        self.schedule = self.size.width >= SCHEDULE
         self.query_one(KernelHeader).show(None, f"opening {self.target.path} …")
         self.pane("sass").focus()
         if self._initial is not None:
@@ -125,9 +130,18 @@ class SassviewApp(NavigationApp):
 
     def on_resize(self) -> None:
         self.screen.set_class(self.size.height < 30, "-small")
+        footer = self.query_one(Footer)
+        if footer.show_command_palette != (self.size.width >= PALETTE):
+            footer.show_command_palette = self.size.width >= PALETTE
+            footer.refresh(recompose=True)
+        self.apply_widths()  # the widths chosen at this terminal width, if any
 
     def pane(self, name: str) -> Listing:
         return self.query_one(f"#{name}", Listing)
+
+    def action_toggle_pane(self, name: str) -> None:
+        super().action_toggle_pane(name)
+        self.apply_widths()  # the shown panes share the width by their wants again
 
     # -- loading -------------------------------------------------------------------------------
 
@@ -210,6 +224,7 @@ class SassviewApp(NavigationApp):
         painter = SassPainter(view, columns=self.columns, schedule=self.schedule)
         self.pane("sass").set_painter(painter)
         self.pane("sass").border_title = "SASS  " + " ".join(painter.header().split())
+        self.balance_panes(layout.wants(view, {p: self.pane(p).code_column for p in sync.PANES}))
         self.query_one(FindingsPanel).show(view.findings)
         self._status(f"{self.loaded.seconds:.2f} s" if self.loaded.seconds else "")
         self.finding_index = self.loop_index = -1

@@ -50,3 +50,15 @@ class CompileFailed(Message):
         super().__init__()
         self.report = report
         self.reason = reason
+
+
+class BorderDragged(Message):
+    """The mouse holds a listing's left or right border at column `screen_x` of the screen;
+    `done` when the button is released (the widths are then remembered)."""
+
+    def __init__(self, pane: str, edge: str, screen_x: int, done: bool = False) -> None:
+        super().__init__()
+        self.pane = pane
+        self.edge = edge  # "left" or "right"
+        self.screen_x = screen_x
+        self.done = done

@@ -275,7 +275,15 @@ class NavigationApp(App[None]):
 
         def done(key: str | None) -> None:
             if key:
-                self.push_screen(StageScreen(key, stages[key], view.main_file, self.current_line))
+                screen = StageScreen(
+                    key, stages[key], view.main_file, self.current_line, view.source_lines
+                )
+                self.push_screen(screen, back_at_line)
+
+        def back_at_line(line: int | None) -> None:
+            """Leaving the stage: the panes go to the source line it was showing."""
+            if line is not None and line != self.current_line:
+                self.go_to_line(line)
 
         self.push_screen(PickerScreen("stage", [(k, k.upper()) for k in stages]), done)
 

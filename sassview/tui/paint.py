@@ -108,6 +108,11 @@ class Painter(Protocol):
     @property
     def width(self) -> int: ...
 
+    @property
+    def gutter(self) -> int:
+        """Cells before the code: line numbers, bars, columns."""
+        ...
+
     def segments(self, row: int, palette: Palette) -> list[Segment]: ...
 
     def plain(self, row: int) -> str: ...
@@ -127,7 +132,8 @@ class TextPainter:
         self.lines = lines
         self.lexer = lexer or TextLexer()
         self.digits = len(str(len(lines)))
-        self.width = self.digits + 2 + max((len(s) for s in lines), default=0)
+        self.gutter = self.digits + 2
+        self.width = self.gutter + max((len(s) for s in lines), default=0)
 
     def __len__(self) -> int:
         return len(self.lines)
@@ -155,7 +161,8 @@ class SourcePainter:
         self.file = view.main_file or ""
         self.lines = view.source_lines or ((view.source_note,) if view.source_note else ())
         self.digits = max(2, len(str(len(self.lines))))
-        self.width = self.digits + 5 + max((len(s.expandtabs(4)) for s in self.lines), default=0)
+        self.gutter = self.digits + 5  # number, bar, instruction count
+        self.width = self.gutter + max((len(s.expandtabs(4)) for s in self.lines), default=0)
         self._tokens: list[list[tuple[_TokenType, str]]] | None = None
 
     def __len__(self) -> int:
@@ -226,7 +233,8 @@ class PtxPainter:
         self.view = view
         self.lines = view.ptx_lines or ("(no PTX: this file was read as a cubin)",)
         self.digits = max(3, len(str(len(self.lines))))
-        self.width = self.digits + 3 + max((len(s.expandtabs(8)) for s in self.lines), default=0)
+        self.gutter = self.digits + 3  # number, bar
+        self.width = self.gutter + max((len(s.expandtabs(8)) for s in self.lines), default=0)
 
     def __len__(self) -> int:
         return len(self.lines)
@@ -270,7 +278,8 @@ class SassPainter:
         extra = 1 + 4 + 1 + 4 + 1 + 1 + 1 + 3 + BAR_CELLS if columns else 0
         extra += 1 + CONTROL_CELLS if self.control else 0
         self.prefix = 2 + self.addr_digits + extra
-        self.width = self.prefix + 1 + self.rows.max_text()
+        self.gutter = self.prefix + 1  # everything before the instruction
+        self.width = self.gutter + self.rows.max_text()
 
     def __len__(self) -> int:
         return len(self.rows)

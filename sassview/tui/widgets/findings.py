@@ -32,6 +32,7 @@ class FindingsPanel(OptionList):
 
     def show(self, findings: tuple[FindingView, ...]) -> None:
         self.clear_options()
+        self.set_class(not findings, "-empty")  # one line, no border (sassview.tcss)
         if not findings:
             self.add_option(Option(Text("no findings", style="dim"), disabled=True))
             self.border_title = Content("findings")  # not the previous kernel's count

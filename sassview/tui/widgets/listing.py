@@ -22,7 +22,7 @@ from textual.geometry import Region, Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from sassview.tui.messages import CursorMoved
+from sassview.tui.messages import BorderDragged, CursorMoved
 from sassview.tui.paint import Painter, Palette
 
 _CURSOR, _MARK, _REGION, _MATCH, _ERROR = 1, 2, 4, 8, 16
@@ -65,12 +65,20 @@ class Listing(ScrollView, can_focus=True):
         self.tints = True
         self._cache: LRUCache[tuple[int, int], Strip] = LRUCache(STRIP_CACHE_ROWS)
         self._palette: Palette | None = None
+        self._strong: Palette | None = None  # the palette of highlighted rows
         self._overlays: dict[tuple[str, ...], Style] = {}
         self._shows = 0  # show_rows calls, so a deferred one yields to a later one
         self._pending: tuple[int, list[int], bool, bool] | None = None
         self.first_paint: float | None = None  # perf_counter() of the first painted row
+        self._dragging: str | None = None  # "left" or "right": the border the mouse holds
+        self._dragged = False  # the click that ends a drag is no click on a row
 
     # -- what the app sets -------------------------------------------------------------------
+
+    @property
+    def code_column(self) -> int:
+        """Cells before the code in each row (0 with no painter); `gutter` is Textual's."""
+        return self.painter.gutter if self.painter is not None else 0
 
     def set_painter(self, painter: Painter | None, cursor: int = 0) -> None:
         """New rows (a new kernel, a recompile): drop every cached strip."""
@@ -183,8 +191,33 @@ class Listing(ScrollView, can_focus=True):
         if self.painter is not None:
             self.move_cursor(row if row >= 0 else len(self.painter) - 1, notify=True)
 
+    def on_mouse_down(self, event: events.MouseDown) -> None:
+        """A press on the left or right border column starts dragging it (messages up: the
+        app moves the border); anywhere else it is a click."""
+        edge = "left" if event.x == 0 else "right" if event.x == self.outer_size.width - 1 else None
+        if edge is not None and event.button == 1:
+            self._dragging, self._dragged = edge, True
+            self.capture_mouse()
+            event.stop()
+
+    def on_mouse_move(self, event: events.MouseMove) -> None:
+        if self._dragging is not None:
+            self.post_message(BorderDragged(self.pane, self._dragging, event.screen_x))
+
+    def on_mouse_up(self, event: events.MouseUp) -> None:
+        if self._dragging is not None:
+            edge, self._dragging = self._dragging, None
+            self.release_mouse()
+            self.post_message(BorderDragged(self.pane, edge, event.screen_x, done=True))
+
     def on_click(self, event: events.Click) -> None:
-        row = round(self.scroll_offset.y) + event.y
+        if self._dragged:
+            self._dragged = False
+            return
+        inside = event.get_content_offset(self)  # event.y counts the border row
+        if inside is None:
+            return
+        row = round(self.scroll_offset.y) + inside.y
         if self.painter is not None and 0 <= row < len(self.painter):
             self.move_cursor(row, notify=True)
 
@@ -210,17 +243,20 @@ class Listing(ScrollView, can_focus=True):
     def _refresh_row(self, row: int) -> None:
         self.refresh(Region(0, row - round(self.scroll_offset.y), self.size.width, 1))
 
-    def palette(self) -> Palette:
+    def palette(self, strong: bool = False) -> Palette:
+        """The theme's styles; `strong` for a highlighted row, where the muted gutter (line
+        numbers, addresses) would fade into the highlight: it takes the text's colour there,
+        and the dim columns the gutter's. The colours are the components' full styles, not
+        partial ones: a partial `auto 60%` has no background to contrast with and comes out
+        white, which on the light theme's background could not be read at all."""
         if self._palette is None:
             dark = self.app.current_theme.dark if self.is_attached else True
-            self._palette = Palette(
-                dark=dark,
-                base=self.rich_style,
-                gutter=self.get_component_rich_style("listing--gutter", partial=True),
-                dim=self.get_component_rich_style("listing--dim", partial=True),
-                tints=self.tints,
-            )
-        return self._palette
+            base = self.rich_style
+            gutter = self.get_component_rich_style("listing--gutter")
+            dim = self.get_component_rich_style("listing--dim")
+            self._palette = Palette(dark=dark, base=base, gutter=gutter, dim=dim, tints=self.tints)
+            self._strong = Palette(dark=dark, base=base, gutter=base, dim=gutter, tints=self.tints)
+        return self._strong if strong and self._strong is not None else self._palette
 
     def _state(self, row: int) -> int:
         state = 0
@@ -278,8 +314,8 @@ class Listing(ScrollView, can_focus=True):
         key = (row, state)
         strip = self._cache.get(key)
         if strip is None:
-            segs = self.painter.segments(row, palette)
             overlay = self._overlay(state)
+            segs = self.painter.segments(row, self.palette(strong=overlay is not None))
             pad = palette.base
             if overlay is not None:  # marks paint over the line's tint; the code keeps its colours
                 segs = list(Segment.apply_style(segs, post_style=overlay))

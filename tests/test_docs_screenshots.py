@@ -1,0 +1,93 @@
+"""The docs site as a reader sees it: the TUI pictures are a real run, and tables fit the page.
+
+docs/gen_screenshots.py compiles examples/matmul/05_wgmma_tma.cu and writes what Textual's own
+screenshot makes of the app; a change to the TUI or the compiler that changes the picture
+fails here until the script is run again. The tables are measured in headless Chromium on the
+built site (skipped where there is no Chromium).
+"""
+
+from __future__ import annotations
+
+import html
+import importlib.util
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SCRIPT = ROOT / "docs" / "gen_screenshots.py"
+
+
+def _script() -> object:
+    spec = importlib.util.spec_from_file_location("gen_screenshots", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_tui_page_shows_each_screenshot() -> None:
+    page = (ROOT / "docs" / "tui.md").read_text(encoding="utf-8")
+    for name, *_ in _script().SHOTS:  # type: ignore[attr-defined]
+        assert f"img/{name}" in page
+
+
+@pytest.mark.compile
+def test_the_screenshots_are_what_the_app_draws_now() -> None:
+    made = _script().screenshots()  # type: ignore[attr-defined]
+    for name, svg in made.items():
+        kept = (ROOT / "docs" / "img" / name).read_text(encoding="utf-8")
+        assert "05_wgmma_tma.cu" in svg and "matmul_wgmma_tma" in svg
+        assert kept == svg, f"docs/img/{name} is stale: run python docs/gen_screenshots.py"
+
+
+# Appended to a built page: each table's width against its column's, printed into the page.
+MEASURE = """<script>(function(){const out=[];
+document.querySelectorAll('.md-content table:not([class])').forEach((t)=>{
+  const head=t.rows[0].innerText.replace(/\\s+/g,' ');
+  out.push(t.scrollWidth+' '+t.parentElement.clientWidth+' '+head);});
+const pre=document.createElement('pre');pre.id='measure';pre.textContent=out.join('\\n');
+document.body.prepend(pre);})();</script>"""
+
+
+def _chromium() -> str | None:
+    return next(
+        (p for p in map(shutil.which, ("chromium", "chromium-browser", "google-chrome")) if p),
+        None,
+    )
+
+
+def _table_widths(browser: str, page: Path, width: int) -> list[tuple[int, int, str]]:
+    measured = page.with_name(page.stem + "-measured.html")
+    measured.write_text(page.read_text(encoding="utf-8").replace("</body>", MEASURE + "</body>"))
+    dom = subprocess.run(
+        [browser, "--headless", "--no-sandbox", "--disable-gpu", f"--window-size={width},1000",
+         "--virtual-time-budget=2000", "--dump-dom", measured.as_uri()],
+        capture_output=True, text=True, timeout=120, check=True,
+    ).stdout  # fmt: skip
+    found = re.search(r'<pre id="measure">(.*?)</pre>', dom, re.S)
+    assert found is not None, "the measuring script did not run"
+    rows = [line.split(" ", 2) for line in html.unescape(found.group(1)).splitlines()]
+    return [(int(a), int(b), head) for a, b, head in rows]
+
+
+@pytest.mark.compile
+def test_the_gallery_tables_fit_the_page(tmp_path: Path) -> None:
+    browser = _chromium()
+    if browser is None or importlib.util.find_spec("mkdocs") is None:
+        pytest.skip("needs Chromium and mkdocs")
+    site = tmp_path / "site"
+    subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-d", str(site)],
+        cwd=ROOT, check=True, timeout=600,
+    )  # fmt: skip
+    pages = sorted((site / "gallery").glob("*.html"))
+    assert len(pages) >= 6
+    for page in pages:
+        for width in (1280, 800):  # a laptop, and a half-screen window
+            for table, column, head in _table_widths(browser, page, width):
+                assert table <= column, f"{page.name} at {width} px: {head!r} is {table} px wide"
