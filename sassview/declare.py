@@ -147,12 +147,17 @@ def cuda_file(
     compiler: str = "auto",
     instantiate: Sequence[str] = (),
     include_before: Sequence[str | Path] = (),
+    host_compiler: str | None = None,
+    compile_commands: bool | str | Path = True,
 ) -> Declaration:
-    """A .cu or .cuh file, relative to the kernel file.
+    """A .cu or .cuh file, relative to the kernel file, built as `sassview check` builds it.
 
     `compiler`: "auto" (NVRTC, or nvcc when the file has host code or host headers), "nvrtc"
     or "nvcc". `instantiate`: template kernels to compile, `["tile<128, float>"]`.
     `include_before`: files included ahead of it (what a header expects its includer to define).
+    `host_compiler`: the C++ compiler nvcc drives (the CLI's --host-compiler).
+    `compile_commands`: True takes the flags of the compile_commands.json found above the file,
+    a directory (relative to the kernel file) the one in it (the CLI's -p), False none.
     """
     from sassview.frontends.cuda import COMPILERS
 
@@ -176,6 +181,12 @@ def cuda_file(
                     "compiler": compiler,
                     "instantiate": tuple(instantiate),
                     "include_before": tuple(map(str, include_before)),
+                    "host_compiler": host_compiler,
+                    "compile_commands": (
+                        compile_commands
+                        if isinstance(compile_commands, bool)
+                        else str(compile_commands)
+                    ),
                 }
             ),
             _variants(variants),

@@ -17,11 +17,10 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
 
 from sassview import cache
 from sassview.errors import CompileError, InputError, ToolchainError
@@ -149,15 +148,6 @@ def _with_library_headers(
         pre_includes=[Path(p) for p in include_before],
     )
     return dirs + tuple(library_include_dirs([data, *scan.present().values()]))
-
-
-def file_settings(base: Path, settings: Mapping[str, Any]) -> dict[str, Any]:
-    """compile_cuda's arguments from a sv.cuda_file declaration (paths relative to `base`)."""
-    return {
-        "compiler": settings.get("compiler", "auto"),
-        "instantiate": tuple(settings.get("instantiate", ())),
-        "include_before": [base / p for p in settings.get("include_before", ())],
-    }
 
 
 def _via_nvrtc(req: CudaRequest, *, fall_back: bool) -> Artifacts:
