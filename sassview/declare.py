@@ -149,6 +149,7 @@ def cuda_file(
     include_before: Sequence[str | Path] = (),
     host_compiler: str | None = None,
     compile_commands: bool | str | Path = True,
+    included_by: str | Path | None = None,
 ) -> Declaration:
     """A .cu or .cuh file, relative to the kernel file, built as `sassview check` builds it.
 
@@ -158,6 +159,7 @@ def cuda_file(
     `host_compiler`: the C++ compiler nvcc drives (the CLI's --host-compiler).
     `compile_commands`: True takes the flags of the compile_commands.json found above the file,
     a directory (relative to the kernel file) the one in it (the CLI's -p), False none.
+    `included_by`: a file that #includes this header; its lines before that go first.
     """
     from sassview.frontends.cuda import COMPILERS
 
@@ -182,6 +184,7 @@ def cuda_file(
                     "instantiate": tuple(instantiate),
                     "include_before": tuple(map(str, include_before)),
                     "host_compiler": host_compiler,
+                    "included_by": str(included_by) if included_by else None,
                     "compile_commands": (
                         compile_commands
                         if isinstance(compile_commands, bool)

@@ -24,7 +24,7 @@ from sassview.views.cli import cli
 PROJECT = CORPUS / "sources" / "cmake_project"
 BUILD_OPTIONS = (
     "-D", "-I", "--option", "--compiler", "--host-compiler", "--instantiate", "--include-before",
-    "--build-dir", "--no-compile-commands",
+    "--included-by", "--build-dir", "--no-compile-commands",
 )  # fmt: skip
 # A template kernel nothing instantiates: it compiles only with --instantiate.
 TEMPLATE = """\

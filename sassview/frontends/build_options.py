@@ -36,6 +36,8 @@ class BuildOptions:
     # True: the compile_commands.json found above the file; a Path: the one in that directory
     # (-p DIR); False: none (also what resolve_build leaves, so resolving twice adds nothing).
     compile_commands: bool | Path = True
+    # A file that #includes this header: its lines before that #include go first (includer.py).
+    included_by: Path | None = None
 
     def compile_kwargs(self) -> dict[str, Any]:
         """The keywords of sassview.compile / load / inspect for this build."""
@@ -61,19 +63,43 @@ class FileBuild:
 
 
 def resolve_build(path: Path, build: BuildOptions) -> FileBuild:
-    """`build` for the CUDA file `path`, under its compile_commands.json entry if any."""
-    if path.suffix not in CUDA_SUFFIXES or build.compile_commands is False:
-        return FileBuild(dataclasses.replace(build, compile_commands=False))
+    """`build` for the CUDA file `path`, under its compile_commands.json entry if any, and in
+    the context of the file `build.included_by` names."""
+    if path.suffix not in CUDA_SUFFIXES:
+        return FileBuild(dataclasses.replace(build, compile_commands=False, included_by=None))
+    found = _with_database(path, build)
+    if build.included_by is None:
+        return found
+    from sassview import cache
+    from sassview.frontends.includer import context_file
+
+    merged = found.options
+    context = context_file(
+        build.included_by, path, merged.include_dirs, cache.scratch_dir("includer-context")
+    )
+    in_context = dataclasses.replace(
+        merged,
+        include_dirs=(*merged.include_dirs, build.included_by.resolve().parent),
+        include_before=(context, *merged.include_before),
+        included_by=None,
+    )
+    note = f"note: {path.name} compiled as {build.included_by} includes it (its lines before)"
+    return dataclasses.replace(found, options=in_context, notes=(*found.notes, note))
+
+
+def _with_database(path: Path, build: BuildOptions) -> FileBuild:
+    """`build` under the file's compile_commands.json entry, if it has one."""
+    done = dataclasses.replace(build, compile_commands=False)
+    if build.compile_commands is False:
+        return FileBuild(done)
     directory = build.compile_commands if isinstance(build.compile_commands, Path) else None
     database = find_database(path, directory)
     flags = build_flags(path, database) if database else None
-    done = dataclasses.replace(build, compile_commands=False)
     if flags is None:
         if directory is None:
             return FileBuild(done)
-        return FileBuild(
-            done, notes=(f"note: {database} has no entry for {path} (nor one including it)",)
-        )
+        missing = f"note: {database} has no entry for {path} (nor one including it)"
+        return FileBuild(done, notes=(missing,))
     merged = dataclasses.replace(
         done,
         defines=(*flags.defines, *build.defines),
@@ -110,6 +136,7 @@ def declared_build(
         instantiate=tuple(settings.get("instantiate", ())),
         include_before=tuple(base / p for p in settings.get("include_before", ())),
         compile_commands=base / where if isinstance(where, (str, Path)) else bool(where),
+        included_by=base / settings["included_by"] if settings.get("included_by") else None,
     )
 
 
@@ -127,4 +154,5 @@ def declaration_settings(build: BuildOptions) -> dict[str, Any]:
         "instantiate": build.instantiate,
         "include_before": tuple(map(str, build.include_before)),
         "compile_commands": str(where) if isinstance(where, Path) else where,
+        "included_by": str(build.included_by) if build.included_by else None,
     }

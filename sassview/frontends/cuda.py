@@ -205,7 +205,9 @@ def _via_nvrtc(req: CudaRequest, *, fall_back: bool) -> Artifacts:
                 if scan.complete:
                     routes.put(key, {"reason": reason})
                 return _via_nvcc(req, reason)
-            raise nvrtc_compile_error(out.log, req.arch, req.instantiate, reason)
+            raise nvrtc_compile_error(
+                out.log, req.arch, req.instantiate, reason, lambda: _includer_hint(req)
+            )
         files: dict[str, bytes | str] = {
             "kernel.ptx": out.ptx,
             "kernel.cubin": out.cubin,
@@ -296,10 +298,28 @@ def _via_nvcc(req: CudaRequest, reason: str) -> Artifacts:
         "nvcc: compiled %s for %s in %.2f s", req.name, req.arch, time.perf_counter() - started
     )
     if not out.ok:
-        raise nvcc_compile_error(out.log, req.arch, req.instantiate)
+        raise nvcc_compile_error(out.log, req.arch, req.instantiate, lambda: _includer_hint(req))
     key = depcache.record(base, found, out.deps, lists)
     results.put(key, {"kernel.ptx": out.ptx, "kernel.cubin": out.cubin, "compile.log": out.log})
     return _checked(req, "nvcc", shown, versions, out.deps, out.ptx, out.cubin, out.log, reason)
+
+
+def _includer_hint(req: CudaRequest) -> str:
+    """For a header failing on names it does not define: the file beside it that includes it,
+    and the option that checks the header in that file's context."""
+    from sassview.frontends.includer import find_includer, include_line
+
+    if req.path is None or req.include_before:
+        return ""
+    found = find_includer(req.path, req.include_dirs)
+    if found is None:
+        return ""
+    line = include_line(found, req.path, req.include_dirs)
+    return (
+        f"{req.path.name} relies on what its includer defines first: {found} includes it at "
+        f"line {line}; check it as included there with --included-by {found} (or give the "
+        "definitions with --include-before FILE or -D NAME=VALUE)"
+    )
 
 
 def _keyed(opts: Sequence[str]) -> list[str]:

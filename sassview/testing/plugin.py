@@ -6,16 +6,17 @@
 
 - `sassview_kernel(path=None, *, kernel=None, arch=None, defines=(), options=(),
   include_dirs=(), variant=None, compiler="auto", instantiate=(), include_before=(),
-  host_compiler=None, compile_commands=True) -> KernelUnderTest` compiles (once per session)
-  and inspects, built as `sassview check` builds the file: `compiler` is auto | nvrtc | nvcc,
-  `instantiate` lists template kernels to compile (`"tile<128, float>"`), `compile_commands`
-  takes the compile_commands.json above the file (a directory: the one there; False: none);
-  a relative path is looked up beside the test file, then under the rootdir.
+  host_compiler=None, compile_commands=True, included_by=None) -> KernelUnderTest` compiles
+  (once per session) and inspects, built as `sassview check` builds the file: `compiler` is
+  auto | nvrtc | nvcc, `instantiate` lists template kernels to compile (`"tile<128, float>"`),
+  `compile_commands` takes the compile_commands.json above the file (a directory: the one
+  there; False: none), `included_by` checks a header as that file includes it; a relative
+  path is looked up beside the test file, then under the rootdir.
 - `--sassview-arch sm_80,sm_90a` runs each test that uses the fixture once per architecture
   (ids `[sm_80]`, `[sm_90a]`); the `sassview_arch` ini option sets the default (sm_90a).
 - `@pytest.mark.sassview(arch=..., path=..., kernel=..., defines=..., options=...,
   include_dirs=..., variant=..., compiler=..., instantiate=..., include_before=...,
-  host_compiler=..., compile_commands=...)`
+  host_compiler=..., compile_commands=..., included_by=...)`
   sets the fixture's defaults for a test, class or module
   (`pytestmark`); its `arch` pins the architectures, whatever the command line says.
 - A missing snapshot is written (a copied test passes on its first run) and named in the
@@ -55,6 +56,7 @@ _SETTINGS = (
     "include_before",
     "host_compiler",
     "compile_commands",
+    "included_by",
 )
 
 
@@ -193,6 +195,7 @@ def sassview_kernel(
         include_before: Sequence[str | Path] | None = None,
         host_compiler: str | None = None,
         compile_commands: bool | str | Path | None = None,
+        included_by: str | Path | None = None,
     ) -> KernelUnderTest:
         __tracebackhide__ = True
         from sassview.errors import SassviewError
@@ -217,6 +220,7 @@ def sassview_kernel(
             instantiate=tuple(pick(instantiate, "instantiate", ())),
             include_before=tuple(Path(p) for p in pick(include_before, "include_before", ())),
             compile_commands=database if isinstance(database, bool) else Path(database),
+            included_by=_maybe_path(pick(included_by, "included_by")),
         )
         target = Target(where, arch or sassview_arch, build)
         try:
@@ -230,6 +234,10 @@ def sassview_kernel(
         return KernelUnderTest(inspection, memo=memo, snapshots=slot)
 
     return load
+
+
+def _maybe_path(value: str | Path | None) -> Path | None:
+    return Path(value) if value is not None else None
 
 
 def _defines(defines: Sequence[str] | Mapping[str, Any]) -> tuple[str, ...]:

@@ -1,5 +1,5 @@
 """The build options every command takes, defined once: -D, -I, -X, --compiler, --host-compiler,
---instantiate, --include-before, -p/--build-dir, --no-compile-commands.
+--instantiate, --include-before, --included-by, -p/--build-dir, --no-compile-commands.
 
 `@build_options()` adds them to a command and hands it one `build: BuildOptions` in their place,
 so `check`, the TUI, `export`, `sweep`, `try` and `diff` take the same flags, spelled and read
@@ -21,7 +21,7 @@ from sassview.frontends.build_options import BuildOptions, FileBuild, resolve_bu
 F = TypeVar("F", bound=Callable[..., Any])
 _NAMES = (
     "defines", "include_dirs", "options", "compiler", "host_compiler", "instantiate",
-    "include_before", "build_dir", "no_compile_commands",
+    "include_before", "included_by", "build_dir", "no_compile_commands",
 )  # fmt: skip
 
 
@@ -68,6 +68,12 @@ def _options(build_dir_flags: Sequence[str]) -> list[Callable[[F], F]]:
             help="Include this file ahead of the source (the context a header expects).",
         ),
         click.option(
+            "--included-by",
+            type=click.Path(path_type=Path),
+            metavar="FILE",
+            help="Check a header as FILE includes it: FILE's lines before its #include first.",
+        ),
+        click.option(
             *build_dir_flags,
             "build_dir",
             type=click.Path(path_type=Path),
@@ -110,6 +116,7 @@ def _record(given: dict[str, Any]) -> BuildOptions:
         host_compiler=given["host_compiler"],
         instantiate=tuple(given["instantiate"]),
         include_before=tuple(given["include_before"]),
+        included_by=given["included_by"],
         compile_commands=False if given["no_compile_commands"] else where,
     )
 
