@@ -299,9 +299,23 @@ def _via_nvcc(req: CudaRequest, reason: str) -> Artifacts:
     )
     if not out.ok:
         raise nvcc_compile_error(out.log, req.arch, req.instantiate, lambda: _includer_hint(req))
-    key = depcache.record(base, found, out.deps, lists)
+    key = depcache.record(base, found, out.deps, lists, _probed(req))
     results.put(key, {"kernel.ptx": out.ptx, "kernel.cubin": out.cubin, "compile.log": out.log})
     return _checked(req, "nvcc", shown, versions, out.deps, out.ptx, out.cubin, out.log, reason)
+
+
+def _probed(req: CudaRequest) -> list[str]:
+    """Every local place an include of the compile could resolve (NVRTC's scan, includes.py):
+    nvcc lists only the files it read, and a header created later in front of one of them on
+    the search path must change the key too."""
+    scan = local_includes(
+        req.data,
+        req.path.parent if req.path else None,
+        req.include_dirs,
+        defines=req.defines,
+        pre_includes=req.include_before,
+    )
+    return list(scan.files)
 
 
 def _includer_hint(req: CudaRequest) -> str:
