@@ -2,26 +2,43 @@
 project's compile_commands.json found above the file, and the same in kernel.py's
 `sv.cuda_file` and the pytest fixture.
 
-The file is a header of a project (tests/corpus/sources/cmake_project) that compiles only with
-its build's flags: `-I include` to find its own config header, `-DTILE` (the header refuses to
-guess) and `-std=c++17`. Before, only `check` read the database: every other view failed on it.
+The file is a header of a small project that compiles only with its build's flags: `-I include`
+to find its own config header, `-DTILE` (the header refuses to guess) and `-std=c++17`.
+Before, only `check` read the database: every other view failed on it.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import shutil
 from pathlib import Path
 
 import click
 import pytest
-from conftest import CORPUS, assert_clean_error
+from conftest import assert_clean_error
 from conftest import run_sassview as sassview
 
 from sassview.views.cli import cli
 
-PROJECT = CORPUS / "sources" / "cmake_project"
+CONFIG = """\
+#pragma once
+#ifndef TILE
+#error "TILE is set by the build (-DTILE=...)"
+#endif
+"""
+SCALE = """\
+#pragma once
+#include "tiles/config.cuh"
+
+__global__ void tiled_scale(float* data, int n) {
+    int i = blockIdx.x * TILE + threadIdx.x;
+    if constexpr (TILE > 32) {
+        if (i < n) data[i] *= 2.0f;
+    } else {
+        if (i < n) data[i] += 1.0f;
+    }
+}
+"""
 BUILD_OPTIONS = (
     "-D", "-I", "--option", "--compiler", "--host-compiler", "--instantiate", "--include-before",
     "--included-by", "--build-dir", "--no-compile-commands",
@@ -35,12 +52,17 @@ __global__ void scale(float* x) { x[threadIdx.x] *= N; }
 
 @pytest.fixture(scope="module")
 def header(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """scale.cuh of a copy of the project, whose build/compile_commands.json compiles
-    src/tiled.cu (which includes it) with -I include -DTILE=16 -std=c++17 for sm_80.
-    One copy for the module: its compiles are cached across the tests."""
+    """include/tiles/scale.cuh of a project whose build/compile_commands.json compiles
+    src/tiled.cu (which includes it) with -I include -DTILE=16 -std=c++17 for sm_80. Device
+    code only: NVRTC compiles it, no host compiler needed. One copy for the module: its
+    compiles are cached across the tests."""
     root = tmp_path_factory.mktemp("views") / "proj"
-    shutil.copytree(PROJECT, root)
+    (root / "include" / "tiles").mkdir(parents=True)
+    (root / "src").mkdir()
     (root / "build").mkdir()
+    (root / "include" / "tiles" / "config.cuh").write_text(CONFIG)
+    (root / "include" / "tiles" / "scale.cuh").write_text(SCALE)
+    (root / "src" / "tiled.cu").write_text('#include "tiles/scale.cuh"\n')
     command = "nvcc -I../include -DTILE=16 -std=c++17 -arch=sm_80 -c ../src/tiled.cu -o t.o"
     entry = {"directory": str(root / "build"), "command": command, "file": "../src/tiled.cu"}
     (root / "build" / "compile_commands.json").write_text(json.dumps([entry]))
