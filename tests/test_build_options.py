@@ -167,3 +167,12 @@ def test_sweep_and_export_instantiate_a_template_kernel(tmp_path: Path) -> None:
     out = sassview("export", source, "--instantiate", "scale<4>", "-o", tmp_path / "o")
     assert out.returncode == 0, out.stderr
     assert os.listdir(tmp_path / "o")
+
+
+def test_build_options_given_for_a_kernel_file_are_said_to_be_unused(tmp_path: Path) -> None:
+    kernel_py = tmp_path / "kernel.py"
+    kernel_py.write_text("import sassview as sv\n")
+    done = sassview("check", kernel_py, "-D", "TILE=8")
+    assert "note: build options apply to CUDA C++ files; kernel.py: a kernel.py declares" in (
+        done.stderr
+    )

@@ -103,10 +103,10 @@ def check(
                 raise InputError(f"{path} is a directory, not a file", _directory_hint(path))
             input_file(path)  # a link loop or a dangling link said as such, before any lookup
             with user_output_to_stderr():  # a kernel.py's prints must not reach the JSON
+                found = file_build(path, build)
                 if path.suffix == ".py":
                     programs = _load_kernel_file(path, archs, max_variants)
                 else:
-                    found = file_build(path, build)
                     programs = load(
                         path, arch=arch_list(archs, found), **found.options.compile_kwargs()
                     )

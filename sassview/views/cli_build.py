@@ -16,7 +16,12 @@ from typing import Any, TypeVar
 
 import click
 
-from sassview.frontends.build_options import BuildOptions, FileBuild, resolve_build
+from sassview.frontends.build_options import (
+    CUDA_SUFFIXES,
+    BuildOptions,
+    FileBuild,
+    resolve_build,
+)
 
 F = TypeVar("F", bound=Callable[..., Any])
 _NAMES = (
@@ -122,7 +127,15 @@ def _record(given: dict[str, Any]) -> BuildOptions:
 
 
 def file_build(path: Path, build: BuildOptions) -> FileBuild:
-    """`build` for `path` with its project's flags in; what was taken is said on stderr."""
+    """`build` for `path` with its project's flags in; what was taken is said on stderr, and
+    so is a build option given for a file it does not apply to."""
+    if path.suffix not in CUDA_SUFFIXES and build != BuildOptions():
+        where = (
+            "a kernel.py declares its own (sv.cuda_file(..., defines=..., options=...))"
+            if path.suffix == ".py"
+            else "it is not compiled from C++"
+        )
+        click.echo(f"note: build options apply to CUDA C++ files; {path.name}: {where}", err=True)
     found = resolve_build(path, build)
     for note in found.notes:
         click.echo(note, err=True)
