@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from sassview.build import build_program
 from sassview.cache import release_claim as release_claims
 from sassview.frontends.arch import parse_arch_list
+from sassview.frontends.build_options import CUDA_SUFFIXES
 from sassview.frontends.cuda import compile_cuda
 from sassview.frontends.files import assemble_ptx, load_file
 from sassview.frontends.paths import check_ptxas_can_name, input_file
@@ -22,7 +23,6 @@ if TYPE_CHECKING:
     from sassview.frontends.discover import KernelFile
     from sassview.inspection import Inspection
 
-CUDA_SUFFIXES = (".cu", ".cuh", ".cpp", ".cc", ".cxx")
 DEFAULT_ARCH = "sm_90a"
 
 
@@ -179,13 +179,27 @@ def inspect(
     defines: Sequence[str] = (),
     include_dirs: Sequence[str | Path] = (),
     options: Sequence[str] = (),
+    compiler: str = "auto",
+    host_compiler: str | None = None,
+    instantiate: Sequence[str] = (),
+    include_before: Sequence[str | Path] = (),
 ) -> list[Inspection]:
     """Any file sassview reads -> one Inspection per (program, kernel): what every view reads.
 
     Programs in which `kernel` does not exist are skipped; if no program has it, the error lists
-    the kernels there are.
+    the kernels there are. The build keywords are load()'s.
     """
-    programs = load(path, arch=arch, defines=defines, include_dirs=include_dirs, options=options)
+    programs = load(
+        path,
+        arch=arch,
+        defines=defines,
+        include_dirs=include_dirs,
+        options=options,
+        compiler=compiler,
+        host_compiler=host_compiler,
+        instantiate=instantiate,
+        include_before=include_before,
+    )
     if kernel is None:
         return [i for p in programs for i in analyze(p)]
     having = [p for p in programs if any(k.matches(kernel) for k in p.kernels)]

@@ -164,12 +164,19 @@ def cuda_file(
     compiler: str = "auto",
     instantiate: Sequence[str] = (),
     include_before: Sequence[str | Path] = (),
+    host_compiler: str | None = None,
+    compile_commands: bool | str | Path = True,
+    included_by: str | Path | None = None,
 ) -> Declaration:
-    """A .cu or .cuh file, relative to the kernel file.
+    """A .cu or .cuh file, relative to the kernel file, built as `sassview check` builds it.
 
     `compiler`: "auto" (NVRTC, or nvcc when the file has host code or host headers), "nvrtc"
     or "nvcc". `instantiate`: template kernels to compile, `["tile<128, float>"]`.
     `include_before`: files included ahead of it (what a header expects its includer to define).
+    `host_compiler`: the C++ compiler nvcc drives (the CLI's --host-compiler).
+    `compile_commands`: True takes the flags of the compile_commands.json found above the file,
+    a directory (relative to the kernel file) the one in it (the CLI's -p), False none.
+    `included_by`: a file that #includes this header; its lines before that go first.
     """
     from sassview.frontends.cuda import COMPILERS
 
@@ -193,6 +200,13 @@ def cuda_file(
                     "compiler": compiler,
                     "instantiate": tuple(instantiate),
                     "include_before": tuple(map(str, include_before)),
+                    "host_compiler": host_compiler,
+                    "included_by": str(included_by) if included_by else None,
+                    "compile_commands": (
+                        compile_commands
+                        if isinstance(compile_commands, bool)
+                        else str(compile_commands)
+                    ),
                 }
             ),
             _variants(variants),

@@ -355,7 +355,7 @@ CASES: list[Case] = [
         "whole programs and headers",
         "a header that uses a typedef and a macro of the file including it",
         lambda t: ["check", str(SRC / "project" / "kernels" / "reduce.cuh")],
-        ('"value_t" is undefined', "--include-before FILE"),
+        ('"value_t" is undefined', "--included-by", "runner.cu includes it at line 7"),
     ),
     Case(
         "include-before-missing",

@@ -324,3 +324,30 @@ def test_toolkit_header_in_quotes_goes_to_nvcc_and_a_missing_own_header_does_not
     own = tmp_path / "own.cu"
     own.write_text('#include "helpers.h"\n__global__ void k(float* x) { x[0] = 1; }\n')
     clean_error(sassview("check", own), 'cannot open source file "helpers.h"', "-I DIR")
+
+
+@needs_host_compiler
+def test_a_header_created_later_in_front_of_a_listed_one_recompiles(tmp_path: Path) -> None:
+    """nvcc lists the files it read; a new header earlier on the search path shadows one of
+    them, so it must change the key (the places NVRTC's scan probes are kept with the list)."""
+    src, inc = tmp_path / "src", tmp_path / "inc"
+    src.mkdir()
+    inc.mkdir()
+    (inc / "tile.cuh").write_text("#define TILE_KERNEL first_tile\n")
+    main = src / "main.cu"
+    main.write_text(
+        '#include <cstdio>\n#include "tile.cuh"\n'
+        "__global__ void TILE_KERNEL(float* x) { x[threadIdx.x] = 1.0f; }\n"
+        'int main() { std::printf("%d\\n", 1); return 0; }\n'
+    )
+    env, calls = nvcc_spy(tmp_path)
+    first = sassview("check", main, "-I", inc, env=env)
+    assert first.returncode == 0, first.stderr
+    assert "first_tile(float*)" in first.stdout and runs(calls) == 1
+    assert sassview("check", main, "-I", inc, env=env).returncode == 0
+    assert runs(calls) == 0  # unchanged: no compile
+    (src / "tile.cuh").write_text("#define TILE_KERNEL second_tile\n")  # beside the includer
+    shadowed = sassview("check", main, "-I", inc, env=env)
+    assert shadowed.returncode == 0, shadowed.stderr
+    assert runs(calls) == 1
+    assert "second_tile(float*)" in shadowed.stdout

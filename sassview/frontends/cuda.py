@@ -17,11 +17,10 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
 
 from sassview import cache
 from sassview.errors import CompileError, InputError, ToolchainError
@@ -151,15 +150,6 @@ def _with_library_headers(
     return dirs + tuple(library_include_dirs([data, *scan.present().values()]))
 
 
-def file_settings(base: Path, settings: Mapping[str, Any]) -> dict[str, Any]:
-    """compile_cuda's arguments from a sv.cuda_file declaration (paths relative to `base`)."""
-    return {
-        "compiler": settings.get("compiler", "auto"),
-        "instantiate": tuple(settings.get("instantiate", ())),
-        "include_before": [base / p for p in settings.get("include_before", ())],
-    }
-
-
 def _via_nvrtc(req: CudaRequest, *, fall_back: bool) -> Artifacts:
     opts = compile_options(req.arch, req.defines, req.include_dirs, req.options)
     opts += [f"--pre-include={p}" for p in req.include_before]
@@ -215,7 +205,9 @@ def _via_nvrtc(req: CudaRequest, *, fall_back: bool) -> Artifacts:
                 if scan.complete:
                     routes.put(key, {"reason": reason})
                 return _via_nvcc(req, reason)
-            raise nvrtc_compile_error(out.log, req.arch, req.instantiate, reason)
+            raise nvrtc_compile_error(
+                out.log, req.arch, req.instantiate, reason, lambda: _includer_hint(req)
+            )
         files: dict[str, bytes | str] = {
             "kernel.ptx": out.ptx,
             "kernel.cubin": out.cubin,
@@ -306,10 +298,42 @@ def _via_nvcc(req: CudaRequest, reason: str) -> Artifacts:
         "nvcc: compiled %s for %s in %.2f s", req.name, req.arch, time.perf_counter() - started
     )
     if not out.ok:
-        raise nvcc_compile_error(out.log, req.arch, req.instantiate)
-    key = depcache.record(base, found, out.deps, lists)
+        raise nvcc_compile_error(out.log, req.arch, req.instantiate, lambda: _includer_hint(req))
+    key = depcache.record(base, found, out.deps, lists, _probed(req))
     results.put(key, {"kernel.ptx": out.ptx, "kernel.cubin": out.cubin, "compile.log": out.log})
     return _checked(req, "nvcc", shown, versions, out.deps, out.ptx, out.cubin, out.log, reason)
+
+
+def _probed(req: CudaRequest) -> list[str]:
+    """Every local place an include of the compile could resolve (NVRTC's scan, includes.py):
+    nvcc lists only the files it read, and a header created later in front of one of them on
+    the search path must change the key too."""
+    scan = local_includes(
+        req.data,
+        req.path.parent if req.path else None,
+        req.include_dirs,
+        defines=req.defines,
+        pre_includes=req.include_before,
+    )
+    return list(scan.files)
+
+
+def _includer_hint(req: CudaRequest) -> str:
+    """For a header failing on names it does not define: the file beside it that includes it,
+    and the option that checks the header in that file's context."""
+    from sassview.frontends.includer import find_includer, include_line
+
+    if req.path is None or req.include_before:
+        return ""
+    found = find_includer(req.path, req.include_dirs)
+    if found is None:
+        return ""
+    line = include_line(found, req.path, req.include_dirs)
+    return (
+        f"{req.path.name} relies on what its includer defines first: {found} includes it at "
+        f"line {line}; check it as included there with --included-by {found} (or give the "
+        "definitions with --include-before FILE or -D NAME=VALUE)"
+    )
 
 
 def _keyed(opts: Sequence[str]) -> list[str]:

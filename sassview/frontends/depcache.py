@@ -10,8 +10,12 @@ from the compile. So, as ccache's direct mode does, the lookup goes in two steps
 A header edit changes a digest, so the lookup misses and the compile runs. When a compile reads
 a different list (a header gained an include), the new list is linked from the key that missed,
 so the next lookup follows the link instead of missing forever: entries are never rewritten.
-The chain is followed a bounded number of steps. A file that appears later in front of a listed
-one on the search path (shadowing it) is not seen: nvcc's list names no path it only probed.
+The chain is followed a bounded number of steps.
+
+nvcc's list names only the files it read, not the places it looked first: a header created
+later in front of a listed one on the search path (shadowing it) would not change the key. So
+a list also keeps the paths `probed` (every place an include could resolve, from the scan NVRTC
+uses, frontends/includes.py), each keyed as its bytes or as absent, as the NVRTC key does.
 """
 
 from __future__ import annotations
@@ -34,8 +38,9 @@ class Lookup:
     last_key: str  # on a miss: the result key that missed, where a new list is linked from
 
 
-def result_key(base: str, deps: Sequence[str]) -> str:
-    return cache.make_key({"base": base, "deps": {d: _digest(d) for d in deps}})
+def result_key(base: str, deps: Sequence[str], probed: Sequence[str] = ()) -> str:
+    files = {d: _digest(d) for d in (*deps, *probed)}
+    return cache.make_key({"base": base, "deps": files})
 
 
 def lookup(base: str, results: cache.Store, lists: cache.Store) -> Lookup:
@@ -47,10 +52,10 @@ def lookup(base: str, results: cache.Store, lists: cache.Store) -> Lookup:
         if listed is None:
             break
         try:
-            deps = tuple(json.loads(listed.read_text(_DEPS_FILE)))
-        except (OSError, ValueError):
+            deps, probed = _lists(json.loads(listed.read_text(_DEPS_FILE)))
+        except (OSError, ValueError, TypeError):
             break
-        key = result_key(base, deps)
+        key = result_key(base, deps, probed)
         entry = results.get(key)
         if entry is not None:
             return Lookup(entry, deps, key)
@@ -59,13 +64,26 @@ def lookup(base: str, results: cache.Store, lists: cache.Store) -> Lookup:
     return Lookup(None, (), last)
 
 
-def record(base: str, missed: Lookup, deps: Sequence[str], lists: cache.Store) -> str:
-    """Remember the list a compile read; returns the key its result goes under."""
-    key = result_key(base, deps)
+def record(
+    base: str, missed: Lookup, deps: Sequence[str], lists: cache.Store, probed: Sequence[str] = ()
+) -> str:
+    """Remember the files a compile read and the places it may have looked; returns the key
+    its result goes under."""
+    probed = [p for p in dict.fromkeys(probed) if p not in deps]
+    key = result_key(base, deps, probed)
     link = base if not missed.last_key else cache.make_key({"base": base, "after": missed.last_key})
     if key != missed.last_key:
-        lists.put(link, {_DEPS_FILE: json.dumps(list(deps))})
+        lists.put(link, {_DEPS_FILE: json.dumps({"read": list(deps), "probed": probed})})
     return key
+
+
+def _lists(raw: object) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(read, probed) from a deps.json; a bare list is one written before `probed` existed."""
+    if isinstance(raw, list):
+        return tuple(map(str, raw)), ()
+    if isinstance(raw, dict):
+        return tuple(map(str, raw["read"])), tuple(map(str, raw.get("probed", ())))
+    raise TypeError("not a dependency list")
 
 
 def _digest(path: str) -> str:

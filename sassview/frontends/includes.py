@@ -14,7 +14,9 @@ cache miss, a file that is compiled but not listed serves a stale answer. So it
   under the search directories; past a bound it gives up and says the scan is incomplete, and
   the caller compiles without the cache.
 
-nvcc is not scanned: it lists the files it read (-MD), see frontends/nvcc.py.
+nvcc lists the files it read (frontends/nvcc.py), but not the places it looked first: its cache
+entries keep this scan's paths too, so a header created later that shadows one is seen
+(frontends/depcache.py).
 """
 
 from __future__ import annotations

@@ -18,6 +18,7 @@ from types import MappingProxyType
 from typing import Any
 
 from sassview.errors import InputError
+from sassview.frontends.build_options import BuildOptions
 from sassview.inspection import Inspection
 from sassview.steer.sweep import NUMERIC, parse_value, row_values
 
@@ -49,15 +50,18 @@ def parse_spec(text: str) -> Spec:
     return Spec(Path(path_text), arch or None, MappingProxyType(variant))
 
 
-def inspect_spec(spec: Spec, kernel: str | None) -> list[Inspection]:
-    """The Inspections of one side: a single (arch, variant) job for kernel.py / .cu."""
+def inspect_spec(
+    spec: Spec, kernel: str | None, build: BuildOptions | None = None
+) -> list[Inspection]:
+    """The Inspections of one side: a single (arch, variant) job for kernel.py / .cu, a .cu
+    built as `build` says."""
     from sassview.api import analyze, load
     from sassview.build import build_program
     from sassview.frontends.jobs import Job, compile_all
     from sassview.steer.sweep import open_kernel_file
 
     if spec.path.suffix == ".py" or (spec.path.suffix in (".cu", ".cuh") and spec.variant):
-        kf = open_kernel_file(spec.path, [spec.arch or "sm_90a"], "diff")
+        kf = open_kernel_file(spec.path, [spec.arch or "sm_90a"], "diff", build)
         jobs = [
             Job(i, spec.arch or decl.archs[0], {**decl.variant_grid()[0], **spec.variant})
             for i, decl in enumerate(kf.declarations)
@@ -67,7 +71,7 @@ def inspect_spec(spec: Spec, kernel: str | None) -> list[Inspection]:
             program = build_program(artifacts, where=str(spec))
             out += [x for x in analyze(program) if _named(x, kernel)]
         return out
-    programs = load(spec.path, arch=spec.arch)
+    programs = load(spec.path, arch=spec.arch, **(build or BuildOptions()).compile_kwargs())
     return [x for p in programs for x in analyze(p) if _named(x, kernel)]
 
 

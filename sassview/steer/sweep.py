@@ -18,6 +18,7 @@ from typing import Any
 
 from sassview.declare import Declaration
 from sassview.errors import InputError
+from sassview.frontends.build_options import BuildOptions, declaration_settings
 from sassview.frontends.discover import KernelFile
 from sassview.frontends.jobs import Job
 from sassview.frontends.paths import check_ptxas_can_name, input_file
@@ -70,21 +71,28 @@ def with_grid(kernel_file: KernelFile, grid: Mapping[str, tuple[Any, ...]]) -> K
     return dataclasses.replace(kernel_file, declarations=decls)
 
 
-def cuda_file_as_kernel_file(path: Path, archs: Sequence[str]) -> KernelFile:
-    """A .cu file swept like a kernel.py that declares it."""
+def cuda_file_as_kernel_file(
+    path: Path, archs: Sequence[str], build: BuildOptions | None = None
+) -> KernelFile:
+    """A .cu file swept like a kernel.py that declares it, built as `build` says."""
     decl = Declaration(
         "cuda",
         path.name,
         str(path.resolve()),
         tuple(archs),
-        MappingProxyType({"defines": (), "include_dirs": (), "options": (), "file": True}),
+        MappingProxyType(declaration_settings(build or BuildOptions())),
     )
     return KernelFile(path.resolve().parent / "<sweep>", "", (decl,), ())
 
 
-def open_kernel_file(path: Path, archs: Sequence[str] | None, command: str) -> KernelFile:
+def open_kernel_file(
+    path: Path,
+    archs: Sequence[str] | None,
+    command: str,
+    build: BuildOptions | None = None,
+) -> KernelFile:
     """What `sweep`, `try` and `diff` work on: a kernel.py as declared, or a .cu as if a
-    kernel.py declared it (for `archs`, default sm_90a)."""
+    kernel.py declared it (for `archs`, default sm_90a) with the command line's `build`."""
     from sassview.frontends.discover import import_kernel_file
 
     if path.suffix not in (".py", ".cu", ".cuh"):
@@ -93,7 +101,7 @@ def open_kernel_file(path: Path, archs: Sequence[str] | None, command: str) -> K
     if path.suffix == ".py":
         return import_kernel_file(path)
     check_ptxas_can_name(path.resolve())
-    return cuda_file_as_kernel_file(path, list(archs or ["sm_90a"]))
+    return cuda_file_as_kernel_file(path, list(archs or ["sm_90a"]), build)
 
 
 @dataclass(frozen=True)

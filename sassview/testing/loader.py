@@ -1,10 +1,10 @@
 """Compile once, ask many times: the cache behind the pytest fixture, and choosing the kernel.
 
-A session keeps every Program it loaded, keyed by (file, arch, defines, include dirs,
-options), and every kernel's Inspection with the texts rendered from it, so a suite of fifty
-assertions over one kernel compiles it once and renders its listing once. Across sessions,
-sassview's own disk cache (SASSVIEW_CACHE_DIR) makes the one compile cheap. Everything goes
-through the public API (`sassview.load`, `sassview.analyze`).
+A session keeps every Program it loaded, keyed by (file, arch, build options), and every
+kernel's Inspection with the texts rendered from it, so a suite of fifty assertions over one
+kernel compiles it once and renders its listing once. Across sessions, sassview's own disk
+cache (SASSVIEW_CACHE_DIR) makes the one compile cheap. Everything goes through the public API
+(`sassview.load`, `sassview.analyze`).
 
 A kernel.py whose frontend (triton, cutlass, ...: frontends/registry.py) is not installed
 raises MissingFrontend, which the plugin turns into a skip with the reason.
@@ -19,6 +19,7 @@ from typing import Any
 
 from sassview.errors import InputError
 from sassview.frontends.registry import package_for
+from sassview.frontends.build_options import BuildOptions, resolve_build
 from sassview.inspection import Inspection
 from sassview.ir import Kernel, Program
 
@@ -33,11 +34,7 @@ class Target:
 
     path: Path
     arch: str
-    defines: tuple[str, ...] = ()
-    include_dirs: tuple[str, ...] = ()
-    options: tuple[str, ...] = ()
-    compiler: str = "auto"  # CUDA C++: auto | nvrtc | nvcc
-    instantiate: tuple[str, ...] = ()  # template kernels to compile: "tile<128, float>"
+    build: BuildOptions = BuildOptions()  # CUDA C++: as `sassview check` takes it
 
 
 def missing_frontend(exc: BaseException) -> str | None:
@@ -68,14 +65,9 @@ class KernelCache:
             import sassview
 
             try:
+                build = resolve_build(target.path, target.build)  # its compile_commands.json
                 found = sassview.load(
-                    target.path,
-                    arch=target.arch,
-                    defines=target.defines,
-                    include_dirs=target.include_dirs,
-                    options=target.options,
-                    compiler=target.compiler,
-                    instantiate=target.instantiate,
+                    target.path, arch=target.arch, **build.options.compile_kwargs()
                 )
             except (ImportError, InputError) as exc:
                 module = missing_frontend(exc)

@@ -5,14 +5,18 @@
         k.assert_load_width(128, lines=(6, 8))
 
 - `sassview_kernel(path=None, *, kernel=None, arch=None, defines=(), options=(),
-  include_dirs=(), variant=None, compiler="auto", instantiate=()) -> KernelUnderTest` compiles
-  (once per session) and inspects; `compiler` is auto | nvrtc | nvcc, `instantiate` lists
-  template kernels to compile (`"tile<128, float>"`);
-  a relative path is looked up beside the test file, then under the rootdir.
+  include_dirs=(), variant=None, compiler="auto", instantiate=(), include_before=(),
+  host_compiler=None, compile_commands=True, included_by=None) -> KernelUnderTest` compiles
+  (once per session) and inspects, built as `sassview check` builds the file: `compiler` is
+  auto | nvrtc | nvcc, `instantiate` lists template kernels to compile (`"tile<128, float>"`),
+  `compile_commands` takes the compile_commands.json above the file (a directory: the one
+  there; False: none), `included_by` checks a header as that file includes it; a relative
+  path is looked up beside the test file, then under the rootdir.
 - `--sassview-arch sm_80,sm_90a` runs each test that uses the fixture once per architecture
   (ids `[sm_80]`, `[sm_90a]`); the `sassview_arch` ini option sets the default (sm_90a).
 - `@pytest.mark.sassview(arch=..., path=..., kernel=..., defines=..., options=...,
-  include_dirs=..., variant=..., compiler=..., instantiate=...)`
+  include_dirs=..., variant=..., compiler=..., instantiate=..., include_before=...,
+  host_compiler=..., compile_commands=..., included_by=...)`
   sets the fixture's defaults for a test, class or module
   (`pytestmark`); its `arch` pins the architectures, whatever the command line says.
 - A missing snapshot is written (a copied test passes on its first run) and named in the
@@ -50,6 +54,10 @@ _SETTINGS = (
     "variant",
     "compiler",
     "instantiate",
+    "include_before",
+    "host_compiler",
+    "compile_commands",
+    "included_by",
 )
 
 
@@ -196,9 +204,14 @@ def sassview_kernel(
         variant: Mapping[str, Any] | None = None,
         compiler: str | None = None,
         instantiate: Sequence[str] | None = None,
+        include_before: Sequence[str | Path] | None = None,
+        host_compiler: str | None = None,
+        compile_commands: bool | str | Path | None = None,
+        included_by: str | Path | None = None,
     ) -> KernelUnderTest:
         __tracebackhide__ = True
         from sassview.errors import SassviewError
+        from sassview.frontends.build_options import BuildOptions
         from sassview.testing.loader import MissingFrontend, Target
         from sassview.testing.matchers import KernelUnderTest
 
@@ -209,15 +222,19 @@ def sassview_kernel(
         if given is None:
             raise TypeError("sassview_kernel() needs a path, or @pytest.mark.sassview(path=...)")
         where = _resolve(Path(given), request)
-        target = Target(
-            where,
-            arch or sassview_arch,
-            _defines(pick(defines, "defines", ())),
-            tuple(str(d) for d in pick(include_dirs, "include_dirs", ())),
-            tuple(pick(options, "options", ())),
-            pick(compiler, "compiler", "auto"),
-            tuple(pick(instantiate, "instantiate", ())),
+        database = pick(compile_commands, "compile_commands", True)
+        build = BuildOptions(  # paths as given: relative ones are the test's working directory's
+            defines=_defines(pick(defines, "defines", ())),
+            include_dirs=tuple(Path(d) for d in pick(include_dirs, "include_dirs", ())),
+            options=tuple(pick(options, "options", ())),
+            compiler=pick(compiler, "compiler", "auto"),
+            host_compiler=pick(host_compiler, "host_compiler"),
+            instantiate=tuple(pick(instantiate, "instantiate", ())),
+            include_before=tuple(Path(p) for p in pick(include_before, "include_before", ())),
+            compile_commands=database if isinstance(database, bool) else Path(database),
+            included_by=_maybe_path(pick(included_by, "included_by")),
         )
+        target = Target(where, arch or sassview_arch, build)
         try:
             inspection, memo = state.kernels().get(
                 target, pick(kernel, "kernel"), pick(variant, "variant")
@@ -229,6 +246,10 @@ def sassview_kernel(
         return KernelUnderTest(inspection, memo=memo, snapshots=slot)
 
     return load
+
+
+def _maybe_path(value: str | Path | None) -> Path | None:
+    return Path(value) if value is not None else None
 
 
 def _defines(defines: Sequence[str] | Mapping[str, Any]) -> tuple[str, ...]:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from sassview.errors import SassviewError
+from sassview.frontends.build_options import BuildOptions, resolve_build
 from sassview.inspection import Inspection
 
 # Architectures the picker offers for a source that sassview compiles (.cu, kernel.py, .ptx).
@@ -30,9 +31,7 @@ class Target:
     path: Path
     arch: tuple[str, ...] | None = None
     kernel: str | None = None
-    defines: tuple[str, ...] = ()
-    include_dirs: tuple[str, ...] = ()
-    options: tuple[str, ...] = ()
+    build: BuildOptions = BuildOptions()  # CUDA C++: the command line's build options
 
     @property
     def compiles(self) -> bool:
@@ -86,10 +85,12 @@ def load(target: Target) -> Loaded:
             found = [i for i in found if _named(i, target.kernel)]
             if not found and programs:
                 programs[0].kernel(target.kernel)  # raises, listing the kernels there are
-    else:
+    else:  # the build as `check` takes it: the project's compile_commands.json laid in
+        build = resolve_build(target.path, target.build)
+        notes = list(build.notes)
         found = inspect(
-            target.path, arch=arch, kernel=target.kernel, defines=target.defines,
-            include_dirs=target.include_dirs, options=target.options,
+            target.path, arch=arch or list(build.archs) or None, kernel=target.kernel,
+            **build.options.compile_kwargs(),
         )  # fmt: skip
     if not found:
         raise SassviewError(f"{target.path}: no kernels", "is there a __global__ function?")

@@ -16,10 +16,11 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from sassview.errors import InputError, SassviewError
+from sassview.views.cli_build import arch_list, build_options, file_build
 from sassview.views.variant_limit import MAX_VARIANTS_HELP
 
 if TYPE_CHECKING:
-    from sassview.frontends.compdb import BuildFlags
+    from sassview.frontends.build_options import BuildOptions
 
 
 def _fail(exc: SassviewError) -> None:
@@ -67,53 +68,7 @@ def cli(verbose: bool) -> None:
 )
 @click.option("--kernel", "-k", help="Only this kernel (mangled or demangled name).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document on stdout.")
-@click.option("-D", "defines", multiple=True, help="Macro for CUDA C++, e.g. -D BLOCK=128.")
-@click.option(
-    "-I",
-    "include_dirs",
-    multiple=True,
-    type=click.Path(path_type=Path),
-    help="Include directory for CUDA C++.",
-)
-@click.option(
-    "-X",
-    "--option",
-    "options",
-    multiple=True,
-    help="Extra compiler option, e.g. -X=-maxrregcount=32.",
-)
-@click.option(
-    "--compiler",
-    type=click.Choice(["auto", "nvrtc", "nvcc"]),
-    default="auto",
-    show_default=True,
-    help="CUDA C++ compiler: auto takes NVRTC, or nvcc for host code and host headers.",
-)
-@click.option(
-    "--host-compiler",
-    metavar="PATH",
-    help="The host C++ compiler nvcc drives (default: $SASSVIEW_HOST_COMPILER, g++, clang++).",
-)
-@click.option(
-    "--instantiate",
-    "instantiate",
-    multiple=True,
-    metavar="'NAME<ARGS>'",
-    help="Compile this template kernel, e.g. --instantiate 'tile<128, float>'.",
-)
-@click.option(
-    "--include-before",
-    "include_before",
-    multiple=True,
-    type=click.Path(path_type=Path),
-    help="Include this file ahead of the source (the context a header expects).",
-)
-@click.option(
-    "-p",
-    "build_dir",
-    type=click.Path(path_type=Path),
-    help="Build directory with compile_commands.json (default: found above the file).",
-)
+@build_options()
 @click.option(
     "--block",
     help="Thread block shape the coalescing and bank-conflict counts assume, e.g. 16x16 "
@@ -125,14 +80,7 @@ def check(
     archs: tuple[str, ...],
     kernel: str | None,
     as_json: bool,
-    defines: tuple[str, ...],
-    include_dirs: tuple[Path, ...],
-    options: tuple[str, ...],
-    compiler: str,
-    host_compiler: str | None,
-    instantiate: tuple[str, ...],
-    include_before: tuple[Path, ...],
-    build_dir: Path | None,
+    build: BuildOptions,
     block: str | None,
     max_variants: int | None,
 ) -> None:
@@ -157,25 +105,14 @@ def check(
             if not path.is_dir():
                 input_file(path)  # a link loop or a dangling link said as such, before any lookup
             with user_output_to_stderr():  # a kernel.py's prints must not reach the JSON
+                found = file_build(path, build)
                 if path.suffix == ".py":
                     programs = _load_kernel_file(path, archs, max_variants)
                 elif path.is_dir():
                     programs = _load_triton_cache(path, kernel)
                 else:
-                    build = _build_flags(path, build_dir)
                     programs = load(
-                        path,
-                        arch=list(archs) or list(build.archs if build else ()) or None,
-                        defines=(*(build.defines if build else ()), *defines),
-                        include_dirs=(*(build.include_dirs if build else ()), *include_dirs),
-                        options=[
-                            *(build.options if build else ()),
-                            *(o.lstrip("=") for o in options),
-                        ],
-                        compiler=compiler,
-                        host_compiler=host_compiler or (build.host_compiler if build else None),
-                        instantiate=instantiate,
-                        include_before=(*(build.include_before if build else ()), *include_before),
+                        path, arch=arch_list(archs, found), **found.options.compile_kwargs()
                     )
             if kernel and path.suffix == ".py":  # several kernels: keep the programs with it
                 programs = _with_kernel(programs, kernel)
@@ -216,28 +153,6 @@ def _directory_hint(folder: Path) -> str:
     if files:
         return f"point at one of its files: {shown}"
     return "point at a kernel.py, .cu, .ptx or .cubin file"
-
-
-def _build_flags(path: Path, build_dir: Path | None) -> BuildFlags | None:
-    """The project's flags for a CUDA file from its compile_commands.json, said on stderr."""
-    from sassview.api import CUDA_SUFFIXES
-    from sassview.frontends.compdb import build_flags, find_database
-
-    if path.suffix not in CUDA_SUFFIXES:
-        return None
-    database = find_database(path, build_dir)
-    build = build_flags(path, database) if database else None
-    if build is None:
-        if build_dir is not None:
-            click.echo(f"note: {database} has no entry for {path} (nor one including it)", err=True)
-        return None
-    via = "" if build.entry == path.resolve() else f" (as included by {build.entry})"
-    click.echo(f"note: build flags from {build.database}{via}", err=True)
-    if build.ignored:
-        click.echo(f"  ignored, host or build only: {' '.join(build.ignored)}", err=True)
-    if build.not_honoured:
-        click.echo(f"  not honoured: {' '.join(build.not_honoured)}", err=True)
-    return build
 
 
 def _block_shape(text: str | None) -> Any:

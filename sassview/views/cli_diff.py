@@ -8,6 +8,8 @@ import json
 import click
 
 from sassview.errors import SassviewError
+from sassview.frontends.build_options import BuildOptions
+from sassview.views.cli_build import build_options, file_build
 
 
 @click.command()
@@ -19,8 +21,15 @@ from sassview.errors import SassviewError
 @click.option("--kernel", "-k", help="The kernel to compare (needed when both sides have several).")
 @click.option("--ptx", "show_ptx", is_flag=True, help="Also diff the normalised PTX.")
 @click.option("--json", "as_json", is_flag=True, help="Print the comparison as JSON.")
+@build_options()
 def diff(
-    a: str, b: str, arch: str | None, kernel: str | None, show_ptx: bool, as_json: bool
+    a: str,
+    b: str,
+    arch: str | None,
+    kernel: str | None,
+    show_ptx: bool,
+    as_json: bool,
+    build: BuildOptions,
 ) -> None:
     """Compare two compiles. A and B are PATH[@ARCH][?KEY=VALUE&...], e.g.
     `kernel.py@sm_80 kernel.py@sm_90a`, `gemm.cu?-maxrregcount=32 gemm.cu`, `old.cubin new.cubin`.
@@ -36,7 +45,16 @@ def diff(
         sa, sb = (parse_spec(x) for x in (a, b))
         if arch:
             sa, sb = (s if s.arch else dataclasses.replace(s, arch=arch) for s in (sa, sb))
-        left, right = pair(inspect_spec(sa, kernel), inspect_spec(sb, kernel), kernel)
+        builds = [file_build(s.path, build) for s in (sa, sb)]
+        sa, sb = (
+            s if s.arch or not f.archs else dataclasses.replace(s, arch=f.archs[0])
+            for s, f in zip((sa, sb), builds, strict=True)
+        )
+        left, right = pair(
+            inspect_spec(sa, kernel, builds[0].options),
+            inspect_spec(sb, kernel, builds[1].options),
+            kernel,
+        )
         change = compare(left, right, names=(str(sa), str(sb)))
     except SassviewError as exc:
         _fail(exc)

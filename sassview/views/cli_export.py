@@ -13,6 +13,8 @@ from pathlib import Path
 import click
 
 from sassview.errors import SassviewError
+from sassview.frontends.build_options import BuildOptions
+from sassview.views.cli_build import arch_list, build_options, file_build
 
 
 @click.command("export")
@@ -26,10 +28,7 @@ from sassview.errors import SassviewError
 @click.option("--kernel", "-k", help="Only this kernel (mangled or demangled name).")
 @click.option("--root", type=click.Path(path_type=Path), metavar="DIR",
               help="Show paths relative to DIR (default: the compiled file's).")  # fmt: skip
-@click.option("-D", "defines", multiple=True, help="Macro for CUDA C++, e.g. -D BLOCK=128.")
-@click.option("-I", "include_dirs", multiple=True, type=click.Path(path_type=Path),
-              help="Include directory for CUDA C++.")  # fmt: skip
-@click.option("-X", "--option", "options", multiple=True, help="Extra compiler option.")
+@build_options()
 def export_command(
     path: Path,
     out_dir: Path,
@@ -37,9 +36,7 @@ def export_command(
     archs: tuple[str, ...],
     kernel: str | None,
     root: Path | None,
-    defines: tuple[str, ...],
-    include_dirs: tuple[Path, ...],
-    options: tuple[str, ...],
+    build: BuildOptions,
 ) -> None:
     """Write each kernel of PATH as an annotated listing: Markdown, HTML, JSON, DOT, Mermaid."""
     from sassview.api import inspect
@@ -47,13 +44,9 @@ def export_command(
 
     try:
         fmts = parse_formats(formats)
+        found = file_build(path, build)
         inspections = inspect(
-            path,
-            arch=list(archs) or None,
-            kernel=kernel,
-            defines=defines,
-            include_dirs=include_dirs,
-            options=[o.lstrip("=") for o in options],
+            path, arch=arch_list(archs, found), kernel=kernel, **found.options.compile_kwargs()
         )
         if not inspections:
             raise SassviewError(f"{path}: no kernels to export", "check the file declares kernels")

@@ -10,6 +10,8 @@ from typing import Any
 import click
 
 from sassview.errors import SassviewError
+from sassview.frontends.build_options import BuildOptions
+from sassview.views.cli_build import arch_list, build_options, file_build
 from sassview.views.variant_limit import MAX_VARIANTS_HELP, allow_variants
 
 COLUMNS = (
@@ -52,6 +54,7 @@ COLUMNS = (
     type=click.IntRange(min=1),
     help=MAX_VARIANTS_HELP,
 )
+@build_options(build_dir_flags=("--build-dir",))  # -p is --param here
 def sweep(
     path: Path,
     params: tuple[str, ...],
@@ -61,6 +64,7 @@ def sweep(
     sort_by: str | None,
     as_json: bool,
     max_variants: int | None,
+    build: BuildOptions,
 ) -> None:
     """Compile every variant of PATH (kernel.py or .cu) and compare them in one table."""
     from sassview.views.cli import _fail
@@ -68,7 +72,7 @@ def sweep(
 
     try:
         with user_output_to_stderr():  # a kernel.py's prints must not reach the JSON
-            rows, notes = _run(path, params, archs, kernel, baseline, max_variants)
+            rows, notes = _run(path, params, archs, kernel, baseline, max_variants, build)
     except SassviewError as exc:
         _fail(exc)
         return
@@ -97,6 +101,7 @@ def _run(
     kernel: str | None,
     baseline: str | None,
     max_variants: int | None,
+    build: BuildOptions,
 ) -> tuple[list[Any], list[str]]:
     from sassview.build import build_program
     from sassview.frontends.arch import parse_arch_list
@@ -106,8 +111,10 @@ def _run(
     from sassview.views.render import table_notes
 
     grid = parse_params(params)
+    found = file_build(path, build)
+    archs = tuple(arch_list(archs, found) or ())
     arch_names = [str(a) for a in parse_arch_list(list(archs))] if archs else None
-    kernel_file = with_grid(open_kernel_file(path, arch_names, "sweep"), grid)
+    kernel_file = with_grid(open_kernel_file(path, arch_names, "sweep", found.options), grid)
     jobs = plan(kernel_file, arch_names)
     allow_variants(len(jobs), max_variants, "the sweep")
     base = dict(p.split("=", 1) for p in baseline.split(",")) if baseline else None

@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING
 import click
 
 from sassview.errors import SassviewError
+from sassview.frontends.build_options import BuildOptions
+from sassview.views.cli_build import arch_list, build_options, file_build
 from sassview.views.variant_limit import MAX_VARIANTS_HELP, allow_variants
 
 if TYPE_CHECKING:
@@ -22,8 +24,14 @@ if TYPE_CHECKING:
 @click.option("--kernel", "-k", help="Only this kernel.")
 @click.option("--json", "as_json", is_flag=True, help="Print the outcomes as one JSON document.")
 @click.option("--max-variants", type=click.IntRange(min=1), help=MAX_VARIANTS_HELP)
+@build_options()
 def try_command(
-    path: Path, archs: tuple[str, ...], kernel: str | None, as_json: bool, max_variants: int | None
+    path: Path,
+    archs: tuple[str, ...],
+    kernel: str | None,
+    as_json: bool,
+    max_variants: int | None,
+    build: BuildOptions,
 ) -> None:
     """For each finding whose hint is a knob sassview can turn (a compiler option, a Triton
     option or divisibility, an architecture), compile that variant and report what it did."""
@@ -32,7 +40,7 @@ def try_command(
 
     try:
         with user_output_to_stderr():  # a kernel.py's prints must not reach the JSON
-            outcomes, notes = _run(path, archs, kernel, max_variants)
+            outcomes, notes = _run(path, archs, kernel, max_variants, build)
     except SassviewError as exc:
         _fail(exc)
         return
@@ -66,7 +74,11 @@ def try_command(
 
 
 def _run(
-    path: Path, archs: tuple[str, ...], kernel: str | None, max_variants: int | None
+    path: Path,
+    archs: tuple[str, ...],
+    kernel: str | None,
+    max_variants: int | None,
+    build: BuildOptions,
 ) -> tuple[list[Outcome], list[str]]:
     from sassview.build import build_program
     from sassview.frontends.arch import parse_arch_list
@@ -76,8 +88,10 @@ def _run(
     from sassview.steer.trials import try_hints
     from sassview.views.render import table_notes
 
+    project = file_build(path, build)
+    archs = tuple(arch_list(archs, project) or ())
     arch_names = [str(a) for a in parse_arch_list(list(archs))] if archs else None
-    kernel_file = open_kernel_file(path, arch_names, "try")
+    kernel_file = open_kernel_file(path, arch_names, "try", project.options)
     jobs = plan(kernel_file, arch_names)
     allow_variants(len(jobs), max_variants, f"{path.name}")
     found: list[list[Inspection]] = []

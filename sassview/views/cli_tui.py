@@ -15,6 +15,8 @@ from pathlib import Path
 import click
 
 from sassview.errors import SassviewError
+from sassview.frontends.build_options import BuildOptions
+from sassview.views.cli_build import build_options
 
 # What `sassview PATH` accepts as a PATH when the file does not exist yet (a typo is better
 # reported by `tui` as a missing file than by click as an unknown command).
@@ -31,17 +33,13 @@ OPENABLE = (".cu", ".cuh", ".cpp", ".cc", ".cxx", ".py", ".ptx", ".cubin", ".fat
     help="Target(s), e.g. sm_90a or sm_80,sm_90a (default: sm_90a, or what kernel.py declares).",
 )
 @click.option("--kernel", "-k", help="Open on this kernel (mangled or demangled name).")
-@click.option("-D", "defines", multiple=True, help="Macro for CUDA C++, e.g. -D BLOCK=128.")
-@click.option("-I", "include_dirs", multiple=True, help="Include directory for CUDA C++.")
-@click.option("-X", "--option", "options", multiple=True, help="Extra compiler option.")
+@build_options()
 @click.option("--no-watch", is_flag=True, help="Do not recompile when the file is saved.")
 def tui(
     path: Path,
     archs: tuple[str, ...],
     kernel: str | None,
-    defines: tuple[str, ...],
-    include_dirs: tuple[str, ...],
-    options: tuple[str, ...],
+    build: BuildOptions,
     no_watch: bool,
 ) -> None:
     """Open PATH (.cu, kernel.py, .ptx, .cubin) with source, PTX and SASS side by side.
@@ -52,14 +50,7 @@ def tui(
     from sassview.tui.loader import Target
 
     arch = tuple(a.strip() for item in archs for a in item.split(",") if a.strip()) or None
-    target = Target(
-        path=path,
-        arch=arch,
-        kernel=kernel,
-        defines=defines,
-        include_dirs=include_dirs,
-        options=tuple(o.lstrip("=") for o in options),
-    )
+    target = Target(path=path, arch=arch, kernel=kernel, build=build)
     if not sys.stdin.isatty() or not sys.stdout.isatty():
         click.echo("error: sassview tui needs a terminal", err=True)
         click.echo("hint: run `sassview check PATH` for a report on a pipe", err=True)

@@ -4,6 +4,7 @@ only names the loop and pipelining spellings."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
@@ -19,7 +20,8 @@ if TYPE_CHECKING:
 
 
 def compile_job(kf: KernelFile, decl: Declaration, arch: str, variant: dict[str, Any]) -> Artifacts:
-    from sassview.frontends.cuda import compile_cuda, file_settings
+    from sassview.frontends.build_options import declared_build, resolve_build
+    from sassview.frontends.cuda import compile_cuda
 
     s = decl.settings
     defines = list(s["defines"])
@@ -32,12 +34,13 @@ def compile_job(kf: KernelFile, decl: Declaration, arch: str, variant: dict[str,
                 options.append(f"{key}={value}")
         else:
             defines.append(f"{key}={value}")
-    includes = [kf.path.parent / i for i in s["include_dirs"]]
     if s["file"]:
-        return compile_cuda(
-            path=kf.path.parent / decl.target, arch=arch, defines=defines,
-            include_dirs=includes, options=options, **file_settings(kf.path.parent, s),
-        )  # fmt: skip
+        path = kf.path.parent / decl.target
+        build = resolve_build(path, declared_build(kf.path.parent, s, defines, options))
+        for note in build.notes:  # a kernel.py's compile says it with -v only
+            logging.getLogger("sassview").info("%s: %s", decl.name, note.strip())
+        return compile_cuda(path=path, arch=arch, **build.options.compile_kwargs())
+    includes = [kf.path.parent / i for i in s["include_dirs"]]
     artifacts = compile_cuda(
         _with_line_directive(decl.target, kf), arch=arch, defines=defines,
         include_dirs=[kf.path.parent, *includes], options=options,

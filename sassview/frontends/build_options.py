@@ -1,0 +1,158 @@
+"""How to build a CUDA C++ file: one record every way in takes, and the project's flags laid in.
+
+`BuildOptions` is what the command line's build options (views/cli_build.py, the same on every
+command), `sv.cuda_file(...)` and the pytest fixture all read into, so no view can take a flag
+another lacks. `resolve_build` lays the file's compile_commands.json entry (compdb.py: found by
+walking up from the file, or in the directory `-p` names) under the user's own flags, in one
+place: the database's -D, -I and options first, the user's after them; the user's host compiler
+over the database's -ccbin. What it found is said in `notes`, which a view prints or shows.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sassview.frontends.compdb import BuildFlags, build_flags, find_database
+
+CUDA_SUFFIXES = (".cu", ".cuh", ".cpp", ".cc", ".cxx")
+
+
+@dataclass(frozen=True, slots=True)
+class BuildOptions:
+    """The build of one CUDA C++ file, as the user gave it (hashable: the pytest cache keys
+    on it)."""
+
+    defines: tuple[str, ...] = ()
+    include_dirs: tuple[Path, ...] = ()
+    options: tuple[str, ...] = ()
+    compiler: str = "auto"  # auto | nvrtc | nvcc
+    host_compiler: str | None = None
+    instantiate: tuple[str, ...] = ()  # template kernels to compile: "tile<128, float>"
+    include_before: tuple[Path, ...] = ()
+    # True: the compile_commands.json found above the file; a Path: the one in that directory
+    # (-p DIR); False: none (also what resolve_build leaves, so resolving twice adds nothing).
+    compile_commands: bool | Path = True
+    # A file that #includes this header: its lines before that #include go first (includer.py).
+    included_by: Path | None = None
+
+    def compile_kwargs(self) -> dict[str, Any]:
+        """The keywords of sassview.compile / load / inspect for this build."""
+        return {
+            "defines": self.defines,
+            "include_dirs": self.include_dirs,
+            "options": self.options,
+            "compiler": self.compiler,
+            "host_compiler": self.host_compiler,
+            "instantiate": self.instantiate,
+            "include_before": self.include_before,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class FileBuild:
+    """A file's build with its project's flags laid in."""
+
+    options: BuildOptions  # compile_commands is False here: the database is in already
+    archs: tuple[str, ...] = ()  # the database's -arch/-gencode targets: the default --arch
+    flags: BuildFlags | None = None
+    notes: tuple[str, ...] = ()  # what was found and what of it is not used, for the user
+
+
+def resolve_build(path: Path, build: BuildOptions) -> FileBuild:
+    """`build` for the CUDA file `path`, under its compile_commands.json entry if any, and in
+    the context of the file `build.included_by` names."""
+    if path.suffix not in CUDA_SUFFIXES:
+        return FileBuild(dataclasses.replace(build, compile_commands=False, included_by=None))
+    found = _with_database(path, build)
+    if build.included_by is None:
+        return found
+    from sassview import cache
+    from sassview.frontends.includer import context_file
+
+    merged = found.options
+    context = context_file(
+        build.included_by, path, merged.include_dirs, cache.scratch_dir("includer-context")
+    )
+    in_context = dataclasses.replace(
+        merged,
+        include_dirs=(*merged.include_dirs, build.included_by.resolve().parent),
+        include_before=(context, *merged.include_before),
+        included_by=None,
+    )
+    note = f"note: {path.name} compiled as {build.included_by} includes it (its lines before)"
+    return dataclasses.replace(found, options=in_context, notes=(*found.notes, note))
+
+
+def _with_database(path: Path, build: BuildOptions) -> FileBuild:
+    """`build` under the file's compile_commands.json entry, if it has one."""
+    done = dataclasses.replace(build, compile_commands=False)
+    if build.compile_commands is False:
+        return FileBuild(done)
+    directory = build.compile_commands if isinstance(build.compile_commands, Path) else None
+    database = find_database(path, directory)
+    flags = build_flags(path, database) if database else None
+    if flags is None:
+        if directory is None:
+            return FileBuild(done)
+        missing = f"note: {database} has no entry for {path} (nor one including it)"
+        return FileBuild(done, notes=(missing,))
+    merged = dataclasses.replace(
+        done,
+        defines=(*flags.defines, *build.defines),
+        include_dirs=(*flags.include_dirs, *build.include_dirs),
+        options=(*flags.options, *build.options),
+        host_compiler=build.host_compiler or flags.host_compiler,
+        include_before=(*flags.include_before, *build.include_before),
+    )
+    return FileBuild(merged, flags.archs, flags, _notes(path, flags))
+
+
+def _notes(path: Path, flags: BuildFlags) -> tuple[str, ...]:
+    via = "" if flags.entry == path.resolve() else f" (as included by {flags.entry})"
+    notes = [f"note: build flags from {flags.database}{via}"]
+    if flags.ignored:
+        notes.append(f"  ignored, host or build only: {' '.join(flags.ignored)}")
+    if flags.not_honoured:
+        notes.append(f"  not honoured: {' '.join(flags.not_honoured)}")
+    return tuple(notes)
+
+
+def declared_build(
+    base: Path, settings: Mapping[str, Any], defines: Sequence[str], options: Sequence[str]
+) -> BuildOptions:
+    """The build a `sv.cuda_file` declaration's settings say (paths relative to `base`), with
+    a variant's `defines` and `options` in place of the declared ones."""
+    where = settings.get("compile_commands", True)
+    return BuildOptions(
+        defines=tuple(defines),
+        include_dirs=tuple(base / i for i in settings.get("include_dirs", ())),
+        options=tuple(options),
+        compiler=settings.get("compiler", "auto"),
+        host_compiler=settings.get("host_compiler"),
+        instantiate=tuple(settings.get("instantiate", ())),
+        include_before=tuple(base / p for p in settings.get("include_before", ())),
+        compile_commands=base / where if isinstance(where, (str, Path)) else bool(where),
+        included_by=base / settings["included_by"] if settings.get("included_by") else None,
+    )
+
+
+def declaration_settings(build: BuildOptions) -> dict[str, Any]:
+    """The settings of a `sv.cuda_file` declaration that builds as `build` (declared_build's
+    inverse): what sweep, try and diff declare for a .cu named on the command line."""
+    where = build.compile_commands
+    return {
+        "defines": build.defines,
+        "include_dirs": tuple(map(str, build.include_dirs)),
+        "options": build.options,
+        "file": True,
+        "compiler": build.compiler,
+        "host_compiler": build.host_compiler,
+        "instantiate": build.instantiate,
+        "include_before": tuple(map(str, build.include_before)),
+        "compile_commands": str(where) if isinstance(where, Path) else where,
+        "included_by": str(build.included_by) if build.included_by else None,
+    }

@@ -1,0 +1,178 @@
+"""Every view builds a CUDA file as `check` does: one set of build options on every command, the
+project's compile_commands.json found above the file, and the same in kernel.py's
+`sv.cuda_file` and the pytest fixture.
+
+The file is a header of a small project that compiles only with its build's flags: `-I include`
+to find its own config header, `-DTILE` (the header refuses to guess) and `-std=c++17`.
+Before, only `check` read the database: every other view failed on it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import click
+import pytest
+from conftest import assert_clean_error
+from conftest import run_sassview as sassview
+
+from sassview.views.cli import cli
+
+CONFIG = """\
+#pragma once
+#ifndef TILE
+#error "TILE is set by the build (-DTILE=...)"
+#endif
+"""
+SCALE = """\
+#pragma once
+#include "tiles/config.cuh"
+
+__global__ void tiled_scale(float* data, int n) {
+    int i = blockIdx.x * TILE + threadIdx.x;
+    if constexpr (TILE > 32) {
+        if (i < n) data[i] *= 2.0f;
+    } else {
+        if (i < n) data[i] += 1.0f;
+    }
+}
+"""
+BUILD_OPTIONS = (
+    "-D", "-I", "--option", "--compiler", "--host-compiler", "--instantiate", "--include-before",
+    "--included-by", "--build-dir", "--no-compile-commands",
+)  # fmt: skip
+# A template kernel nothing instantiates: it compiles only with --instantiate.
+TEMPLATE = """\
+template <int N>
+__global__ void scale(float* x) { x[threadIdx.x] *= N; }
+"""
+
+
+@pytest.fixture(scope="module")
+def header(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """include/tiles/scale.cuh of a project whose build/compile_commands.json compiles
+    src/tiled.cu (which includes it) with -I include -DTILE=16 -std=c++17 for sm_80. Device
+    code only: NVRTC compiles it, no host compiler needed. One copy for the module: its
+    compiles are cached across the tests."""
+    root = tmp_path_factory.mktemp("views") / "proj"
+    (root / "include" / "tiles").mkdir(parents=True)
+    (root / "src").mkdir()
+    (root / "build").mkdir()
+    (root / "include" / "tiles" / "config.cuh").write_text(CONFIG)
+    (root / "include" / "tiles" / "scale.cuh").write_text(SCALE)
+    (root / "src" / "tiled.cu").write_text('#include "tiles/scale.cuh"\n')
+    command = "nvcc -I../include -DTILE=16 -std=c++17 -arch=sm_80 -c ../src/tiled.cu -o t.o"
+    entry = {"directory": str(root / "build"), "command": command, "file": "../src/tiled.cu"}
+    (root / "build" / "compile_commands.json").write_text(json.dumps([entry]))
+    return root / "include" / "tiles" / "scale.cuh"
+
+
+def test_every_view_takes_the_same_build_options() -> None:
+    for name in ("check", "tui", "export", "sweep", "try", "diff"):
+        command = cli.commands[name]
+        flags = {f for p in command.params if isinstance(p, click.Option) for f in p.opts}
+        assert set(BUILD_OPTIONS) <= flags, f"{name} lacks {set(BUILD_OPTIONS) - flags}"
+
+
+@pytest.mark.compile
+def test_sweep_builds_a_header_with_its_projects_flags(header: Path) -> None:
+    done = sassview("sweep", header, "--json")
+    assert done.returncode == 0, done.stderr
+    assert "note: build flags from" in done.stderr and "(as included by" in done.stderr
+    rows = json.loads(done.stdout)["rows"]
+    assert [(r["arch"], r["kernel"].split("(")[0]) for r in rows] == [("sm_80", "tiled_scale")]
+
+
+@pytest.mark.compile
+def test_try_builds_a_header_with_its_projects_flags(header: Path) -> None:
+    done = sassview("try", header, "--json")
+    assert done.returncode == 0, done.stderr
+    assert "note: build flags from" in done.stderr
+    assert "trials" in json.loads(done.stdout)
+
+
+@pytest.mark.compile
+def test_diff_builds_both_sides_with_the_projects_flags(header: Path) -> None:
+    done = sassview("diff", header, f"{header}?-maxrregcount=16", "--json")
+    assert done.returncode in (0, 1), done.stderr
+    compared = json.loads(done.stdout)
+    assert compared["a"] == f"{header}@sm_80"  # the build's target, as check defaults to it
+    assert compared["kernel"] == "_Z11tiled_scalePfi"
+
+
+@pytest.mark.compile
+def test_export_builds_a_header_with_its_projects_flags(header: Path, tmp_path: Path) -> None:
+    done = sassview("export", header, "-o", tmp_path / "out", "-f", "json")
+    assert done.returncode == 0, done.stderr
+    (written,) = done.stdout.split()
+    assert "sm_80" in Path(written).name and "tiled_scale" in Path(written).name
+
+
+@pytest.mark.compile
+def test_the_tui_loader_builds_a_header_with_its_projects_flags(header: Path) -> None:
+    from sassview.tui.loader import Target, load
+
+    loaded = load(Target(header))
+    assert [(i.kernel.arch, i.kernel.display_name) for i in loaded.inspections] == [
+        ("sm_80", "tiled_scale(float*, int)")
+    ]
+    assert any("build flags from" in n for n in loaded.notes)
+
+
+@pytest.mark.compile
+def test_no_compile_commands_leaves_the_database_out(header: Path) -> None:
+    done = sassview("sweep", header, "--no-compile-commands")
+    assert_clean_error(done, 'cannot open source file "tiles/config.cuh"')
+
+
+@pytest.mark.compile
+def test_the_pytest_fixture_builds_a_header_with_its_projects_flags(header: Path) -> None:
+    from sassview.testing.loader import KernelCache, Target
+
+    inspection, _ = KernelCache().get(Target(header, "sm_90a"))
+    assert inspection.kernel.display_name == "tiled_scale(float*, int)"
+    assert "-DTILE=16" in inspection.program.artifacts.options
+
+
+@pytest.mark.compile
+def test_a_kernel_files_cuda_file_takes_its_projects_flags(header: Path) -> None:
+    kernel_py = header.parents[2] / "kernel.py"
+    kernel_py.write_text(
+        "import sassview as sv\n"
+        'sv.cuda_file("include/tiles/scale.cuh", arch="sm_90a")\n'
+        'sv.cuda_file("include/tiles/scale.cuh", arch="sm_90a", compile_commands=False)\n'
+    )
+    from sassview.api import load_kernel_file
+    from sassview.errors import CompileError
+
+    with pytest.raises(CompileError, match="tiles/config.cuh"):  # the second, without them
+        load_kernel_file(kernel_py, parallel=False)
+    kernel_py.write_text(
+        "import sassview as sv\n"
+        'sv.cuda_file("include/tiles/scale.cuh", arch="sm_90a", compile_commands="build")\n'
+    )
+    _, (program,) = load_kernel_file(kernel_py, parallel=False)
+    assert "-DTILE=16" in program.artifacts.options
+
+
+@pytest.mark.compile
+def test_sweep_and_export_instantiate_a_template_kernel(tmp_path: Path) -> None:
+    source = tmp_path / "tmpl.cu"
+    source.write_text(TEMPLATE)
+    done = sassview("sweep", source, "--instantiate", "scale<4>", "--json")
+    assert done.returncode == 0, done.stderr
+    assert [r["kernel"] for r in json.loads(done.stdout)["rows"]] == ["scale<4>(float*)"]
+    out = sassview("export", source, "--instantiate", "scale<4>", "-o", tmp_path / "o")
+    assert out.returncode == 0, out.stderr
+    assert os.listdir(tmp_path / "o")
+
+
+def test_build_options_given_for_a_kernel_file_are_said_to_be_unused(tmp_path: Path) -> None:
+    kernel_py = tmp_path / "kernel.py"
+    kernel_py.write_text("import sassview as sv\n")
+    done = sassview("check", kernel_py, "-D", "TILE=8")
+    assert "note: build options apply to CUDA C++ files; kernel.py: a kernel.py declares" in (
+        done.stderr
+    )
