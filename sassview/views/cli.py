@@ -139,6 +139,7 @@ def check(
     """Compile or read each PATH (.cu, .ptx, .cubin, fatbin) and report every kernel's resources."""
     from sassview.api import load
     from sassview.frontends.paths import input_file
+    from sassview.gcpause import pause as pause_gc
     from sassview.inspection import inspect_program
     from sassview.toolchain.locate import toolchain_versions
     from sassview.views.render import render_program
@@ -146,6 +147,7 @@ def check(
     from sassview.views.user_output import user_output_to_stderr
 
     summaries = []
+    resume_gc = pause_gc()  # the models are acyclic records: see sassview.gcpause.pause
     try:
         _warn_on_mixed_releases()
         shape = _block_shape(block)
@@ -185,6 +187,8 @@ def check(
             click.echo(json.dumps(document, indent=2))
     except SassviewError as exc:
         _fail(exc)
+    finally:
+        resume_gc()
 
 
 def _with_kernel(programs: list[Any], kernel: str) -> list[Any]:
