@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import logging
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -40,6 +41,7 @@ if TYPE_CHECKING:
     from sassview.parse.sass import SassListing
 
 MODEL = "model"  # the cache's entry kind
+log = logging.getLogger("sassview")
 
 
 def demangle(name: str) -> str:
@@ -63,6 +65,8 @@ def build_program(artifacts: Artifacts, *, where: str = "<cubin>") -> Program:
     for entry in (_analysed(key), key):
         found = pickled.get(MODEL, entry, accept=_is_cached_model)
         if found is not None:
+            analysed = "with its inspections" if found[2] else "without inspections"
+            log.info("model: cache hit (%d kernels, %s)", len(found[0].kernels), analysed)
             program = _with_artifacts(found[0], found[1] or artifacts)
             _remember(_Built(program, key, found[1], _with_program(found[2], program)))
             return program

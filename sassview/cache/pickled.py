@@ -1,10 +1,13 @@
 """Entries that hold one pickled object: the built model and what the analyses made of it.
 
-A warm run would otherwise rebuild from the cached listings what nothing has changed: at 65k
-instructions ~0.6 s to parse them and ~0.3 s to analyse. Loading the pickle is a small part of
-that (benchmarks/bench_warm.py measures it). Pickle, protocol 5, rather than a columnar form:
-the model is a tree of NamedTuples and frozen records that share their operands and source
-locations, and pickle's memo keeps that sharing, so it loads without a conversion step.
+A warm run would otherwise rebuild from the cached listings what nothing has changed: ~2.2 s
+of CPU to read and analyse a 65k-instruction cubin's, against ~0.3 s to load its pickle
+(benchmarks/bench_warm.py). Pickle, protocol 5: the model is a tree of NamedTuples and frozen
+records that share operands, source locations and strings, and pickle's memo keeps that sharing,
+so loading is one C loop with no conversion step; a columnar form would rebuild the same
+objects in Python. Measured and left out, each worth under a tenth of the load: writing
+NamedTuples as tuple.__new__ calls, interning the PTX operands, deriving the correspondence
+tables on load. What remains is the objects themselves (~1.3 million at 65k instructions).
 
 Trust. Unpickling runs whatever code the data names, so an entry is only as trustworthy as the
 directory it lies in. The cache directory is the user's own (like pip's or Triton's): whoever
