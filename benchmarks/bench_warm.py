@@ -111,15 +111,48 @@ def best_process_cpu(fn, repeat: int) -> float:  # type: ignore[no-untyped-def]
     return min(times)
 
 
-def tui_first_paint(kernel: Path, env: dict[str, str], repeat: int) -> float:
-    """Wall seconds from exec to the first painted SASS row (bench_tui's pty reader; "LDC", the
-    opcode of the first instruction of each kernel here, is on screen once the SASS pane is)."""
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    os.environ.update(env)  # what the child runs with
-    from bench_tui import _time_to_text
-
+def tui_first_paint(kernel: Path, env: dict[str, str], repeat: int) -> tuple[float, float]:
+    """(wall, CPU) seconds from exec to the first painted SASS row of the TUI, best of
+    `repeat`. "LDC", the opcode of the first instruction of each kernel here, is on screen once
+    the SASS pane is painted. The CPU (the child's, read from /proc when the row appears) is
+    what the wall time would be on an idle machine: on a shared one the wall time is mostly
+    waiting for a core."""
     command = [sys.executable, "-m", "sassview", "tui", str(kernel), "--no-watch"]
-    return min(_time_to_text(command, b"LDC", timeout=20) for _ in range(repeat))
+    runs = [_first_screen(command, env, b"LDC") for _ in range(repeat)]
+    return min(w for w, _ in runs), min(c for _, c in runs)
+
+
+def _first_screen(argv: list[str], env: dict[str, str], marker: bytes) -> tuple[float, float]:
+    import fcntl
+    import pty
+    import select
+    import signal
+    import struct
+    import termios
+
+    start = time.perf_counter()
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: a terminal of 160x50
+        os.execve(argv[0], argv, {**env, "COLUMNS": "160", "LINES": "50"})
+    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 160, 0, 0))
+    seen, wall, cpu = b"", float("nan"), float("nan")
+    try:
+        while time.perf_counter() - start < 30:
+            if select.select([fd], [], [], 0.05)[0]:
+                try:
+                    seen += os.read(fd, 65536)
+                except OSError:
+                    break
+                if marker in seen:
+                    wall = time.perf_counter() - start
+                    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+                    cpu = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+                    break
+    finally:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        os.close(fd)
+    return wall, cpu
 
 
 def main() -> None:
@@ -161,8 +194,11 @@ def main() -> None:
                 f" ms ({write / max(cold, rebuild):.1%} of the cold build)"
             )
             if not args.skip_tui:
-                wall = tui_first_paint(kernel, env, min(args.repeat, 5))
-                print(f"  tui: first painted SASS row after {wall * 1000:.0f} ms wall")
+                wall, cpu = tui_first_paint(kernel, env, min(args.repeat, 5))
+                print(
+                    f"  tui: first painted SASS row after {wall * 1000:.0f} ms wall, "
+                    f"{cpu * 1000:.0f} ms CPU (goal: 500 ms)"
+                )
 
 
 if __name__ == "__main__":

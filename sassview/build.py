@@ -121,19 +121,26 @@ def _with_artifacts(program: Program, artifacts: Artifacts) -> Program:
 
 
 def _with_program(inspections: tuple[Any, ...], program: Program) -> tuple[Any, ...]:
-    by_name = {k.name: k for k in program.kernels}
-    return tuple(
-        dataclasses.replace(i, program=program, kernel=by_name[i.kernel.name]) for i in inspections
-    )
+    # Their kernels are already the loaded program's (one pickle): only the Program changes.
+    return tuple(dataclasses.replace(i, program=program) for i in inspections)
 
 
 def _is_cached_model(found: object) -> bool:
+    """(Program, Artifacts | None, Inspections of that Program's kernels)? Checked before use:
+    what fails here is refused like a damaged entry."""
+    if not (isinstance(found, tuple) and len(found) == 3 and isinstance(found[0], Program)):
+        return False
+    program, own, inspections = found
+    kernels = {id(k) for k in program.kernels}
     return (
-        isinstance(found, tuple)
-        and len(found) == 3
-        and isinstance(found[0], Program)
-        and isinstance(found[1], Artifacts | None)
-        and isinstance(found[2], tuple)
+        isinstance(own, Artifacts | None)
+        and isinstance(inspections, tuple)
+        and all(
+            dataclasses.is_dataclass(i)
+            and getattr(i, "program", None) is program
+            and id(getattr(i, "kernel", None)) in kernels
+            for i in inspections
+        )
     )
 
 
