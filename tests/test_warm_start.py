@@ -176,3 +176,8 @@ def test_a_paused_collector_resumes_as_it_was() -> None:
     assert not gc.isenabled()
     resume()
     assert gc.isenabled()
+    gc.unfreeze()
+    made = [object()]
+    pause(freeze=True)()  # what exists then is frozen: the collector never rescans it
+    assert gc.isenabled() and gc.get_freeze_count() >= len(made)
+    gc.unfreeze()

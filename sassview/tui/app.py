@@ -144,12 +144,11 @@ class SassviewApp(NavigationApp):
         # A cached model is 10^6 records loaded at once: left to the collector, its full
         # collections rescan them while the view is built (3/4 of that build at 65k
         # instructions). Paused, then frozen as _apply does: they live as long as the view.
-        resume_gc = pause_gc()
+        resume_gc = pause_gc(freeze=True)
         try:
             loaded = self._load(target)
             index = self._keep_selection(loaded)
             view = state.build(loaded.inspections[index])
-            gc.freeze()
         except Exception as exc:  # every failure is shown in the app, never a crash
             if not worker.is_cancelled:
                 self.post_message(CompileFailed(loader.report(exc), reason))

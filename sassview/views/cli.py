@@ -147,7 +147,7 @@ def check(
     from sassview.views.user_output import user_output_to_stderr
 
     summaries = []
-    resume_gc = pause_gc()  # the models are acyclic records: see sassview.gcpause.pause
+    resume_gc = pause_gc(freeze=True)  # the models are acyclic records: sassview.gcpause
     try:
         _warn_on_mixed_releases()
         shape = _block_shape(block)
