@@ -1,7 +1,7 @@
 """Entries that hold one pickled object: the built model and what the analyses made of it.
 
-A warm run would otherwise rebuild from the cached listings what nothing has changed: ~2.2 s
-of CPU to read and analyse a 65k-instruction cubin's, against ~0.3 s to load its pickle
+A warm run would otherwise rebuild from the cached listings what nothing has changed: 1.5 to
+2 s of CPU to read and analyse a 65k-instruction cubin's, against ~0.3 s to load its pickle
 (benchmarks/bench_warm.py). Pickle, protocol 5: the model is a tree of NamedTuples and frozen
 records that share operands, source locations and strings, and pickle's memo keeps that sharing,
 so loading is one C loop with no conversion step; a columnar form would rebuild the same
