@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
+import re
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -67,7 +68,7 @@ def build_program(artifacts: Artifacts, *, where: str = "<cubin>") -> Program:
         if found is not None:
             analysed = "with its inspections" if found[2] else "without inspections"
             log.info("model: cache hit (%d kernels, %s)", len(found[0].kernels), analysed)
-            program = _with_artifacts(found[0], found[1] or artifacts)
+            program = _with_artifacts(found[0], _as_built(artifacts, found[1]))
             _remember(_Built(program, key, found[1], _with_program(found[2], program)))
             return program
     program = assemble_program(artifacts, where=where)
@@ -84,9 +85,17 @@ def model_key(artifacts: Artifacts) -> str:
     parts = {
         f.name: _fingerprint(getattr(artifacts, f.name)) for f in dataclasses.fields(artifacts)
     }
+    parts["compile_log"] = _fingerprint(_COMPILE_TIME.sub("", artifacts.compile_log))
     return pickled.object_key(
         MODEL, {"artifacts": parts, "nvdisasm": nvdisasm_version(), "schema": SCHEMA_VERSION}
     )
+
+
+# ptxas says how long each function took ("Compile time = 40.908 ms"), which differs between
+# two compiles of one source. Nothing in the model reads it (the analyses read its advisories,
+# the model its spill counts) and the artifacts are the caller's, so the key leaves it out:
+# processes that compiled a kernel at once (pytest -n) share one model.
+_COMPILE_TIME = re.compile(r"^ptxas info\s*: Compile time = [0-9.]+ ms$\n?", re.M)
 
 
 def _analysed(key: str) -> str:
@@ -114,6 +123,12 @@ def _fingerprint(value: object) -> object:
 # of their bytes); the Inspections name the Program without them, and get the loaded one back.
 def _without_artifacts(program: Program) -> Program:
     return dataclasses.replace(program, artifacts=None)  # type: ignore[arg-type]
+
+
+def _as_built(given: Artifacts, own: Artifacts | None) -> Artifacts:
+    """The caller's artifacts, with what assemble_program changes in them (the PTX a bare
+    cubin carries, the arch its ELF names) as the build changed it."""
+    return given if own is None else dataclasses.replace(given, ptx=own.ptx, arch=own.arch)
 
 
 def _with_artifacts(program: Program, artifacts: Artifacts) -> Program:

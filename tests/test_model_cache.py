@@ -225,3 +225,16 @@ def test_a_program_changed_by_hand_has_no_cached_inspections() -> None:
     assert build.analyses_of(changed) is None
     (inspection,) = inspect_program(changed)
     assert inspection.kernel is shorter
+
+
+def test_two_compiles_that_differ_only_in_ptxas_compile_times_share_a_model() -> None:
+    artifacts = _cuda("vecadd/sm_90a")
+    assert "Compile time = " in artifacts.compile_log
+    other = dataclasses.replace(
+        artifacts, compile_log=artifacts.compile_log.replace("Compile time = ", "Compile time = 9")
+    )
+    assert build.model_key(other) == build.model_key(artifacts)
+    built = build.build_program(artifacts)
+    loaded = build.build_program(other)
+    assert loaded.artifacts is other  # the caller's artifacts, its own log included
+    assert dataclasses.replace(loaded, artifacts=artifacts) == built
