@@ -3,21 +3,28 @@
 This is the only place the readers meet. The JSON listing gives the instructions and nvdisasm's
 marks; the text listing adds the inline chain, the PTX line and the label table; the ELF gives
 resources; the ptxas report gives spill bytes; the PTX `.loc` lines give PTX -> source.
+
+A model once built is cached (`sassview.cache.pickled`), keyed by the artifacts it was built
+from and nvdisasm's version: a warm run loads it instead of reading the listings again, and
+imports none of the readers (they are imported in `assemble_program`, where they are used).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
+import logging
+import re
 from collections.abc import Mapping
 from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from sassview.binary.control import decode_controls
-from sassview.binary.elf import CubinKernel, read_cubin
-from sassview.disasm import disassembling
+from sassview.cache import pickled
+from sassview.cache.store import digest
 from sassview.errors import ParseError
 from sassview.gcpause import without_gc
 from sassview.ir import (
+    SCHEMA_VERSION,
     Artifacts,
     Correspondence,
     Kernel,
@@ -26,12 +33,16 @@ from sassview.ir import (
     PtxModule,
     SassInstruction,
 )
-from sassview.parse.inline_asm import CallSites, asm_blocks
-from sassview.parse.ptx import parse_ptx
-from sassview.parse.ptxas_log import PtxasReport, parse_ptxas_log
-from sassview.parse.sass import SassListing
-from sassview.parse.sass_json import parse_sass_json
-from sassview.parse.sass_text import read_line_info
+from sassview.toolchain.locate import nvdisasm_version
+
+if TYPE_CHECKING:
+    from sassview.binary.elf import CubinKernel
+    from sassview.parse.inline_asm import CallSites
+    from sassview.parse.ptxas_log import PtxasReport
+    from sassview.parse.sass import SassListing
+
+MODEL = "model"  # the cache's entry kind
+log = logging.getLogger("sassview")
 
 
 def demangle(name: str) -> str:
@@ -49,6 +60,162 @@ def demangle(name: str) -> str:
 
 @without_gc  # the model is 10^5 small acyclic records (~15% faster on a 65k cubin)
 def build_program(artifacts: Artifacts, *, where: str = "<cubin>") -> Program:
+    """The model of `artifacts`: loaded from the cache when this code built it before (with
+    what the analyses found, when they ran on it: `analyses_of`), else assembled and cached."""
+    key = model_key(artifacts)
+    for entry in (_analysed(key), key):
+        found = pickled.get(MODEL, entry, accept=_is_cached_model)
+        if found is not None:
+            analysed = "with its inspections" if found[2] else "without inspections"
+            log.info("model: cache hit (%d kernels, %s)", len(found[0].kernels), analysed)
+            program = _with_artifacts(found[0], _as_built(artifacts, found[1]))
+            _remember(_Built(program, key, found[1], _with_program(found[2], program)))
+            return program
+    program = assemble_program(artifacts, where=where)
+    own = None if program.artifacts is artifacts else program.artifacts
+    pickled.put(MODEL, key, (_without_artifacts(program), own, ()))
+    _remember(_Built(program, key, own, ()))
+    return program
+
+
+def model_key(artifacts: Artifacts) -> str:
+    """The cache key of the model of `artifacts`: every field of them (the model copies some,
+    reads the rest), nvdisasm's version (the listings) and the model's schema; the object
+    entry adds sassview's code. `where` is not in it: it only names the input in errors."""
+    parts = {
+        f.name: _fingerprint(getattr(artifacts, f.name)) for f in dataclasses.fields(artifacts)
+    }
+    parts["compile_log"] = _fingerprint(_COMPILE_TIME.sub("", artifacts.compile_log))
+    return pickled.object_key(
+        MODEL, {"artifacts": parts, "nvdisasm": nvdisasm_version(), "schema": SCHEMA_VERSION}
+    )
+
+
+# ptxas says how long each function took ("Compile time = 40.908 ms"), which differs between
+# two compiles of one source. Nothing in the model reads it (the analyses read its advisories,
+# the model its spill counts) and the artifacts are the caller's, so the key leaves it out:
+# processes that compiled a kernel at once (pytest -n) share one model.
+_COMPILE_TIME = re.compile(r"^ptxas info\s*: Compile time = [0-9.]+ ms$\n?", re.M)
+
+
+def _analysed(key: str) -> str:
+    """The key of the model together with its kernels' Inspections (one pickle: they share
+    its instructions and source locations, which a pickle of their own would copy)."""
+    return pickled.object_key(MODEL, {"model": key, "with": "inspections"})
+
+
+def _fingerprint(value: object) -> object:
+    """A JSON-able stand-in for one field: long text and bytes by their digest."""
+    if isinstance(value, bytes):
+        return {"sha256": digest(value)}
+    if isinstance(value, str) and len(value) > 256:
+        return {"sha256": digest(value.encode("utf-8", "surrogatepass"))}
+    if isinstance(value, Mapping):
+        return {str(k): _fingerprint(v) for k, v in value.items()}
+    if isinstance(value, tuple | list):
+        return [_fingerprint(v) for v in value]
+    return value  # numbers, short text, None; anything else is keyed by its str()
+
+
+# An entry holds (the Program without its artifacts, the artifacts when the build changed them
+# (else None: the caller's, which the key covers, are put back), the Inspections or ()). The
+# artifacts stay out because the compile cache holds them already (the cubin and PTX are most
+# of their bytes); the Inspections name the Program without them, and get the loaded one back.
+def _without_artifacts(program: Program) -> Program:
+    return dataclasses.replace(program, artifacts=None)  # type: ignore[arg-type]
+
+
+def _as_built(given: Artifacts, own: Artifacts | None) -> Artifacts:
+    """The caller's artifacts, with what assemble_program changes in them (the PTX a bare
+    cubin carries, the arch its ELF names) as the build changed it."""
+    return given if own is None else dataclasses.replace(given, ptx=own.ptx, arch=own.arch)
+
+
+def _with_artifacts(program: Program, artifacts: Artifacts) -> Program:
+    return dataclasses.replace(program, artifacts=artifacts)
+
+
+def _with_program(inspections: tuple[Any, ...], program: Program) -> tuple[Any, ...]:
+    # Their kernels are already the loaded program's (one pickle): only the Program changes.
+    return tuple(dataclasses.replace(i, program=program) for i in inspections)
+
+
+def _is_cached_model(found: object) -> bool:
+    """(Program, Artifacts | None, Inspections of that Program's kernels)? Checked before use:
+    what fails here is refused like a damaged entry."""
+    if not (isinstance(found, tuple) and len(found) == 3 and isinstance(found[0], Program)):
+        return False
+    program, own, inspections = found
+    kernels = {id(k) for k in program.kernels}
+    return (
+        isinstance(own, Artifacts | None)
+        and isinstance(inspections, tuple)
+        and all(
+            dataclasses.is_dataclass(i)
+            and getattr(i, "program", None) is program
+            and id(getattr(i, "kernel", None)) in kernels
+            for i in inspections
+        )
+    )
+
+
+# The models this process built or loaded: their keys and Inspections, so that the analyses
+# are cached with the model (`sassview.inspection`). By identity: a Program changed by hand
+# (dataclasses.replace) is a new object and is not found here, so nothing is cached for it.
+# Bounded: it holds the programs alive, and a long session (the TUI, a pytest run) builds many.
+class _Built(NamedTuple):
+    program: Program
+    key: str
+    own: Artifacts | None  # the artifacts the build changed, else None
+    inspections: tuple[Any, ...]
+
+
+_BUILT: dict[int, _Built] = {}
+_KEPT = 64
+
+
+def _remember(built: _Built) -> None:
+    _BUILT.pop(id(built.program), None)
+    _BUILT[id(built.program)] = built
+    while len(_BUILT) > _KEPT:
+        del _BUILT[next(iter(_BUILT))]
+
+
+def _built(program: Program) -> _Built | None:
+    found = _BUILT.get(id(program))
+    return found if found is not None and found.program is program else None
+
+
+def analyses_of(program: Program) -> tuple[Any, ...] | None:
+    """The Inspections (by sassview.inspection, one per kernel in order) cached with
+    `program`'s model; () when there are none yet; None for a Program this process did not
+    build or load."""
+    found = _built(program)
+    return found.inspections if found is not None else None
+
+
+def cache_analyses(program: Program, inspections: tuple[Any, ...]) -> None:
+    """Cache `program`'s model again with its kernels' Inspections, which replace it."""
+    found = _built(program)
+    if found is None or found.inspections:
+        return  # not built here, or cached with its analyses already
+    stripped = _without_artifacts(program)
+    named = tuple(dataclasses.replace(i, program=stripped) for i in inspections)
+    if pickled.put(MODEL, _analysed(found.key), (stripped, found.own, named)):
+        pickled.discard(MODEL, found.key)
+    _remember(found._replace(inspections=inspections))
+
+
+def assemble_program(artifacts: Artifacts, *, where: str = "<cubin>") -> Program:
+    """Build the model from the listings, with no model cache (benchmarks/ time this)."""
+    from sassview.binary.elf import read_cubin
+    from sassview.disasm import disassembling
+    from sassview.parse.inline_asm import CallSites, asm_blocks
+    from sassview.parse.ptx import parse_ptx
+    from sassview.parse.ptxas_log import parse_ptxas_log
+    from sassview.parse.sass_json import parse_sass_json
+    from sassview.parse.sass_text import read_line_info
+
     info = read_cubin(artifacts.cubin, where)
     # A bare cubin still carries the PTX it came from when it was built with line info; keep it
     # in the artifacts so views can show it (its .loc lines are blanked: no PTX -> source).
@@ -114,6 +281,8 @@ def _kernel(
     sites: CallSites,
     where: str,
 ) -> Kernel:
+    from sassview.binary.control import decode_controls
+
     func = listing.function(ck.name)
     if func is None:
         raise ParseError(f"nvdisasm printed no code for kernel {ck.name}", where=where)

@@ -30,3 +30,21 @@ def without_gc(fn: Callable[_P, _R]) -> Callable[_P, _R]:
                 gc.enable()
 
     return paused
+
+
+def pause(*, freeze: bool = False) -> Callable[[], None]:
+    """Pause the collector until the returned function is called: for a command that reads a
+    cached model (10^6 records at 65k instructions, loaded in a blink, which each full
+    collection would then rescan: a third of a warm check's CPU). With `freeze`, what exists
+    when it resumes is moved to the permanent generation first (gc.freeze, O(1)): records that
+    live until the process ends are then never rescanned (the TUI unfreezes them on exit)."""
+    collect = gc.isenabled()
+    gc.disable()
+
+    def resume() -> None:
+        if freeze:
+            gc.freeze()
+        if collect:
+            gc.enable()
+
+    return resume

@@ -15,6 +15,7 @@ from typing import Any
 
 from sassview.analyses import Annotation, Findings, run_all
 from sassview.analyses.base import AnalysisContext
+from sassview.build import analyses_of, cache_analyses
 from sassview.gcpause import without_gc
 from sassview.graph.cfg import ControlFlowGraph, build_cfg
 from sassview.graph.dataflow import (
@@ -108,10 +109,32 @@ def _columns(program: Program) -> dict[str, int]:
 def inspect_program(
     program: Program, kernel: str | None = None, *, block: BlockShape | None = None
 ) -> list[Inspection]:
+    """Every kernel's Inspection (or `kernel`'s). For the default block they are cached with
+    the model (sassview.build.cache_analyses): a warm run loads what the analyses found."""
     kernels = [program.kernel(kernel)] if kernel else list(program.kernels)
+    cached = _cached(program) if block is None else None
+    if cached is not None:
+        wanted = {id(k) for k in kernels}
+        return [i for i in cached if id(i.kernel) in wanted]
     # The register columns read every instruction's effects, as liveness does: once each.
     effects = {k.name: instruction_effects(k.instructions) for k in program.kernels}
     columns = register_columns(
         (k.instructions, k.resources.registers, effects[k.name]) for k in program.kernels
     )
-    return [inspect_kernel(program, k, columns, effects[k.name], block) for k in kernels]
+    found = [inspect_kernel(program, k, columns, effects[k.name], block) for k in kernels]
+    if block is None and kernel is None:
+        cache_analyses(program, tuple(found))
+    return found
+
+
+def _cached(program: Program) -> tuple[Inspection, ...] | None:
+    """The Inspections cached with `program`'s model, one per kernel in order; None if none."""
+    found = analyses_of(program)
+    if not found or len(found) != len(program.kernels):
+        return None
+    if not all(
+        isinstance(i, Inspection) and i.program is program and i.kernel is k
+        for i, k in zip(found, program.kernels, strict=True)
+    ):
+        return None
+    return found

@@ -68,7 +68,7 @@ def test_second_check_of_unchanged_kernel_runs_no_compiler(tmp_path: Path) -> No
     calls.write_text("")
     second = sassview("-v", "check", EXAMPLE, "--json", env=env)
     assert second.returncode == 0, second.stderr
-    assert "nvrtc: cache hit" in second.stderr and "nvdisasm: cache hit" in second.stderr
+    assert "nvrtc: cache hit" in second.stderr and "model: cache hit" in second.stderr
     assert "compiled" not in second.stderr and "disassembled" not in second.stderr
     assert [c for c in calls.read_text().splitlines() if c != "--version"] == []
     assert json.loads(first.stdout)["programs"] == json.loads(second.stdout)["programs"]

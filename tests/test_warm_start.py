@@ -96,6 +96,15 @@ except SystemExit:
 print(json.dumps(sorted(sys.modules)), file=sys.stderr)
 """
 HEAVY = ("networkx", "cuda.bindings", "cuda.pathfinder", "triton", "cutlass", "textual", "rich")
+# What reads the listings into a model: a warm run loads the cached model instead.
+READERS = (
+    "elftools",
+    "sassview.binary.elf",
+    "sassview.disasm",
+    "sassview.parse.sass_json",
+    "sassview.parse.sass_text",
+    "sassview.parse.ptx",
+)
 
 
 def _modules_of_a_check(cache: Path, source: str) -> list[str]:
@@ -117,13 +126,15 @@ def _modules_of_a_check(cache: Path, source: str) -> list[str]:
 
 @pytest.mark.compile
 @pytest.mark.parametrize("source", ["examples/vecadd.cu", "tests/data/graph/loops.cu"])
-def test_a_warm_check_imports_no_compiler_bindings_no_tool_finder_and_no_networkx(
+def test_a_warm_check_imports_no_compiler_bindings_no_tool_finder_no_networkx_no_reader(
     source: str, tmp_path: Path
 ) -> None:
     cold = _modules_of_a_check(tmp_path, source)
     assert "cuda.bindings.nvrtc" in cold  # it compiled: the warm run below is a cache hit
+    assert "sassview.parse.sass_json" in cold  # ...and built the model from the listings
     warm = _modules_of_a_check(tmp_path, source)
     assert [m for m in warm if m.split(".")[0] in HEAVY or m.startswith(HEAVY)] == []
+    assert [m for m in warm if m.startswith(READERS)] == []
 
 
 def test_a_tools_location_is_remembered_until_the_import_path_changes(
@@ -150,3 +161,23 @@ def test_a_tools_location_is_remembered_until_the_import_path_changes(
     assert len(searches) == 2
     tool.unlink()  # gone: never served from memory
     assert remembered.location("nvdisasm", lambda: None) is None
+
+
+def test_a_paused_collector_resumes_as_it_was() -> None:
+    import gc
+
+    from sassview.gcpause import pause
+
+    assert gc.isenabled()
+    resume = pause()
+    assert not gc.isenabled()
+    inner = pause()  # a pause inside a pause leaves it off
+    inner()
+    assert not gc.isenabled()
+    resume()
+    assert gc.isenabled()
+    gc.unfreeze()
+    made = [object()]
+    pause(freeze=True)()  # what exists then is frozen: the collector never rescans it
+    assert gc.isenabled() and gc.get_freeze_count() >= len(made)
+    gc.unfreeze()

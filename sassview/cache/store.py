@@ -128,6 +128,11 @@ class Store:
             os.utime(path / MANIFEST)  # recently used: the size limit evicts the others first
         return Entry(path, MappingProxyType(files), MappingProxyType(manifest.meta))
 
+    def discard(self, key: str) -> None:
+        """Remove the entry for `key`: one that verified but that its reader refuses (an
+        object entry of other code, sassview/cache/pickled.py), so that a rebuild replaces it."""
+        self._discard(self._dir(key))
+
     def _discard(self, path: Path) -> None:
         # A torn entry in sassview's layout is its garbage; one holding a directory or a link
         # is not sassview's (it writes regular files only) and stays where it is.

@@ -14,7 +14,6 @@ instead of waiting for the queued jobs. A worker turns SIGTERM into SystemExit, 
 
 from __future__ import annotations
 
-import logging
 import multiprocessing
 import os
 import signal

@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from sassview.errors import InputError
-from sassview.frontends.registry import package_for
 from sassview.frontends.build_options import BuildOptions, resolve_build
+from sassview.frontends.registry import package_for
 from sassview.inspection import Inspection
 from sassview.ir import Kernel, Program
 

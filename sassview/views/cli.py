@@ -88,6 +88,7 @@ def check(
     from sassview.api import load
     from sassview.frontends.discover import directory_kind
     from sassview.frontends.paths import input_file
+    from sassview.gcpause import pause as pause_gc
     from sassview.inspection import inspect_program
     from sassview.toolchain.locate import toolchain_versions
     from sassview.views.render import render_program
@@ -95,6 +96,7 @@ def check(
     from sassview.views.user_output import user_output_to_stderr
 
     summaries = []
+    resume_gc = pause_gc(freeze=True)  # the models are acyclic records: sassview.gcpause
     try:
         _warn_on_mixed_releases()
         shape = _block_shape(block)
@@ -127,6 +129,8 @@ def check(
             click.echo(json.dumps(document, indent=2))
     except SassviewError as exc:
         _fail(exc)
+    finally:
+        resume_gc()
 
 
 def _with_kernel(programs: list[Any], kernel: str) -> list[Any]:

@@ -1,0 +1,139 @@
+"""Entries that hold one pickled object: the built model and what the analyses made of it.
+
+A warm run would otherwise rebuild from the cached listings what nothing has changed: 1.5 to
+2 s of CPU to read and analyse a 65k-instruction cubin's, against ~0.3 s to load its pickle
+(benchmarks/bench_warm.py). Pickle, protocol 5: the model is a tree of NamedTuples and frozen
+records that share operands, source locations and strings, and pickle's memo keeps that sharing,
+so loading is one C loop with no conversion step; a columnar form would rebuild the same
+objects in Python. Measured and left out, each worth under a tenth of the load: writing
+NamedTuples as tuple.__new__ calls, interning the PTX operands, deriving the correspondence
+tables on load. What remains is the objects themselves (~1.3 million at 65k instructions).
+
+Trust. Unpickling runs whatever code the data names, so an entry is only as trustworthy as the
+directory it lies in. The cache directory is the user's own (like pip's or Triton's): whoever
+can write it can already change what sassview runs. Even so an entry is unpickled only when it
+proves sassview wrote it for this very code: the store checks the manifest's key and every
+file's SHA-256 (store.py), and this module checks the manifest's writer, format and the digest
+of sassview's own source (`code_version`). Anything else is refused and removed (it is garbage
+in sassview's layout), so the caller rebuilds it. A store shared between users (a team's remote
+cache) must not serve these entries unless every writer is trusted.
+
+Staleness. The caller's key names everything the object derives from (for the model: the
+artifacts and nvdisasm's version); `code_version` is added here, so a change to any of
+sassview's modules, the parsers and analyses included, makes every old entry unreachable.
+"""
+
+from __future__ import annotations
+
+import copyreg
+import functools
+import hashlib
+import io
+import logging
+import os
+import pickle
+import sys
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+from sassview.cache.store import Store, make_key
+from sassview.gcpause import without_gc
+
+log = logging.getLogger("sassview.cache")
+
+PICKLE_FORMAT = 1  # bump when the way objects are written changes
+FILE = "object.pickle"
+WRITER = "sassview"
+_PACKAGE = Path(__file__).resolve().parents[1]
+
+
+@functools.cache
+def code_version() -> str:
+    """SHA-256 of every module of the installed sassview, read once per process (~1.5 ms for
+    its ~150 files). The contents, not modification times: a checkout or an editor that keeps
+    times must not bring back a model of other code. Views count too: knowing which modules a
+    cached object depends on would be one more thing to get wrong, and a wrong guess serves a
+    stale model, while hashing them all only costs a rebuild after an edit."""
+    sha = hashlib.sha256(sys.implementation.cache_tag.encode())  # one pickle per interpreter
+    for folder, subfolders, names in os.walk(_PACKAGE):
+        subfolders[:] = sorted(d for d in subfolders if d != "__pycache__")
+        for name in sorted(n for n in names if n.endswith(".py")):
+            path = Path(folder, name)
+            sha.update(str(path.relative_to(_PACKAGE)).encode() + b"\0")
+            sha.update(path.read_bytes())
+    return sha.hexdigest()
+
+
+def _mapping_proxy(items: dict[Any, Any]) -> MappingProxyType[Any, Any]:
+    return MappingProxyType(items)
+
+
+def _reduce_proxy(proxy: MappingProxyType[Any, Any]) -> tuple[Any, ...]:
+    return (_mapping_proxy, (dict(proxy),))
+
+
+class _Pickler(pickle.Pickler):
+    """The model's read-only mappings are MappingProxyType, which pickle refuses: they are
+    written as the dict they wrap."""
+
+    dispatch_table = {**copyreg.dispatch_table, MappingProxyType: _reduce_proxy}
+
+
+def object_key(kind: str, parts: Mapping[str, object]) -> str:
+    """The key of an object entry: the caller's `parts` (what the object derives from), the
+    code that made it and the way it is written."""
+    return make_key({"object": kind, "code": code_version(), "pickle": PICKLE_FORMAT, **parts})
+
+
+def put(kind: str, key: str, obj: object) -> bool:
+    """Write `obj` under `key`. False when caching is off, the disk refuses or `obj` cannot be
+    pickled (the caller has the object and loses only the next run's speed)."""
+    buffer = io.BytesIO()
+    try:
+        _Pickler(buffer, protocol=5).dump(obj)
+    except (pickle.PicklingError, TypeError, AttributeError, RecursionError) as exc:
+        log.info("cache: cannot pickle a %s (%s); not caching it", kind, exc)
+        return False
+    meta = {"writer": WRITER, "pickle": PICKLE_FORMAT, "code": code_version()}
+    return Store(kind).put(key, {FILE: buffer.getvalue()}, meta) is not None
+
+
+def get(kind: str, key: str, accept: Callable[[Any], bool]) -> Any:
+    """The object under `key`, or None: absent, damaged, not written by this sassview, or not
+    what `accept` expects. A refused entry is removed, so the caller's rebuild replaces it."""
+    store = Store(kind)
+    entry = store.get(key)  # verified: the manifest's key and each file's size and SHA-256
+    if entry is None:
+        return None
+    meta = entry.manifest_meta
+    proven = (
+        meta.get("writer") == WRITER
+        and meta.get("pickle") == PICKLE_FORMAT
+        and meta.get("code") == code_version()
+        and entry.has(FILE)
+    )
+    obj = _load(entry.read_bytes(FILE)) if proven else None
+    if obj is None or not accept(obj):
+        log.info("cache: %s is not a %s this sassview wrote; rebuilding it", entry.path, kind)
+        store.discard(key)
+        return None
+    return obj
+
+
+def discard(kind: str, key: str) -> None:
+    """Remove an entry that another one supersedes (the model once its analyses are cached)."""
+    Store(kind).discard(key)
+
+
+# The collector paused: loading makes 10^5 acyclic records, and its rescans of them would
+# cost three times the load itself (measured on a 65k-instruction model).
+@without_gc
+def _load(data: bytes) -> object | None:
+    try:
+        result: object = pickle.loads(data)
+    except Exception as exc:  # any failure to load (a class renamed, a torn stream) is a miss
+        log.info("cache: cannot load a pickled entry (%s: %s)", type(exc).__name__, exc)
+        return None
+    return result
