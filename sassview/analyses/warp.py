@@ -84,6 +84,12 @@ def stride_of(lanes: Sequence[int]) -> int | None:
     return steps[0] if steps.count(steps[0]) == len(steps) else None
 
 
+@functools.lru_cache(maxsize=256)
+def lanes_in(mask: int) -> tuple[int, ...]:
+    """The lane numbers whose bits are set in `mask` (WarpModel.active's answer)."""
+    return tuple(lane for lane in range(32) if mask >> lane & 1)
+
+
 @functools.lru_cache(maxsize=1024)
 def _stride_text(stride: int) -> str:
     return "one address for every lane" if stride == 0 else f"lane stride {stride} bytes"

@@ -11,7 +11,15 @@ between lanes, in which the uniform part cancels. Followed exactly: MOV, IADD3, 
 XOR swizzles), SEL of equal values, the half-float constant moves (`HFMA2.MMA R5, -RZ, RZ, 0,
 2.38e-07`), constants, and the `[R2.64+UR4+0x10]` / `[R0.X4]` address forms; the uniform
 registers' own U* forms alike. Any other operation whose register inputs are all uniform gives
-a uniform result (a fresh symbol); a load from a uniform address too.
+a uniform result (a fresh symbol); a load from a uniform address too. The high half of an
+`IMAD.WIDE.U32` of concrete lanes (ptxas' division by a constant: `x / 3` is the high word of
+x * 0xaaaaaaab, shifted) is exact.
+
+A mask or modulo by a power of two of a value with a run-time part (`(threadIdx.x + r) % 256`,
+`LOP3 R0, R0, 0x3fc, RZ, 0xc0`) keeps a `Wrap`: the lanes for one residue of the run-time
+part modulo the ring, and what it takes to get them for any other (`instances`), so the
+analyses count every residue and say unknown where the counts differ. A value so wrapped may
+be added to, scaled and shifted left; anything else on it is unknown.
 
 A lane-varying value times a uniform symbol (`x * K`, K a kernel parameter) keeps the symbol's
 per-lane multiplier (`scaled`): a stride known only at run time, which the coalescing analysis
@@ -27,9 +35,11 @@ only by a uniform step (a pointer advanced each iteration); the loop count becom
 How it can be wrong: integers are unbounded (32-bit wraparound and the sign of .U32 forms are
 not modelled); a 64-bit value is tracked whole in its low register, so a carry chain
 (`IADD3 R2, P0, ...` then `IADD3.X R3, ...`) stands for its sum and a truncation to the low
-half is not seen; predicates are not followed: every lane runs every access (a bounds check
-that switches lanes off is not seen), except that a guarded access takes definitions under
-its own guard (the predicate unchanged since, in its block) as unconditional; a loop is taken
+half is not seen; a guarded access takes definitions under its own guard (the predicate
+unchanged since, in its block) as unconditional. Which lanes run an access (`active`) follows
+the predicates that compare lane values exactly (`ISETP ... R0(tid), 0xf` under `@P0 EXIT`,
+a branch or the access's own guard); a comparison with a run-time value (a bounds check,
+`i < n`) leaves every lane running, as it does in all but the last block; a loop is taken
 to run alike in every lane of the warp (a warp-uniform trip count); the lanes are those of
 the block's first warp, the others being taken as shifted by a uniform amount (true when the
 block's x extent is a multiple or a divisor of 32).
@@ -38,6 +48,7 @@ block's x extent is a multiple or a divisor of 32).
 from __future__ import annotations
 
 import bisect
+import math
 import operator
 import re
 import struct
@@ -67,14 +78,19 @@ class LaneValue(NamedTuple):
     # Σ symbol·multiplier[l]: a run-time stride (a lane index times a kernel parameter, as in
     # A[x*K + k]); sorted by symbol, each multiplier lane-varying (a uniform one is a term).
     scaled: tuple[tuple[str, tuple[int, ...]], ...] = ()
+    # A value modulo a ring whose position depends on a run-time residue (see Wrap).
+    wrap: Wrap | None = None
 
     @property
     def uniform(self) -> bool:
+        wrap = self.wrap
+        if wrap is not None and wrap.base.count(wrap.base[0]) != WARP:
+            return False
         return not self.scaled and self.lanes.count(self.lanes[0]) == WARP
 
     @property
     def concrete(self) -> bool:
-        return not self.terms and not self.scaled
+        return not self.terms and not self.scaled and self.wrap is None
 
     @property
     def alignment_bits(self) -> int:
@@ -91,6 +107,22 @@ class LaneValue(NamedTuple):
         else:
             parts.append("lanes(" + ",".join(map(str, self.lanes[:4])) + ",...)")
         return " + ".join(parts)
+
+
+class Wrap(NamedTuple):
+    """`coefficient` * ((base[l] + t) mod modulus) is part of lane l's value, for a run-time
+    residue t (the symbolic part `residue` modulo `modulus`, a multiple of `step`); the
+    value's `lanes` hold it for t = 0. `instances` gives the lanes for every t."""
+
+    modulus: int
+    step: int
+    residue: str
+    base: tuple[int, ...]
+    coefficient: int
+
+
+class _Inexact(Exception):
+    """Two different wraps met in one sum: the value is not followed (becomes Unknown)."""
 
 
 class Unknown(NamedTuple):
@@ -162,9 +194,21 @@ def add(a: LaneValue, b: LaneValue) -> LaneValue:
             merged[s] = merged.get(s, 0) + c
         terms = tuple(sorted((s, c) for s, c in merged.items() if c))
     lanes = tuple(map(operator.add, a.lanes, b.lanes))
+    wrap = a.wrap or b.wrap
+    if a.wrap is not None and b.wrap is not None:
+        wrap = _join_wraps(a.wrap, b.wrap)
     if not a.scaled and not b.scaled:
-        return LaneValue(terms, lanes)
-    return _with_scaled(terms, lanes, [*a.scaled, *b.scaled])
+        return LaneValue(terms, lanes, (), wrap)
+    return _with_scaled(terms, lanes, [*a.scaled, *b.scaled])._replace(wrap=wrap)
+
+
+def _join_wraps(a: Wrap, b: Wrap) -> Wrap | None:
+    """The sum of two wrapped parts: one ring's coefficients add (a difference of a value
+    with itself cancels); two rings are not followed."""
+    if a[:4] != b[:4]:
+        raise _Inexact("a sum of two values wrapped modulo different rings")
+    c = a.coefficient + b.coefficient
+    return a._replace(coefficient=c) if c else None
 
 
 def _with_scaled(
@@ -196,7 +240,28 @@ def scale(a: LaneValue, k: int) -> LaneValue:
     if k == 0:
         return const(0)
     scaled = tuple((s, tuple([x * k for x in v])) for s, v in a.scaled)
-    return LaneValue(tuple((s, c * k) for s, c in a.terms), tuple([x * k for x in a.lanes]), scaled)
+    wrap = a.wrap._replace(coefficient=a.wrap.coefficient * k) if a.wrap is not None else None
+    terms = tuple((s, c * k) for s, c in a.terms)
+    return LaneValue(terms, tuple([x * k for x in a.lanes]), scaled, wrap)
+
+
+def instances(value: LaneValue, granule: int, limit: int = 1024) -> list[tuple[int, ...]] | None:
+    """The lanes of `value` for every residue its wrap allows, the run-time part taken, as
+    every symbolic part of an address, to be a multiple of `granule` bytes (32 for global
+    sectors, 4 for shared banks); [value.lanes] without a wrap; None when there are more than
+    `limit` residues to try."""
+    w = value.wrap
+    if w is None:
+        return [value.lanes]
+    c = abs(w.coefficient)
+    step = math.lcm(w.step, granule // math.gcd(c, granule))
+    if w.modulus // step > limit:
+        return None
+    out = []
+    for t in range(0, w.modulus, step):
+        moved = [w.coefficient * ((b + t) % w.modulus - b) for b in w.base]
+        out.append(tuple(map(operator.add, value.lanes, moved)))
+    return out
 
 
 def lane_ids(block: BlockShape) -> dict[str, LaneValue]:
@@ -227,6 +292,16 @@ _LOADS |= {"LDCU", "ATOMS"}
 _NTID = {0x0: "x", 0x4: "y", 0x8: "z"}
 _Context = tuple[str, bool, int, int]  # guard, negated, block, the predicate's last definition
 _Key = tuple[str, str, int, "_Context | None"]  # (kind, register, index, context)
+_ALL = (1 << WARP) - 1
+# ISETP's comparisons, as a test of (a - b) in one lane.
+_COMPARE: Mapping[str, Callable[[int], bool]] = {
+    "LT": lambda x: x < 0,
+    "LE": lambda x: x <= 0,
+    "GT": lambda x: x > 0,
+    "GE": lambda x: x >= 0,
+    "EQ": lambda x: x == 0,
+    "NE": lambda x: x != 0,
+}
 # Definitions followed back at most this deep (each level is a few Python frames).
 _MAX_DEPTH = 80
 
@@ -261,6 +336,8 @@ class WarpModel:
         self._effects: dict[int, list[tuple[int, int, int]]] = {}  # block -> its effects
         self._depth = 0
         self._ctx: _Context | None = None  # the guarded access being evaluated, if any
+        self._masks: dict[int, int] = {}  # block -> the lanes entering it (see `active`)
+        self._block_lanes = (1 << block.active_lanes) - 1
 
     # -- addresses -------------------------------------------------------------------------
 
@@ -308,6 +385,113 @@ class WarpModel:
                 v = scale(v, k)
             total = v if total is None else add(total, v)
         return (const(0) if total is None else total), offset
+
+    # -- active lanes ----------------------------------------------------------------------
+
+    def active(self, index: int) -> int:
+        """The lanes (bit l: lane l) of the warp that run the instruction at `index`: those of
+        the block (a block smaller than a warp has fewer), less those a lane-exact predicate
+        switched off on the way: a predicated EXIT before it, a branch edge into a block
+        with one predecessor, the access's own guard. Where a predicate cannot be evaluated
+        per lane (it compares with a run-time value), every lane is taken to run."""
+        outer, self._ctx = self._ctx, None
+        try:
+            b = self._cfg.block_of_index(index).index
+            mask = self._entry_mask(b) & self._exits(b, index)
+            ins = self._ins[index]
+            if ins.guard is not None and ins.guard.index is not None:
+                mask &= self._guard_mask(str(ins.guard), ins.guard_negated, index)
+            return mask
+        finally:
+            self._ctx = outer
+
+    def _guard_mask(self, pred: str, negated: bool, index: int) -> int:
+        lanes = self._predicate(pred, index)
+        if lanes is None:
+            return _ALL
+        return ~lanes & _ALL if negated else lanes
+
+    def _exits(self, b: int, index: int) -> int:
+        """The lanes still running at `index` of block b after its predicated EXITs."""
+        mask = _ALL
+        for j in range(self._cfg.blocks[b].first, index):
+            ins = self._ins[j]
+            if ins.opcode == "EXIT" and ins.guard is not None and ins.guard.index is not None:
+                mask &= self._guard_mask(str(ins.guard), not ins.guard_negated, j)
+        return mask
+
+    def _entry_mask(self, b: int) -> int:
+        """The lanes that enter block b: the union over its incoming edges (a loop's back
+        edges left out: a loop runs alike in every lane) of the lanes each carries."""
+        hit = self._masks.get(b)
+        if hit is not None:
+            return hit
+        block = self._cfg.blocks[b]
+        first = self._block_lanes
+        if b == self._cfg.entry or not block.predecessors or self._depth > _MAX_DEPTH:
+            return first
+        self._masks[b] = first  # a cycle that is no loop: every lane
+        self._depth += 1
+        try:
+            latches = self._latches.get(b, frozenset())
+            mask = 0
+            for p in block.predecessors:
+                if p not in latches:
+                    mask |= self._edge_mask(p, b)
+        finally:
+            self._depth -= 1
+        mask &= first
+        self._masks[b] = mask
+        return mask
+
+    def _edge_mask(self, p: int, b: int) -> int:
+        """The lanes going from block p to block b: those at p's end, less the ones a
+        conditional branch at its end sends the other way."""
+        pred = self._cfg.blocks[p]
+        mask = self._entry_mask(p) & self._exits(p, pred.last + 1)
+        last = self._ins[pred.last]
+        guard = last.guard
+        if last.opcode != "BRA" or guard is None or guard.index is None:
+            return mask
+        target = last.operands[-1].value if last.operands else None
+        start = self._ins[self._cfg.blocks[b].first].address
+        taken = target == start
+        fallthrough = b == p + 1
+        if taken == fallthrough:  # a branch to the next instruction, or not ours to read
+            return mask
+        return mask & self._guard_mask(str(guard), last.guard_negated != fallthrough, pred.last)
+
+    def _predicate(self, pred: str, index: int) -> int | None:
+        """Predicate `pred` just before `index`, lane by lane (bit l: true in lane l), where
+        an ISETP compares values whose difference is known in every lane; else None."""
+        b = self._cfg.block_of_index(index).index
+        d = self._last_def(pred, b, index)
+        while d < 0:
+            preds = self._cfg.blocks[b].predecessors
+            if len(preds) != 1:
+                return None
+            b = preds[0]
+            d = self._last_def(pred, b, self._cfg.blocks[b].last + 1)
+        ins = self._ins[d]
+        if ins.opcode not in ("ISETP", "UISETP") or ins.guard is not None:
+            return None
+        mods = ins.modifiers
+        test = next((_COMPARE[m] for m in mods if m in _COMPARE), None)
+        ops = ins.operands
+        if test is None or "EX" in mods or len(ops) != 5 or "AND" not in mods:
+            return None
+        if not (ops[4].registers and ops[4].registers[0].is_zero and not ops[4].negated):
+            return None  # combined with another predicate (PT is the one "zero" predicate)
+        a, c = self._operand(ops[2], d), self._operand(ops[3], d)
+        if isinstance(a, Unknown) or isinstance(c, Unknown):
+            return None
+        diff = add(a, scale(c, -1))
+        if not diff.concrete:
+            return None
+        lanes = sum(1 << lane for lane, x in enumerate(diff.lanes) if test(x))
+        if str(ops[1].registers[0]) == pred:  # the second destination: the complement
+            return ~lanes & _ALL
+        return lanes if str(ops[0].registers[0]) == pred else None
 
     # -- definitions -----------------------------------------------------------------------
 
@@ -364,6 +548,8 @@ class WarpModel:
         self._depth += 1
         try:
             value = self._definition(reg, d) if key[0] == "def" else self._result(reg, d, ins)
+        except _Inexact as e:
+            value = Unknown(f"{ins.mnemonic}: {e}", ins.address)
         finally:
             self._depth -= 1
         return self._remember(key, value)
@@ -414,6 +600,8 @@ class WarpModel:
                 value = self._loop_entry(reg, b, preds, latches)
             else:
                 value = self._merge(reg, [self._at_end(reg, p) for p in preds], start)
+        except _Inexact as e:
+            value = Unknown(f"{reg}: {e}", start)
         finally:
             self._active.discard((reg, b))
             self._depth -= 1
@@ -533,6 +721,9 @@ class WarpModel:
             part = _constant_part(ins, dest, reg)
             if part is not None:
                 return part
+            high = self._wide_high(reg, d, ins, dest)
+            if high is not None:
+                return high
             if opcode in _LOADS:
                 return Unknown(f"{reg} holds data loaded at /*{ins.address:04x}*/", ins.address)
             return Unknown(f"{reg}: the high half of a wider result of {ins.mnemonic}", ins.address)
@@ -555,6 +746,35 @@ class WarpModel:
 
     def _values(self, srcs: Sequence[Operand], d: int) -> list[Value]:
         return [self._operand(op, d) for op in srcs]
+
+    def _wide_high(
+        self, reg: str, d: int, ins: SassInstruction, dest: Operand | None
+    ) -> Value | None:
+        """R3 of `IMAD.WIDE.U32 R2, R4, -0x55555555, RZ`: the high word of a 32x32-bit
+        product, exact on concrete lanes (ptxas divides by a constant so: x / 3 is this
+        word of x * 0xaaaaaaab, shifted right by 1). None when it is not that."""
+        if ins.opcode != "IMAD" or "WIDE" not in ins.modifiers or "U32" not in ins.modifiers:
+            return None
+        low = dest.registers[0] if dest is not None else None
+        if low is None or low.index is None or reg != f"R{low.index + 1}":
+            return None
+        assert dest is not None
+        srcs = ins.operands[ins.operands.index(dest) + 1 :]
+        vals = _lv(self._values(srcs, d))
+        if isinstance(vals, Unknown) or len(vals) != 3 or not all(v.concrete for v in vals):
+            reason = vals.reason if isinstance(vals, Unknown) else None
+            return Unknown(
+                reason
+                or f"{reg}: the high word of {ins.mnemonic} (how ptxas divides by a "
+                "constant) of a value with a run-time part",
+                ins.address,
+            )
+        a, b, c = vals
+        high = [
+            ((x & _MASK32) * (y & _MASK32) + z) >> 32
+            for x, y, z in zip(a.lanes, b.lanes, c.lanes, strict=True)
+        ]
+        return LaneValue((), tuple(high))
 
     def _uniform_fallback(
         self, reg: str, d: int, ins: SassInstruction, srcs: Sequence[Operand]
@@ -702,6 +922,8 @@ def _mul(a: LaneValue, b: LaneValue, ins: SassInstruction) -> Value:
         return scale(b, a.lanes[0])
     if b.concrete and b.uniform:
         return scale(a, b.lanes[0])
+    if a.wrap is not None or b.wrap is not None:
+        return Unknown(f"{ins.mnemonic}: a product of a wrapped (modulo) value", ins.address)
     if a.concrete and b.concrete:
         return LaneValue((), tuple([x * y for x, y in zip(a.lanes, b.lanes, strict=True)]))
     if a.uniform and b.uniform:
@@ -742,6 +964,8 @@ def _shift_right(a: LaneValue, s: LaneValue, ins: SassInstruction) -> Value:
     n = s.lanes[0]
     if a.scaled:
         return Unknown(f"{ins.mnemonic}: a right shift of a run-time stride", ins.address)
+    if a.wrap is not None:
+        return Unknown(f"{ins.mnemonic}: a right shift of a wrapped (modulo) value", ins.address)
     if a.alignment_bits < n:
         if a.uniform:
             return symbol(f"({a})>>{n}@{ins.address:04x}")
@@ -765,6 +989,8 @@ def _bitwise(lut: int, vals: list[LaneValue], ins: SassInstruction) -> Value:
     a, b, c = vals
     if any(v.scaled for v in vals):
         return Unknown(f"{ins.mnemonic} on a run-time stride", ins.address)
+    if any(v.wrap is not None for v in vals):
+        return Unknown(f"{ins.mnemonic} on a wrapped (modulo) value", ins.address)
     if a.concrete and b.concrete and c.concrete:
         return LaneValue(
             (),
@@ -776,6 +1002,9 @@ def _bitwise(lut: int, vals: list[LaneValue], ins: SassInstruction) -> Value:
     if len(symbolic) != 1 or any(x < 0 or x > low for v in vals for x in v.lanes):
         if all(v.uniform for v in vals):
             return symbol(f"lop3@{ins.address:04x}")
+        ring = _ring(lut, vals) if len(symbolic) == 1 else None
+        if ring is not None:
+            return ring
         return Unknown(f"{ins.mnemonic} on a symbolic lane-varying value", ins.address)
     j = symbolic[0]
     keep = [_lut(lut, *(1 if i == j else 0 for i in range(3))) & 1, _lut(lut, 0, 0, 0) & 1]
@@ -787,6 +1016,37 @@ def _bitwise(lut: int, vals: list[LaneValue], ins: SassInstruction) -> Value:
     if keep == [0, 0]:
         return LaneValue((), lanes)
     return Unknown(f"{ins.mnemonic} sets the high bits of a symbolic value", ins.address)
+
+
+def _ring(lut: int, vals: list[LaneValue]) -> LaneValue | None:
+    """`v & m`, m = 2^k - 2^j (0xff, 0x3fc), of a lane-varying v with a run-time part: v's
+    low j bits must be zero (a scaled index), so v & m = v mod 2^k, a ring of 2^k whose
+    position is v's run-time part modulo 2^k (a Wrap). None when it is not that."""
+    j = next(i for i, v in enumerate(vals) if v.terms)
+    v = vals[j]
+    others = [i for i in range(3) if i != j]
+    if v.uniform or not all(vals[i].concrete and vals[i].uniform for i in others):
+        return None
+    fixed = [w.lanes[0] for w in vals]
+
+    def f(x: int) -> int:
+        return _lut(lut, *[x if i == j else fixed[i] for i in range(3)])
+
+    m = f(_MASK32)
+    if f(0) != 0 or m == 0 or m == _MASK32:
+        return None
+    low = m & -m
+    modulus = m + low  # m = modulus - low: a run of ones from bit j up to bit k - 1
+    if modulus & (modulus - 1) or v.alignment_bits < low.bit_length() - 1:
+        return None
+    if any(x % low for x in v.lanes):
+        return None
+    step = 1 << min(v.alignment_bits, modulus.bit_length() - 1)
+    if step >= modulus:  # the run-time part is a multiple of the ring: it drops out
+        return LaneValue((), tuple([x % modulus for x in v.lanes]))
+    base = tuple([x % modulus for x in v.lanes])
+    residue = " + ".join(f"{c}*{t}" if c != 1 else t for t, c in v.terms) + f" mod {modulus}"
+    return LaneValue((), base, (), Wrap(modulus, step, residue, base, 1))
 
 
 def _op_mov(m: WarpModel, ins: SassInstruction, srcs: Sequence[Operand], d: int) -> Value | None:
