@@ -42,7 +42,7 @@ _SPECIAL = {
 }
 _WIDTH = {"u8": 8, "s8": 8, "u16": 16, "s16": 16, "f16": 16, "b16": 16, "f64": 64, "u64": 64}
 _WIDTH |= {"s64": 64, "b64": 64}
-_ADDRESS = re.compile(r"^\[([%\w]+)(?:\+(-?\d+))?\]$")
+_ADDRESS = re.compile(r"^\[\s*([%\w]+)\s*(?:\+\s*(-?\d+)\s*)?\]$")  # [%r5+4], [ %rd1 + 0 ]
 ALL = (1 << 32) - 1
 _TESTS = {
     "lt": lambda x: x < 0,
@@ -248,6 +248,12 @@ def _evaluate(
         return scale(vals[0], 1 << vals[1].lanes[0])
     if op == "and" and vals[1].concrete and vals[1].uniform and not vals[0].concrete:
         return _modulo(vals[0], vals[1].lanes[0])
+    if op == "bfe" and all(v.concrete for v in vals) and vals[1].uniform and vals[2].uniform:
+        start, n = vals[1].lanes[0], vals[2].lanes[0]  # Triton's layouts: a bit of tid.x
+        fields = [x >> start & ((1 << n) - 1) for x in vals[0].lanes]
+        if "s32" in mods:
+            fields = [f - (1 << n) if f >> (n - 1) else f for f in fields]
+        return LaneValue((), tuple(fields))
     if op in ("and", "or", "xor", "shr") and all(v.concrete for v in vals):
         fn = {
             "and": lambda x, y: x & y,

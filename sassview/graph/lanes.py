@@ -8,10 +8,12 @@ iterations, products of those) plus 32 concrete integers, one per lane. Lane-var
 start at `S2R SR_TID.X/Y/Z` and `SR_LANEID`; what decides sectors and banks is the difference
 between lanes, in which the uniform part cancels. Followed exactly: MOV, IADD3, IMAD (with
 .WIDE, .SHL, .MOV, .IADD), LEA (and LEA.HI on concrete values), SHF, LOP3 (any LUT: AND, OR,
-XOR swizzles), SEL of equal values, the half-float constant moves (`HFMA2.MMA R5, -RZ, RZ, 0,
-2.38e-07`), constants, and the `[R2.64+UR4+0x10]` / `[R0.X4]` address forms; the uniform
-registers' own U* forms alike. Any other operation whose register inputs are all uniform gives
-a uniform result (a fresh symbol); a load from a uniform address too. The high half of an
+XOR swizzles), SGXT on concrete lanes, SEL of equal values, the half-float constant moves
+(`HFMA2.MMA R5, -RZ, RZ, 0, 2.38e-07`), constants, and the `[R2.64+UR4+0x10]` / `[R0.X4]`
+address forms; the uniform registers' own U* forms alike. Any other operation whose register
+inputs are all uniform gives a uniform result (a fresh symbol; a LOP3's keeps the low bits it
+is known to clear, so a lane index ORed in below them stays exact); a load from a uniform
+address too. The high half of an
 `IMAD.WIDE.U32` of concrete lanes (ptxas' division by a constant: `x / 3` is the high word of
 x * 0xaaaaaaab, shifted) is exact.
 
@@ -1001,7 +1003,7 @@ def _bitwise(lut: int, vals: list[LaneValue], ins: SassInstruction) -> Value:
     low = (1 << k) - 1
     if len(symbolic) != 1 or any(x < 0 or x > low for v in vals for x in v.lanes):
         if all(v.uniform for v in vals):
-            return symbol(f"lop3@{ins.address:04x}")
+            return _uniform_bits(lut, vals, f"lop3@{ins.address:04x}")
         ring = _ring(lut, vals) if len(symbolic) == 1 else None
         if ring is not None:
             return ring
@@ -1016,6 +1018,31 @@ def _bitwise(lut: int, vals: list[LaneValue], ins: SassInstruction) -> Value:
     if keep == [0, 0]:
         return LaneValue((), lanes)
     return Unknown(f"{ins.mnemonic} sets the high bits of a symbolic value", ins.address)
+
+
+def _low_zeros(v: LaneValue) -> int:
+    """How many low bits of a uniform value are known to be zero."""
+    c = v.lanes[0]
+    bits = (c & -c).bit_length() - 1 if c else 64
+    return min(bits, v.alignment_bits) if v.terms else bits
+
+
+def _uniform_bits(lut: int, vals: list[LaneValue], name: str) -> LaneValue:
+    """A LOP3 of uniform values with a run-time part: a fresh symbol, but times 2^t where its
+    low t bits are known to be zero (`(blockIdx.x << 12) & 0xff000`: a multiple of 4096), so
+    that a lane index ORed in below them stays exact (CuTe DSL's and Triton's index math)."""
+    zeros = [_low_zeros(v) for v in vals]
+    t = 0
+    while t < 32:
+        known = [
+            0 if t < z else (v.lanes[0] >> t & 1 if v.concrete else None)
+            for v, z in zip(vals, zeros, strict=True)
+        ]
+        choices = [(b,) if b is not None else (0, 1) for b in known]
+        if any(_lut(lut, x, y, z) & 1 for x in choices[0] for y in choices[1] for z in choices[2]):
+            break
+        t += 1
+    return const(0) if t == 32 else symbol(name, 1 << t)
 
 
 def _ring(lut: int, vals: list[LaneValue]) -> LaneValue | None:
@@ -1146,6 +1173,26 @@ def _op_hfma2(m: WarpModel, ins: SassInstruction, srcs: Sequence[Operand], d: in
     return const(halves[0] << 16 | halves[1])
 
 
+def _op_sgxt(m: WarpModel, ins: SassInstruction, srcs: Sequence[Operand], d: int) -> Value | None:
+    """`SGXT R3, R8, 0x1`: the low n bits of a, sign-extended (`.U32`: zero-extended), on
+    concrete lanes; Triton's layouts build per-lane masks so (a bit of threadIdx.x to 0 or -1,
+    then ANDed into a swizzle)."""
+    vals = _lv(m._values(srcs[:2], d))
+    if isinstance(vals, Unknown) or len(vals) != 2:
+        return vals if isinstance(vals, Unknown) else None
+    a, width = vals
+    if not (a.concrete and width.concrete and width.uniform) or not 0 < width.lanes[0] < 32:
+        return None
+    n = width.lanes[0]
+    low = (1 << n) - 1
+    signed = "U32" not in ins.modifiers
+    out = []
+    for x in a.lanes:
+        x &= low
+        out.append(x - (1 << n) if signed and x >> (n - 1) else x)
+    return LaneValue((), tuple(out))
+
+
 _OpFn = Callable[[WarpModel, SassInstruction, Sequence[Operand], int], "Value | None"]
 _EXACT: Mapping[str, _OpFn] = {
     "MOV": _op_mov,
@@ -1160,4 +1207,5 @@ _EXACT: Mapping[str, _OpFn] = {
     "LOP3": _op_lop3,
     "SEL": _op_sel,
     "HFMA2": _op_hfma2,
+    "SGXT": _op_sgxt,
 }
