@@ -117,3 +117,30 @@ def test_cute_copy_by_its_thread_value_layout(arch: str) -> None:
     load_finding, store_finding = findings(k, "uncoalesced")
     assert load_finding.data["stride"] == store_finding.data["stride"] == 4096
     assert "thread-value layout" in load_finding.hint and "threadIdx" not in load_finding.hint
+
+
+@pytest.mark.compile
+def test_triton_matmul_pipeline_stages_and_swizzle_selects_are_followed() -> None:
+    # examples/triton/kernel.py's matmul on sm_80: the cp.async stage buffer is picked by a
+    # USEL on a uniform predicate, the swizzle's XOR term by a SEL on a bit of threadIdx.x
+    # (ISETP.NE of a lane value): both exact, so every LDS.128 and LDSM is counted.
+    from sassview.frontends.triton import compile_triton
+
+    pytest.importorskip("triton", reason="triton is not installed")
+    spec = importlib.util.spec_from_file_location(
+        "sassview_test_triton_example", DATA.parents[2] / "examples" / "triton" / "kernel.py"
+    )
+    assert spec is not None and spec.loader is not None
+    example = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = example
+    spec.loader.exec_module(example)
+    unit = {"stride_ak": 1, "stride_bn": 1, "stride_cn": 1}
+    art = compile_triton(
+        example.matmul, signature=example.MATMUL_SIGNATURE, arch="sm_80",
+        constexprs={**unit, "BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 32},
+        divisibility=list(example.MATMUL_SIGNATURE),
+    )  # fmt: skip
+    (insp,) = inspect_program(build_program(art))
+    banks = insp.facts("bank_conflicts")
+    assert banks["unknown"] == 0 and banks["conflicted"] == 0
+    assert {a["opcode"].split(".")[0] for a in banks["accesses"]} >= {"LDS", "LDSM", "STS"}

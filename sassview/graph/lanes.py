@@ -8,7 +8,8 @@ iterations, products of those) plus 32 concrete integers, one per lane. Lane-var
 start at `S2R SR_TID.X/Y/Z` and `SR_LANEID`; what decides sectors and banks is the difference
 between lanes, in which the uniform part cancels. Followed exactly: MOV, IADD3, IMAD (with
 .WIDE, .SHL, .MOV, .IADD), LEA (and LEA.HI on concrete values), SHF, LOP3 (any LUT: AND, OR,
-XOR swizzles), SGXT on concrete lanes, SEL of equal values, the half-float constant moves
+XOR swizzles), SGXT on concrete lanes, SEL of equal values or by a lane-exact predicate
+(USEL of uniform values), the half-float constant moves
 (`HFMA2.MMA R5, -RZ, RZ, 0, 2.38e-07`), constants, and the `[R2.64+UR4+0x10]` / `[R0.X4]`
 address forms; the uniform registers' own U* forms alike. Any other operation whose register
 inputs are all uniform gives a uniform result (a fresh symbol; a LOP3's keeps the low bits it
@@ -1155,7 +1156,45 @@ def _op_sel(m: WarpModel, ins: SassInstruction, srcs: Sequence[Operand], d: int)
     vals = m._values(srcs[:2], d)
     if len(vals) == 2 and vals[0] == vals[1]:
         return vals[0]
+    chosen = _select_by_lane(m, ins, vals, d)
+    if chosen is not None:
+        return chosen
+    if ins.opcode == "USEL" and len(vals) == 2:
+        # A uniform predicate picks one of two uniform values for the whole warp (Triton's
+        # pipeline stage offsets): a fresh symbol, times the power of two both are multiples
+        # of, so the banks and sectors it shifts stay exact.
+        picked = _lv(vals)
+        if isinstance(picked, Unknown):
+            return picked
+        if all(v.uniform and not v.scaled and v.wrap is None for v in picked):
+            zeros = min(min(_low_zeros(v) for v in picked), 31)
+            return symbol(f"usel@{ins.address:04x}", 1 << zeros)
     return Unknown(f"{ins.mnemonic} picks per lane by a predicate", ins.address)
+
+
+def _select_by_lane(
+    m: WarpModel, ins: SassInstruction, vals: list[Value], d: int
+) -> LaneValue | None:
+    """`SEL R8, RZ, 0x810, !P0` where P0 compares lane values exactly (a bit of threadIdx.x,
+    as Triton's swizzles test): each lane takes its own side. Both sides must share their
+    run-time part."""
+    pred = ins.operands[-1] if ins.operands else None
+    if pred is None or not pred.registers or pred.registers[0].file != "P" or len(vals) != 2:
+        return None
+    a, b = vals
+    if isinstance(a, Unknown) or isinstance(b, Unknown) or a.terms != b.terms:
+        return None
+    if a.scaled or b.scaled or a.wrap is not None or b.wrap is not None:
+        return None
+    reg = pred.registers[0]
+    lanes = _ALL if reg.is_zero else m._predicate(str(reg), d)
+    if lanes is None:
+        return None
+    if pred.text.startswith("!"):
+        lanes = ~lanes & _ALL
+    pairs = enumerate(zip(a.lanes, b.lanes, strict=True))
+    picked = tuple([x if lanes >> n & 1 else y for n, (x, y) in pairs])
+    return LaneValue(a.terms, picked)
 
 
 def _op_hfma2(m: WarpModel, ins: SassInstruction, srcs: Sequence[Operand], d: int) -> Value | None:
