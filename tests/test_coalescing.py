@@ -278,9 +278,18 @@ def test_check_prints_and_reports_memory_use_for_a_block() -> None:
         capture_output=True, text=True, timeout=300,
     ).stdout  # fmt: skip
     assert (  # a row of the kernel's report, with the block shape the counts assume
-        "  memory use     global: 2 of 3 accesses coalesced (1 unknown); shared: none;"
-        " assumes one warp of 32 consecutive threadIdx.x" in text
+        "  memory use     global: 2 of 3 accesses coalesced (1 unknown); shared: none\n"
+        "                 assumes one warp of 32 consecutive threadIdx.x (no --block)\n" in text
     )
+    long = subprocess.run(
+        [sys.executable, "-m", "sassview", "check", str(cubin), "-k", "tile_swizzled"],
+        capture_output=True, text=True, timeout=300,
+    ).stdout.splitlines()  # fmt: skip
+    start = next(n for n, line in enumerate(long) if line.startswith("  memory use"))
+    row = long[start : start + 3]  # global, shared and the assumption: too long for one line
+    assert row[1].strip() == "shared: 2 accesses, all unknown"  # not "no conflicts in 2"
+    assert row[2].strip().startswith("assumes ")
+    assert all(len(line) <= 80 for line in row), row  # fits an 80-column terminal
 
 
 @pytest.mark.parametrize("case", ["coalescing", "lane_forms"])

@@ -130,7 +130,12 @@ def memory_use_text(coalescing: Mapping[str, Any], banks: Mapping[str, Any]) -> 
         ]
         text += "; shared: " + ", ".join(parts)
     else:
-        text += f"; shared: no conflicts in {len(shared)} access{'es' if len(shared) != 1 else ''}"
+        known = len(shared) - banks["unknown"]
+        of = f"{known} of " if banks["unknown"] else ""
+        accesses = f"{len(shared)} access{'es' if len(shared) != 1 else ''}"
+        if not known:  # "no conflicts in 2 accesses (2 unknown)" would claim what is unknown
+            return text + f"; shared: {accesses}, all unknown"
+        text += f"; shared: no conflicts in {of}{accesses}"
     if banks["unknown"]:
         text += f" ({banks['unknown']} unknown)"
     return text

@@ -162,7 +162,7 @@ class BlockShape:
 
     def describe(self) -> str:
         if not self.known:
-            return "one warp of 32 consecutive threadIdx.x; no block shape known (--block sets one)"
+            return "one warp of 32 consecutive threadIdx.x (no --block)"
         return f"one warp of a {self.x}x{self.y}x{self.z} block (from {self.source})"
 
 
