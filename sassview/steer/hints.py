@@ -1,7 +1,8 @@
 """Hints sassview can check: for a finding, the knob it names, in a form that can be applied.
 
 Only knobs that change no source code are proposed here — a compiler option, a Triton option or
-divisibility attribute, an architecture. A finding whose fix is a source edit (`__restrict__`,
+divisibility attribute, an architecture, a macro a shared array's row length is made of
+(steer/padding.py). A finding whose fix is a source edit (`__restrict__`,
 float4, a pragma) gets no trial; its hint stays advice.
 """
 
@@ -73,6 +74,13 @@ def propose(
             have = set(decl.settings.get("divisibility", ()))
             if params and not set(params) <= have:
                 add(Trial(a, f"divisibility={params}", settings={"divisibility": tuple(params)}))
+        elif a.kind == "bank-conflict" and decl.kind == "cuda":
+            from sassview.steer.padding import padding_knob
+
+            pad = padding_knob(a, variant, tuple(decl.settings.get("defines", ())))
+            if pad is not None:
+                macro, array, value = pad
+                add(Trial(a, f"{macro}={value} (pads {array}'s rows)", variant={macro: value}))
         elif a.kind == "tensor-core" and a.severity.name == "WARNING":
             target = with_feature(arch, "wgmma") or with_feature(arch, "tcgen05")
             if target:
