@@ -340,6 +340,8 @@ class WarpModel:
         self._depth = 0
         self._ctx: _Context | None = None  # the guarded access being evaluated, if any
         self._masks: dict[int, int] = {}  # block -> the lanes entering it (see `active`)
+        # block -> (indices of its predicated EXITs, the lanes left after each)
+        self._exit_masks: dict[int, tuple[list[int], list[int]]] = {}
         self._block_lanes = (1 << block.active_lanes) - 1
 
     # -- addresses -------------------------------------------------------------------------
@@ -415,13 +417,25 @@ class WarpModel:
         return ~lanes & _ALL if negated else lanes
 
     def _exits(self, b: int, index: int) -> int:
-        """The lanes still running at `index` of block b after its predicated EXITs."""
-        mask = _ALL
-        for j in range(self._cfg.blocks[b].first, index):
-            ins = self._ins[j]
-            if ins.opcode == "EXIT" and ins.guard is not None and ins.guard.index is not None:
-                mask &= self._guard_mask(str(ins.guard), not ins.guard_negated, j)
-        return mask
+        """The lanes still running at `index` of block b after its predicated EXITs. Each
+        block is scanned once (a straight-line kernel is one block of 32k accesses): its
+        EXITs' indices and the lanes left after each, then a bisection per question."""
+        found = self._exit_masks.get(b)
+        if found is None:
+            block = self._cfg.blocks[b]
+            at: list[int] = []
+            left: list[int] = []
+            mask = _ALL
+            for j in range(block.first, block.last + 1):
+                ins = self._ins[j]
+                if ins.opcode == "EXIT" and ins.guard is not None and ins.guard.index is not None:
+                    mask &= self._guard_mask(str(ins.guard), not ins.guard_negated, j)
+                    at.append(j)
+                    left.append(mask)
+            found = self._exit_masks[b] = (at, left)
+        at, left = found
+        k = bisect.bisect_left(at, index)  # the EXITs before `index`
+        return left[k - 1] if k else _ALL
 
     def _entry_mask(self, b: int) -> int:
         """The lanes that enter block b: the union over its incoming edges (a loop's back
