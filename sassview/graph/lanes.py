@@ -439,27 +439,25 @@ class WarpModel:
 
     def _entry_mask(self, b: int) -> int:
         """The lanes that enter block b: the union over its incoming edges (a loop's back
-        edges left out: a loop runs alike in every lane) of the lanes each carries."""
-        hit = self._masks.get(b)
-        if hit is not None:
-            return hit
-        block = self._cfg.blocks[b]
-        first = self._block_lanes
-        if b == self._cfg.entry or not block.predecessors or self._depth > _MAX_DEPTH:
-            return first
-        self._masks[b] = first  # a cycle that is no loop: every lane
-        self._depth += 1
-        try:
-            latches = self._latches.get(b, frozenset())
-            mask = 0
-            for p in block.predecessors:
-                if p not in latches:
-                    mask |= self._edge_mask(p, b)
-        finally:
-            self._depth -= 1
-        mask &= first
-        self._masks[b] = mask
-        return mask
+        edges left out: a loop runs alike in every lane) of the lanes each carries. Computed
+        for every block at once, in address order, so no chain of blocks is followed back
+        (an edge from a later block that is no loop's back edge: every lane)."""
+        if not self._masks:
+            first = self._block_lanes
+            masks = self._masks
+            for block in self._cfg.blocks:
+                b_ = block.index
+                if b_ == self._cfg.entry or not block.predecessors:
+                    masks[b_] = first
+                    continue
+                latches = self._latches.get(b_, frozenset())
+                mask = 0
+                for p in block.predecessors:
+                    if p in latches:
+                        continue
+                    mask |= self._edge_mask(p, b_) if p in masks else first
+                masks[b_] = mask & first
+        return self._masks.get(b, self._block_lanes)
 
     def _edge_mask(self, p: int, b: int) -> int:
         """The lanes going from block p to block b: those at p's end, less the ones a
