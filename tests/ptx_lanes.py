@@ -168,6 +168,9 @@ def _compare(mods: tuple[str, ...], a: LaneValue | None, b: LaneValue | None) ->
     test = next((_TESTS[m] for m in mods if m in _TESTS), None)
     if a is None or b is None or test is None:
         return None
+    if "u32" in mods and a.concrete and b.concrete:  # unsigned: -5 is 0xfffffffb
+        a = LaneValue((), tuple(x & 0xFFFFFFFF for x in a.lanes))
+        b = LaneValue((), tuple(x & 0xFFFFFFFF for x in b.lanes))
     diff = add(a, scale(b, -1))
     if not diff.concrete:
         return None

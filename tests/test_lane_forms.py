@@ -37,6 +37,7 @@ SECTORS: dict[str, set[tuple[Any, ...]]] = {
     "half_warp": {("load", 16, 4, 2), ("store", 16, 2, 2)},
     "upper_lanes": {("load", 24, 3, 3), ("store", 24, 3, 3)},
     "even_lanes": {("load", 16, 4, 2), ("store", 16, 4, 2)},
+    "unsigned_window": {("load", 20, 4, 3), ("store", 20, 4, 3)},
     "tile_col8": {("store", 8, 1, 1)},
     "ring_shared": {("store", 32, 4, 4)},
 }

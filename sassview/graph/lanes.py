@@ -500,6 +500,9 @@ class WarpModel:
         a, c = self._operand(ops[2], d), self._operand(ops[3], d)
         if isinstance(a, Unknown) or isinstance(c, Unknown):
             return None
+        if "U32" in mods and a.concrete and c.concrete:  # -1 is 0xffffffff to an unsigned test
+            a = LaneValue((), tuple([x & _MASK32 for x in a.lanes]))
+            c = LaneValue((), tuple([x & _MASK32 for x in c.lanes]))
         diff = add(a, scale(c, -1))
         if not diff.concrete:
             return None

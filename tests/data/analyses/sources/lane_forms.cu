@@ -81,3 +81,10 @@ extern "C" __global__ void if_else(const float* __restrict__ a, const float* __r
   }
   out[threadIdx.x] = v;
 }
+
+// An unsigned range test: threadIdx.x - 5 < 20 holds in lanes 5-24 only (below 5 the
+// difference wraps to a large unsigned number): 20 lanes of 4 bytes from byte 20 span 4
+// sectors where 80 bytes need 3, for the load and the store.
+extern "C" __global__ void unsigned_window(const float* __restrict__ a, float* __restrict__ out) {
+  if (threadIdx.x - 5u < 20u) out[threadIdx.x] = a[threadIdx.x];
+}
