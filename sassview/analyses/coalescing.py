@@ -402,14 +402,23 @@ def _findings(measured: list[Measured], hint: str, vector_hint: str) -> list[Ann
     """`uncoalesced` findings: one per (source line, direction), for its worst access; lines
     whose findings would read alike (generated or unrolled code: thousands of lines of one
     pattern) are one finding listing them."""
-    bad: dict[tuple[Any, str], list[Measured]] = {}
-    every: dict[tuple[Any, str], list[Measured]] = {}
-    for m in measured:
+
+    def key_of(m: Measured) -> tuple[Any, str]:
         loc = m.loc
-        key = ((loc.file, loc.line) if loc is not None else None, m.fact["direction"])
-        every.setdefault(key, []).append(m)
+        return ((loc.file, loc.line) if loc is not None else None, m.fact["direction"])
+
+    # The lines with an uncoalesced access first, then every access of those lines only: a
+    # kernel of 32k coalesced accesses builds no per-line table at all.
+    bad: dict[tuple[Any, str], list[Measured]] = {}
+    for m in measured:
         if m.fact["coalesced"] is False:
-            bad.setdefault(key, []).append(m)
+            bad.setdefault(key_of(m), []).append(m)
+    every: dict[tuple[Any, str], list[Measured]] = {}
+    if bad:
+        for m in measured:
+            key = key_of(m)
+            if key in bad:
+                every.setdefault(key, []).append(m)
     alike: dict[tuple[Any, ...], list[_Line]] = {}
     for key, members in bad.items():
         worst_m = members[0]

@@ -342,6 +342,7 @@ class WarpModel:
         self._masks: dict[int, int] = {}  # block -> the lanes entering it (see `active`)
         # block -> (indices of its predicated EXITs, the lanes left after each)
         self._exit_masks: dict[int, tuple[list[int], list[int]]] = {}
+        self._plain: dict[int, int] = {}  # block without predicated EXITs -> its lanes
         self._block_lanes = (1 << block.active_lanes) - 1
 
     # -- addresses -------------------------------------------------------------------------
@@ -399,13 +400,18 @@ class WarpModel:
         switched off on the way: a predicated EXIT before it, a branch edge into a block
         with one predecessor, the access's own guard. Where a predicate cannot be evaluated
         per lane (it compares with a run-time value), every lane is taken to run."""
+        b = self._cfg.block_of_index(index).index
+        guard = self._ins[index].guard
+        fast = self._plain.get(b)  # the block's one answer, when it has no predicated EXIT
+        if fast is not None and (guard is None or guard.index is None):
+            return fast  # most accesses of most kernels: no lookup beyond two dict hits
         outer, self._ctx = self._ctx, None
         try:
-            b = self._cfg.block_of_index(index).index
             mask = self._entry_mask(b) & self._exits(b, index)
-            ins = self._ins[index]
-            if ins.guard is not None and ins.guard.index is not None:
-                mask &= self._guard_mask(str(ins.guard), ins.guard_negated, index)
+            if not self._exit_masks[b][0]:
+                self._plain[b] = mask
+            if guard is not None and guard.index is not None:
+                mask &= self._guard_mask(str(guard), self._ins[index].guard_negated, index)
             return mask
         finally:
             self._ctx = outer
