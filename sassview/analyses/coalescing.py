@@ -421,18 +421,18 @@ def _findings(measured: list[Measured], hint: str, vector_hint: str) -> list[Ann
                 every.setdefault(key, []).append(m)
     alike: dict[tuple[Any, ...], list[_Line]] = {}
     for key, members in bad.items():
-        worst_m = members[0]
-        if len(members) > 1:
+        line = every[key]
+        if len(members) == 1:  # generated code: thousands of lines of one access each, so
+            # the one-access case skips the max, the generators and _together's call
+            worst_m = members[0]
+            looped = worst_m.fact["in_loop"]
+            addresses: tuple[int, ...] = (worst_m.fact["address"],)
+        else:
             worst_m = max(members, key=lambda m: (m.fact["sectors"] or 0) / m.fact["min_sectors"])
-        entry = _Line(
-            worst_m.loc,
-            key[1],
-            worst_m.fact,
-            any(m.fact["in_loop"] for m in members),
-            _together(every[key]),
-            len(every[key]),
-            tuple(m.fact["address"] for m in members),
-        )
+            looped = any(m.fact["in_loop"] for m in members)
+            addresses = tuple(m.fact["address"] for m in members)
+        together = _together(line) if len(line) > 1 else None
+        entry = _Line(worst_m.loc, key[1], worst_m.fact, looped, together, len(line), addresses)
         w = entry.worst
         same = (
             *(entry.loc.file if entry.loc else None, key[1], w["sectors"], w["min_sectors"]),

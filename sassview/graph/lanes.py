@@ -57,7 +57,7 @@ import re
 import struct
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from sassview.graph import sass_semantics as sem
 from sassview.graph.dataflow import instruction_effects
@@ -334,8 +334,9 @@ class WarpModel:
         self._memo: dict[_Key, Value] = {}  # (kind, reg, index) -> value
         self._journal: list[_Key] = []
         self._active: set[tuple[str, int]] = set()
-        # (block, register) -> (first index not yet scanned, the definitions before it)
-        self._scans: dict[tuple[int, str], tuple[int, list[int]]] = {}
+        # (block, register) -> [first index not yet scanned, the definitions before it, the
+        # block's first index, the register's bit]
+        self._scans: dict[tuple[int, str], list[Any]] = {}
         self._effects: dict[int, list[tuple[int, int, int]]] = {}  # block -> its effects
         self._depth = 0
         self._ctx: _Context | None = None  # the guarded access being evaluated, if any
@@ -362,6 +363,13 @@ class WarpModel:
             return Unknown(parsed, self._ins[index].address), 0
         terms, offset = parsed
         outer = self._ctx
+        if outer is None and self._ins[index].guard is None:
+            # The common case, taken first: no guard, so no context to set and restore, and
+            # mostly one register ([R2.64+0x100]), whose value is the address's.
+            if len(terms) == 1 and terms[0][1] == 1:
+                v = self.before(terms[0][0], index)
+                return (v, 0) if isinstance(v, Unknown) else (v, offset)
+            return self._sum(terms, offset, index)
         self._ctx = self._context(index)
         try:
             return self._sum(terms, offset, index)
@@ -534,23 +542,24 @@ class WarpModel:
         (block, register) is scanned forward once, resuming where the last question left it
         (the accesses ask in address order); an earlier index is looked up in what the scan
         found."""
-        block = self._cfg.blocks[b]
-        effects = self._effects.get(b)
-        if effects is None:
-            effects = self._effects[b] = instruction_effects(
-                self._ins[block.first : block.last + 1]
-            )
-        bit = _BITS.get(reg, 0)
-        state = self._scans.get((b, reg))
+        key = (b, reg)
+        state = self._scans.get(key)
         if state is None:
-            state = self._scans[(b, reg)] = (block.first, [])
-        pos, found = state
+            first = self._cfg.blocks[b].first
+            state = self._scans[key] = [first, [], first, _BITS.get(reg, 0)]
+        pos, found, first, bit = state
         if index > pos:
-            first = block.first
-            found.extend(
-                j + first for j in range(pos - first, index - first) if effects[j][0] & bit
-            )
-            self._scans[(b, reg)] = (index, found)
+            effects = self._effects.get(b)
+            if effects is None:
+                last = self._cfg.blocks[b].last
+                effects = self._effects[b] = instruction_effects(self._ins[first : last + 1])
+            # A plain loop, not a generator into extend: the accesses of unrolled code ask
+            # one after another, a few instructions apart, and a generator's set-up would
+            # cost more than the scan.
+            for j in range(pos - first, index - first):
+                if effects[j][0] & bit:
+                    found.append(j + first)
+            state[0] = index  # mutable state: no tuple rebuilt per question
         elif index < pos:  # asked out of order (a loop's latch, a later analysis): look it up
             k = bisect.bisect_left(found, index)
             return found[k - 1] if k else -1
