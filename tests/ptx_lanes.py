@@ -6,7 +6,14 @@ carry chains, no uniform registers). This reads each kernel's PTX top to bottom,
 taking the value of its textually last definition (in a rotated loop that is the entering
 value: the lanes, all that sectors and banks depend on, are the same), with only the few PTX
 operations the recorded kernels use. Only the value arithmetic (sassview.graph.lanes'
-LaneValue, add, scale) is shared with the code under test; the walk is its own.
+LaneValue, Wrap, add, scale) is shared with the code under test; the walk is its own.
+
+Which lanes run each access: a mask carried down the text. A forward `@%p bra L` sends the
+lanes where %p holds to L (they rejoin there), a `bra` all of them; a backward branch (a loop)
+changes nothing; `@%p ret` drops lanes; a `setp` whose operands differ by a known amount in
+every lane gives a lane mask, any other predicate leaves every lane running both ways.
+An `and` with a mask of ones 2^j..2^(k-1) of a value with a run-time part is the value modulo
+2^k: a Wrap, written here from the definition, not with the model's code.
 """
 
 from __future__ import annotations
@@ -17,6 +24,7 @@ from dataclasses import dataclass
 from sassview.graph.lanes import (
     BlockShape,
     LaneValue,
+    Wrap,
     add,
     const,
     lane_ids,
@@ -34,7 +42,16 @@ _SPECIAL = {
 }
 _WIDTH = {"u8": 8, "s8": 8, "u16": 16, "s16": 16, "f16": 16, "b16": 16, "f64": 64, "u64": 64}
 _WIDTH |= {"s64": 64, "b64": 64}
-_ADDRESS = re.compile(r"^\[([%\w]+)(?:\+(-?\d+))?\]$")
+_ADDRESS = re.compile(r"^\[\s*([%\w]+)\s*(?:\+\s*(-?\d+)\s*)?\]$")  # [%r5+4], [ %rd1 + 0 ]
+ALL = (1 << 32) - 1
+_TESTS = {
+    "lt": lambda x: x < 0,
+    "le": lambda x: x <= 0,
+    "gt": lambda x: x > 0,
+    "ge": lambda x: x >= 0,
+    "eq": lambda x: x == 0,
+    "ne": lambda x: x != 0,
+}
 
 
 @dataclass(frozen=True)
@@ -45,6 +62,7 @@ class PtxAccess:
     bits: int
     lanes: LaneValue | None  # None: not followed
     matrix: bool = False  # ldmatrix / stmatrix: one row address a lane
+    mask: int = ALL  # the lanes that run it (bit l: lane l)
 
 
 def _bits(modifiers: tuple[str, ...]) -> int:
@@ -56,6 +74,12 @@ def _bits(modifiers: tuple[str, ...]) -> int:
 def accesses(function: PtxFunction, block: BlockShape) -> list[PtxAccess]:
     ids = lane_ids(block)
     regs: dict[str, LaneValue | None] = {}
+    preds: dict[str, int | None] = {}
+    first = (1 << block.active_lanes) - 1
+    cur = first
+    pending: dict[str, int] = {}
+    label_at = sorted((line, name) for name, line in function.labels.items())
+    done = 0  # labels passed
 
     def value(text: str) -> LaneValue | None:
         if text in regs:
@@ -84,22 +108,50 @@ def accesses(function: PtxFunction, block: BlockShape) -> list[PtxAccess]:
             return None
         return add(base, const(int(m.group(2) or 0)))
 
+    def predicate(text: str) -> int | None:
+        negated = text.startswith("!")
+        v = preds.get(text.lstrip("!"))
+        return None if v is None else (~v & ALL if negated else v)
+
     out = []
     for p in function.instructions:
         op, mods, args = p.opcode, p.modifiers, p.operands
+        while done < len(label_at) and label_at[done][0] <= p.line:
+            cur |= pending.pop(label_at[done][1], 0)
+            done += 1
+        g = ALL if p.guard is None else predicate(("!" if p.guard_negated else "") + p.guard)
+        guard = ALL if g is None else g
+        if op == "bra":
+            target = args[0]
+            if function.labels.get(target, 0) > p.line:  # forward: those lanes rejoin there
+                pending[target] = pending.get(target, 0) | (cur & guard)
+                if g is not None:  # else: not known per lane, every lane goes both ways
+                    cur &= ~guard & ALL
+            continue
+        if op in ("ret", "exit"):
+            cur &= ~guard & ALL
+            continue
+        if op == "setp":
+            preds[args[0]] = _compare(mods, value(args[1]), value(args[2]))
+            continue
+        if op in ("mov", "not", "and", "or", "xor") and "pred" in mods:
+            preds[args[0]] = _pred_op(op, [predicate(a) for a in args[1:]], args[1:])
+            continue
+        mask = cur & guard
         if op in ("ldmatrix", "stmatrix"):
             count = next((int(m[1:]) for m in mods if m in ("x1", "x2", "x4")), 1)
             where = args[1] if op == "ldmatrix" else args[0]
             direction = "load" if op == "ldmatrix" else "store"
-            out.append(PtxAccess(p.line, "shared", direction, 32 * count, address(where), True))
+            out.append(
+                PtxAccess(p.line, "shared", direction, 32 * count, address(where), True, mask)
+            )
             continue
         if op in ("ld", "st") and ("global" in mods or "shared" in mods):
             space = "global" if "global" in mods else "shared"
             where = args[1] if op == "ld" else args[0]
             lanes = address(where)
-            out.append(
-                PtxAccess(p.line, space, "load" if op == "ld" else "store", _bits(mods), lanes)
-            )
+            direction = "load" if op == "ld" else "store"
+            out.append(PtxAccess(p.line, space, direction, _bits(mods), lanes, False, mask))
             if op == "ld":
                 for dest in args[0].strip("{}").split(","):
                     regs[dest.strip()] = symbol(f"ld{p.line}") if lanes and lanes.uniform else None
@@ -109,6 +161,54 @@ def accesses(function: PtxFunction, block: BlockShape) -> list[PtxAccess]:
         dest, srcs = args[0], [value(a) for a in args[1:]]
         regs[dest] = _evaluate(op, mods, srcs, args[1:])
     return out
+
+
+def _compare(mods: tuple[str, ...], a: LaneValue | None, b: LaneValue | None) -> int | None:
+    """A setp's lanes, where a - b is known in every lane."""
+    test = next((_TESTS[m] for m in mods if m in _TESTS), None)
+    if a is None or b is None or test is None:
+        return None
+    if "u32" in mods and a.concrete and b.concrete:  # unsigned: -5 is 0xfffffffb
+        a = LaneValue((), tuple(x & 0xFFFFFFFF for x in a.lanes))
+        b = LaneValue((), tuple(x & 0xFFFFFFFF for x in b.lanes))
+    diff = add(a, scale(b, -1))
+    if not diff.concrete:
+        return None
+    return sum(1 << n for n, x in enumerate(diff.lanes) if test(x))
+
+
+def _pred_op(op: str, vals: list[int | None], texts: tuple[str, ...]) -> int | None:
+    if op == "mov":
+        if texts[0] in ("0", "1"):
+            return ALL if texts[0] == "1" else 0
+        return vals[0]
+    if any(v is None for v in vals):
+        return None
+    ints = [v for v in vals if v is not None]
+    if op == "not":
+        return ~ints[0] & ALL
+    if op == "and":
+        return ints[0] & ints[1]
+    if op == "or":
+        return ints[0] | ints[1]
+    return ints[0] ^ ints[1]
+
+
+def _modulo(v: LaneValue, mask: int) -> LaneValue | None:
+    """v & mask for mask = 2^k - 2^j and v's low j bits zero: v mod 2^k."""
+    low = mask & -mask
+    modulus = mask + low
+    if mask <= 0 or modulus & (modulus - 1) or v.scaled or v.wrap is not None:
+        return None
+    if any(c % low for _, c in v.terms) or any(x % low for x in v.lanes):
+        return None
+    step = modulus
+    for _, c in v.terms:
+        step = min(step, c & -c)
+    base = tuple(x % modulus for x in v.lanes)
+    if step >= modulus:
+        return LaneValue((), base)
+    return LaneValue((), base, (), Wrap(modulus, step, "ptx", base, 1))
 
 
 def _evaluate(
@@ -127,6 +227,11 @@ def _evaluate(
         return add(vals[0], scale(vals[1], -1))
     if op in ("mul", "mad") and ("lo" in mods or "wide" in mods):
         a, b = vals[0], vals[1]
+        if "u32" in mods:  # an unsigned 32-bit operand: -1431655765 is 0xaaaaaaab
+            a, b = (
+                LaneValue((), tuple(x & 0xFFFFFFFF for x in v.lanes)) if v.concrete else v
+                for v in (a, b)
+            )
         if a.concrete and a.uniform:
             product = scale(b, a.lanes[0])
         elif b.concrete and b.uniform:
@@ -144,6 +249,14 @@ def _evaluate(
         return add(product, vals[2]) if op == "mad" else product
     if op == "shl" and vals[1].concrete and vals[1].uniform:
         return scale(vals[0], 1 << vals[1].lanes[0])
+    if op == "and" and vals[1].concrete and vals[1].uniform and not vals[0].concrete:
+        return _modulo(vals[0], vals[1].lanes[0])
+    if op == "bfe" and all(v.concrete for v in vals) and vals[1].uniform and vals[2].uniform:
+        start, n = vals[1].lanes[0], vals[2].lanes[0]  # Triton's layouts: a bit of tid.x
+        fields = [x >> start & ((1 << n) - 1) for x in vals[0].lanes]
+        if "s32" in mods:
+            fields = [f - (1 << n) if f >> (n - 1) else f for f in fields]
+        return LaneValue((), tuple(fields))
     if op in ("and", "or", "xor", "shr") and all(v.concrete for v in vals):
         fn = {
             "and": lambda x, y: x & y,

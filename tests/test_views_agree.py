@@ -107,7 +107,7 @@ def test_hiding_the_columns_retitles_the_sass_pane() -> None:
         async with app.run_test(size=(200, 48)) as pilot:
             await pilot.pause()
             sass = app.pane("sass")
-            full = "SASS  addr mem TABS d live schedule instruction"  # schedule from 180 columns
+            full = "SASS  addr mem TABS d live use schedule instruction"  # from 180 columns
             assert sass.border_title == full
             await pilot.press("c")
             assert sass.border_title == "SASS  addr instruction"

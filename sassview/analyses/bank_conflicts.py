@@ -19,8 +19,10 @@ Detects, on sm_80 ... sm_120, for LDS/STS/LDSM/STSM and the generic LD/ST whose 
 at the source line of an access needing more than the ideal (a WARNING in a loop, a NOTE
 otherwise), with the fix: padding, a swizzle, a different thread mapping.
 
-How it can be wrong: the lanes are one warp of the block shape known (see
-sassview.analyses.coalescing); every lane is taken to be active; the symbolic part of a shared
+How it can be wrong: the lanes are one warp of the block shape known, those a lane-exact
+guard leaves on (see sassview.analyses.coalescing; a phase's lanes are counted by lane
+number, the ideal is the phases with a lane on); a wrapped index (`tile[(threadIdx.x + r) &
+255]`) is counted at every residue, unknown where the counts differ; the symbolic part of a shared
 address (the shared window's base on sm_90+, a loop offset) is taken to be a multiple of 4
 bytes, which leaves the count exact, since a uniform shift only renames the banks; where a
 real kernel's per-phase merging differs from the rule above (an access whose two half-warps
@@ -37,12 +39,13 @@ from sassview.analyses.memory import MemoryAccess, kernel_accesses, user_locs
 from sassview.analyses.warp import (
     block_shape,
     index_of,
+    lanes_in,
     loop_addresses,
     pattern_text,
     stride_of,
     warp_model,
 )
-from sassview.graph.lanes import LaneValue, Unknown
+from sassview.graph.lanes import LaneValue, Unknown, instances
 from sassview.ir import SourceLoc
 
 BANKS = 32
@@ -97,12 +100,18 @@ def phases(opcode: str, bits: int, active: int) -> tuple[int, int, int]:
     return nbytes, per_phase, active
 
 
-def wavefronts(lanes: tuple[int, ...] | list[int], nbytes: int, per_phase: int) -> list[int]:
-    """Wavefronts of each phase: the most distinct words one bank is asked for."""
+def wavefronts(
+    lanes: tuple[int, ...] | list[int], nbytes: int, per_phase: int, mask: int = (1 << 32) - 1
+) -> list[int]:
+    """Wavefronts of each phase: the most distinct words one bank is asked for, by the lanes
+    in `mask` (a phase none of whose lanes runs needs none)."""
     out = []
     for start in range(0, len(lanes), per_phase):
+        on = [a for n, a in enumerate(lanes[start : start + per_phase], start) if mask >> n & 1]
+        if not on:
+            continue
         banks: dict[int, set[int]] = {}
-        for a in lanes[start : start + per_phase]:
+        for a in on:
             for word in range(a >> 2, (a + nbytes - 1 >> 2) + 1):
                 banks.setdefault(word % BANKS, set()).add(word)
         out.append(max((len(w) for w in banks.values()), default=1))
@@ -120,7 +129,6 @@ def run(ctx: AnalysisContext) -> Findings:
         model = warp_model(ctx)
         index = index_of(ctx)
         in_loop = loop_addresses(ctx)
-        active = block_shape(ctx).active_lanes
         for acc, loc in zip(picked, user_locs([a.instruction for a in picked]), strict=True):
             ins = acc.instruction
             value = (
@@ -128,7 +136,8 @@ def run(ctx: AnalysisContext) -> Findings:
                 if acc.operand is not None
                 else Unknown("no address operand")
             )
-            facts.append(_fact(acc, loc, value, active, ins.address in in_loop))
+            mask = model.active(index[ins.address])
+            facts.append(_fact(acc, loc, value, mask, ins.address in in_loop))
     summary = BankFacts(
         block=block_shape(ctx).describe(),
         accesses=facts,
@@ -141,12 +150,15 @@ def run(ctx: AnalysisContext) -> Findings:
 
 
 def _fact(
-    acc: MemoryAccess, loc: SourceLoc | None, value: LaneValue | Unknown, active: int, looped: bool
+    acc: MemoryAccess, loc: SourceLoc | None, value: LaneValue | Unknown, mask: int, looped: bool
 ) -> SharedAccess:
     ins = acc.instruction
     assert isinstance(acc.bits, int)
-    nbytes, per_phase, taking_part = phases(ins.opcode, acc.bits, active)
-    ideal = -(-taking_part // per_phase)
+    nbytes, per_phase, taking_part = phases(ins.opcode, acc.bits, 32)
+    if ins.opcode not in ("LDSM", "STSM"):  # LDSM: every row address is read, guard or not
+        taking_part = max((n + 1 for n in lanes_in(mask)), default=0)
+    on = lanes_in(mask)
+    ideal = max(1, len({n // per_phase for n in on if n < taking_part}))
     fact = SharedAccess(
         address=ins.address,
         opcode=ins.mnemonic,
@@ -168,12 +180,34 @@ def _fact(
     if isinstance(value, Unknown):
         fact["unknown"] = value.reason
         return fact
-    lanes = value.lanes[:taking_part]
-    per = wavefronts(lanes, nbytes, per_phase)
+    if not on:
+        fact["unknown"] = "no lane of the warp runs it (a guard on the lane index)"
+        return fact
+    every = instances(value, 4)
+    if every is None:
+        assert value.wrap is not None
+        fact["unknown"] = f"too many positions of the ring to count ({value.wrap.residue})"
+        return fact
+    if ins.opcode in ("LDSM", "STSM"):
+        mask = (1 << 32) - 1
+    counts = {tuple(wavefronts(lanes[:taking_part], nbytes, per_phase, mask)) for lanes in every}
+    if len(counts) > 1:
+        assert value.wrap is not None
+        totals = sorted(sum(c) for c in counts)
+        fact["unknown"] = (
+            f"the wavefronts depend on {value.wrap.residue}: {totals[0]} to {totals[-1]}"
+        )
+        return fact
+    (per,) = counts
+    lanes = [value.lanes[n] for n in on if n < taking_part]
     fact["wavefronts"] = sum(per)
     fact["ways"] = max(per)
     fact["stride"] = stride_of(lanes)
-    fact["pattern"] = pattern_text(lanes)
+    pattern = pattern_text(lanes)
+    wrap = value.wrap
+    if wrap is not None:
+        pattern += f", wrapping every {abs(wrap.modulus * wrap.coefficient)} bytes"
+    fact["pattern"] = pattern
     return fact
 
 

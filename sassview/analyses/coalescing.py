@@ -14,7 +14,11 @@ How it can be wrong:
   - The lanes are one warp of the block shape known (`.reqntid`, `--block`) or, by default, 32
     consecutive threadIdx.x with threadIdx.y and z the same in every lane: a kernel launched
     with blockDim.x < 32 gets a different answer (pass --block).
-  - Every lane is taken to be active: a bounds check that switches lanes off is not seen.
+  - The lanes that run an access are those a lane-exact guard leaves on (`if (threadIdx.x <
+    16)`: 16 lanes, whose minimum is then 2 sectors); a bounds check against a run-time value
+    (`if (i < n)`) is taken to leave every lane on, as it does in every block but the last.
+  - A wrapped index (`(threadIdx.x + r) % 256`) is counted for every residue of r the
+    alignment assumption below leaves; where the counts differ, the access is unknown.
   - The symbolic part of an address (pointer arguments, block and loop offsets) is taken to be
     a multiple of 32 bytes (cudaMalloc returns 256-byte aligned memory) where the address
     arithmetic does not prove it; each access says so in `assumption`. Known constant offsets
@@ -25,6 +29,7 @@ How it can be wrong:
 
 from __future__ import annotations
 
+import math
 import operator
 from typing import Any, NamedTuple, TypedDict
 
@@ -33,13 +38,14 @@ from sassview.analyses.memory import MemoryAccess, kernel_accesses, user_locs
 from sassview.analyses.warp import (
     block_shape,
     index_of,
+    lanes_in,
     loop_addresses,
     pattern_text,
     shared_box,
     stride_of,
     warp_model,
 )
-from sassview.graph.lanes import LaneValue, Unknown
+from sassview.graph.lanes import LaneValue, Unknown, instances
 from sassview.ir import OperandKind, SourceLoc
 
 SECTOR = 32
@@ -97,6 +103,7 @@ class Measured(NamedTuple):
     base: LaneValue | Unknown
     offset: int
     loc: SourceLoc | None  # the user's line (outermost frame)
+    picks: tuple[int, ...]  # the lanes that run it
 
     @property
     def value(self) -> LaneValue | Unknown:
@@ -133,12 +140,11 @@ def _measure(ctx: AnalysisContext) -> list[Measured]:
     model = warp_model(ctx)
     index = index_of(ctx)
     in_loop = loop_addresses(ctx)
-    active = block_shape(ctx).active_lanes
     # What a fact needs of its lanes, by (base value, offset within a sector, width): unrolled
     # code has thousands of accesses of one base at different offsets.
     # Keyed by the base's id: the model keeps every value it returned alive, and hashing 32
     # lanes per access would cost more than the rest of the key.
-    shapes: dict[tuple[int, int, int], tuple[int, int | None, str, str | None]] = {}
+    shapes: dict[tuple[int, int, int, int], tuple[int | str, int | None, str, str | None]] = {}
     names: dict[tuple[str, tuple[str, ...]], str] = {}
     least_of: dict[int, int] = {}
     out = []
@@ -148,6 +154,9 @@ def _measure(ctx: AnalysisContext) -> list[Measured]:
         if ins.opcode == "LDGSTS":  # [shared], [global]: the global source is the last one
             operand = [op for op in ins.operands if op.kind is OperandKind.MEMORY][-1]
         nbytes = max(1, acc.bits // 8) if isinstance(acc.bits, int) else 1
+        mask = model.active(index[ins.address])
+        picks = lanes_in(mask)
+        active = len(picks)
         base, offset = (
             model.address_parts(index[ins.address], operand)
             if operand is not None
@@ -157,9 +166,9 @@ def _measure(ctx: AnalysisContext) -> list[Measured]:
         mnemonic = names.get(form)
         if mnemonic is None:
             mnemonic = names[form] = ins.mnemonic
-        least = least_of.get(nbytes)
+        least = least_of.get(active * nbytes)
         if least is None:
-            least = least_of[nbytes] = -(-active * nbytes // SECTOR)
+            least = least_of[active * nbytes] = max(1, -(-active * nbytes // SECTOR))
         fact: GlobalAccess = {
             "address": ins.address,
             "opcode": mnemonic,
@@ -178,20 +187,31 @@ def _measure(ctx: AnalysisContext) -> list[Measured]:
         }
         if isinstance(base, Unknown):
             fact["unknown"] = base.reason
+        elif not active:
+            fact["unknown"] = "no lane of the warp runs it (a guard on the lane index)"
         elif base.scaled:
-            _run_time(fact, base, offset, nbytes, active)
+            if base.wrap is not None:
+                fact["unknown"] = f"a run-time stride and a wrap ({base.wrap.residue})"
+            else:
+                _run_time(fact, base, offset, nbytes, picks)
         else:
-            key = (id(base), offset % SECTOR, nbytes)
+            key = (id(base), offset % SECTOR, nbytes, mask)
             shape = shapes.get(key)
             if shape is None:
-                shape = shapes[key] = _shape(base, offset % SECTOR, nbytes, active)
-            fact["sectors"], fact["stride"], fact["pattern"], fact["assumption"] = shape
-            fact["coalesced"] = shape[0] <= least
-        out.append(Measured(acc, fact, base, offset, loc))
+                shape = shapes[key] = _shape(base, offset % SECTOR, nbytes, picks)
+            count, fact["stride"], fact["pattern"], fact["assumption"] = shape
+            if isinstance(count, str):
+                fact["unknown"] = count
+            else:
+                fact["sectors"] = count
+                fact["coalesced"] = count <= least
+        out.append(Measured(acc, fact, base, offset, loc, picks))
     return out
 
 
-def _run_time(fact: GlobalAccess, base: LaneValue, offset: int, nbytes: int, active: int) -> None:
+def _run_time(
+    fact: GlobalAccess, base: LaneValue, offset: int, nbytes: int, picks: tuple[int, ...]
+) -> None:
     """An address with one run-time stride (A[x*K + k], K a kernel parameter): lanes at
     different multiples of it are taken to lie in different sectors, which holds once the
     stride is large enough; the count and that condition go in the fact."""
@@ -200,7 +220,7 @@ def _run_time(fact: GlobalAccess, base: LaneValue, offset: int, nbytes: int, act
         fact["unknown"] = f"the lanes stride by several run-time values ({names})"
         return
     name, multiplier = base.scaled[0]
-    groups = _by_multiple(base, offset, active)
+    groups = _by_multiple(base, offset, picks)
     count = sum(sectors(lanes, nbytes) for lanes in groups.values())
     distinct = sorted(groups)
     if len(distinct) == 1:  # the lanes that run share one multiple: it cancels
@@ -215,8 +235,8 @@ def _run_time(fact: GlobalAccess, base: LaneValue, offset: int, nbytes: int, act
     at_least = -(-(spread + SECTOR) // step)
     fact["sectors"] = count
     fact["coalesced"] = count <= fact["min_sectors"]
-    concrete = stride_of(base.lanes[:active])
-    mult = stride_of(multiplier[:active])
+    concrete = stride_of([base.lanes[lane] for lane in picks])
+    mult = stride_of([multiplier[lane] for lane in picks])
     if mult is not None and concrete == 0:
         fact["pattern"] = f"lane stride {mult}*{name} bytes, a run-time value"
     else:
@@ -230,34 +250,71 @@ def _run_time(fact: GlobalAccess, base: LaneValue, offset: int, nbytes: int, act
     )
 
 
-def _by_multiple(base: LaneValue, offset: int, active: int) -> dict[int, list[int]]:
+def _by_multiple(base: LaneValue, offset: int, picks: tuple[int, ...]) -> dict[int, list[int]]:
     """The lanes' concrete addresses, by their multiple of the (one) run-time stride."""
     groups: dict[int, list[int]] = {}
-    for m, a in zip(base.scaled[0][1][:active], base.lanes[:active], strict=True):
-        groups.setdefault(m, []).append(a + offset)
+    multiplier, lanes = base.scaled[0][1], base.lanes
+    for lane in picks:
+        groups.setdefault(multiplier[lane], []).append(lanes[lane] + offset)
     return groups
 
 
-def warp_sectors(value: LaneValue, nbytes: int, active: int) -> int | None:
-    """Sectors of one warp-wide access at `value` (None: several run-time strides), lanes at
-    different multiples of a run-time stride taken to lie apart, as the facts count them."""
+def warp_sectors(value: LaneValue, nbytes: int, mask: int = (1 << 32) - 1) -> int | str | None:
+    """Sectors of one warp-wide access at `value` by the lanes in `mask` (None: several
+    run-time strides), lanes at different multiples of a run-time stride taken to lie apart,
+    as the facts count them; a wrapped value: the count for every residue, or why not."""
+    picks = lanes_in(mask)
     if not value.scaled:
-        return sectors(value.lanes[:active], nbytes)
-    if len(value.scaled) != 1:
+        count = _shape(value, 0, nbytes, picks)[0]
+        return count
+    if len(value.scaled) != 1 or value.wrap is not None:
         return None
-    return sum(sectors(g, nbytes) for g in _by_multiple(value, 0, active).values())
+    return sum(sectors(g, nbytes) for g in _by_multiple(value, 0, picks).values())
 
 
 def _shape(
-    base: LaneValue, offset: int, nbytes: int, active: int
-) -> tuple[int, int | None, str, str | None]:
-    """(sectors, lane stride, pattern, alignment assumption) of `base` + `offset`."""
-    lanes = [a + offset for a in base.lanes[:active]]
-    stride = stride_of(lanes)
+    base: LaneValue, offset: int, nbytes: int, picks: tuple[int, ...]
+) -> tuple[int | str, int | None, str, str | None]:
+    """(sectors, lane stride, pattern, alignment assumption) of `base` + `offset` in the
+    lanes `picks`; for a wrapped value whose count depends on the residue, the sectors are
+    the reason (a str)."""
     assumption = None
     if base.terms and base.alignment_bits < 5 and not base.uniform:
         assumption = ALIGNMENT_ASSUMPTION
+    if base.wrap is not None:
+        return _wrapped(base, offset, nbytes, picks)
+    lanes = [base.lanes[lane] + offset for lane in picks]
+    stride = stride_of(lanes)
     return sectors(lanes, nbytes), stride, pattern_text(lanes, stride), assumption
+
+
+def _wrapped(
+    base: LaneValue, offset: int, nbytes: int, picks: tuple[int, ...]
+) -> tuple[int | str, int | None, str, str | None]:
+    """A wrapped index counted for every residue the alignment assumption leaves (r a
+    multiple of 8 floats in `(threadIdx.x + r) % 256`): one count when they agree."""
+    wrap = base.wrap
+    assert wrap is not None
+    every = instances(base, SECTOR)
+    ring = f"wrapping every {abs(wrap.modulus * wrap.coefficient)} bytes ({wrap.residue})"
+    if every is None:
+        return f"too many positions of the ring to count ({wrap.residue})", None, ring, None
+    counts = set()
+    for lanes in every:
+        counts.add(sectors([lanes[lane] + offset for lane in picks], nbytes))
+    first = [base.lanes[lane] + offset for lane in picks]
+    stride = stride_of(first)
+    pattern = f"{pattern_text(first, stride)}, {ring}"
+    if len(counts) > 1:
+        why = f"the sectors depend on {wrap.residue}: {min(counts)} to {max(counts)}"
+        return why, None, pattern, None
+    count = counts.pop()
+    step = math.lcm(wrap.step, SECTOR // math.gcd(abs(wrap.coefficient), SECTOR))
+    assumption = (
+        f"{wrap.residue} is counted at every multiple of {step} (the address's run-time part "
+        f"taken as a multiple of 32 bytes): {len(every)} positions, {count} sectors at each"
+    )
+    return count, stride, pattern, assumption
 
 
 def sectors(lanes: tuple[int, ...] | list[int], nbytes: int) -> int:
@@ -298,7 +355,7 @@ def _vector_hint(kind: str) -> str:
     return hints_for(kind)[1]
 
 
-def _together(members: list[Measured], active: int) -> int | None:
+def _together(members: list[Measured]) -> int | None:
     """Sectors the accesses of one line touch together, when they share one symbolic base and
     their bytes form one contiguous range (each thread's elements are contiguous and the
     threads' accesses interleave: one vector access per thread would be one request); else
@@ -306,14 +363,16 @@ def _together(members: list[Measured], active: int) -> int | None:
     if len(members) < 2:
         return None
     values = [v for v in (m.value for m in members) if isinstance(v, LaneValue)]
-    if len(values) < 2 or len(values) != len(members) or any(v.scaled for v in values):
+    if len(values) < 2 or len(values) != len(members):
+        return None
+    if any(v.scaled or v.wrap for v in values) or len({m.picks for m in members}) != 1:
         return None
     if len({v.terms for v in values}) != 1:
         return None
     spans = sorted(
         (a, a + m.fact["bits"] // 8)
         for m, v in zip(members, values, strict=True)
-        for a in v.lanes[:active]
+        for a in (v.lanes[lane] for lane in m.picks)
     )
     if any(prev[1] != nxt[0] for prev, nxt in zip(spans, spans[1:], strict=False)):
         return None
@@ -336,28 +395,37 @@ def _findings(measured: list[Measured], hint: str, vector_hint: str) -> list[Ann
     """`uncoalesced` findings: one per (source line, direction), for its worst access; lines
     whose findings would read alike (generated or unrolled code: thousands of lines of one
     pattern) are one finding listing them."""
-    bad: dict[tuple[Any, str], list[Measured]] = {}
-    every: dict[tuple[Any, str], list[Measured]] = {}
-    for m in measured:
+
+    def key_of(m: Measured) -> tuple[Any, str]:
         loc = m.loc
-        key = ((loc.file, loc.line) if loc is not None else None, m.fact["direction"])
-        every.setdefault(key, []).append(m)
+        return ((loc.file, loc.line) if loc is not None else None, m.fact["direction"])
+
+    # The lines with an uncoalesced access first, then every access of those lines only: a
+    # kernel of 32k coalesced accesses builds no per-line table at all.
+    bad: dict[tuple[Any, str], list[Measured]] = {}
+    for m in measured:
         if m.fact["coalesced"] is False:
-            bad.setdefault(key, []).append(m)
+            bad.setdefault(key_of(m), []).append(m)
+    every: dict[tuple[Any, str], list[Measured]] = {}
+    if bad:
+        for m in measured:
+            key = key_of(m)
+            if key in bad:
+                every.setdefault(key, []).append(m)
     alike: dict[tuple[Any, ...], list[_Line]] = {}
     for key, members in bad.items():
-        worst_m = members[0]
-        if len(members) > 1:
+        line = every[key]
+        if len(members) == 1:  # generated code: thousands of lines of one access each, so
+            # the one-access case skips the max, the generators and _together's call
+            worst_m = members[0]
+            looped = worst_m.fact["in_loop"]
+            addresses: tuple[int, ...] = (worst_m.fact["address"],)
+        else:
             worst_m = max(members, key=lambda m: (m.fact["sectors"] or 0) / m.fact["min_sectors"])
-        entry = _Line(
-            worst_m.loc,
-            key[1],
-            worst_m.fact,
-            any(m.fact["in_loop"] for m in members),
-            _together(every[key], worst_m.fact["active_lanes"]),
-            len(every[key]),
-            tuple(m.fact["address"] for m in members),
-        )
+            looped = any(m.fact["in_loop"] for m in members)
+            addresses = tuple(m.fact["address"] for m in members)
+        together = _together(line) if len(line) > 1 else None
+        entry = _Line(worst_m.loc, key[1], worst_m.fact, looped, together, len(line), addresses)
         w = entry.worst
         same = (
             *(entry.loc.file if entry.loc else None, key[1], w["sectors"], w["min_sectors"]),

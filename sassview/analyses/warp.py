@@ -84,6 +84,12 @@ def stride_of(lanes: Sequence[int]) -> int | None:
     return steps[0] if steps.count(steps[0]) == len(steps) else None
 
 
+@functools.lru_cache(maxsize=256)
+def lanes_in(mask: int) -> tuple[int, ...]:
+    """The lane numbers whose bits are set in `mask` (WarpModel.active's answer)."""
+    return tuple(lane for lane in range(32) if mask >> lane & 1)
+
+
 @functools.lru_cache(maxsize=1024)
 def _stride_text(stride: int) -> str:
     return "one address for every lane" if stride == 0 else f"lane stride {stride} bytes"
@@ -124,7 +130,12 @@ def memory_use_text(coalescing: Mapping[str, Any], banks: Mapping[str, Any]) -> 
         ]
         text += "; shared: " + ", ".join(parts)
     else:
-        text += f"; shared: no conflicts in {len(shared)} access{'es' if len(shared) != 1 else ''}"
+        known = len(shared) - banks["unknown"]
+        of = f"{known} of " if banks["unknown"] else ""
+        accesses = f"{len(shared)} access{'es' if len(shared) != 1 else ''}"
+        if not known:  # "no conflicts in 2 accesses (2 unknown)" would claim what is unknown
+            return text + f"; shared: {accesses}, all unknown"
+        text += f"; shared: no conflicts in {of}{accesses}"
     if banks["unknown"]:
         text += f" ({banks['unknown']} unknown)"
     return text

@@ -165,7 +165,38 @@ def _tables(view: ExportView) -> list[str]:
             + "".join(f"<th>{h}</th>" for h in head)
             + f"</tr>{rows}</table></details>"
         )
+    if view.memory:
+        out.append(_memory_table(view))
     return out
+
+
+def _memory_table(view: ExportView) -> str:
+    """Each memory instruction's sectors (global) or wavefronts (shared) per warp."""
+    head = ("SASS", "instruction", "line", "space", "direction", "lanes", "per warp",
+            "lanes step", "note")  # fmt: skip
+    rows = "".join(
+        f'<tr><td><a href="#{r.anchor}">{r.address:04x}</a></td>'
+        + "".join(
+            f"<td>{_e(c)}</td>"
+            for c in (
+                r.opcode,
+                "-" if r.line is None else r.line,
+                r.space,
+                r.direction,
+                r.lanes or "-",
+                r.count,
+                r.pattern,
+                r.note,
+            )
+        )  # fmt: skip
+        + "</tr>"
+        for r in view.memory
+    )
+    return (
+        f"<details><summary>Memory use: {_e(view.memory_summary)}</summary><table><tr>"
+        + "".join(f"<th>{h}</th>" for h in head)
+        + f"</tr>{rows}</table></details>"
+    )
 
 
 def render(view: ExportView) -> str:

@@ -122,6 +122,31 @@ def _loops(view: ExportView) -> list[str]:
     return [head, "|---|--:|--:|--:|---|---|--:|--:|", *(_loop_row(lp) for lp in view.loops), ""]
 
 
+def _memory(view: ExportView) -> list[str]:
+    """Each memory instruction's sectors (global) or wavefronts (shared) per warp."""
+    if not view.memory:
+        return ["No global or shared memory accesses.", ""]
+    head = (
+        "| SASS | instruction | line | space | direction | lanes | per warp | lanes step | note |"
+    )
+    rows = [
+        "| " + " | ".join((
+            f"0x{r.address:04x}", md_code(r.opcode),
+            "-" if r.line is None else str(r.line), r.space, r.direction, r.lanes or "-",
+            md_text(r.count), md_text(r.pattern), md_text(r.note),
+        )) + " |"
+        for r in view.memory
+    ]  # fmt: skip
+    return [
+        md_text(view.memory_summary),
+        "",
+        head,
+        "|--:|---|--:|---|---|--:|---|---|---|",
+        *rows,
+        "",
+    ]
+
+
 def _resources(view: ExportView) -> list[str]:
     rows = [f"| {name} | {md_text(value)} |" for name, value in view.resources]
     return ["| resource | value |", "|---|---|", *rows, ""]
@@ -236,6 +261,9 @@ def render(view: ExportView) -> str:
         "## Loops",
         "",
         *_loops(view),
+        "## Memory use",
+        "",
+        *_memory(view),
         "## SASS",
         "",
         *_block(sass, ".nvsass .annotate", hl),

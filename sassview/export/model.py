@@ -121,6 +121,26 @@ class LoopRow:
 
 
 @dataclass(frozen=True, slots=True)
+class MemoryRow:
+    """One row of the memory-use table: a global access's sectors or a shared access's
+    wavefronts for one warp-wide execution, as the coalescing and bank-conflict facts say."""
+
+    address: int
+    opcode: str
+    space: str  # global, shared
+    direction: str
+    line: int | None
+    count: str  # '32 of 4 sectors', '32 of 1 wavefronts (32-way)', 'unknown'
+    lanes: str  # the lanes that run it ('32', '16')
+    pattern: str  # the lane stride in words, or ''
+    note: str  # why unknown, or what the count assumes, or ''
+
+    @property
+    def anchor(self) -> str:
+        return f"a-{self.address:04x}"
+
+
+@dataclass(frozen=True, slots=True)
 class LineLink:
     """Source line <-> its PTX lines and SASS addresses."""
 
@@ -151,6 +171,8 @@ class ExportView:
     resources: tuple[tuple[str, str], ...]
     links: tuple[LineLink, ...]
     producer: str
+    memory: tuple[MemoryRow, ...] = ()  # in address order
+    memory_summary: str = ""  # check's "memory use" row
 
     @property
     def flagged_addresses(self) -> frozenset[int]:
@@ -236,6 +258,34 @@ def _loops(insp: Inspection, paths: PathNames) -> tuple[LoopRow, ...]:
     return tuple(out)
 
 
+def _memory(insp: Inspection) -> tuple[tuple[MemoryRow, ...], str]:
+    """The memory-use table and its one-line summary, from the analyses' facts."""
+    from sassview.analyses.warp import memory_use_text
+
+    glob, banks = insp.facts("coalescing"), insp.facts("bank_conflicts")
+    if not glob or not banks:
+        return (), ""
+    rows = []
+    for g in glob["accesses"]:
+        count = "unknown" if g["sectors"] is None else f"{g['sectors']} of {g['min_sectors']}"
+        rows.append(MemoryRow(
+            g["address"], g["opcode"], "global", g["direction"], g["source_line"],
+            count + " sectors" * (g["sectors"] is not None), str(g["active_lanes"]),
+            g["pattern"] or "", g["unknown"] or g["assumption"] or "",
+        ))  # fmt: skip
+    for b in banks["accesses"]:
+        if b["wavefronts"] is None:
+            count = "unknown"
+        else:
+            count = f"{b['wavefronts']} of {b['ideal']} wavefronts ({b['ways']}-way)"
+        rows.append(MemoryRow(
+            b["address"], b["opcode"], "shared", b["direction"], b["source_line"], count, "",
+            b["pattern"] or "", b["unknown"] or "",
+        ))  # fmt: skip
+    rows.sort(key=lambda r: r.address)
+    return tuple(rows), f"{memory_use_text(glob, banks)}; assumes {glob['block']}"
+
+
 def _finding(number: int, a: Annotation, paths: PathNames) -> Finding:
     spots = sorted({(paths.name(s.outermost.file), s.outermost.line) for s in a.source})
     where = [f"{file}:{line}" for file, line in spots]
@@ -291,6 +341,7 @@ def build_view(
         lo, hi = kernel.ptx.start_line, min(kernel.ptx.end_line, len(text))
         ptx_lines = tuple((n, text[n - 1]) for n in range(lo, hi + 1))
     title = " · ".join(p for p in (kernel.display_name, insp.arch, a.label) if p)
+    memory, memory_summary = _memory(insp)
     return ExportView(
         inspection=insp,
         paths=paths,
@@ -311,6 +362,8 @@ def build_view(
         resources=_resources(insp),
         links=_links(insp, main, rows, source_lines),
         producer=insp.program.producer,
+        memory=memory,
+        memory_summary=memory_summary,
     )
 
 

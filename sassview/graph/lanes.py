@@ -8,10 +8,21 @@ iterations, products of those) plus 32 concrete integers, one per lane. Lane-var
 start at `S2R SR_TID.X/Y/Z` and `SR_LANEID`; what decides sectors and banks is the difference
 between lanes, in which the uniform part cancels. Followed exactly: MOV, IADD3, IMAD (with
 .WIDE, .SHL, .MOV, .IADD), LEA (and LEA.HI on concrete values), SHF, LOP3 (any LUT: AND, OR,
-XOR swizzles), SEL of equal values, the half-float constant moves (`HFMA2.MMA R5, -RZ, RZ, 0,
-2.38e-07`), constants, and the `[R2.64+UR4+0x10]` / `[R0.X4]` address forms; the uniform
-registers' own U* forms alike. Any other operation whose register inputs are all uniform gives
-a uniform result (a fresh symbol); a load from a uniform address too.
+XOR swizzles), SGXT on concrete lanes, SEL of equal values or by a lane-exact predicate
+(USEL of uniform values), the half-float constant moves
+(`HFMA2.MMA R5, -RZ, RZ, 0, 2.38e-07`), constants, and the `[R2.64+UR4+0x10]` / `[R0.X4]`
+address forms; the uniform registers' own U* forms alike. Any other operation whose register
+inputs are all uniform gives a uniform result (a fresh symbol; a LOP3's keeps the low bits it
+is known to clear, so a lane index ORed in below them stays exact); a load from a uniform
+address too. The high half of an
+`IMAD.WIDE.U32` of concrete lanes (ptxas' division by a constant: `x / 3` is the high word of
+x * 0xaaaaaaab, shifted) is exact.
+
+A mask or modulo by a power of two of a value with a run-time part (`(threadIdx.x + r) % 256`,
+`LOP3 R0, R0, 0x3fc, RZ, 0xc0`) keeps a `Wrap`: the lanes for one residue of the run-time
+part modulo the ring, and what it takes to get them for any other (`instances`), so the
+analyses count every residue and say unknown where the counts differ. A value so wrapped may
+be added to, scaled and shifted left; anything else on it is unknown.
 
 A lane-varying value times a uniform symbol (`x * K`, K a kernel parameter) keeps the symbol's
 per-lane multiplier (`scaled`): a stride known only at run time, which the coalescing analysis
@@ -27,9 +38,11 @@ only by a uniform step (a pointer advanced each iteration); the loop count becom
 How it can be wrong: integers are unbounded (32-bit wraparound and the sign of .U32 forms are
 not modelled); a 64-bit value is tracked whole in its low register, so a carry chain
 (`IADD3 R2, P0, ...` then `IADD3.X R3, ...`) stands for its sum and a truncation to the low
-half is not seen; predicates are not followed: every lane runs every access (a bounds check
-that switches lanes off is not seen), except that a guarded access takes definitions under
-its own guard (the predicate unchanged since, in its block) as unconditional; a loop is taken
+half is not seen; a guarded access takes definitions under its own guard (the predicate
+unchanged since, in its block) as unconditional. Which lanes run an access (`active`) follows
+the predicates that compare lane values exactly (`ISETP ... R0(tid), 0xf` under `@P0 EXIT`,
+a branch or the access's own guard); a comparison with a run-time value (a bounds check,
+`i < n`) leaves every lane running, as it does in all but the last block; a loop is taken
 to run alike in every lane of the warp (a warp-uniform trip count); the lanes are those of
 the block's first warp, the others being taken as shifted by a uniform amount (true when the
 block's x extent is a multiple or a divisor of 32).
@@ -38,12 +51,13 @@ block's x extent is a multiple or a divisor of 32).
 from __future__ import annotations
 
 import bisect
+import math
 import operator
 import re
 import struct
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from sassview.graph import sass_semantics as sem
 from sassview.graph.dataflow import instruction_effects
@@ -67,14 +81,19 @@ class LaneValue(NamedTuple):
     # Σ symbol·multiplier[l]: a run-time stride (a lane index times a kernel parameter, as in
     # A[x*K + k]); sorted by symbol, each multiplier lane-varying (a uniform one is a term).
     scaled: tuple[tuple[str, tuple[int, ...]], ...] = ()
+    # A value modulo a ring whose position depends on a run-time residue (see Wrap).
+    wrap: Wrap | None = None
 
     @property
     def uniform(self) -> bool:
+        wrap = self.wrap
+        if wrap is not None and wrap.base.count(wrap.base[0]) != WARP:
+            return False
         return not self.scaled and self.lanes.count(self.lanes[0]) == WARP
 
     @property
     def concrete(self) -> bool:
-        return not self.terms and not self.scaled
+        return not self.terms and not self.scaled and self.wrap is None
 
     @property
     def alignment_bits(self) -> int:
@@ -91,6 +110,22 @@ class LaneValue(NamedTuple):
         else:
             parts.append("lanes(" + ",".join(map(str, self.lanes[:4])) + ",...)")
         return " + ".join(parts)
+
+
+class Wrap(NamedTuple):
+    """`coefficient` * ((base[l] + t) mod modulus) is part of lane l's value, for a run-time
+    residue t (the symbolic part `residue` modulo `modulus`, a multiple of `step`); the
+    value's `lanes` hold it for t = 0. `instances` gives the lanes for every t."""
+
+    modulus: int
+    step: int
+    residue: str
+    base: tuple[int, ...]
+    coefficient: int
+
+
+class _Inexact(Exception):
+    """Two different wraps met in one sum: the value is not followed (becomes Unknown)."""
 
 
 class Unknown(NamedTuple):
@@ -127,7 +162,7 @@ class BlockShape:
 
     def describe(self) -> str:
         if not self.known:
-            return "one warp of 32 consecutive threadIdx.x; no block shape known (--block sets one)"
+            return "one warp of 32 consecutive threadIdx.x (no --block)"
         return f"one warp of a {self.x}x{self.y}x{self.z} block (from {self.source})"
 
 
@@ -162,9 +197,21 @@ def add(a: LaneValue, b: LaneValue) -> LaneValue:
             merged[s] = merged.get(s, 0) + c
         terms = tuple(sorted((s, c) for s, c in merged.items() if c))
     lanes = tuple(map(operator.add, a.lanes, b.lanes))
+    wrap = a.wrap or b.wrap
+    if a.wrap is not None and b.wrap is not None:
+        wrap = _join_wraps(a.wrap, b.wrap)
     if not a.scaled and not b.scaled:
-        return LaneValue(terms, lanes)
-    return _with_scaled(terms, lanes, [*a.scaled, *b.scaled])
+        return LaneValue(terms, lanes, (), wrap)
+    return _with_scaled(terms, lanes, [*a.scaled, *b.scaled])._replace(wrap=wrap)
+
+
+def _join_wraps(a: Wrap, b: Wrap) -> Wrap | None:
+    """The sum of two wrapped parts: one ring's coefficients add (a difference of a value
+    with itself cancels); two rings are not followed."""
+    if a[:4] != b[:4]:
+        raise _Inexact("a sum of two values wrapped modulo different rings")
+    c = a.coefficient + b.coefficient
+    return a._replace(coefficient=c) if c else None
 
 
 def _with_scaled(
@@ -196,7 +243,28 @@ def scale(a: LaneValue, k: int) -> LaneValue:
     if k == 0:
         return const(0)
     scaled = tuple((s, tuple([x * k for x in v])) for s, v in a.scaled)
-    return LaneValue(tuple((s, c * k) for s, c in a.terms), tuple([x * k for x in a.lanes]), scaled)
+    wrap = a.wrap._replace(coefficient=a.wrap.coefficient * k) if a.wrap is not None else None
+    terms = tuple((s, c * k) for s, c in a.terms)
+    return LaneValue(terms, tuple([x * k for x in a.lanes]), scaled, wrap)
+
+
+def instances(value: LaneValue, granule: int, limit: int = 1024) -> list[tuple[int, ...]] | None:
+    """The lanes of `value` for every residue its wrap allows, the run-time part taken, as
+    every symbolic part of an address, to be a multiple of `granule` bytes (32 for global
+    sectors, 4 for shared banks); [value.lanes] without a wrap; None when there are more than
+    `limit` residues to try."""
+    w = value.wrap
+    if w is None:
+        return [value.lanes]
+    c = abs(w.coefficient)
+    step = math.lcm(w.step, granule // math.gcd(c, granule))
+    if w.modulus // step > limit:
+        return None
+    out = []
+    for t in range(0, w.modulus, step):
+        moved = [w.coefficient * ((b + t) % w.modulus - b) for b in w.base]
+        out.append(tuple(map(operator.add, value.lanes, moved)))
+    return out
 
 
 def lane_ids(block: BlockShape) -> dict[str, LaneValue]:
@@ -227,6 +295,16 @@ _LOADS |= {"LDCU", "ATOMS"}
 _NTID = {0x0: "x", 0x4: "y", 0x8: "z"}
 _Context = tuple[str, bool, int, int]  # guard, negated, block, the predicate's last definition
 _Key = tuple[str, str, int, "_Context | None"]  # (kind, register, index, context)
+_ALL = (1 << WARP) - 1
+# ISETP's comparisons, as a test of (a - b) in one lane.
+_COMPARE: Mapping[str, Callable[[int], bool]] = {
+    "LT": lambda x: x < 0,
+    "LE": lambda x: x <= 0,
+    "GT": lambda x: x > 0,
+    "GE": lambda x: x >= 0,
+    "EQ": lambda x: x == 0,
+    "NE": lambda x: x != 0,
+}
 # Definitions followed back at most this deep (each level is a few Python frames).
 _MAX_DEPTH = 80
 
@@ -256,11 +334,17 @@ class WarpModel:
         self._memo: dict[_Key, Value] = {}  # (kind, reg, index) -> value
         self._journal: list[_Key] = []
         self._active: set[tuple[str, int]] = set()
-        # (block, register) -> (first index not yet scanned, the definitions before it)
-        self._scans: dict[tuple[int, str], tuple[int, list[int]]] = {}
+        # (block, register) -> [first index not yet scanned, the definitions before it, the
+        # block's first index, the register's bit]
+        self._scans: dict[tuple[int, str], list[Any]] = {}
         self._effects: dict[int, list[tuple[int, int, int]]] = {}  # block -> its effects
         self._depth = 0
         self._ctx: _Context | None = None  # the guarded access being evaluated, if any
+        self._masks: dict[int, int] = {}  # block -> the lanes entering it (see `active`)
+        # block -> (indices of its predicated EXITs, the lanes left after each)
+        self._exit_masks: dict[int, tuple[list[int], list[int]]] = {}
+        self._plain: dict[int, int] = {}  # block without predicated EXITs -> its lanes
+        self._block_lanes = (1 << block.active_lanes) - 1
 
     # -- addresses -------------------------------------------------------------------------
 
@@ -279,6 +363,13 @@ class WarpModel:
             return Unknown(parsed, self._ins[index].address), 0
         terms, offset = parsed
         outer = self._ctx
+        if outer is None and self._ins[index].guard is None:
+            # The common case, taken first: no guard, so no context to set and restore, and
+            # mostly one register ([R2.64+0x100]), whose value is the address's.
+            if len(terms) == 1 and terms[0][1] == 1:
+                v = self.before(terms[0][0], index)
+                return (v, 0) if isinstance(v, Unknown) else (v, offset)
+            return self._sum(terms, offset, index)
         self._ctx = self._context(index)
         try:
             return self._sum(terms, offset, index)
@@ -309,6 +400,131 @@ class WarpModel:
             total = v if total is None else add(total, v)
         return (const(0) if total is None else total), offset
 
+    # -- active lanes ----------------------------------------------------------------------
+
+    def active(self, index: int) -> int:
+        """The lanes (bit l: lane l) of the warp that run the instruction at `index`: those of
+        the block (a block smaller than a warp has fewer), less those a lane-exact predicate
+        switched off on the way: a predicated EXIT before it, a branch edge into a block
+        with one predecessor, the access's own guard. Where a predicate cannot be evaluated
+        per lane (it compares with a run-time value), every lane is taken to run."""
+        b = self._cfg.block_of_index(index).index
+        guard = self._ins[index].guard
+        fast = self._plain.get(b)  # the block's one answer, when it has no predicated EXIT
+        if fast is not None and (guard is None or guard.index is None):
+            return fast  # most accesses of most kernels: no lookup beyond two dict hits
+        outer, self._ctx = self._ctx, None
+        try:
+            mask = self._entry_mask(b) & self._exits(b, index)
+            if not self._exit_masks[b][0]:
+                self._plain[b] = mask
+            if guard is not None and guard.index is not None:
+                mask &= self._guard_mask(str(guard), self._ins[index].guard_negated, index)
+            return mask
+        finally:
+            self._ctx = outer
+
+    def _guard_mask(self, pred: str, negated: bool, index: int) -> int:
+        lanes = self._predicate(pred, index)
+        if lanes is None:
+            return _ALL
+        return ~lanes & _ALL if negated else lanes
+
+    def _exits(self, b: int, index: int) -> int:
+        """The lanes still running at `index` of block b after its predicated EXITs. Each
+        block is scanned once (a straight-line kernel is one block of 32k accesses): its
+        EXITs' indices and the lanes left after each, then a bisection per question."""
+        found = self._exit_masks.get(b)
+        if found is None:
+            block = self._cfg.blocks[b]
+            at: list[int] = []
+            left: list[int] = []
+            mask = _ALL
+            for j in range(block.first, block.last + 1):
+                ins = self._ins[j]
+                if ins.opcode == "EXIT" and ins.guard is not None and ins.guard.index is not None:
+                    mask &= self._guard_mask(str(ins.guard), not ins.guard_negated, j)
+                    at.append(j)
+                    left.append(mask)
+            found = self._exit_masks[b] = (at, left)
+        at, left = found
+        k = bisect.bisect_left(at, index)  # the EXITs before `index`
+        return left[k - 1] if k else _ALL
+
+    def _entry_mask(self, b: int) -> int:
+        """The lanes that enter block b: the union over its incoming edges (a loop's back
+        edges left out: a loop runs alike in every lane) of the lanes each carries. Computed
+        for every block at once, in address order, so no chain of blocks is followed back
+        (an edge from a later block that is no loop's back edge: every lane)."""
+        if not self._masks:
+            first = self._block_lanes
+            masks = self._masks
+            for block in self._cfg.blocks:
+                b_ = block.index
+                if b_ == self._cfg.entry or not block.predecessors:
+                    masks[b_] = first
+                    continue
+                latches = self._latches.get(b_, frozenset())
+                mask = 0
+                for p in block.predecessors:
+                    if p in latches:
+                        continue
+                    mask |= self._edge_mask(p, b_) if p in masks else first
+                masks[b_] = mask & first
+        return self._masks.get(b, self._block_lanes)
+
+    def _edge_mask(self, p: int, b: int) -> int:
+        """The lanes going from block p to block b: those at p's end, less the ones a
+        conditional branch at its end sends the other way."""
+        pred = self._cfg.blocks[p]
+        mask = self._entry_mask(p) & self._exits(p, pred.last + 1)
+        last = self._ins[pred.last]
+        guard = last.guard
+        if last.opcode != "BRA" or guard is None or guard.index is None:
+            return mask
+        target = last.operands[-1].value if last.operands else None
+        start = self._ins[self._cfg.blocks[b].first].address
+        taken = target == start
+        fallthrough = b == p + 1
+        if taken == fallthrough:  # a branch to the next instruction, or not ours to read
+            return mask
+        return mask & self._guard_mask(str(guard), last.guard_negated != fallthrough, pred.last)
+
+    def _predicate(self, pred: str, index: int) -> int | None:
+        """Predicate `pred` just before `index`, lane by lane (bit l: true in lane l), where
+        an ISETP compares values whose difference is known in every lane; else None."""
+        b = self._cfg.block_of_index(index).index
+        d = self._last_def(pred, b, index)
+        while d < 0:
+            preds = self._cfg.blocks[b].predecessors
+            if len(preds) != 1:
+                return None
+            b = preds[0]
+            d = self._last_def(pred, b, self._cfg.blocks[b].last + 1)
+        ins = self._ins[d]
+        if ins.opcode not in ("ISETP", "UISETP") or ins.guard is not None:
+            return None
+        mods = ins.modifiers
+        test = next((_COMPARE[m] for m in mods if m in _COMPARE), None)
+        ops = ins.operands
+        if test is None or "EX" in mods or len(ops) != 5 or "AND" not in mods:
+            return None
+        if not (ops[4].registers and ops[4].registers[0].is_zero and not ops[4].negated):
+            return None  # combined with another predicate (PT is the one "zero" predicate)
+        a, c = self._operand(ops[2], d), self._operand(ops[3], d)
+        if isinstance(a, Unknown) or isinstance(c, Unknown):
+            return None
+        if "U32" in mods and a.concrete and c.concrete:  # -1 is 0xffffffff to an unsigned test
+            a = LaneValue((), tuple([x & _MASK32 for x in a.lanes]))
+            c = LaneValue((), tuple([x & _MASK32 for x in c.lanes]))
+        diff = add(a, scale(c, -1))
+        if not diff.concrete:
+            return None
+        lanes = sum(1 << lane for lane, x in enumerate(diff.lanes) if test(x))
+        if str(ops[1].registers[0]) == pred:  # the second destination: the complement
+            return ~lanes & _ALL
+        return lanes if str(ops[0].registers[0]) == pred else None
+
     # -- definitions -----------------------------------------------------------------------
 
     def before(self, reg: str, index: int) -> Value:
@@ -326,23 +542,24 @@ class WarpModel:
         (block, register) is scanned forward once, resuming where the last question left it
         (the accesses ask in address order); an earlier index is looked up in what the scan
         found."""
-        block = self._cfg.blocks[b]
-        effects = self._effects.get(b)
-        if effects is None:
-            effects = self._effects[b] = instruction_effects(
-                self._ins[block.first : block.last + 1]
-            )
-        bit = _BITS.get(reg, 0)
-        state = self._scans.get((b, reg))
+        key = (b, reg)
+        state = self._scans.get(key)
         if state is None:
-            state = self._scans[(b, reg)] = (block.first, [])
-        pos, found = state
+            first = self._cfg.blocks[b].first
+            state = self._scans[key] = [first, [], first, _BITS.get(reg, 0)]
+        pos, found, first, bit = state
         if index > pos:
-            first = block.first
-            found.extend(
-                j + first for j in range(pos - first, index - first) if effects[j][0] & bit
-            )
-            self._scans[(b, reg)] = (index, found)
+            effects = self._effects.get(b)
+            if effects is None:
+                last = self._cfg.blocks[b].last
+                effects = self._effects[b] = instruction_effects(self._ins[first : last + 1])
+            # A plain loop, not a generator into extend: the accesses of unrolled code ask
+            # one after another, a few instructions apart, and a generator's set-up would
+            # cost more than the scan.
+            for j in range(pos - first, index - first):
+                if effects[j][0] & bit:
+                    found.append(j + first)
+            state[0] = index  # mutable state: no tuple rebuilt per question
         elif index < pos:  # asked out of order (a loop's latch, a later analysis): look it up
             k = bisect.bisect_left(found, index)
             return found[k - 1] if k else -1
@@ -364,6 +581,8 @@ class WarpModel:
         self._depth += 1
         try:
             value = self._definition(reg, d) if key[0] == "def" else self._result(reg, d, ins)
+        except _Inexact as e:
+            value = Unknown(f"{ins.mnemonic}: {e}", ins.address)
         finally:
             self._depth -= 1
         return self._remember(key, value)
@@ -414,6 +633,8 @@ class WarpModel:
                 value = self._loop_entry(reg, b, preds, latches)
             else:
                 value = self._merge(reg, [self._at_end(reg, p) for p in preds], start)
+        except _Inexact as e:
+            value = Unknown(f"{reg}: {e}", start)
         finally:
             self._active.discard((reg, b))
             self._depth -= 1
@@ -533,6 +754,9 @@ class WarpModel:
             part = _constant_part(ins, dest, reg)
             if part is not None:
                 return part
+            high = self._wide_high(reg, d, ins, dest)
+            if high is not None:
+                return high
             if opcode in _LOADS:
                 return Unknown(f"{reg} holds data loaded at /*{ins.address:04x}*/", ins.address)
             return Unknown(f"{reg}: the high half of a wider result of {ins.mnemonic}", ins.address)
@@ -555,6 +779,35 @@ class WarpModel:
 
     def _values(self, srcs: Sequence[Operand], d: int) -> list[Value]:
         return [self._operand(op, d) for op in srcs]
+
+    def _wide_high(
+        self, reg: str, d: int, ins: SassInstruction, dest: Operand | None
+    ) -> Value | None:
+        """R3 of `IMAD.WIDE.U32 R2, R4, -0x55555555, RZ`: the high word of a 32x32-bit
+        product, exact on concrete lanes (ptxas divides by a constant so: x / 3 is this
+        word of x * 0xaaaaaaab, shifted right by 1). None when it is not that."""
+        if ins.opcode != "IMAD" or "WIDE" not in ins.modifiers or "U32" not in ins.modifiers:
+            return None
+        low = dest.registers[0] if dest is not None else None
+        if low is None or low.index is None or reg != f"R{low.index + 1}":
+            return None
+        assert dest is not None
+        srcs = ins.operands[ins.operands.index(dest) + 1 :]
+        vals = _lv(self._values(srcs, d))
+        if isinstance(vals, Unknown) or len(vals) != 3 or not all(v.concrete for v in vals):
+            reason = vals.reason if isinstance(vals, Unknown) else None
+            return Unknown(
+                reason
+                or f"{reg}: the high word of {ins.mnemonic} (how ptxas divides by a "
+                "constant) of a value with a run-time part",
+                ins.address,
+            )
+        a, b, c = vals
+        high = [
+            ((x & _MASK32) * (y & _MASK32) + z) >> 32
+            for x, y, z in zip(a.lanes, b.lanes, c.lanes, strict=True)
+        ]
+        return LaneValue((), tuple(high))
 
     def _uniform_fallback(
         self, reg: str, d: int, ins: SassInstruction, srcs: Sequence[Operand]
@@ -702,6 +955,8 @@ def _mul(a: LaneValue, b: LaneValue, ins: SassInstruction) -> Value:
         return scale(b, a.lanes[0])
     if b.concrete and b.uniform:
         return scale(a, b.lanes[0])
+    if a.wrap is not None or b.wrap is not None:
+        return Unknown(f"{ins.mnemonic}: a product of a wrapped (modulo) value", ins.address)
     if a.concrete and b.concrete:
         return LaneValue((), tuple([x * y for x, y in zip(a.lanes, b.lanes, strict=True)]))
     if a.uniform and b.uniform:
@@ -742,6 +997,8 @@ def _shift_right(a: LaneValue, s: LaneValue, ins: SassInstruction) -> Value:
     n = s.lanes[0]
     if a.scaled:
         return Unknown(f"{ins.mnemonic}: a right shift of a run-time stride", ins.address)
+    if a.wrap is not None:
+        return Unknown(f"{ins.mnemonic}: a right shift of a wrapped (modulo) value", ins.address)
     if a.alignment_bits < n:
         if a.uniform:
             return symbol(f"({a})>>{n}@{ins.address:04x}")
@@ -765,6 +1022,8 @@ def _bitwise(lut: int, vals: list[LaneValue], ins: SassInstruction) -> Value:
     a, b, c = vals
     if any(v.scaled for v in vals):
         return Unknown(f"{ins.mnemonic} on a run-time stride", ins.address)
+    if any(v.wrap is not None for v in vals):
+        return Unknown(f"{ins.mnemonic} on a wrapped (modulo) value", ins.address)
     if a.concrete and b.concrete and c.concrete:
         return LaneValue(
             (),
@@ -775,7 +1034,10 @@ def _bitwise(lut: int, vals: list[LaneValue], ins: SassInstruction) -> Value:
     low = (1 << k) - 1
     if len(symbolic) != 1 or any(x < 0 or x > low for v in vals for x in v.lanes):
         if all(v.uniform for v in vals):
-            return symbol(f"lop3@{ins.address:04x}")
+            return _uniform_bits(lut, vals, f"lop3@{ins.address:04x}")
+        ring = _ring(lut, vals) if len(symbolic) == 1 else None
+        if ring is not None:
+            return ring
         return Unknown(f"{ins.mnemonic} on a symbolic lane-varying value", ins.address)
     j = symbolic[0]
     keep = [_lut(lut, *(1 if i == j else 0 for i in range(3))) & 1, _lut(lut, 0, 0, 0) & 1]
@@ -787,6 +1049,62 @@ def _bitwise(lut: int, vals: list[LaneValue], ins: SassInstruction) -> Value:
     if keep == [0, 0]:
         return LaneValue((), lanes)
     return Unknown(f"{ins.mnemonic} sets the high bits of a symbolic value", ins.address)
+
+
+def _low_zeros(v: LaneValue) -> int:
+    """How many low bits of a uniform value are known to be zero."""
+    c = v.lanes[0]
+    bits = (c & -c).bit_length() - 1 if c else 64
+    return min(bits, v.alignment_bits) if v.terms else bits
+
+
+def _uniform_bits(lut: int, vals: list[LaneValue], name: str) -> LaneValue:
+    """A LOP3 of uniform values with a run-time part: a fresh symbol, but times 2^t where its
+    low t bits are known to be zero (`(blockIdx.x << 12) & 0xff000`: a multiple of 4096), so
+    that a lane index ORed in below them stays exact (CuTe DSL's and Triton's index math)."""
+    zeros = [_low_zeros(v) for v in vals]
+    t = 0
+    while t < 32:
+        known = [
+            0 if t < z else (v.lanes[0] >> t & 1 if v.concrete else None)
+            for v, z in zip(vals, zeros, strict=True)
+        ]
+        choices = [(b,) if b is not None else (0, 1) for b in known]
+        if any(_lut(lut, x, y, z) & 1 for x in choices[0] for y in choices[1] for z in choices[2]):
+            break
+        t += 1
+    return const(0) if t == 32 else symbol(name, 1 << t)
+
+
+def _ring(lut: int, vals: list[LaneValue]) -> LaneValue | None:
+    """`v & m`, m = 2^k - 2^j (0xff, 0x3fc), of a lane-varying v with a run-time part: v's
+    low j bits must be zero (a scaled index), so v & m = v mod 2^k, a ring of 2^k whose
+    position is v's run-time part modulo 2^k (a Wrap). None when it is not that."""
+    j = next(i for i, v in enumerate(vals) if v.terms)
+    v = vals[j]
+    others = [i for i in range(3) if i != j]
+    if v.uniform or not all(vals[i].concrete and vals[i].uniform for i in others):
+        return None
+    fixed = [w.lanes[0] for w in vals]
+
+    def f(x: int) -> int:
+        return _lut(lut, *[x if i == j else fixed[i] for i in range(3)])
+
+    m = f(_MASK32)
+    if f(0) != 0 or m == 0 or m == _MASK32:
+        return None
+    low = m & -m
+    modulus = m + low  # m = modulus - low: a run of ones from bit j up to bit k - 1
+    if modulus & (modulus - 1) or v.alignment_bits < low.bit_length() - 1:
+        return None
+    if any(x % low for x in v.lanes):
+        return None
+    step = 1 << min(v.alignment_bits, modulus.bit_length() - 1)
+    if step >= modulus:  # the run-time part is a multiple of the ring: it drops out
+        return LaneValue((), tuple([x % modulus for x in v.lanes]))
+    base = tuple([x % modulus for x in v.lanes])
+    residue = " + ".join(f"{c}*{t}" if c != 1 else t for t, c in v.terms) + f" mod {modulus}"
+    return LaneValue((), base, (), Wrap(modulus, step, residue, base, 1))
 
 
 def _op_mov(m: WarpModel, ins: SassInstruction, srcs: Sequence[Operand], d: int) -> Value | None:
@@ -868,7 +1186,45 @@ def _op_sel(m: WarpModel, ins: SassInstruction, srcs: Sequence[Operand], d: int)
     vals = m._values(srcs[:2], d)
     if len(vals) == 2 and vals[0] == vals[1]:
         return vals[0]
+    chosen = _select_by_lane(m, ins, vals, d)
+    if chosen is not None:
+        return chosen
+    if ins.opcode == "USEL" and len(vals) == 2:
+        # A uniform predicate picks one of two uniform values for the whole warp (Triton's
+        # pipeline stage offsets): a fresh symbol, times the power of two both are multiples
+        # of, so the banks and sectors it shifts stay exact.
+        picked = _lv(vals)
+        if isinstance(picked, Unknown):
+            return picked
+        if all(v.uniform and not v.scaled and v.wrap is None for v in picked):
+            zeros = min(min(_low_zeros(v) for v in picked), 31)
+            return symbol(f"usel@{ins.address:04x}", 1 << zeros)
     return Unknown(f"{ins.mnemonic} picks per lane by a predicate", ins.address)
+
+
+def _select_by_lane(
+    m: WarpModel, ins: SassInstruction, vals: list[Value], d: int
+) -> LaneValue | None:
+    """`SEL R8, RZ, 0x810, !P0` where P0 compares lane values exactly (a bit of threadIdx.x,
+    as Triton's swizzles test): each lane takes its own side. Both sides must share their
+    run-time part."""
+    pred = ins.operands[-1] if ins.operands else None
+    if pred is None or not pred.registers or pred.registers[0].file != "P" or len(vals) != 2:
+        return None
+    a, b = vals
+    if isinstance(a, Unknown) or isinstance(b, Unknown) or a.terms != b.terms:
+        return None
+    if a.scaled or b.scaled or a.wrap is not None or b.wrap is not None:
+        return None
+    reg = pred.registers[0]
+    lanes = _ALL if reg.is_zero else m._predicate(str(reg), d)
+    if lanes is None:
+        return None
+    if pred.text.startswith("!"):
+        lanes = ~lanes & _ALL
+    pairs = enumerate(zip(a.lanes, b.lanes, strict=True))
+    picked = tuple([x if lanes >> n & 1 else y for n, (x, y) in pairs])
+    return LaneValue(a.terms, picked)
 
 
 def _op_hfma2(m: WarpModel, ins: SassInstruction, srcs: Sequence[Operand], d: int) -> Value | None:
@@ -886,6 +1242,26 @@ def _op_hfma2(m: WarpModel, ins: SassInstruction, srcs: Sequence[Operand], d: in
     return const(halves[0] << 16 | halves[1])
 
 
+def _op_sgxt(m: WarpModel, ins: SassInstruction, srcs: Sequence[Operand], d: int) -> Value | None:
+    """`SGXT R3, R8, 0x1`: the low n bits of a, sign-extended (`.U32`: zero-extended), on
+    concrete lanes; Triton's layouts build per-lane masks so (a bit of threadIdx.x to 0 or -1,
+    then ANDed into a swizzle)."""
+    vals = _lv(m._values(srcs[:2], d))
+    if isinstance(vals, Unknown) or len(vals) != 2:
+        return vals if isinstance(vals, Unknown) else None
+    a, width = vals
+    if not (a.concrete and width.concrete and width.uniform) or not 0 < width.lanes[0] < 32:
+        return None
+    n = width.lanes[0]
+    low = (1 << n) - 1
+    signed = "U32" not in ins.modifiers
+    out = []
+    for x in a.lanes:
+        x &= low
+        out.append(x - (1 << n) if signed and x >> (n - 1) else x)
+    return LaneValue((), tuple(out))
+
+
 _OpFn = Callable[[WarpModel, SassInstruction, Sequence[Operand], int], "Value | None"]
 _EXACT: Mapping[str, _OpFn] = {
     "MOV": _op_mov,
@@ -900,4 +1276,5 @@ _EXACT: Mapping[str, _OpFn] = {
     "LOP3": _op_lop3,
     "SEL": _op_sel,
     "HFMA2": _op_hfma2,
+    "SGXT": _op_sgxt,
 }

@@ -2,8 +2,9 @@
 
 Only knobs that change no source code are proposed here — a compiler option, a Triton option or
 divisibility attribute (each frontend's `spill_knob` and `width_knob` in the registry), an
-architecture. A finding whose fix is a source edit (`__restrict__`, float4, a pragma) gets no
-trial; its hint stays advice.
+architecture, a macro a shared array's row length is made of (steer/padding.py). A finding
+whose fix is a source edit (`__restrict__`, float4, a pragma) gets no trial; its hint stays
+advice.
 """
 
 from __future__ import annotations
@@ -48,6 +49,15 @@ def propose(
             knob = frontend.spill_knob(decl, variant)
         elif a.kind in ("narrow-access", "merge-candidate") and frontend is not None:
             knob = frontend.width_knob(decl)
+        elif a.kind == "bank-conflict" and frontend is not None and frontend.cxx:
+            from sassview.steer.padding import padding_knob
+
+            pad = padding_knob(a, variant, tuple(decl.settings.get("defines", ())))
+            if pad is not None:
+                macro, array, value = pad
+                knob = registry.Knob(
+                    f"{macro}={value} (pads {array}'s rows)", variant={macro: value}
+                )
         elif a.kind == "tensor-core" and a.severity.name == "WARNING":
             target = with_feature(arch, "wgmma") or with_feature(arch, "tcgen05")
             if target:

@@ -257,26 +257,61 @@ class PtxPainter:
 
 
 CONTROL_CELLS = len("B------:R-:W-:Y:S00")
+USE_CELLS = len("32/16")  # the memory-use column: sectors/fewest, or ways ("32w")
+
+
+def memory_use_cells(view: KernelView) -> dict[int, tuple[str, str]]:
+    """Address -> (cell text, style) for each global access (`4/4`: sectors per warp and the
+    fewest; red above the fewest) and shared access (`32w`: a 32-way conflict; `1w` none),
+    `?` where the analysis says unknown: what `check`'s memory-use row counts, per row."""
+    found = view.inspection.findings
+    glob, banks = found.get("coalescing"), found.get("bank_conflicts")
+    cells: dict[int, tuple[str, str]] = {}
+    for g in glob.facts.get("accesses", ()) if glob is not None else ():
+        if g["sectors"] is None:
+            cells[g["address"]] = ("?", "yellow")
+        else:
+            bad = g["sectors"] > g["min_sectors"]
+            cells[g["address"]] = (f"{g['sectors']}/{g['min_sectors']}", "red" if bad else "green")
+    for b in banks.facts.get("accesses", ()) if banks is not None else ():
+        if b["ways"] is None:
+            cells[b["address"]] = ("?", "yellow")
+        else:
+            cells[b["address"]] = (f"{b['ways']}w", "red" if b["ways"] > 1 else "green")
+    return cells
 
 
 class SassPainter:
     """SASS rows: address, width, flags, loop depth, live registers (number and bar), the
-    control code ptxas encoded (wait mask, scoreboards, yield, stall), code."""
+    memory use of a memory instruction (sectors or bank ways per warp: `memory_use_cells`), the
+    control code ptxas encoded (wait mask, scoreboards, yield, stall), code. The
+    memory-use column comes and goes with the schedule column (from 180 columns, `s`) unless
+    `memory` says otherwise."""
 
     lexer = NvSassLexer(stripnl=False, ensurenl=False)
     narrow = True  # nvdisasm writes ASCII; our gutter glyphs are one cell each
     flag_styles: dict[str, str] = {"T": "bold magenta", "A": "bold cyan", "B": "bold yellow",
                                    "S": "bold red"}  # fmt: skip
 
-    def __init__(self, view: KernelView, *, columns: bool = True, schedule: bool = False) -> None:
+    def __init__(
+        self,
+        view: KernelView,
+        *,
+        columns: bool = True,
+        schedule: bool = False,
+        memory: bool | None = None,
+    ) -> None:
         self.view = view
         self.rows = view.sass
         last = self.rows.instructions[-1].address if len(self.rows) else 0
         self.addr_digits = max(4, len(f"{last:x}"))
         self.columns = columns
         self.control = columns and schedule and bool(view.inspection.kernel.control)
+        shown = schedule if memory is None else memory
+        self.use = memory_use_cells(view) if columns and shown else None
         extra = 1 + 4 + 1 + 4 + 1 + 1 + 1 + 3 + BAR_CELLS if columns else 0
         extra += 1 + CONTROL_CELLS if self.control else 0
+        extra += 1 + USE_CELLS if self.use is not None else 0
         self.prefix = 2 + self.addr_digits + extra
         self.gutter = self.prefix + 1  # everything before the instruction
         self.width = self.gutter + self.rows.max_text()
@@ -294,7 +329,12 @@ class SassPainter:
         """Column titles, in the order of the row's columns (the pane's border title)."""
         if not self.columns:
             return "addr instruction"
-        return "addr mem TABS d live " + ("schedule " if self.control else "") + "instruction"
+        return (
+            "addr mem TABS d live "
+            + ("use " if self.use is not None else "")
+            + ("schedule " if self.control else "")
+            + "instruction"
+        )
 
     def segments(self, row: int, palette: Palette) -> list[Segment]:
         r = self.rows[row]
@@ -311,6 +351,9 @@ class SassPainter:
                 Segment(f" {r.depth or ' '} {r.live:>3}", palette.dim),
                 Segment(live_bar(r.live, scale), palette.plain(_bar_style(r.live, scale))),
             ]  # fmt: skip
+            if self.use is not None:
+                text, style = self.use.get(r.address, ("", "default"))
+                out.append(Segment(f" {text:>{USE_CELLS}}", palette.plain(style)))
             if self.control:
                 out.append(Segment(f" {r.control:<{CONTROL_CELLS}}", palette.dim))
         out.append(Segment(" ", palette.base))

@@ -112,7 +112,9 @@ def _analysis_lines(a: dict[str, Any]) -> list[str]:
         rows.append(("register peak", f"{peak['live']} live at /*{peak['address']:04x}*/{where}"))
     if a.get("memory_use"):
         use = a["memory_use"]
-        rows.append(("memory use", f"{use['text']}; assumes {use['block']}"))
+        first, *more = _fit([*use["text"].split("; "), f"assumes {use['block']}"])
+        rows.append(("memory use", first))
+        rows.extend(("", line) for line in more)
     if a.get("occupancy"):
         rows.append(("occupancy", a["occupancy"]["text"]))
     if a.get("register_budget"):
@@ -171,6 +173,24 @@ def role_loops(loops: list[dict[str, Any]], roles: list[dict[str, Any]]) -> list
     if rest:
         rows.append("; ".join(rest))
     return rows
+
+
+_ROW_TEXT = 80 - 17  # an 80-column terminal less the row's indent and name column
+
+
+def _fit(parts: list[str]) -> list[str]:
+    """Parts of a row ('global: ...', 'shared: ...', 'assumes ...') packed into lines that fit
+    an 80-column terminal, joined by '; ' where two fit on one line, a long part wrapped at
+    its words: every word is kept."""
+    import textwrap
+
+    lines: list[str] = []
+    for part in parts:
+        if lines and len(lines[-1]) + 2 + len(part) <= _ROW_TEXT:
+            lines[-1] += "; " + part
+        else:
+            lines.extend(textwrap.wrap(part, _ROW_TEXT, break_on_hyphens=False) or [part])
+    return lines
 
 
 def _alike(texts: Iterable[str]) -> list[str]:

@@ -48,6 +48,10 @@ CASES: dict[str, dict[str, object]] = {
         "source": "tests/data/analyses/sources/coalescing.cu",
         "archs": ["sm_80", "sm_90a"],
     },
+    "lane_forms": {
+        "source": "tests/data/analyses/sources/lane_forms.cu",
+        "archs": ["sm_80", "sm_90a"],
+    },
     "spill": {
         "source": "tests/corpus/sources/spill.cu",
         "archs": ["sm_80", "sm_90a"],
