@@ -147,7 +147,23 @@ class _Hanging(AbstractFileSystem):  # type: ignore[misc]
         raise FileNotFoundError(path)
 
 
+class _ReadOnly(MemoryFileSystem):  # type: ignore[misc]
+    """Read-only credentials (or an https:// mirror): reads work, every write is refused."""
+
+    protocol = "sassview-read-only"
+    writes = 0
+
+    @classmethod
+    def _strip_protocol(cls, path: str) -> str:  # the memory filesystem's paths, under our name
+        return str(MemoryFileSystem._strip_protocol(path.replace(cls.protocol, "memory", 1)))
+
+    def pipe_file(self, path: str, *args: Any, **kwargs: Any) -> None:
+        type(self).writes += 1
+        raise PermissionError(f"{path}: access denied")
+
+
 fsspec.register_implementation(_Refusing.protocol, _Refusing, clobber=True)
+fsspec.register_implementation(_ReadOnly.protocol, _ReadOnly, clobber=True)
 fsspec.register_implementation(_Hanging.protocol, _Hanging, clobber=True)
 
 
@@ -172,6 +188,26 @@ def test_a_remote_that_raises_warns_once_and_the_local_cache_still_works(
     assert _Refusing.calls == 1  # not retried for the rest of the run
     shown = remote.info()
     assert shown is not None and not shown.answered and "connection refused" in shown.problem
+
+
+def test_a_remote_that_refuses_writes_is_still_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    bucket = f"bucket-{next(_names)}"
+    monkeypatch.setenv(remote.URL_ENV, f"{_ReadOnly.protocol}://{bucket}")
+    published = cache.Store(KIND, tmp_path / "publisher")
+    with pytest.MonkeyPatch.context() as patch:  # what a trusted runner uploaded earlier
+        patch.setenv(remote.URL_ENV, f"memory://{bucket}")
+        published.put(_key(12), FILES)
+    _ReadOnly.writes = 0
+    store = cache.Store(KIND, tmp_path / "reader")
+    with caplog.at_level(logging.INFO, logger="sassview.cache"):
+        store.put(_key(13), FILES)  # built here: the upload is refused
+        store.put(_key(14), FILES)  # not tried again
+        served = store.get(_key(12))
+    assert served is not None and served.read_bytes("kernel.cubin") == FILES["kernel.cubin"]
+    assert _ReadOnly.writes == 1
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
 
 
 def test_a_remote_that_does_not_answer_is_given_up_after_its_timeout(

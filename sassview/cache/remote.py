@@ -17,7 +17,9 @@ detectably not (a torn file fails its digest), which is all the manifest-last or
 
 A remote that raises (unreachable, refused, a backend's package not installed) or does not
 answer within $SASSVIEW_CACHE_URL_TIMEOUT seconds (default 30) is broken for the rest of the
-process: one warning on the "sassview.cache" logger, then local only. Nothing here raises.
+process: one warning on the "sassview.cache" logger, then local only. One that refuses a write
+(PermissionError, or NotImplementedError from a read-only backend such as http) is still read,
+and not written again. Nothing here raises.
 """
 
 from __future__ import annotations
@@ -74,9 +76,11 @@ class _Remote:
         return f"{entry}/{name}" if name else entry
 
 
-# Per URL, for this process: the opened remote, or why it is broken (it is not retried).
+# Per URL, for this process: the opened remote, or why it is broken (it is not retried), or
+# that it refused a write (an https:// mirror, read-only credentials): still read, never written.
 _opened: dict[str, _Remote] = {}
 _broken: dict[str, str] = {}
+_read_only: set[str] = set()
 _state_lock = threading.Lock()
 
 
@@ -156,6 +160,8 @@ def _give_up(where: str, exc: BaseException) -> None:
 
 
 def _reason(exc: BaseException) -> str:
+    if isinstance(exc, _Broken):
+        return str(exc)
     text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
@@ -218,10 +224,24 @@ def _verified(manifest: Manifest, blobs: Mapping[str, bytes], what: str) -> Fetc
 def upload(kind: str, key: str, files: Mapping[str, bytes], manifest: bytes) -> bool:
     """Best effort: write an entry built here to the remote, its files first and its manifest
     last (the manifest is what makes it visible). True when it was written."""
+    if url() in _read_only:
+        return False
     return bool(_guarded(lambda remote: _write(remote, kind, key, files, manifest)))
 
 
 def _write(
+    remote: _Remote, kind: str, key: str, files: Mapping[str, bytes], manifest: bytes
+) -> bool:
+    try:
+        return _write_entry(remote, kind, key, files, manifest)
+    except (PermissionError, NotImplementedError) as exc:
+        # A remote this process may read but not write is still worth reading from.
+        _read_only.add(remote.url)
+        log.info("cache: remote %s refuses writes (%s); only reading it", remote.url, _reason(exc))
+        return False
+
+
+def _write_entry(
     remote: _Remote, kind: str, key: str, files: Mapping[str, bytes], manifest: bytes
 ) -> bool:
     remote.fs.makedirs(remote.path(kind, key), exist_ok=True)  # a no-op on object stores
