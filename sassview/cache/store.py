@@ -156,13 +156,13 @@ class Store:
         process's claim on the key (a waiting process then reads the entry)."""
         try:
             entry = self._put(key, files, meta)
-            if entry is not None and self.kind in BUILT_ONCE and remote.url():
-                _upload(self.kind, key, entry)
-            return entry
         finally:
             if self.kind in BUILT_ONCE:
                 STATS["builds"] += 1
                 locks.release(self.kind, key)
+        if entry is not None and self.kind in BUILT_ONCE and remote.url():
+            _upload(self.kind, key, entry)  # after the release: a waiting process reads it now
+        return entry
 
     def _put(
         self, key: str, files: Mapping[str, bytes | str], meta: Mapping[str, object] | None
