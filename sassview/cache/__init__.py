@@ -11,6 +11,7 @@ an entry used.
 - removal.py: removing one directory, renamed aside first, and saying what really happened;
 - scratch.py: the tools' long-lived working directories;
 - locks.py: one build per key across processes (pytest-xdist workers wait, then read).
+- remote.py: a shared store at $SASSVIEW_CACHE_URL (fsspec), read through and written back.
 """
 
 from __future__ import annotations

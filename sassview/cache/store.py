@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
 
-from sassview.cache import locks
+from sassview.cache import locks, remote
 from sassview.cache.layout import (
     FORMAT_VERSION,
     MANIFEST,
@@ -106,9 +106,24 @@ class Store:
             if entry is not None:
                 STATS["waited"] += 1
                 locks.release(self.kind, key)
+        if entry is None:
+            entry = self._from_remote(key)
         if entry is not None:
             STATS["hits"] += 1
         return entry
+
+    def _from_remote(self, key: str) -> Entry | None:
+        """A local miss read through $SASSVIEW_CACHE_URL (cache/remote.py), copied into the
+        local store; None when there is no remote, it misses, or it is broken."""
+        found = remote.fetch(self.kind, key)
+        if found is None:
+            return None
+        blobs = {n: c.encode() if isinstance(c, str) else c for n, c in found.files.items()}
+        try:
+            kept = self._put(key, found.files, found.meta)
+        finally:
+            locks.release(self.kind, key)
+        return kept or Entry(self._dir(key), MappingProxyType(blobs), MappingProxyType(found.meta))
 
     def _read(self, key: str) -> Entry | None:
         if not enabled():
@@ -145,11 +160,14 @@ class Store:
         """Write an entry atomically; None when caching is off or the disk refuses. Ends this
         process's claim on the key (a waiting process then reads the entry)."""
         try:
-            return self._put(key, files, meta)
+            entry = self._put(key, files, meta)
         finally:
             if self.kind in BUILT_ONCE:
                 STATS["builds"] += 1
                 locks.release(self.kind, key)
+        if entry is not None and self.kind in BUILT_ONCE and remote.url():
+            _upload(self.kind, key, entry)  # after the release: a waiting process reads it now
+        return entry
 
     def _put(
         self, key: str, files: Mapping[str, bytes | str], meta: Mapping[str, object] | None
@@ -185,6 +203,15 @@ class Store:
             if not (final / MANIFEST).is_file():
                 return None
         return Entry(final, MappingProxyType(blobs), MappingProxyType(kept_meta))
+
+
+def _upload(kind: str, key: str, entry: Entry) -> None:
+    """Write back an entry built here, as the local store holds it (best effort)."""
+    try:
+        manifest = (entry.path / MANIFEST).read_bytes()
+    except OSError:
+        return  # pruned already: the next build uploads it
+    remote.upload(kind, key, entry.files, manifest)
 
 
 def _verified(path: Path, manifest: Manifest) -> dict[str, bytes] | None:

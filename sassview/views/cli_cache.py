@@ -38,13 +38,27 @@ def cache_group() -> None:
 
 @cache_group.command("info")
 def cache_info() -> None:
-    """What the cache holds: entries, scratch directories, and anything that is not sassview's."""
+    """What the cache holds: entries, scratch directories, anything that is not sassview's, and
+    whether the remote cache ($SASSVIEW_CACHE_URL) answers."""
     found = cache.info()
     if found.problem:
         click.echo(f"{found.root} {found.problem}: caching is off (set SASSVIEW_CACHE_DIR)")
         return
     click.echo(f"{found.root}: {found.entries} entries, {_mb(found.bytes)}")
     _describe_rest(found)
+    _describe_remote()
+
+
+def _describe_remote() -> None:
+    from sassview.cache import remote
+
+    shared = remote.info()
+    if shared is None:
+        return
+    if shared.answered:
+        click.echo(f"remote {shared.url}: answered (read on a local miss, written after a build)")
+    else:
+        click.echo(f"remote {shared.url}: did not answer ({shared.problem}); local only")
 
 
 def _describe_rest(found: CacheInfo) -> None:
