@@ -69,6 +69,7 @@ class _State:
     snapshots: SnapshotSession | None = None
     # What xdist workers reported (on the controller): loads, kernels, cache hits, builds, waits.
     workers: dict[str, int] = dataclasses.field(default_factory=dict)
+    baseline: dict[str, int] = dataclasses.field(default_factory=dict)  # STATS at first use
 
     def counts(self) -> dict[str, int]:
         """This process's loads, kernels and cache figures, plus what its workers reported."""
@@ -76,14 +77,18 @@ class _State:
         if self.cache is not None:  # only then was sassview's cache imported at all
             from sassview.cache import STATS
 
-            mine.update(STATS, loads=self.cache.compiles, kernels=len(self.cache.kernels))
+            mine.update({k: n - self.baseline.get(k, 0) for k, n in STATS.items()})
+            mine.update(loads=self.cache.compiles, kernels=len(self.cache.kernels))
         return {k: n + self.workers.get(k, 0) for k, n in mine.items()}
 
     def kernels(self) -> KernelCache:
         if self.cache is None:
+            from sassview.cache import STATS
             from sassview.testing.loader import KernelCache
 
             self.cache = KernelCache()
+            # The process's counts so far: a session run inside another (pytester) shares them.
+            self.baseline.update(STATS)
         return self.cache
 
     def snapshot_session(self) -> SnapshotSession:
