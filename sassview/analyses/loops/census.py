@@ -267,11 +267,9 @@ class _Measure:
                 self.loose.append(lp)
                 continue
             code = [
-                self.key[i]
-                for k in lp.blocks
-                for i in range(cfg.blocks[k].first, cfg.blocks[k].last + 1)
+                i for k in lp.blocks for i in range(cfg.blocks[k].first, cfg.blocks[k].last + 1)
             ]
-            lca = self.tree.lca(k for k in code if k is not None)
+            lca = self.holder(code)
             if lca is None:
                 self.loose.append(lp)
                 continue
@@ -279,13 +277,22 @@ class _Measure:
             named = (self._statement_key(loc) for loc in self.listing.candidates(lp))
             key: _Key | None = next((k for k in named if k in around), lca)
             inside = {taken[o.index] for o in loops if o.index in taken and _within(o, lp, loops)}
-            while key is not None and key in inside:
+            while key is not None and (key in inside or not self.can_hold(key)):
                 key = self.tree.parent(key)
             if key is None:
                 self.loose.append(lp)
                 continue
             taken[lp.index] = key
             self.groups.setdefault(key, []).append(lp)
+
+    def holder(self, code: list[int]) -> _Key | None:
+        """The deepest entry holding all the code of `code` (instruction indices)."""
+        return self.tree.lca(k for i in code if (k := self.key[i]) is not None)
+
+    def can_hold(self, key: _Key) -> bool:
+        """Whether the statement of `key` may be a SASS loop's (a Python loop unrolled while
+        the kernel is traced may not: see loops/python.py)."""
+        return not self.tree.loop(key).static
 
     def _inline_asm_only(self, loop: Loop) -> bool:
         """Whether every instruction of one trip of `loop` (nested loops aside) with a PTX line
@@ -506,6 +513,7 @@ class _Census(_Measure):
             "file": key[0],
             "trip_count": s.trip_count,
             "requested": s.requested,
+            "requested_by": s.requested_by,
             "inlined_at": self.tree.sites.get(key, ()),
             "depth": len(self.tree.ancestors(parent)) + 1 if parent else 1,
             "parent": index.get(parent) if parent else None,
