@@ -368,11 +368,15 @@ def test_inline_asm_spin_loops_inside_a_k_loop_are_not_its_remainders() -> None:
     asm = [e for e in entries if e.line in (28, 35)]
     assert asm and all(not e.statement for e in asm)
     assert not set(k_loop.sass_loops) & {i for e in asm for i in e.sass_loops}
+    # Each asm loop names the call of its helper (tma_load at lines 75 and 76, wait_phase at 78)
+    sites = {(e.line, tuple(c.line for c in e.inlined_at)) for e in asm}
+    assert sites == {(28, (75,)), (28, (76,)), (35, (78,))}
 
 
 @pytest.mark.compile
 def test_check_prints_alike_schedule_rows_once_with_their_count() -> None:
-    """Ten inline-asm TMA loops with one schedule read as one row that says so, not ten."""
+    """Ten inline-asm TMA loops with one schedule, five at each of the two calls of tma_load,
+    read as one row per call site that says so, not ten."""
     from click.testing import CliRunner
 
     from sassview.views.cli import cli
@@ -380,8 +384,8 @@ def test_check_prints_alike_schedule_rows_once_with_their_count() -> None:
     path = Path(__file__).parents[1] / "examples" / "matmul" / "05_wgmma_tma.cu"
     done = CliRunner().invoke(cli, ["check", str(path), "--arch", "sm_90a"])
     assert done.exit_code == 0, done.output
-    rows = [r for r in done.output.splitlines() if r.startswith("  schedule       line 28:")]
-    assert len(rows) == 1 and rows[0].endswith("(x10 loops alike)"), rows
+    rows = [r for r in done.output.splitlines() if r.startswith("  schedule       line 28 (")]
+    assert len(rows) == 2 and all(r.endswith("(x5 loops alike)") for r in rows), rows
 
 
 # --- the Python frontends (triton_loops.py, cute_loops.py; record_python.py) -----------------

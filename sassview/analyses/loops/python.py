@@ -18,16 +18,16 @@ per source line. Each SASS loop's factor is that of the PTX loop it comes from (
 line in one trip). The PTX loop's: beside a remainder PTX loop, the census' ratio to it; alone,
 the step of the induction its back branch tests over the source's step (a counter stepping by
 2 over `range(8)`: x2), kept to what divides the census' count of the PTX body (a counter
-rescaled to bytes steps by the block); else Triton's own factor (its TTIR), else the count. The
+rescaled to bytes steps by the block); else Triton's own factor (its TTIR), else 1. The
 main SASS loop is the one of the largest factor; those of smaller factor are its remainder
 loops (Triton's and ptxas' alike); the body's math beside the main loop is a straight-line
 remainder.
 
-How it can be wrong: a PTX loop whose counter was rewritten, with no remainder loop beside it,
-reads as the census' count of its body (a tile operation of many PTX instructions at one line
-reads as a factor); a request written with a name (`loop_unroll_factor=UNROLL`, a constexpr)
-is not read; the DSL's helpers have no call chain, so a helper called twice has one entry with
-both sites' code; a fully unrolled loop without constant bounds has no copies measured.
+How it can be wrong: a PTX loop unrolled with no remainder loop beside it, whose counter's step
+is no number over the source's (`range(0, K, BLOCK_K)`), reads as not unrolled; a request
+written with a name (`loop_unroll_factor=UNROLL`, a constexpr) is not read; the DSL's helpers
+have no call chain, so a helper called twice has one entry with both sites' code; a fully
+unrolled loop without constant bounds has no copies measured.
 """
 
 from __future__ import annotations
@@ -40,7 +40,14 @@ from math import gcd
 from typing import Any
 
 from sassview.analyses.base import AnalysisContext, Findings
-from sassview.analyses.loops.census import _STATEMENT, _Census, _Key, _Measure, _ptx
+from sassview.analyses.loops.census import (
+    _STATEMENT,
+    _Census,
+    _Key,
+    _Measure,
+    _ptx,
+    chained_sources,
+)
 from sassview.analyses.loops.entry import LoopEntry
 from sassview.analyses.loops.files import SourceFiles
 from sassview.analyses.tile_loops import TritonLoop, divides_most, triton_loops
@@ -53,7 +60,7 @@ _STATIC = {"static_range": "static_range", "range_constexpr": "range_constexpr"}
 
 
 def run(ctx: AnalysisContext) -> Findings:
-    locs = {i.source for i in ctx.kernel.instructions if i.source is not None}
+    locs = {src for src in chained_sources(ctx) if src is not None}
     files = SourceFiles(ctx, {f.file for loc in locs for f in loc.frames()})
     return _TileCensus(ctx, files).findings()
 
@@ -195,16 +202,17 @@ class _TileCensus(_Census):
     def holder(self, code: list[int]) -> _Key | None:
         """The deepest entry holding all of `code`; where the code has no common entry (the
         CuTe DSL names a helper's lines with no call chain: a K loop's body calls helpers with
-        loops of their own), the one of the outermost statement whose entries hold the most
-        distinct source lines of it, the others' being its helpers'."""
+        loops of their own), the one of the outermost statement that may be a loop whose
+        entries hold the most distinct source lines of it, the others' being its helpers'."""
         found = super().holder(code)
         if found is not None:
             return found
         lines: dict[_Key, set[int]] = {}
         for i in code:
-            k, src = self.key[i], self.ins[i].source
-            if k is not None and src is not None:
-                lines.setdefault(self.tree.ancestors(k)[-1], set()).add(src.line)
+            k, src = self.key[i], self.sources[i]
+            root = self.tree.ancestors(k)[-1] if k is not None else None
+            if root is not None and src is not None and self.can_hold(root):
+                lines.setdefault(root, set()).add(src.line)
         ranked = sorted(((len(v), k) for k, v in lines.items()), reverse=True)
         if not ranked or (len(ranked) > 1 and ranked[0][0] == ranked[1][0]):
             return None
@@ -257,7 +265,7 @@ class _TileCensus(_Census):
 
     def _ptxas_factor(self, key: _Key, loop: Loop) -> int | None:
         """What ptxas unrolled: the copies of each PTX line of the statement's code in one
-        trip (math first, else memory, else all), the largest number dividing most."""
+        trip (memory first, else math, else all), the largest number dividing most."""
         counts: Counter[tuple[str, int, int]] = Counter()
         for i in self.region(loop):
             k, ins = self.key[i], self.ins[i]
@@ -267,7 +275,7 @@ class _TileCensus(_Census):
             kind, _ = self.listing.weight(ins)
             if kind >= 0:
                 counts[(ins.opcode, line, kind)] += 1
-        for kind in (2, 1, 0):
+        for kind in (1, 2, 0):  # memory first: ptxas fuses a PTX mul and add into one FFMA
             chosen = [n for p, n in counts.items() if p[2] == kind]
             if chosen:
                 return divides_most(chosen)
@@ -288,7 +296,7 @@ class _TileCensus(_Census):
         """The factor of the PTX loop the SASS loop's back branch comes from: beside a remainder
         loop, the census' ratio; alone, the greatest common divisor of its induction's step
         (over the source's) and the census' count, both multiples of it (a counter rescaled to
-        bytes, a tile operation of many instructions)."""
+        bytes, a tile operation of many instructions); else Triton's own; else 1."""
         found = self._ptx()
         if found is None:
             return 1
@@ -309,7 +317,7 @@ class _TileCensus(_Census):
         if step and source and step % source == 0:
             return gcd(step // source, count) if count else step // source
         made = self._triton_factor(key)
-        return made or count or 1
+        return made if made is not None else 1
 
     def _triton_factor(self, key: _Key) -> int | None:
         """Triton's own factor for a statement of the main file not inlined, when its TTIR
@@ -324,10 +332,14 @@ class _TileCensus(_Census):
 
 
 def _counter_step(loop: Loop, by_line: dict[int, PtxInstruction]) -> int | None:
-    """|immediate| of the `add R, R, imm` whose R the loop's back branch compares."""
+    """|immediate| of the `add R, R, imm` whose R the loop's last conditional branch tests."""
     lines = sorted(loop.addresses)
     lines = [n for n in lines if n in by_line]
-    branch = next((by_line[n] for n in reversed(lines) if by_line[n].opcode == "bra"), None)
+    # The last conditional branch: the back edge, or the exit test before a `bra.uni` back
+    branch = next(
+        (by_line[n] for n in reversed(lines) if by_line[n].opcode == "bra" and by_line[n].guard),
+        None,
+    )
     if branch is None or branch.guard is None:
         return None
     setp = next(

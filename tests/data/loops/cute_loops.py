@@ -90,6 +90,45 @@ def cu_regs(mA: cute.Tensor, mC: cute.Tensor, n: cutlass.Int32):
     cu_regs_kernel(mA, mC, n).launch(grid=(1, 1, 1), block=(128, 1, 1))
 
 
+@cute.jit
+def _scaled_sum(gA: cute.Tensor, base: cutlass.Int32, scale: cutlass.Float32) -> cutlass.Float32:
+    s = cutlass.Float32(0.0)
+    for j in cutlass.range(4, unroll_full=True):  # @c2_sum
+        s += gA[base + j * 128] * scale
+    return s
+
+
+@cute.kernel
+def cu_two_sites_kernel(gA: cute.Tensor, gC: cute.Tensor, n: cutlass.Int32):
+    tidx, _, _ = cute.arch.thread_idx()
+    a = _scaled_sum(gA, tidx, 2.0)  # @c2_first
+    for i in cutlass.range(n, unroll=2):  # @c2_loop
+        a += _scaled_sum(gA, (i + 1) * 512 + tidx, 0.5)  # @c2_second
+    gC[tidx] = a
+
+
+@cute.jit
+def cu_two_sites(mA: cute.Tensor, mC: cute.Tensor, n: cutlass.Int32):
+    cu_two_sites_kernel(mA, mC, n).launch(grid=(1, 1, 1), block=(128, 1, 1))
+
+
+@cute.kernel
+def cu_runtime_kernel(gA: cute.Tensor, gC: cute.Tensor, n: cutlass.Int32, m: cutlass.Int32):
+    tidx, _, _ = cute.arch.thread_idx()
+    acc = cutlass.Float32(0.0)
+    for i in cutlass.range(n, unroll=1):  # @cm_outer
+        for j in cutlass.range(m, unroll=4):  # @cm_inner
+            acc += gA[(i * m + j) * 128 + tidx]
+    for j in cutlass.range(m, unroll_full=True):  # @cm_full_runtime
+        acc += gA[j * 128 + tidx] * 0.25
+    gC[tidx] = acc
+
+
+@cute.jit
+def cu_runtime(mA: cute.Tensor, mC: cute.Tensor, n: cutlass.Int32, m: cutlass.Int32):
+    cu_runtime_kernel(mA, mC, n, m).launch(grid=(1, 1, 1), block=(128, 1, 1))
+
+
 def tensor(n: int | None = None):  # noqa: ANN201 - a fake tensor for cute.compile
     size = cute.sym_int32() if n is None else n
     return cute.runtime.make_fake_compact_tensor(cutlass.Float32, (size,), assumed_align=16)
@@ -103,4 +142,6 @@ def builds() -> dict[str, tuple[tuple[object, ...], tuple[str, ...]]]:
         "cu_constant": ((tensor(), tensor(128)), both),
         "cu_helpers": ((tensor(), tensor(256), cutlass.Int32(5)), both),
         "cu_regs": ((tensor(), tensor(128), cutlass.Int32(5)), ("sm_90a", "sm_100a")),
+        "cu_two_sites": ((tensor(), tensor(128), cutlass.Int32(5)), both),
+        "cu_runtime": ((tensor(), tensor(128), cutlass.Int32(5), cutlass.Int32(3)), both),
     }
