@@ -545,3 +545,44 @@ def test_a_triton_request_met_before_ptxas_unrolled_more_is_no_warning() -> None
     p = python_program("tr_unroll.sm_80")
     notes = inspect_kernel(p, p.kernels[0]).annotations
     assert not [a for a in notes if a.kind == "unroll" and a.severity > Severity.INFO]
+
+
+def test_a_constant_loop_rolled_on_one_arch_and_unrolled_on_another_is_a_finding() -> None:
+    """ptxas copies out the 8-trip kk loops for sm_80 and keeps them rolled on sm_90a: each
+    arch's census alone reads 'not unrolled' or 'fully unrolled'; across the archs of one
+    check it is a note."""
+    from sassview.analyses.loops.across import arch_differences
+    from sassview.views.render import arch_notes
+
+    runs = [(a, k, entries(a, k)) for a in ARCHS for k in ("sgemm_tile", "kloop_helper", "pragmas")]
+    found = arch_differences(runs)
+    sg, kh = marks()["sg_kk"][1], marks()["kh_kk"][1]
+    assert [(d.kernel, d.entry.line) for d in found] == [("sgemm_tile", sg), ("kloop_helper", kh)]
+    assert found[0].message == (
+        f"loop at line {sg}: 8 iterations known at compile time, rolled on sm_90a (not "
+        "unrolled), fully unrolled on sm_80 (8 copies)"
+    )
+    assert "#pragma unroll asks for full unrolling on every one" in found[0].hint
+    assert arch_notes(found[:1])[0].startswith("note: across sm_80, sm_90a · sgemm_tile: loop at")
+    assert arch_differences([r for r in runs if r[0] == "sm_80"]) == []  # nothing to compare
+    # Two variants of one arch that differ are no difference of architectures.
+    both = [("sm_80", "sgemm_tile", entries(a, "sgemm_tile")) for a in ARCHS]
+    assert arch_differences(both) == []
+
+
+@pytest.mark.compile
+def test_check_json_lists_the_loops_that_differ_across_its_archs() -> None:
+    from click.testing import CliRunner
+
+    from sassview.views.cli import cli
+
+    args = ["check", str(DATA / "census.cu"), "--arch", "sm_80", "--arch", "sm_90a", "--json"]
+    done = CliRunner().invoke(cli, args)
+    assert done.exit_code == 0, done.output
+    across = json.loads(done.output)["loops_across_archs"]
+    assert [(d["kernel"], d["source_line"]) for d in across] == [
+        ("kloop_helper", marks()["kh_kk"][1]),
+        ("sgemm_tile", marks()["sg_kk"][1]),
+    ]
+    assert across[0]["rolled"] == [{"arch": "sm_90a", "factor": 1}]
+    assert across[0]["unrolled"] == [{"arch": "sm_80", "copies": 8}]
