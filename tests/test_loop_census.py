@@ -586,3 +586,38 @@ def test_check_json_lists_the_loops_that_differ_across_its_archs() -> None:
     ]
     assert across[0]["rolled"] == [{"arch": "sm_90a", "factor": 1}]
     assert across[0]["unrolled"] == [{"arch": "sm_80", "copies": 8}]
+
+
+@pytest.mark.compile
+def test_python_labels_hold_on_a_live_compile() -> None:
+    """The Triton kernels compiled now for sm_90a (the CuTe DSL's in the recordings only: its
+    compiles are slower): a toolchain that changes their code shows here."""
+    pytest.importorskip("triton")
+    import importlib.util
+    import sys
+
+    spec = importlib.util.spec_from_file_location("loops_triton_live", DATA / "triton_loops.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    from sassview.build import build_program
+    from sassview.frontends.triton import compile_triton
+    from sassview.inspection import inspect_program
+
+    wrong = []
+    for row in (r for r in PY_LABELS if r["kernel"].startswith("tr_")):
+        signature, constexprs = module.BUILDS[row["kernel"]]
+        fn = getattr(module, row["kernel"])
+        art = compile_triton(fn, signature=signature, constexprs=constexprs, arch="sm_90a")
+        (insp,) = inspect_program(build_program(art))
+        at = python_marks(row["kernel"])
+        want = (at[row["loop"]], tuple(at[m] for m in row.get("at", [])))
+        here = [
+            e
+            for e in insp.facts("unroll")["entries"]
+            if e.statement and (e.line, tuple(c.line for c in e.inlined_at)) == want
+        ]
+        if len(here) != 1 or {k: getattr(here[0], k) for k in row["label"]} != row["label"]:
+            wrong.append(row["loop"])
+    assert not wrong
