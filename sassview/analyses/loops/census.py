@@ -51,7 +51,7 @@ from sassview.analyses.loops.findings import describe
 from sassview.analyses.tile_loops import divides_most
 from sassview.graph.cfg import ControlFlowGraph, build_ptx_cfg
 from sassview.graph.loops import Loop, find_ptx_loops, loop_candidates
-from sassview.ir import PtxInstruction, SassInstruction, SourceLoc
+from sassview.ir import Kernel, PtxInstruction, SassInstruction, SourceLoc
 from sassview.opcodes import is_move
 from sassview.parse.inline_asm import CallSites
 from sassview.parse.source_loops import SourceLoop
@@ -177,7 +177,7 @@ class _Tree:
 
 
 def run(ctx: AnalysisContext) -> Findings:
-    locs = {src for src in chained_sources(ctx) if src is not None}
+    locs = {src for src in ctx.shared(chained_sources) if src is not None}
     files = SourceFiles(ctx, {f.file for loc in locs for f in loc.frames()})
     return _Census(ctx, files).findings()
 
@@ -208,19 +208,20 @@ def _sass(ctx: AnalysisContext) -> _Listing:
         weight,
         lambda lp: loop_candidates(lp, ctx.cfg, ins),
         [i.ptx_line for i in ins],
-        chained_sources(ctx),
+        ctx.shared(chained_sources),
     )
 
 
-def chained_sources(ctx: AnalysisContext) -> list[SourceLoc | None]:
+def chained_sources(kernel: Kernel) -> list[SourceLoc | None]:
     """Each SASS instruction's location, with the inline chain of the PTX instruction it came
     from where ptxas' line table gives another: ptxas names the code of a helper inlined at two
     call sites (or two instantiations of one template) by the first site's chain, the PTX's
-    `.loc ... inlined_at` tells them apart. Only where the innermost file and line agree."""
-    ptx = ctx.kernel.ptx
+    `.loc ... inlined_at` tells them apart. Only where the innermost file and line agree. Read
+    through `AnalysisContext.shared`: computed once per kernel."""
+    ptx = kernel.ptx
     by_line = {p.line: p.source for p in ptx.instructions if p.source} if ptx else {}
     out: list[SourceLoc | None] = []
-    for i in ctx.kernel.instructions:
+    for i in kernel.instructions:
         src = i.source
         there = by_line.get(i.ptx_line) if i.ptx_line is not None else None
         if (

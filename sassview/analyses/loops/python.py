@@ -60,7 +60,7 @@ _STATIC = {"static_range": "static_range", "range_constexpr": "range_constexpr"}
 
 
 def run(ctx: AnalysisContext) -> Findings:
-    locs = {src for src in chained_sources(ctx) if src is not None}
+    locs = {src for src in ctx.shared(chained_sources) if src is not None}
     files = SourceFiles(ctx, {f.file for loc in locs for f in loc.frames()})
     return _TileCensus(ctx, files).findings()
 
