@@ -217,7 +217,7 @@ def test_loops_the_dsl_unrolled_before_the_ptx_count_their_copies(ck: ModuleType
     assert [e["achieved_factor"] for e in loops if e["requested_factor"] == 4] == [4]
     from sassview.testing.unrolling import describe
 
-    four = next(e for e in loops if e["requested_factor"] == 4)
+    four = next(e for e in insp.facts("unroll")["entries"] if e.requested == 4)
     assert describe(four) == "unrolled by 4, with a remainder loop (asked: unroll=4)"
     # A constant trip count, unroll_full=True: no loop left, four copies of the body.
     (full,) = [e for e in loops if e["source_line"] == line_of("# ROWS: FULL")]
@@ -233,7 +233,7 @@ def test_loops_the_dsl_unrolled_before_the_ptx_count_their_copies(ck: ModuleType
 
 
 def test_unroll_requests_are_read_off_the_range_call() -> None:
-    from sassview.analyses.tile_loops import python_loops
+    from sassview.analyses.loops.python import python_source_loops
 
     source = "\n".join(
         [
@@ -249,9 +249,11 @@ def test_unroll_requests_are_read_off_the_range_call() -> None:
             "for i in range(n, 4): pass",
         ]
     )
-    loops = python_loops(source)
-    assert loops is not None and dict(loops.requests) == {1: 4, 2: "full", 3: 1, 7: "full"}
-    assert dict(loops.trips) == {7: 3, 8: 16}  # bounds written as numbers only
+    loops = python_source_loops(source)
+    requests = {s.line: s.requested for s in loops if s.requested is not None}
+    assert requests == {1: 4, 2: "full", 3: 1, 7: "full"}
+    trips = {s.line: s.trip_count for s in loops if s.trip_count is not None}
+    assert trips == {7: 3, 8: 16}  # bounds written as numbers only
 
 
 @pytest.mark.compile

@@ -246,7 +246,6 @@ def test_matmul_uses_the_tensor_cores_of_each_arch(
 @pytest.mark.compile
 @pytest.mark.parametrize("unroll", [1, 4])
 def test_triton_unrolling_multiplies_what_ptxas_did(tk: ModuleType, unroll: int) -> None:
-    from sassview.analyses.loops.entry import from_facts
     from sassview.inspection import inspect_program
 
     art = compile_triton(
@@ -257,24 +256,17 @@ def test_triton_unrolling_multiplies_what_ptxas_did(tk: ModuleType, unroll: int)
     )
     (insp,) = inspect_program(build_program(art))
     line = line_of("ROWSUM LOOP")
-    here = [e for e in insp.facts("unroll")["loops"] if e["source_line"] == line]
-    main = here[0]
+    # One entry per loop statement: Triton's remainder loop and ptxas' are its remainder loops.
+    (main,) = [e for e in insp.facts("unroll")["entries"] if e.line == line]
     # One element per thread per iteration (BLOCK = 128 threads): the loads in one trip of the
     # SASS loop are the source iterations it runs, whoever unrolled them.
     by_address = {i.address: i for i in insp.kernel.instructions}
-    trip = insp.loops[main["sass_loops"][0]].addresses
+    trip = insp.loops[main.sass_loops[0]].addresses
     loads = sum(1 for a in trip if by_address[a].opcode.startswith("LDG"))
-    assert main["achieved_factor"] == loads
-    assert main["triton_factor"] == unroll and not main["triton_remainder"]
-    if unroll == 1:
-        assert len(here) == 1  # ptxas' own remainder loop is part of the entry
-    else:
-        # Triton's remainder loop: the iterations its unrolling leaves over, ptxas unrolls too.
-        assert [e["triton_remainder"] for e in here] == [False, True]
-        words = [from_facts(e).summary() for e in here]
-        assert "(x4 by Triton)" in words[0] and "Triton's remainder loop" in words[1]
-        notes = [a.message for a in insp.annotations if a.kind == "unroll"]
-        assert any(f"by {loads}: by 4 in Triton's IR" in n for n in notes)
+    assert (main.factor, main.ptx_factor, main.remainder) == (loads, unroll, True)
+    assert main.to_json()["triton_factor"] == unroll
+    if unroll == 4:
+        assert f"unrolled by {loads} (x4 by Triton, then x{loads // 4} by ptxas)" in main.summary()
 
 
 @pytest.mark.compile

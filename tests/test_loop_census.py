@@ -368,11 +368,15 @@ def test_inline_asm_spin_loops_inside_a_k_loop_are_not_its_remainders() -> None:
     asm = [e for e in entries if e.line in (28, 35)]
     assert asm and all(not e.statement for e in asm)
     assert not set(k_loop.sass_loops) & {i for e in asm for i in e.sass_loops}
+    # Each asm loop names the call of its helper (tma_load at lines 75 and 76, wait_phase at 78)
+    sites = {(e.line, tuple(c.line for c in e.inlined_at)) for e in asm}
+    assert sites == {(28, (75,)), (28, (76,)), (35, (78,))}
 
 
 @pytest.mark.compile
 def test_check_prints_alike_schedule_rows_once_with_their_count() -> None:
-    """Ten inline-asm TMA loops with one schedule read as one row that says so, not ten."""
+    """Ten inline-asm TMA loops with one schedule, five at each of the two calls of tma_load,
+    read as one row per call site that says so, not ten."""
     from click.testing import CliRunner
 
     from sassview.views.cli import cli
@@ -380,5 +384,240 @@ def test_check_prints_alike_schedule_rows_once_with_their_count() -> None:
     path = Path(__file__).parents[1] / "examples" / "matmul" / "05_wgmma_tma.cu"
     done = CliRunner().invoke(cli, ["check", str(path), "--arch", "sm_90a"])
     assert done.exit_code == 0, done.output
-    rows = [r for r in done.output.splitlines() if r.startswith("  schedule       line 28:")]
-    assert len(rows) == 1 and rows[0].endswith("(x10 loops alike)"), rows
+    rows = [r for r in done.output.splitlines() if r.startswith("  schedule       line 28 (")]
+    assert len(rows) == 2 and all(r.endswith("(x5 loops alike)") for r in rows), rows
+
+
+# --- the Python frontends (triton_loops.py, cute_loops.py; record_python.py) -----------------
+
+PY = DATA / "python"
+PY_LABELS = json.loads((DATA / "labels_python.json").read_text())["loops"]
+
+
+def python_source(kernel: str) -> Path:
+    return DATA / ("triton_loops.py" if kernel.startswith("tr_") else "cute_loops.py")
+
+
+@cache
+def python_marks(kernel: str) -> dict[str, int]:
+    """`# @name` -> line, in the kernel's source."""
+    found = {}
+    for number, line in enumerate(python_source(kernel).read_text().splitlines(), 1):
+        m = re.search(r"# @(\w+)", line)
+        if m:
+            found[m.group(1)] = number
+    return found
+
+
+@cache
+def python_program(stem: str) -> Program:
+    """A recorded Python compile, its source given beside the listing."""
+    kernel, arch = stem.split(".")
+    source = python_source(kernel)
+    return sassview.from_artifacts(
+        Artifacts(
+            kind="triton" if kernel.startswith("tr_") else "cute",
+            arch=arch,
+            source_path=str(source),
+            source_text=source.read_text(),
+            ptx=(PY / f"{stem}.ptx").read_text(),
+            cubin=(PY / f"{stem}.cubin").read_bytes(),
+        )
+    )
+
+
+def python_entries(stem: str) -> tuple[LoopEntry, ...]:
+    p = python_program(stem)
+    (k,) = p.kernels
+    found: tuple[LoopEntry, ...] = inspect_kernel(p, k).facts("unroll")["entries"]
+    return found
+
+
+def python_stems() -> list[str]:
+    return sorted(p.name.removesuffix(".cubin") for p in PY.glob("*.cubin"))
+
+
+def python_label_cases() -> list[Any]:
+    return [
+        pytest.param(stem, row, id=f"{stem}-{row['loop']}")
+        for row in PY_LABELS
+        for stem in python_stems()
+        if stem.split(".")[0] == row["kernel"]
+    ]
+
+
+@pytest.mark.parametrize(("stem", "row"), python_label_cases())
+def test_each_python_label_holds(stem: str, row: dict[str, Any]) -> None:
+    at = python_marks(row["kernel"])
+    want = (at[row["loop"]], tuple(at[m] for m in row.get("at", [])))
+    here = [
+        e
+        for e in python_entries(stem)
+        if e.statement and (e.line, tuple(c.line for c in e.inlined_at)) == want
+    ]
+    assert len(here) == 1, f"{row['loop']}: {len(here)} entries"
+    assert {k: getattr(here[0], k) for k in row["label"]} == row["label"]
+
+
+@pytest.mark.parametrize("stem", python_stems())
+def test_every_python_loop_with_code_in_the_sass_has_an_entry(stem: str) -> None:
+    """The census over each recorded Python listing: one entry per loop statement (per inline
+    context) with code of its body in the SASS, and none at a line that is no loop statement
+    (the DSL's control at `def` and decorator lines, a setmaxregister_increase call)."""
+    from sassview.analyses.loops.python import python_source_loops
+
+    kernel = stem.split(".")[0]
+    statements = python_source_loops(python_source(kernel).read_text())
+    lines = {s.line for s in statements}
+    found = [e for e in python_entries(stem) if e.statement]
+    have = {(e.line, tuple(c.line for c in e.inlined_at)) for e in found}
+    assert len(have) == len(found), "one entry per statement and context"
+    assert {e.line for e in found} <= lines
+    need = set()
+    (k,) = python_program(stem).kernels
+    for ins in k.instructions:
+        frames = list(ins.source.frames()) if ins.source else []
+        for j, fr in enumerate(frames):
+            if Path(fr.file).name != python_source(kernel).name:
+                continue
+            for s in statements:
+                if s.span[0] < fr.line <= s.span[1]:
+                    need.add((s.line, tuple(f.line for f in frames[j + 1 :])))
+    assert need <= have, f"no entry for {sorted(need - have)}"
+
+
+def test_python_requests_are_read_off_each_range_call() -> None:
+    from sassview.analyses.loops.python import python_source_loops
+
+    source = "\n".join(
+        [
+            "for i in tl.range(0, n, loop_unroll_factor=4):",
+            "    for j in tl.static_range(3):",
+            "        pass",
+            "for i in cutlass.range(n):",
+            "    for j in cutlass.range(4, unroll_full=True):",
+            "        pass",
+            "for i in cutlass.range_constexpr(k):",
+            "    pass",
+            "for i in cutlass.range(n, unroll_full=True):",
+            "    pass",
+            "for i in range(0, 16, 4):",
+            "    pass",
+        ]
+    )
+    got = [
+        (s.line, s.requested, s.requested_by, s.static, s.parent, s.trip_count, s.step)
+        for s in python_source_loops(source)
+    ]
+    assert got == [
+        (1, 4, "loop_unroll_factor", False, None, None, 1),
+        (2, "full", "static_range", True, 0, 3, 1),
+        (4, None, "pragma", False, None, None, 1),
+        (5, "full", "range", True, 2, 4, 1),  # constant bounds: NVVM unrolls it for sure
+        (7, "full", "range_constexpr", True, None, None, 1),
+        (9, "full", "range", False, None, None, 1),  # a runtime count: it may stay rolled
+        (11, None, "pragma", False, None, 4, 4),
+    ]
+
+
+def test_unroll_full_below_a_runtime_loop_is_no_false_warning() -> None:
+    """Issue #17 class 6: the SASS loop of `for i in cutlass.range(m)` was read as the loop of
+    the `unroll_full=True` statement one line below it ("asked full, a loop remains")."""
+    for stem in ("cu_nest.sm_80", "cu_nest.sm_90a"):
+        p = python_program(stem)
+        (k,) = p.kernels
+        notes = inspect_kernel(p, k).annotations
+        assert not [a for a in notes if a.kind == "unroll" and a.severity > Severity.INFO]
+        words = [e.summary() for e in python_entries(stem)]
+        outer, inner = python_marks("cu_nest")["cn_outer"], python_marks("cu_nest")["cn_inner"]
+        assert words == [
+            f"line {outer}: unrolled by 4, with a straight-line remainder",
+            f"line {inner}: fully unrolled (4 copies, no loop left) (asked: unroll_full=True)",
+        ]
+
+
+def test_a_triton_request_met_before_ptxas_unrolled_more_is_no_warning() -> None:
+    (e,) = python_entries("tr_unroll.sm_80")
+    assert e.summary().endswith(
+        "unrolled by 16 (x4 by Triton, then x4 by ptxas), with a remainder loop "
+        "(asked: loop_unroll_factor=4)"
+    )
+    p = python_program("tr_unroll.sm_80")
+    notes = inspect_kernel(p, p.kernels[0]).annotations
+    assert not [a for a in notes if a.kind == "unroll" and a.severity > Severity.INFO]
+
+
+def test_a_constant_loop_rolled_on_one_arch_and_unrolled_on_another_is_a_finding() -> None:
+    """ptxas copies out the 8-trip kk loops for sm_80 and keeps them rolled on sm_90a: each
+    arch's census alone reads 'not unrolled' or 'fully unrolled'; across the archs of one
+    check it is a note."""
+    from sassview.analyses.loops.across import arch_differences
+    from sassview.views.render import arch_notes
+
+    runs = [(a, k, entries(a, k)) for a in ARCHS for k in ("sgemm_tile", "kloop_helper", "pragmas")]
+    found = arch_differences(runs)
+    sg, kh = marks()["sg_kk"][1], marks()["kh_kk"][1]
+    assert [(d.kernel, d.entry.line) for d in found] == [("sgemm_tile", sg), ("kloop_helper", kh)]
+    assert found[0].message == (
+        f"loop at line {sg}: 8 iterations known at compile time, rolled on sm_90a (not "
+        "unrolled), fully unrolled on sm_80 (8 copies)"
+    )
+    assert "#pragma unroll asks for full unrolling on every one" in found[0].hint
+    assert arch_notes(found[:1])[0].startswith("note: across sm_80, sm_90a · sgemm_tile: loop at")
+    assert arch_differences([r for r in runs if r[0] == "sm_80"]) == []  # nothing to compare
+    # Two variants of one arch that differ are no difference of architectures.
+    both = [("sm_80", "sgemm_tile", entries(a, "sgemm_tile")) for a in ARCHS]
+    assert arch_differences(both) == []
+
+
+@pytest.mark.compile
+def test_check_json_lists_the_loops_that_differ_across_its_archs() -> None:
+    from click.testing import CliRunner
+
+    from sassview.views.cli import cli
+
+    args = ["check", str(DATA / "census.cu"), "--arch", "sm_80", "--arch", "sm_90a", "--json"]
+    done = CliRunner().invoke(cli, args)
+    assert done.exit_code == 0, done.output
+    across = json.loads(done.output)["loops_across_archs"]
+    assert [(d["kernel"], d["source_line"]) for d in across] == [
+        ("kloop_helper", marks()["kh_kk"][1]),
+        ("sgemm_tile", marks()["sg_kk"][1]),
+    ]
+    assert across[0]["rolled"] == [{"arch": "sm_90a", "factor": 1}]
+    assert across[0]["unrolled"] == [{"arch": "sm_80", "copies": 8}]
+
+
+@pytest.mark.compile
+def test_python_labels_hold_on_a_live_compile() -> None:
+    """The Triton kernels compiled now for sm_90a (the CuTe DSL's in the recordings only: its
+    compiles are slower): a toolchain that changes their code shows here."""
+    pytest.importorskip("triton")
+    import importlib.util
+    import sys
+
+    spec = importlib.util.spec_from_file_location("loops_triton_live", DATA / "triton_loops.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    from sassview.build import build_program
+    from sassview.frontends.triton import compile_triton
+    from sassview.inspection import inspect_program
+
+    wrong = []
+    for row in (r for r in PY_LABELS if r["kernel"].startswith("tr_")):
+        signature, constexprs = module.BUILDS[row["kernel"]]
+        fn = getattr(module, row["kernel"])
+        art = compile_triton(fn, signature=signature, constexprs=constexprs, arch="sm_90a")
+        (insp,) = inspect_program(build_program(art))
+        at = python_marks(row["kernel"])
+        want = (at[row["loop"]], tuple(at[m] for m in row.get("at", [])))
+        here = [
+            e
+            for e in insp.facts("unroll")["entries"]
+            if e.statement and (e.line, tuple(c.line for c in e.inlined_at)) == want
+        ]
+        if len(here) != 1 or {k: getattr(here[0], k) for k in row["label"]} != row["label"]:
+            wrong.append(row["loop"])
+    assert not wrong

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
-from sassview.analyses.tile_loops import TritonLoop, pair_triton_loops, triton_loops
+from sassview.analyses.tile_loops import TritonLoop, triton_loops
 from sassview.parse.mlir import for_loops
 
 DATA = Path(__file__).parent / "data" / "stages"
@@ -122,20 +122,3 @@ def test_triton_unrolling_by_line() -> None:
     assert triton_loops({"ttir": stage("matmul.ttir")}, KERNEL) == {43: [TritonLoop(1, False)]}
     assert triton_loops({"ttir": stage("matmul.ttir")}, "/elsewhere.py") == {}
     assert triton_loops({}, KERNEL) == {}
-
-
-def test_pairing_with_the_sass_loops_of_a_line() -> None:
-    unrolled, rest, plain = TritonLoop(4, False), TritonLoop(1, True), TritonLoop(1, False)
-    main, second, third = (KERNEL, 79, 120), (KERNEL, 79, 90), (KERNEL, 79, None)
-    # In address order, whatever the PTX line of the back branch.
-    assert pair_triton_loops({79: [unrolled, rest]}, {main: 0x100, second: 0x900}, KERNEL) == {
-        main: unrolled,
-        second: rest,
-    }
-    # LLVM made the remainder straight-line code: the main loop alone.
-    assert pair_triton_loops({79: [unrolled, rest]}, {main: 0x100}, KERNEL) == {main: unrolled}
-    # LLVM unswitched the loop into versions: no pairing claimed.
-    three = {main: 0x100, second: 0x900, third: 0x1000}
-    assert pair_triton_loops({79: [unrolled, rest]}, three, KERNEL) == {}
-    assert pair_triton_loops({79: [plain]}, {}, KERNEL) == {}  # fully unrolled by LLVM
-    assert pair_triton_loops({79: [plain]}, {("/other.py", 79, 1): 0}, KERNEL) == {}

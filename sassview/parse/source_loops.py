@@ -47,6 +47,11 @@ class SourceLoop:
     depth: int  # 1 = outermost
     requested: Request
     trip_count: int | None = None  # iterations, when the header is constant (for i = 0; i < 8; ++i)
+    requested_by: str = "pragma"  # how `requested` is written: see loops/entry.py `asked`
+    # Unrolled before any compiler sees a loop (Triton's `tl.static_range`, the CuTe DSL's
+    # `range_constexpr`, `unroll_full=True` over constant bounds): never a SASS loop's statement
+    static: bool = False
+    step: int | None = None  # Python: the induction's step, when written as a number
 
 
 def _close(t: str, pos: int) -> int:

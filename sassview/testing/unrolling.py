@@ -8,19 +8,17 @@ remainder, the analysis' own warning) is most of the work. The words come from t
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from sassview.analyses.loops.entry import LoopEntry, asked, from_facts, verdict
+from sassview.analyses.loops.entry import LoopEntry, asked, verdict
 from sassview.testing.failures import UnrollMismatch, compose
 
 if TYPE_CHECKING:
     from sassview.testing.matchers import KernelUnderTest
 
 
-def describe(entry: LoopEntry | dict[str, Any]) -> str:
-    """What the compiler made of one source loop, in words (an entry, or its facts dict)."""
-    if isinstance(entry, dict):
-        entry = from_facts(entry)
+def describe(entry: LoopEntry) -> str:
+    """What the compiler made of one source loop, in words."""
     return verdict(entry) + asked(entry)
 
 

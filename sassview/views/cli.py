@@ -85,18 +85,20 @@ def check(
     max_variants: int | None,
 ) -> None:
     """Compile or read each PATH (.cu, .ptx, .cubin, fatbin) and report every kernel's resources."""
+    from sassview.analyses.loops.across import ArchDifference, arch_differences
     from sassview.api import load
     from sassview.frontends.discover import directory_kind
     from sassview.frontends.paths import input_file
     from sassview.gcpause import pause as pause_gc
     from sassview.inspection import inspect_program
     from sassview.toolchain.locate import toolchain_versions
-    from sassview.views.render import render_program
+    from sassview.views.render import arch_notes, render_program
     from sassview.views.summary import check_document, program_summary
     from sassview.views.user_output import user_output_to_stderr
 
     summaries = []
     resume_gc = pause_gc(freeze=True)  # the models are acyclic records: sassview.gcpause
+    across: list[ArchDifference] = []  # loops rolled on one arch, unrolled on another
     try:
         _warn_on_mixed_releases()
         shape = _block_shape(block)
@@ -119,18 +121,32 @@ def check(
             if kernel and path.suffix == ".py":  # several kernels: keep the programs with it
                 programs = _with_kernel(programs, kernel)
             focus = None if path.is_dir() else kernel  # a cache's: chosen above, by entry too
+            censuses = []
             for program in programs:
-                summary = program_summary(program, inspect_program(program, focus, block=shape))
+                inspections = inspect_program(program, focus, block=shape)
+                summary = program_summary(program, inspections)
                 summaries.append(summary)
+                censuses += [_census(program, i) for i in inspections]
                 if not as_json:
                     click.echo(render_program(summary))
+            differ = arch_differences(censuses)
+            across += differ
+            for line in [] if as_json else arch_notes(differ):
+                click.echo(line)
         if as_json:
-            document = check_document(summaries, toolchain_versions())
+            document = check_document(summaries, toolchain_versions(), across)
             click.echo(json.dumps(document, indent=2))
     except SassviewError as exc:
         _fail(exc)
     finally:
         resume_gc()
+
+
+def _census(program: Any, insp: Any) -> tuple[str, str, Any]:
+    """(arch, the kernel as its variant and name, its loop entries): across.py's input."""
+    label = program.artifacts.label
+    name = f"{label} · {insp.kernel.display_name}" if label else insp.kernel.display_name
+    return program.arch, name, insp.facts("unroll")["entries"]
 
 
 def _with_kernel(programs: list[Any], kernel: str) -> list[Any]:

@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from sassview.analyses.loops.across import ArchDifference
     from sassview.inspection import Inspection
 
 # Findings a table of variants (sweep, try) cannot show in a cell, printed under it.
@@ -242,6 +243,16 @@ def render_program(p: dict[str, Any]) -> str:
         head += f" (ELF ABI {p['elf_abi_version']})"
     body = [render_kernel(k) for k in p["kernels"]] or ["  (no kernels)"]
     return "\n".join([head, *body, ""])
+
+
+def arch_notes(differences: Iterable[ArchDifference]) -> list[str]:
+    """`note: across sm_80, sm_90a · <kernel>: <loop rolled on one, unrolled on the other>`
+    and its hint, after the programs of one input."""
+    out = []
+    for d in differences:
+        archs = ", ".join(sorted({a for a, _ in (*d.rolled, *d.unrolled)}))
+        out += [f"note: across {archs} · {d.kernel}: {d.message}", f"  hint: {d.hint}", ""]
+    return out
 
 
 def table_notes(inspections: Iterable[Inspection]) -> list[str]:

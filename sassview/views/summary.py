@@ -7,6 +7,7 @@ The human report (render.py) is made from this same data, so text and JSON canno
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from sassview.analyses import Annotation
@@ -229,12 +230,16 @@ def program_summary(program: Program, inspections: list[Inspection]) -> dict[str
     }
 
 
-def check_document(programs: list[dict[str, Any]], toolchain: dict[str, str]) -> dict[str, Any]:
+def check_document(
+    programs: list[dict[str, Any]], toolchain: dict[str, str], across: Sequence[Any] = ()
+) -> dict[str, Any]:
+    """The `check --json` document; `across`: the loops' `ArchDifference`s (loops/across.py)."""
     return {
         "schema_version": SCHEMA_VERSION,
         "sassview": _version(),
         "toolchain": toolchain,
         "programs": programs,
+        "loops_across_archs": [d.to_json() for d in across],
     }
 
 

@@ -25,10 +25,11 @@ of them. The same measure over the PTX CFG and its .loc chains gives NVVM's fact
 else its own code's counts over the executions of its statement (the copies and factors of the
 entries around it).
 
-How it can be wrong: ptxas' line table may give the code of two call sites of one helper the
-first site's context (two identical calls, or two instantiations of a template: the PTX still
-tells them apart); the census then lists one entry, with both sites' copies or SASS loops, and
-none for the other. A loop with one SASS loop, no remainder and every body statement of k > 1
+Code is placed by its inline chain as the PTX gives it (`chained_sources`): ptxas' line table
+gives the code of two call sites of one helper (two identical calls, two instantiations of a
+template) the first site's chain, the PTX instruction each SASS instruction came from has its
+own. How it can be wrong: code ptxas moved to another line than its PTX instruction's keeps
+ptxas' chain. A loop with one SASS loop, no remainder and every body statement of k > 1
 instructions of one opcode reads k times its factor. A constant trip count is trusted over the
 SASS (a loop whose copies ptxas folded still reads its trip count). Peeled iterations read as a
 straight-line remainder. Source lines are found by a line scan (macros and lambdas confuse it);
@@ -50,7 +51,7 @@ from sassview.analyses.loops.findings import describe
 from sassview.analyses.tile_loops import divides_most
 from sassview.graph.cfg import ControlFlowGraph, build_ptx_cfg
 from sassview.graph.loops import Loop, find_ptx_loops, loop_candidates
-from sassview.ir import PtxInstruction, SassInstruction, SourceLoc
+from sassview.ir import Kernel, PtxInstruction, SassInstruction, SourceLoc
 from sassview.opcodes import is_move
 from sassview.parse.inline_asm import CallSites
 from sassview.parse.source_loops import SourceLoop
@@ -176,7 +177,7 @@ class _Tree:
 
 
 def run(ctx: AnalysisContext) -> Findings:
-    locs = {i.source for i in ctx.kernel.instructions if i.source is not None}
+    locs = {src for src in ctx.shared(chained_sources) if src is not None}
     files = SourceFiles(ctx, {f.file for loc in locs for f in loc.frames()})
     return _Census(ctx, files).findings()
 
@@ -194,6 +195,8 @@ class _Listing:
     candidates: Callable[[Loop], list[SourceLoc]]
     # The PTX line of each instruction (SASS: the one it came from), to tell inline asm's code
     ptx_lines: Sequence[int | None] = ()
+    # Each instruction's location with its inline chain (SASS: see `chained_sources`)
+    sources: Sequence[SourceLoc | None] = ()
 
 
 def _sass(ctx: AnalysisContext) -> _Listing:
@@ -205,7 +208,43 @@ def _sass(ctx: AnalysisContext) -> _Listing:
         weight,
         lambda lp: loop_candidates(lp, ctx.cfg, ins),
         [i.ptx_line for i in ins],
+        ctx.shared(chained_sources),
     )
+
+
+def chained_sources(kernel: Kernel) -> list[SourceLoc | None]:
+    """Each SASS instruction's location, with the inline chain of the PTX instruction it came
+    from where ptxas' line table gives another: ptxas names the code of a helper inlined at two
+    call sites (or two instantiations of one template) by the first site's chain, the PTX's
+    `.loc ... inlined_at` tells them apart. Only where the innermost file and line agree. Read
+    through `AnalysisContext.shared`: computed once per kernel."""
+    ptx = kernel.ptx
+    by_line = {p.line: p.source for p in ptx.instructions if p.source} if ptx else {}
+    out: list[SourceLoc | None] = []
+    for i in kernel.instructions:
+        src = i.source
+        there = by_line.get(i.ptx_line) if i.ptx_line is not None else None
+        if (
+            src is not None
+            and there is not None
+            and there.inlined_at is not None
+            and (there.file, there.line) == (src.file, src.line)
+            and _sites(there) != _sites(src)
+        ):
+            src = src._replace(inlined_at=_plain(there.inlined_at))
+        out.append(src)
+    return out
+
+
+def _sites(loc: SourceLoc) -> tuple[tuple[str, int], ...]:
+    return tuple((f.file, f.line) for f in loc.frames())[1:]
+
+
+def _plain(loc: SourceLoc | None) -> SourceLoc | None:
+    """A chain of call sites without columns (ptxas' line table has none: pairs stay equal)."""
+    if loc is None:
+        return None
+    return SourceLoc(loc.file, loc.line, 0, _plain(loc.inlined_at))
 
 
 def _ptx(ctx: AnalysisContext) -> _Listing | None:
@@ -233,7 +272,8 @@ class _Measure:
         # Most big kernels are straight-line code of a source with no loop statement at all.
         looped = any(self.files.loops(f) for f in self.files.names)
         place = self.tree.place
-        placed = [place(i.source) if i.source and looped else (None, -1) for i in self.ins]
+        self.sources = listing.sources or [i.source for i in self.ins]
+        placed = [place(src) if src and looped else (None, -1) for src in self.sources]
         self.key = [k for k, _ in placed]
         self.role = [r for _, r in placed]
         self._regions: dict[int | None, list[int]] = {}
@@ -267,11 +307,9 @@ class _Measure:
                 self.loose.append(lp)
                 continue
             code = [
-                self.key[i]
-                for k in lp.blocks
-                for i in range(cfg.blocks[k].first, cfg.blocks[k].last + 1)
+                i for k in lp.blocks for i in range(cfg.blocks[k].first, cfg.blocks[k].last + 1)
             ]
-            lca = self.tree.lca(k for k in code if k is not None)
+            lca = self.holder(code)
             if lca is None:
                 self.loose.append(lp)
                 continue
@@ -279,13 +317,22 @@ class _Measure:
             named = (self._statement_key(loc) for loc in self.listing.candidates(lp))
             key: _Key | None = next((k for k in named if k in around), lca)
             inside = {taken[o.index] for o in loops if o.index in taken and _within(o, lp, loops)}
-            while key is not None and key in inside:
+            while key is not None and (key in inside or not self.can_hold(key)):
                 key = self.tree.parent(key)
             if key is None:
                 self.loose.append(lp)
                 continue
             taken[lp.index] = key
             self.groups.setdefault(key, []).append(lp)
+
+    def holder(self, code: list[int]) -> _Key | None:
+        """The deepest entry holding all the code of `code` (instruction indices)."""
+        return self.tree.lca(k for i in code if (k := self.key[i]) is not None)
+
+    def can_hold(self, key: _Key) -> bool:
+        """Whether the statement of `key` may be a SASS loop's (a Python loop unrolled while
+        the kernel is traced may not: see loops/python.py)."""
+        return not self.tree.loop(key).static
 
     def _inline_asm_only(self, loop: Loop) -> bool:
         """Whether every instruction of one trip of `loop` (nested loops aside) with a PTX line
@@ -329,9 +376,10 @@ class _Measure:
             kind, n = self.listing.weight(ins)
             if kind < 0:
                 continue
-            assert ins.source is not None
+            src = self.sources[i]
+            assert src is not None
             target = header if self.role[i] == _STATEMENT and k == key else body
-            target[((ins.opcode, ins.source, kind), k)] += n
+            target[((ins.opcode, src, kind), k)] += n
         return body, header
 
     def executions(self, inner: _Key, outer: _Key, copies: dict[_Key, int | None]) -> int | None:
@@ -451,7 +499,7 @@ class _Census(_Measure):
             else:
                 notes += describe(entry, self.code_of(k), [])
         for lp in self.loose:
-            entry = _loose(lp)
+            entry = _loose(lp, self._chain(lp))
             entries.append(entry)
             notes += describe(entry, lp.addresses, [])
         return Findings(
@@ -476,6 +524,19 @@ class _Census(_Measure):
                 # divide the SASS one was misread (a PTX statement of many instructions).
                 out[k] = n if n and f and f % n == 0 else None
         return out
+
+    def _chain(self, loop: Loop) -> tuple[SourceLoc, ...]:
+        """The call sites of a loop no statement explains (an inline asm wait loop in a helper):
+        those of its first instruction at the loop's own line."""
+        src, ins = loop.source, self.ctx.kernel.instructions
+        if src is None:
+            return ()
+        inside = set(loop.addresses)
+        for i, at in enumerate(self.sources):
+            here = at is not None and (at.file, at.line) == (src.file, src.line)
+            if here and at is not None and ins[i].address in inside:
+                return tuple(at.frames())[1:]
+        return ()
 
     def code_of(self, key: _Key) -> tuple[int, ...]:
         """The addresses of the code of an entry and of the entries inside it."""
@@ -506,6 +567,7 @@ class _Census(_Measure):
             "file": key[0],
             "trip_count": s.trip_count,
             "requested": s.requested,
+            "requested_by": s.requested_by,
             "inlined_at": self.tree.sites.get(key, ()),
             "depth": len(self.tree.ancestors(parent)) + 1 if parent else 1,
             "parent": index.get(parent) if parent else None,
@@ -575,11 +637,12 @@ def _ratio(counts: Counter[tuple[_Pair, _Key]], ref: Counter[tuple[_Pair, _Key]]
     return max(ratios, key=lambda r: (ratios[r], r)) if ratios else None
 
 
-def _loose(loop: Loop) -> LoopEntry:
+def _loose(loop: Loop, sites: tuple[SourceLoc, ...]) -> LoopEntry:
     src = loop.source
     return LoopEntry(
         line=src.line if src else None,
         file=src.file if src else None,
+        inlined_at=sites,
         kind="rolled",
         factor=None,
         statement=False,

@@ -35,7 +35,10 @@ class LoopEntry:
     copies: int | None = None  # full: copies of the body per execution of the statement
     trip_count: int | None = None  # when the header is constant
     requested: Request = None  # the pragma (or range keyword) written on this statement
-    requested_by: str = "pragma"  # "pragma" (C++), "range" (CuTe DSL), "ptx" (.pragma nounroll)
+    # "pragma" (C++), "range" (CuTe DSL unroll=/unroll_full=), "range_constexpr",
+    # "static_range", "loop_unroll_factor" (Triton), "ptx" (.pragma nounroll)
+    requested_by: str = "pragma"
+    unroller: str = "NVVM"  # who unrolled before the PTX (`ptx_factor`): NVVM, or Triton
     inlined_at: tuple[SourceLoc, ...] = ()  # the call sites, innermost first
     depth: int = 1  # 1 = outermost, counted over inline chains
     parent: int | None = None  # index of the enclosing entry in the kernel's list
@@ -46,7 +49,7 @@ class LoopEntry:
     blocks: tuple[int, ...] = ()  # of the main SASS loop
     first_address: int | None = None
     instructions: int = 0  # in the main SASS loop, or of the statement's code when none is left
-    extra: tuple[tuple[str, Any], ...] = ()  # frontend facts kept as they were (Triton, DSL)
+    extra: tuple[tuple[str, Any], ...] = ()  # JSON keys of one frontend (triton_factor, ...)
 
     @property
     def place(self) -> str:
@@ -96,7 +99,6 @@ class LoopEntry:
             text = FACTOR_UNKNOWN
         else:
             text = f"x{self.factor}" + ("+rem" if self.remainder else "")
-            text = ("Triton rem " if dict(self.extra).get("triton_remainder") else "") + text
         want = "" if self.requested is None else f" (asked {self.requested})"
         return f"{where} {text}{want}"
 
@@ -152,25 +154,22 @@ def verdict(e: LoopEntry) -> str:
         return f"fully unrolled ({count}, no loop left)"
     if e.factor is None:
         return f"a loop remains, unroll {FACTOR_UNKNOWN}"
-    extra = dict(e.extra)
     text = "not unrolled" if e.factor == 1 else f"unrolled by {e.factor}"
-    if extra.get("triton_remainder"):
-        text = "Triton's remainder loop, " + text
-    elif (extra.get("triton_factor") or 1) > 1:
-        text += f" (x{extra['triton_factor']} by Triton)"
-    text += by_whom(e.ptx_factor, e.factor)
+    text += by_whom(e.ptx_factor, e.factor, e.unroller)
     if e.remainder:
         text += ", with a remainder loop" if e.remainder_loops else ""
         text += "" if e.remainder_loops else ", with a straight-line remainder"
     return text
 
 
-def by_whom(n: int | None, f: int | None) -> str:
-    """` (x4 by NVVM, then x4 by ptxas)` where both compilers unrolled (`n` NVVM's factor, `f`
-    the SASS one), else ""."""
-    if not n or not f or n == f or f % n:
+def by_whom(n: int | None, f: int | None, unroller: str = "NVVM") -> str:
+    """` (x4 by NVVM, then x4 by ptxas)` where both compilers unrolled (`n` the factor before
+    the PTX, by `unroller`; `f` the SASS one), ` (x4 by Triton)` where only the first did."""
+    if not n or not f or f % n:
         return ""
-    return f" (x{n} by NVVM, then x{f // n} by ptxas)" if n > 1 else f" (x{f} by ptxas)"
+    if n == f:
+        return f" (x{n} by {unroller})" if n > 1 and unroller != "NVVM" else ""
+    return f" (x{n} by {unroller}, then x{f // n} by ptxas)" if n > 1 else f" (x{f} by ptxas)"
 
 
 def asked(e: LoopEntry) -> str:
@@ -180,51 +179,10 @@ def asked(e: LoopEntry) -> str:
         return ""
     if e.requested_by == "range":
         return f" (asked: {'unroll_full=True' if want == 'full' else f'unroll={want}'})"
+    if e.requested_by == "loop_unroll_factor":
+        return f" (asked: loop_unroll_factor={want})"
+    if e.requested_by in ("static_range", "range_constexpr"):
+        return f" (asked: {e.requested_by})"
     if e.requested_by == "ptx":
         return ' (asked: .pragma "nounroll")'
     return " (asked: #pragma unroll)" if want == "full" else f" (asked: #pragma unroll {want})"
-
-
-_FACT_KEYS = frozenset(
-    [
-        "source_line",
-        "file",
-        "depth",
-        "has_back_edge",
-        "achieved_factor",
-        "requested_factor",
-        "remainder",
-        "first_address",
-        "instructions",
-        "statement",
-        "sass_loops",
-        "remainder_loops",
-        "requested_by",
-        "summary",
-    ]
-)
-
-
-def from_facts(d: dict[str, Any]) -> LoopEntry:
-    """The record of a Triton, CuTe DSL or bare-PTX loop, whose analysis (unroll.py) still
-    writes the schema-1 dict: its frontend keys (`triton_factor`, ...) ride along in `extra`."""
-    rolled = bool(d["has_back_edge"])
-    f = d["achieved_factor"]
-    by = d.get("requested_by") or ("ptx" if "ptxas_factor" in d else "pragma")
-    return LoopEntry(
-        line=d["source_line"],
-        file=d["file"],
-        kind="rolled" if rolled else "full",
-        factor=f if rolled else None,
-        copies=None if rolled else f,
-        remainder=bool(d["remainder"]),
-        requested=d["requested_factor"],
-        requested_by=by,
-        depth=d["depth"],
-        statement=d["statement"],
-        sass_loops=tuple(d["sass_loops"]),
-        remainder_loops=tuple(d["remainder_loops"]),
-        first_address=d["first_address"],
-        instructions=d["instructions"],
-        extra=tuple((k, v) for k, v in d.items() if k not in _FACT_KEYS),
-    )

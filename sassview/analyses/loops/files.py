@@ -31,6 +31,8 @@ class SourceFiles:
         self.main = _main_file(ctx, names)
         self.names = frozenset(names)
         self._main_text = art.stages.get("cuda_source") or art.source_text or ""
+        # CUDA C++ held in a kernel.py is C++ (its line table names the .py through #line)
+        self._cxx = art.kind == "cuda"
         # A kernel defined in a header has no code in the main file: its directory is then
         # unknown, and a header is looked for by name beside the source.
         here = Path(self.main).parent if self.main else Path("/")
@@ -40,8 +42,10 @@ class SourceFiles:
         # includer's loops the header's (`#define TILE 8` in a .cuh).
         self._macros: dict[str, int] = {}
         for name in sorted(set(names) - {self.main}):
-            self._macros.update(integer_macros(self.text(name)))
-        self._macros.update(integer_macros(self._main_text, art.options))
+            if self._cxx or not name.endswith(".py"):
+                self._macros.update(integer_macros(self.text(name)))
+        if self._cxx or not (self.main or "").endswith(".py"):
+            self._macros.update(integer_macros(self._main_text, art.options))
 
     def text(self, file: str) -> str:
         if file == self.main:
@@ -57,7 +61,8 @@ class SourceFiles:
         found = self._files.get(file)
         if found is None:
             text = self.text(file)
-            loops = source_loops(text, self._macros) if text else []
+            python = file.endswith(".py") and not self._cxx
+            loops = scan(text, self._macros, python=python) if text else []
             innermost = [-1] * (max((s.span[1] for s in loops), default=0) + 2)
             statements: dict[int, int] = {}
             for i, s in enumerate(loops):  # outer loops first: inner ones overwrite them
@@ -75,6 +80,16 @@ class SourceFiles:
 
     def statement(self, file: str, line: int) -> int | None:
         return self._scan(file)[2].get(line)
+
+
+def scan(text: str, macros: dict[str, int], *, python: bool) -> list[SourceLoop]:
+    """The loop statements of one file: Python's by `ast` (Triton, the CuTe DSL), the rest as
+    C++ (`sassview.parse.source_loops`)."""
+    if python:
+        from sassview.analyses.loops.python import python_source_loops
+
+        return list(python_source_loops(text))
+    return source_loops(text, macros)
 
 
 def candidates(file: str, rebase: tuple[Path, Path] | None) -> list[Path]:

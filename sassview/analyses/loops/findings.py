@@ -6,6 +6,7 @@ here once; `check`, the TUI, exports and `assert_unrolled` read them or the entr
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from sassview.analyses.base import Annotation, Severity
 from sassview.analyses.loops.entry import LoopEntry, verdict
@@ -49,48 +50,125 @@ def remainder_note(
     )
 
 
+@dataclass(frozen=True, slots=True)
+class _Words:
+    """How one way of asking is written in the findings: full, rolled, N, and the hints."""
+
+    full: str
+    rolled: str
+    factor: str  # with {n}
+    full_hint: str
+    rolled_hint: str
+    knob: str  # what asks for a factor, in the hints
+    stayed_hint: str
+
+
+_CAPPED = (
+    "the compiler caps unrolling for code size and registers, and unrolls bodies with calls "
+    "or barriers less: try a smaller {knob}"
+)
+_PRAGMA = _Words(
+    "#pragma unroll",
+    "#pragma unroll 1",
+    "#pragma unroll {n}",
+    "the trip count is not a compile-time constant (or is too large): make the bound a "
+    "constant or template parameter, or ask for a factor with #pragma unroll N",
+    "check that the pragma sits directly above the loop",
+    "#pragma unroll N",
+    "the compiler judged the body too big to copy: #pragma unroll asks for full unrolling, "
+    "#pragma unroll 1 says rolled is meant",
+)
+_RANGE = _Words(
+    "unroll_full=True",
+    "unroll=1",
+    "unroll={n}",
+    "the trip count is not known when the DSL compiles: make the bounds constants (Python "
+    "ints or cutlass.Constexpr), or ask for a factor with unroll=N",
+    "check that the request is on this loop",
+    "unroll=N",
+    "the compiler judged the body too big to copy: cutlass.range(..., unroll_full=True) or "
+    "range_constexpr unrolls it, unroll=1 says rolled is meant",
+)
+_TRITON = _Words(
+    "tl.static_range",
+    "loop_unroll_factor=1",
+    "loop_unroll_factor={n}",
+    "",
+    "check that the request is on this loop",
+    "loop_unroll_factor=N",
+    "the compiler judged the body too big to copy: tl.static_range unrolls it while tracing, "
+    "tl.range(..., loop_unroll_factor=N) by a factor",
+)
+_PTX = _Words(
+    "",
+    '.pragma "nounroll"',
+    "",
+    "",
+    "ptxas should leave nounroll loops rolled: check the pragma precedes the loop",
+    "",
+    "",
+)
+_WORDS = {"range": _RANGE, "range_constexpr": _RANGE, "loop_unroll_factor": _TRITON}
+_WORDS.update(static_range=_TRITON, ptx=_PTX)
+
+
+def words(e: LoopEntry) -> _Words:
+    """The words of the entry's way of asking (a C++ pragma unless a Python range call)."""
+    if e.requested_by in _WORDS:
+        return _WORDS[e.requested_by]
+    return (
+        _TRITON
+        if e.unroller == "Triton"
+        else _RANGE
+        if e.file and e.file.endswith(".py")
+        else _PRAGMA
+    )
+
+
 def findings(e: LoopEntry) -> list[tuple[Severity, str, str]]:
-    """What a C++ loop entry says beyond its verdict: a request not met, a constant-trip loop
-    left rolled, a remainder the request made. Worded here only."""
+    """What a loop entry says beyond its verdict: a request not met, a constant-trip loop left
+    rolled, a remainder the request made. Worded here only. A Python range call's request is
+    met before the PTX: it is judged by the PTX factor where that is known."""
     out: list[tuple[Severity, str, str]] = []
-    want, f, where = e.requested, e.factor, e.where
+    want, where, w = e.requested, e.where, words(e)
+    f = e.factor
+    if e.requested_by == "ptx":  # ptxas alone is judged: the copies of each PTX line
+        f = dict(e.extra).get("ptxas_factor", f)
+    elif e.requested_by != "pragma" and e.ptx_factor is not None:
+        f = e.ptx_factor
     rolled = e.kind == "rolled"
     if want == "full" and rolled:
         out.append(
             (
                 Severity.WARNING,
-                f"{where}: #pragma unroll asked for full unrolling; a loop"
+                f"{where}: {w.full} asked for full unrolling; a loop"
                 + (f" unrolled by {f}" if f else "")
                 + " remains",
-                "the trip count is not a compile-time constant (or is too large): make the "
-                "bound a constant or template parameter, or ask for a factor with #pragma unroll N",
+                w.full_hint,
             )
         )
     elif want == 1 and ((rolled and (f or 1) > 1) or (e.kind == "full" and (e.copies or 0) > 1)):
         got = f if rolled else e.copies
-        out.append(
-            (
-                Severity.WARNING,
-                f"{where}: #pragma unroll 1 asked to keep the loop rolled, got {got} copies",
-                "check that the pragma sits directly above the loop",
-            )
-        )
+        message = f"{where}: {w.rolled} asked to keep the loop rolled, got {got} copies"
+        if w is _PTX:
+            message = f"{where}: PTX {w.rolled}, but ptxas unrolled it by {got}"
+        out.append((Severity.WARNING, message, w.rolled_hint))
     elif isinstance(want, int) and want > 1 and f is not None and rolled and f != want:
+        asked = w.factor.format(n=want)
         out.append(
             (
                 Severity.WARNING,
-                f"{where}: #pragma unroll {want} asked for {want}, got {f}",
-                "the compiler caps unrolling for code size and registers, and unrolls bodies "
-                "with calls or barriers less: try a smaller #pragma unroll N",
+                f"{where}: {asked} asked for {want}, got {f}",
+                _CAPPED.format(knob=w.knob),
             )
         )
     elif isinstance(want, int) and want > 1 and e.kind == "full" and (e.copies or 0) > want:
+        asked = w.factor.format(n=want)
         out.append(
             (
                 Severity.WARNING,
-                f"{where}: #pragma unroll {want} asked for {want}, got {e.copies} (fully unrolled)",
-                "the compiler caps unrolling for code size and registers, and unrolls bodies "
-                "with calls or barriers less: try a smaller #pragma unroll N",
+                f"{where}: {asked} asked for {want}, got {e.copies} (fully unrolled)",
+                _CAPPED.format(knob=w.knob),
             )
         )
     if rolled and e.trip_count and e.trip_count > 1 and want is None:
@@ -99,8 +177,7 @@ def findings(e: LoopEntry) -> list[tuple[Severity, str, str]]:
                 Severity.NOTE,
                 f"{where}: {e.trip_count} iterations known at compile time, but the loop stayed "
                 f"rolled" + ("" if f in (None, 1) else f" (unrolled by {f})"),
-                "the compiler judged the body too big to copy: #pragma unroll asks for full "
-                "unrolling, #pragma unroll 1 says rolled is meant",
+                w.stayed_hint,
             )
         )
     if rolled and e.remainder and f and (want is None or (e.trip_count or 1) % f == 0):
@@ -112,7 +189,9 @@ def findings(e: LoopEntry) -> list[tuple[Severity, str, str]]:
                 f"{where}: unrolled by {f} {why}, leaving a remainder"
                 + (" loop" if e.remainder_loops else " (straight-line)"),
                 f"if the count is always a multiple of {f}, say so "
-                f"(`__builtin_assume(n % {f} == 0)`), or pick the factor with #pragma unroll N",
+                f"(`__builtin_assume(n % {f} == 0)`), or pick the factor with #pragma unroll N"
+                if w is _PRAGMA
+                else f"pick the factor with {w.knob}",
             )
         )
     return out

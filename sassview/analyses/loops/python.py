@@ -1,0 +1,374 @@
+"""The loop census of Triton and CuTe DSL kernels: the C++ census (`census`) over Python loop
+statements, measured as tile languages must be.
+
+Statements: every `for` and `while` of each Python file the line table names, read with `ast`
+(`python_source_loops`), each with what its range call asks: `tl.range(...,
+loop_unroll_factor=N)`, `tl.static_range`, `cutlass.range(..., unroll=N | unroll_full=True)`,
+`cutlass.range_constexpr`. Triton's line table chains a `@jit` helper's code to its call line
+(`inlined_at`), so a helper's loop has an entry per call site, as in C++; the CuTe DSL traces
+its `@cute.jit` helpers into the kernel and names their lines alone. Code at lines in no loop
+(the DSL's loop control, at its functions' `def` and decorator lines; a `setmaxregister_increase`
+call) belongs to no statement: a SASS loop goes to the deepest statement holding its body.
+`tl.static_range` and `range_constexpr` unroll while the kernel is traced, `unroll_full=True`
+over constant bounds in NVVM: such a statement is never a SASS loop's (its loop around takes it).
+
+Factors: one `tl.dot` or `cute.gemm` is many instructions by design, so copies are not counted
+per source line. Each SASS loop's factor is that of the PTX loop it comes from (what Triton's
+`loop_unroll_factor`, NVVM or LLVM unrolled before the PTX) times ptxas' (the copies of each PTX
+line in one trip). The PTX loop's: beside a remainder PTX loop, the census' ratio to it; alone,
+the step of the induction its back branch tests over the source's step (a counter stepping by
+2 over `range(8)`: x2), kept to what divides the census' count of the PTX body (a counter
+rescaled to bytes steps by the block); else Triton's own factor (its TTIR), else 1. The
+main SASS loop is the one of the largest factor; those of smaller factor are its remainder
+loops (Triton's and ptxas' alike); the body's math beside the main loop is a straight-line
+remainder.
+
+How it can be wrong: a PTX loop unrolled with no remainder loop beside it, whose counter's step
+is no number over the source's (`range(0, K, BLOCK_K)`), reads as not unrolled; a request
+written with a name (`loop_unroll_factor=UNROLL`, a constexpr) is not read; the DSL's helpers
+have no call chain, so a helper called twice has one entry with both sites' code; a fully
+unrolled loop without constant bounds has no copies measured.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections import Counter
+from dataclasses import replace
+from functools import cache
+from math import gcd
+from typing import Any
+
+from sassview.analyses.base import AnalysisContext, Findings
+from sassview.analyses.loops.census import (
+    _STATEMENT,
+    _Census,
+    _Key,
+    _Measure,
+    _ptx,
+    chained_sources,
+)
+from sassview.analyses.loops.entry import LoopEntry
+from sassview.analyses.loops.files import SourceFiles
+from sassview.analyses.tile_loops import TritonLoop, divides_most, triton_loops
+from sassview.frontends import registry
+from sassview.graph.loops import Loop
+from sassview.ir import PtxInstruction
+from sassview.parse.source_loops import SourceLoop
+
+# range call name -> how its request is written (LoopEntry.requested_by)
+_STATIC = {"static_range": "static_range", "range_constexpr": "range_constexpr"}
+
+
+def run(ctx: AnalysisContext) -> Findings:
+    locs = {src for src in ctx.shared(chained_sources) if src is not None}
+    files = SourceFiles(ctx, {f.file for loc in locs for f in loc.frames()})
+    return _TileCensus(ctx, files).findings()
+
+
+@cache
+def python_source_loops(text: str) -> tuple[SourceLoop, ...]:
+    """The `for`/`while` statements of Python source text, in source order, with nesting, the
+    request of each range call and the trip count of bounds written as numbers."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return ()
+    out: list[SourceLoop] = []
+
+    def visit(node: ast.AST, parent: int | None, depth: int) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.For | ast.AsyncFor | ast.While):
+                out.append(_loop(child, parent, depth))
+                here = len(out) - 1
+                visit(child, here, depth + 1)
+                _own(out, here)
+            else:
+                visit(child, parent, depth)
+
+    visit(tree, None, 1)
+    return tuple(out)
+
+
+def _loop(node: ast.For | ast.AsyncFor | ast.While, parent: int | None, depth: int) -> SourceLoop:
+    first = node.body[0].lineno if node.body else node.lineno
+    statement = frozenset(range(node.lineno, max(first, node.lineno + 1)))
+    end = node.end_lineno or node.lineno
+    call = node.iter if isinstance(node, ast.For | ast.AsyncFor) else None
+    requested, by, static = _request(call)
+    trips = _trip_count(call)
+    return SourceLoop(
+        node.lineno,
+        statement,
+        (node.lineno, end),
+        frozenset(),  # filled by _own once the nested loops are known
+        parent,
+        depth,
+        requested,
+        trips,
+        requested_by=by,
+        static=static or (requested == "full" and trips is not None),
+        step=_step(call),
+    )
+
+
+def _own(loops: list[SourceLoop], i: int) -> None:
+    """Fill in the body lines of loop `i` outside its statement and its nested loops."""
+    s = loops[i]
+    nested = {n for t in loops[i + 1 :] if t.span[0] <= s.span[1] for n in range(*_lines(t))}
+    own = set(range(s.span[0], s.span[1] + 1)) - s.statement - nested
+    loops[i] = SourceLoop(
+        s.line,
+        s.statement,
+        s.span,
+        frozenset(own),
+        s.parent,
+        s.depth,
+        s.requested,
+        s.trip_count,
+        requested_by=s.requested_by,
+        static=s.static,
+        step=s.step,
+    )
+
+
+def _lines(s: SourceLoop) -> tuple[int, int]:
+    return s.span[0], s.span[1] + 1
+
+
+def _range_name(call: Any) -> str | None:
+    """`range`, `static_range`, `range_constexpr`... of a range call, else None."""
+    if not isinstance(call, ast.Call):
+        return None
+    func = call.func
+    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+    ok = isinstance(name, str) and (name.startswith("range") or name == "static_range")
+    return name if ok else None
+
+
+def _request(call: Any) -> tuple[int | str | None, str, bool]:
+    """(request, how it is written, unrolled while tracing) of a loop's range call."""
+    name = _range_name(call)
+    if name is None:
+        return None, "pragma", False
+    if name in _STATIC:
+        return "full", _STATIC[name], True
+    for kw in call.keywords:
+        value = kw.value.value if isinstance(kw.value, ast.Constant) else None
+        if kw.arg == "unroll_full" and value is True:
+            return "full", "range", False
+        if kw.arg == "unroll" and type(value) is int and value >= 0:
+            return max(value, 1), "range", False  # "0 or 1 = no unrolling" (cutlass.range)
+        if kw.arg == "loop_unroll_factor" and type(value) is int and value >= 1:
+            return value, "loop_unroll_factor", False
+    return None, "pragma", False
+
+
+def _numbers(call: Any) -> list[int] | None:
+    """The positional bounds of a range call, when all are written as int literals."""
+    if _range_name(call) is None or not 1 <= len(call.args) <= 3:
+        return None
+    bounds = [a.value if isinstance(a, ast.Constant) else None for a in call.args]
+    if not all(type(b) is int and abs(b) < 1 << 31 for b in bounds) or bounds[2:3] == [0]:
+        return None
+    return bounds  # type: ignore[return-value]
+
+
+def _trip_count(call: Any) -> int | None:
+    bounds = _numbers(call)
+    return len(range(*bounds)) if bounds is not None else None
+
+
+def _step(call: Any) -> int | None:
+    """The induction's step: 1 for `range(n)` and `range(a, b)`, the literal third argument."""
+    if _range_name(call) is None:
+        return None
+    if len(call.args) < 3:
+        return 1
+    third = call.args[2]
+    return (
+        abs(third.value) if isinstance(third, ast.Constant) and type(third.value) is int else None
+    )
+
+
+class _TileCensus(_Census):
+    """The census with the factors of tile languages (see the module docstring)."""
+
+    def __init__(self, ctx: AnalysisContext, files: SourceFiles) -> None:
+        self._ptx_measure: tuple[_Measure, dict[int, PtxInstruction]] | None = None
+        self._before: dict[_Key, int | None] = {}
+        self._mlir: dict[int, list[TritonLoop]] | None = None
+        super().__init__(ctx, files)
+
+    def holder(self, code: list[int]) -> _Key | None:
+        """The deepest entry holding all of `code`; where the code has no common entry (the
+        CuTe DSL names a helper's lines with no call chain: a K loop's body calls helpers with
+        loops of their own), the one of the outermost statement that may be a loop whose
+        entries hold the most distinct source lines of it, the others' being its helpers'."""
+        found = super().holder(code)
+        if found is not None:
+            return found
+        lines: dict[_Key, set[int]] = {}
+        for i in code:
+            k, src = self.key[i], self.sources[i]
+            root = self.tree.ancestors(k)[-1] if k is not None else None
+            if root is not None and src is not None and self.can_hold(root):
+                lines.setdefault(root, set()).add(src.line)
+        ranked = sorted(((len(v), k) for k, v in lines.items()), reverse=True)
+        if not ranked or (len(ranked) > 1 and ranked[0][0] == ranked[1][0]):
+            return None
+        root = ranked[0][1]
+        keys = (k for i in code if (k := self.key[i]) is not None and root in self.tree.around(k))
+        return self.tree.lca(keys)
+
+    def measured_copies(self, key: _Key, factors: dict[_Key, int | None]) -> int | None:
+        """Unknown: without constant bounds the copies of a tile language's loop cannot be told
+        from the instructions of one copy (a `cute.gemm` of two WGMMAs twice reads as four
+        copies: hopper_gemm.py's 4-step K loop, whose 6 HGMMA ptxas kept at its line, read 6)."""
+        return None
+
+    def _ir_unrolls(self) -> bool:
+        """Does the frontend unroll loops in its own IR (Triton, Gluon: its TTIR says how)?"""
+        frontend = registry.spec(self.ctx.program.artifacts.kind)
+        return frontend is not None and frontend.ir_unrolls
+
+    def _entry(self, key: _Key, *args: Any) -> LoopEntry:
+        entry = super()._entry(key, *args)
+        if self._ir_unrolls():
+            # `triton_factor`: schema 1's key for the copies Triton made, kept (docs/json.md)
+            made = (("triton_factor", entry.ptx_factor),) if entry.kind == "rolled" else ()
+            entry = replace(entry, unroller="Triton", extra=made)
+        return entry
+
+    def factor(
+        self, key: _Key, loops: list[Loop], copies: dict[_Key, int | None]
+    ) -> tuple[int | None, Loop, list[Loop], bool]:
+        rated = []
+        for lp in loops:
+            before = self._ptx_factor(key, lp)
+            ptxas = self._ptxas_factor(key, lp)
+            total = before * ptxas if before and ptxas else None
+            rated.append((total, before, lp))
+        f, before, main = max(rated, key=lambda r: (r[0] or 0, -r[2].first_address))
+        rest = [lp for g, _, lp in rated if lp is not main and (g or 0) < (f or 0)]
+        self.versions[key] = [lp for _, _, lp in rated if lp is not main and lp not in rest]
+        self._before[key] = before
+        return f, main, rest, (f or 1) > 1 and not rest and self._beside(key, main)
+
+    def _beside(self, key: _Key, main: Loop) -> bool:
+        """Whether math or memory of the statement's body runs beside its main loop (in the
+        loop around it, or outside every loop): NVVM's remainder, unrolled straight."""
+        outer = self.listing.loops[main.parent] if main.parent is not None else None
+        for i in self.region(outer):
+            k = self.key[i]
+            inside = k is not None and key in self.tree.around(k)
+            if inside and self.role[i] != _STATEMENT and self.listing.weight(self.ins[i])[0] > 0:
+                return True
+        return False
+
+    def _nvvm_factors(self) -> dict[_Key, int | None]:
+        return dict(self._before)
+
+    def _ptxas_factor(self, key: _Key, loop: Loop) -> int | None:
+        """What ptxas unrolled: the copies of each PTX line of the statement's code in one
+        trip (memory first, else math, else all), the largest number dividing most."""
+        counts: Counter[tuple[str, int, int]] = Counter()
+        for i in self.region(loop):
+            k, ins = self.key[i], self.ins[i]
+            line = self.listing.ptx_lines[i] if self.listing.ptx_lines else None
+            if k is None or line is None or key not in self.tree.around(k):
+                continue
+            kind, _ = self.listing.weight(ins)
+            if kind >= 0:
+                counts[(ins.opcode, line, kind)] += 1
+        for kind in (1, 2, 0):  # memory first: ptxas fuses a PTX mul and add into one FFMA
+            chosen = [n for p, n in counts.items() if p[2] == kind]
+            if chosen:
+                return divides_most(chosen)
+        return None
+
+    def _ptx(self) -> tuple[_Measure, dict[int, PtxInstruction]] | None:
+        """The census' measure over the PTX (NVVM's side), built once."""
+        if self._ptx_measure is None:
+            listing = _ptx(self.ctx)
+            if listing is None:
+                return None
+            function = self.ctx.kernel.ptx
+            by_line = {i.line: i for i in function.instructions} if function else {}
+            self._ptx_measure = (_Measure(listing, self.tree, self.asm), by_line)
+        return self._ptx_measure
+
+    def _ptx_factor(self, key: _Key, loop: Loop) -> int | None:
+        """The factor of the PTX loop the SASS loop's back branch comes from: beside a remainder
+        loop, the census' ratio; alone, the greatest common divisor of its induction's step
+        (over the source's) and the census' count, both multiples of it (a counter rescaled to
+        bytes, a tile operation of many instructions); else Triton's own; else 1."""
+        found = self._ptx()
+        if found is None:
+            return 1
+        ptx, by_line = found
+        latch = max(loop.latches)
+        line = self.listing.ptx_lines[self.listing.cfg.blocks[latch].last]
+        around = [p for p in ptx.listing.loops if line in p.addresses]
+        if line is None or not around:
+            return 1  # ptxas made this loop (a remainder of its own unrolling)
+        ptx_loop = max(around, key=lambda p: p.depth)
+        group = ptx.groups.get(key, [])
+        if ptx_loop in group and len(group) > 1:
+            f, main, _, _ = ptx.factor(key, group, self.copies)
+            return f if ptx_loop is main else 1
+        count = ptx.factor(key, [ptx_loop], self.copies)[0] if ptx_loop in group else None
+        step = _counter_step(ptx_loop, by_line)
+        source = self.tree.loop(key).step
+        if step and source and step % source == 0:
+            return gcd(step // source, count) if count else step // source
+        made = self._triton_factor(key)
+        return made if made is not None else 1
+
+    def _triton_factor(self, key: _Key) -> int | None:
+        """Triton's own factor for a statement of the main file not inlined, when its TTIR
+        holds one loop on that line beside any remainder (`tile_loops.triton_loops`)."""
+        art = self.ctx.program.artifacts
+        if not self._ir_unrolls() or key[2] or key[0] != self.files.main:
+            return None
+        if self._mlir is None:
+            self._mlir = triton_loops(art.stages, self.files.main)
+        found = [t for t in self._mlir.get(self.tree.loop(key).line, []) if not t.remainder]
+        return found[0].factor if len(found) == 1 else None
+
+
+def _counter_step(loop: Loop, by_line: dict[int, PtxInstruction]) -> int | None:
+    """|immediate| of the `add R, R, imm` whose R the loop's last conditional branch tests."""
+    lines = sorted(loop.addresses)
+    lines = [n for n in lines if n in by_line]
+    # The last conditional branch: the back edge, or the exit test before a `bra.uni` back
+    branch = next(
+        (by_line[n] for n in reversed(lines) if by_line[n].opcode == "bra" and by_line[n].guard),
+        None,
+    )
+    if branch is None or branch.guard is None:
+        return None
+    setp = next(
+        (
+            by_line[n]
+            for n in reversed(lines)
+            if by_line[n].opcode == "setp" and by_line[n].operands[:1] == (branch.guard,)
+        ),
+        None,
+    )
+    if setp is None:
+        return None
+    for n in lines:
+        ins = by_line[n]
+        ops = ins.operands
+        if (
+            ins.opcode == "add"
+            and len(ops) == 3
+            and ops[0] == ops[1]
+            and ops[0] in setp.operands[1:]
+        ):
+            try:
+                return abs(int(ops[2], 0))
+            except ValueError:
+                return None
+    return None
