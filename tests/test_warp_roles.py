@@ -86,7 +86,8 @@ def test_check_prints_loops_and_findings_by_role() -> None:
         f"mbarrier waits at lines {acquire}, {tail} (5 loops)",
         f"  loops          consumer (not (warp_idx < 4): lines {consumer.first_line}-"
         f"{consumer.last_line}, setmaxnreg 232): line {consumer_loop}: not unrolled (asked: "
-        f"unroll=1); setmaxnreg wait at line {consumer.first_line}; mbarrier wait at line "
+        f"unroll=1); line {consumer_loop + 3}: fully unrolled (copies unknown, no loop left); "
+        f"setmaxnreg wait at line {consumer.first_line}; mbarrier wait at line "
         f"{consumer_loop + 1}",
     ]
     assert "a loop of inline asm" not in text
