@@ -44,7 +44,25 @@ def pause(*, freeze: bool = False) -> Callable[[], None]:
     def resume() -> None:
         if freeze:
             gc.freeze()
+            _unfreeze_at_exit()
         if collect:
             gc.enable()
 
     return resume
+
+
+@functools.cache
+def _unfreeze_at_exit() -> None:
+    """Hand frozen objects back to the collection Python makes when it exits, where a frontend
+    compiled in this process. Triton's and the CuTe DSL's nanobind extensions count their
+    objects still alive at exit and print "nanobind: leaked 4 instances!" (and 60 lines more)
+    after sassview's own error message; frozen, their IR objects never reach that collection.
+    Without such a frontend the frozen model simply goes with the process, unscanned."""
+    import atexit
+    import sys
+
+    def unfreeze() -> None:
+        if any(name in sys.modules for name in ("triton", "cutlass", "cuda.tile")):
+            gc.unfreeze()
+
+    atexit.register(unfreeze)

@@ -210,7 +210,7 @@ def _no_kernels_hint(kf: KernelFile) -> str:
     if kf.undeclared:
         lines = "; ".join(f"line {u.line}: {u.hint}" for u in kf.undeclared)
         return f"declare each kernel (import sassview as sv): {lines}"
-    calls = [f"sv.{name}(...)" for name in registry.declaration_names()]
+    calls = [f"sv.{n}(...)" for s in registry.frontends().values() for n in s.declarations]
     return f"declare kernels with {', '.join(calls[:-1])} or {calls[-1]}"
 
 

@@ -67,12 +67,13 @@ class Detection:
 class FrontendSpec:
     kind: str  # Declaration.kind and Artifacts.kind: "triton"
     title: str  # what a person calls it: "Triton"
-    declarations: tuple[str, ...]  # the sv.<name> functions a kernel.py calls ...
-    declare_module: str  # ... and the module that holds them
+    declarations: tuple[str, ...]  # the sv.<name> functions a kernel.py declares kernels with
+    declare_module: str  # ... and the module that holds them and its `helpers`
     compile: Compile  # one job: (kernel file, declaration, arch, variant) -> Artifacts
     package: str  # what `pip install` needs ("" for none beyond sassview's own)
     extra: str  # the sassview extra that brings it: pip install 'sassview[<extra>]'
     modules: tuple[str, ...] = ()  # top-level Python packages it imports ("triton")
+    helpers: tuple[str, ...] = ()  # other sv.<name> a kernel.py calls: sv.tensor (an example)
     version: Callable[[], str | None] = lambda: None  # installed version, without importing it
     vocabulary: Vocabulary = Vocabulary()
     tile: bool = False  # statements are tile operations: one line is many instructions
@@ -139,14 +140,15 @@ def words(kind: str) -> Vocabulary:
 
 
 def declaration_names() -> tuple[str, ...]:
-    """Every sv.<name> a kernel.py may call, for `sassview.__all__` and its __getattr__."""
-    return tuple(n for s in _load().values() for n in s.declarations)
+    """Every sv.<name> a kernel.py may call, for `sassview.__all__` and its __getattr__: the
+    declarations and the helpers they take (`sv.tensor`, an example argument)."""
+    return tuple(n for s in _load().values() for n in (*s.declarations, *s.helpers))
 
 
 def declaration(name: str) -> Callable[..., Any] | None:
     """The declaration function sv.<name>, imported on first use; None if no frontend has it."""
     for s in _load().values():
-        if name in s.declarations:
+        if name in s.declarations or name in s.helpers:
             return getattr(importlib.import_module(s.declare_module), name)  # type: ignore[no-any-return]
     return None
 

@@ -242,7 +242,8 @@ VOCABULARY = Vocabulary(
 SPEC = FrontendSpec(
     kind="triton",
     title="Triton",
-    declarations=("triton", "tensor", "tensor_descriptor"),  # and its example arguments
+    declarations=("triton",),
+    helpers=("tensor", "tensor_descriptor"),  # example arguments for args=
     declare_module="sassview.declare",
     compile=compile_job,
     package="triton",
