@@ -18,7 +18,7 @@ from sassview.testing.failures import FeatureMismatch, compose, counted
 from sassview.testing.patterns import opcode_of
 
 if TYPE_CHECKING:
-    from sassview.testing.matchers import KernelUnderTest
+    from sassview.testing.subject import Subject
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,14 +162,14 @@ def feature(name: str) -> Feature | None:
     return FEATURES.get(key)
 
 
-def check_feature(k: KernelUnderTest, what: str, *, want: bool) -> None:
+def check_feature(k: Subject, what: str, *, want: bool) -> None:
     """assert_uses (want=True) / assert_does_not_use (want=False)."""
     __tracebackhide__ = True
     f = feature(what)
     if f is not None:
         if f.present(k.inspection) == want:
             return
-        notes = k._findings(f.kinds)
+        notes = k.findings(f.kinds)
         marked = sorted({a for n in notes for a in n.addresses})
         summary = f.summary(k.inspection)
         hint = target_hint(f, k.arch) if want else ""
@@ -193,6 +193,6 @@ def check_feature(k: KernelUnderTest, what: str, *, want: bool) -> None:
             found=summary,
             hint=hint,
             findings=notes,
-            listing=k._slice(marked),
+            listing=k.excerpt(marked),
         )
     )

@@ -14,7 +14,7 @@ from sassview.analyses.loops.entry import LoopEntry, asked, from_facts, verdict
 from sassview.testing.failures import UnrollMismatch, compose
 
 if TYPE_CHECKING:
-    from sassview.testing.matchers import KernelUnderTest
+    from sassview.testing.subject import Subject
 
 
 def describe(entry: LoopEntry | dict[str, Any]) -> str:
@@ -42,7 +42,7 @@ def _calls(inlined_at: int | Sequence[int] | None) -> tuple[int, ...] | None:
 
 
 def check_unrolled(
-    k: KernelUnderTest,
+    k: Subject,
     line: int,
     factor: int | str | None,
     copies: int | None = None,
@@ -66,7 +66,7 @@ def check_unrolled(
         and e.statement
         and (calls is None or tuple(c.line for c in e.inlined_at) == calls)
     ]
-    main = k._main_file()
+    main = k.main_file()
     here.sort(key=lambda e: (e.file != main, len(e.inlined_at)))
     want = (
         f"fully unrolled into {copies} copies"
@@ -110,6 +110,6 @@ def check_unrolled(
             expected=want,
             found=describe(entry) + f"; {entry.instructions} instructions",
             findings=notes,
-            listing=k._slice(marked),
+            listing=k.excerpt(marked),
         )
     )
