@@ -117,7 +117,7 @@ def main() -> None:
     from sassview.build import build_program
     from sassview.disasm import nvdisasm as nd
     from sassview.frontends.cuda import compile_cuda
-    from sassview.parse import forget_memos
+    from sassview.memo import forget_all
     from sassview.toolchain.locate import nvdisasm
 
     tool = nvdisasm()
@@ -142,8 +142,8 @@ def main() -> None:
             disasm_s = best(both, args.repeat)
             disasm_cpu = children_cpu(both, args.repeat)
             json_s = best(json_only, args.repeat)
-        parse_s = best(lambda art=art: build_program(art), args.repeat, forget_memos)
-        cold_s = best(lambda art=art: uncached_build(art), args.repeat, forget_memos)
+        parse_s = best(lambda art=art: build_program(art), args.repeat, forget_all)
+        cold_s = best(lambda art=art: uncached_build(art), args.repeat, forget_all)
         rows.append((count, compile_s, disasm_s, json_s, parse_s, cold_s, disasm_cpu))
 
     heads = (

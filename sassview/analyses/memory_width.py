@@ -41,6 +41,7 @@ from sassview.analyses.memory import (
     user_locs,
 )
 from sassview.ir import Kernel, OperandKind, PtxInstruction, SassInstruction, SourceLoc
+from sassview.memo import memoized
 
 MERGE_SPACES = frozenset({"global", "generic", "shared"})
 NARROW_BELOW = 128
@@ -301,7 +302,7 @@ def _narrow_note(run: list[str], stats: Mapping[str, list[Any]], hint: str) -> A
     )
 
 
-@functools.lru_cache(maxsize=256)
+@memoized(256)
 def _counts(loads: int, stores: int) -> str:
     """The counts in a note ("2 loads, 1 store"): few distinct pairs, one text each."""
     pairs = ((loads, "load"), (stores, "store"))

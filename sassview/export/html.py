@@ -20,14 +20,14 @@ import base64
 import hashlib
 import html
 import json
-from functools import lru_cache
 from importlib import resources
 
 from sassview.export.highlight import highlight_lines
 from sassview.export.model import ExportView, Finding, LoopRow
+from sassview.memo import memoized
 
 
-@lru_cache(maxsize=2)
+@memoized(2)
 def _asset(name: str) -> str:
     return (resources.files("sassview.export") / "html_assets" / name).read_text(encoding="utf-8")
 

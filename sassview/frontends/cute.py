@@ -17,7 +17,6 @@ imported). The DSL keeps compile options on a process-wide object: compiles are 
 from __future__ import annotations
 
 import contextlib
-import functools
 import hashlib
 import inspect
 import io
@@ -39,6 +38,7 @@ from typing import Any
 from sassview import cache
 from sassview.errors import CompileError, InputError, ToolchainError
 from sassview.ir import Artifacts
+from sassview.memo import memoized
 from sassview.toolchain.locate import toolchain_versions
 
 log = logging.getLogger("sassview")
@@ -319,7 +319,7 @@ def _where(exc: Exception) -> str:
     return f"{frames[-1].filename}:{frames[-1].lineno}" if frames else ""
 
 
-@functools.cache
+@memoized(64)
 def _library_roots() -> tuple[str, ...]:
     paths = sysconfig.get_paths()
     roots = {paths[k] for k in ("stdlib", "platstdlib", "purelib", "platlib") if k in paths}
