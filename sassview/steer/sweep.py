@@ -16,6 +16,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from sassview.analyses.memory_width import MemoryFacts
 from sassview.declare import Declaration
 from sassview.errors import InputError
 from sassview.frontends.discover import KernelFile
@@ -137,7 +138,7 @@ def _loop_cycles(insp: Inspection) -> str:
 
 def row_values(insp: Inspection) -> dict[str, Any]:
     r = insp.kernel.resources
-    mem = insp.facts("memory")
+    mem = insp.typed_facts(MemoryFacts)
     spill = insp.facts("spills")
     async_ = insp.facts("async_copy")
     return {
@@ -146,8 +147,8 @@ def row_values(insp: Inspection) -> dict[str, Any]:
         # Triton's shared memory is all dynamic: count what the launch requests too.
         "shared_bytes": r.shared_user + (r.shared_dynamic or 0),
         "instructions": sum(1 for i in insp.kernel.instructions if i.opcode != "NOP"),
-        "global_load_bits": mem["max_global_load_bits"],
-        "global_store_bits": mem["max_global_store_bits"],
+        "global_load_bits": mem.max_global_load_bits,
+        "global_store_bits": mem.max_global_store_bits,
         "tensor": insp.facts("tensor_cores")["path"],
         "cp_async": async_["cp_async"],
         "tma_loads": async_["tma"]["loads"],

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from sassview.analyses.memory_width import MemoryFacts
 from sassview.testing.failures import WidthMismatch, compare, compose, counted, holds, spec_text
 
 if TYPE_CHECKING:
@@ -42,7 +43,9 @@ def check_width(
     scope, where = k.scope(loop, lines)
     what = f"{space + ' ' if space else ''}{direction}s"
     everything = [
-        a for a in k.facts("memory")["accesses"] if scope is None or a["address"] in scope
+        a
+        for a in k.inspection.typed_facts(MemoryFacts).accesses
+        if scope is None or a["address"] in scope
     ]
     accesses = [
         a

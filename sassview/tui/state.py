@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import NamedTuple, overload
 
 from sassview.analyses import Annotation, Severity
+from sassview.analyses.memory_width import MemoryFacts
 from sassview.inspection import Inspection
 from sassview.ir import ControlCode, SassInstruction, SourceLoc
 from sassview.opcodes import category
@@ -270,7 +271,7 @@ def _source_text(
 
 def _widths(insp: Inspection) -> dict[int, str]:
     out = {}
-    for acc in insp.facts("memory").get("accesses", ()):
+    for acc in insp.typed_facts(MemoryFacts).accesses:
         letter = _SPACE_LETTER.get(acc["space"])
         if letter is not None:
             bits = acc["bits"]

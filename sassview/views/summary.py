@@ -10,6 +10,7 @@ import re
 from typing import Any
 
 from sassview.analyses import Annotation
+from sassview.analyses.memory_width import MemoryFacts
 from sassview.analyses.schedule import placed_text
 from sassview.inspection import Inspection
 from sassview.ir import SCHEMA_VERSION, Kernel, Program
@@ -85,7 +86,7 @@ def _schedule(insp: Inspection) -> list[dict[str, Any]]:
 
 
 def _analysis(insp: Inspection) -> dict[str, Any]:
-    mem = insp.facts("memory")
+    mem = insp.typed_facts(MemoryFacts)
     tc = insp.facts("tensor_cores")
     async_ = insp.facts("async_copy")
     spills = insp.facts("spills")
@@ -96,12 +97,12 @@ def _analysis(insp: Inspection) -> dict[str, Any]:
             {k: e[k] for k in (*_LOOP_KEYS, *_TRITON) if k in e}
             for e in (entry.to_json() for entry in insp.facts("unroll")["entries"])
         ],
-        "max_global_load_bits": mem["max_global_load_bits"],
-        "bulk_global_loads": mem["bulk_global_loads"],
-        "bulk_global_stores": mem["bulk_global_stores"],
-        "max_global_store_bits": mem["max_global_store_bits"],
-        "max_shared_load_bits": mem["max_shared_load_bits"],
-        "max_shared_store_bits": mem["max_shared_store_bits"],
+        "max_global_load_bits": mem.max_global_load_bits,
+        "bulk_global_loads": mem.bulk_global_loads,
+        "bulk_global_stores": mem.bulk_global_stores,
+        "max_global_store_bits": mem.max_global_store_bits,
+        "max_shared_load_bits": mem.max_shared_load_bits,
+        "max_shared_store_bits": mem.max_shared_store_bits,
         "tensor_core_path": tc["path"],
         "wgmma_serialized": insp.facts("ptxas")["wgmma_serialized"],
         "tensor_core_ops": [
