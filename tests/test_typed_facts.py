@@ -13,8 +13,9 @@ import sassview
 from sassview import export
 from sassview.analyses.facts import Facts
 from sassview.analyses.memory_width import MemoryFacts
+from sassview.analyses.spills import SpillFacts
 
-TYPED: tuple[type[Facts], ...] = (MemoryFacts,)
+TYPED: tuple[type[Facts], ...] = (MemoryFacts, SpillFacts)
 
 
 @pytest.mark.parametrize("case", corpus_dirs(), ids=corpus_id)

@@ -17,6 +17,7 @@ from types import MappingProxyType
 from typing import Any
 
 from sassview.analyses.memory_width import MemoryFacts
+from sassview.analyses.spills import SpillFacts
 from sassview.declare import Declaration
 from sassview.errors import InputError
 from sassview.frontends.discover import KernelFile
@@ -139,11 +140,11 @@ def _loop_cycles(insp: Inspection) -> str:
 def row_values(insp: Inspection) -> dict[str, Any]:
     r = insp.kernel.resources
     mem = insp.typed_facts(MemoryFacts)
-    spill = insp.facts("spills")
+    spill = insp.typed_facts(SpillFacts)
     async_ = insp.facts("async_copy")
     return {
         "registers": r.registers,
-        "spill_bytes": (spill["spill_store_bytes"] or 0) + (spill["spill_load_bytes"] or 0),
+        "spill_bytes": (spill.spill_store_bytes or 0) + (spill.spill_load_bytes or 0),
         # Triton's shared memory is all dynamic: count what the launch requests too.
         "shared_bytes": r.shared_user + (r.shared_dynamic or 0),
         "instructions": sum(1 for i in insp.kernel.instructions if i.opcode != "NOP"),

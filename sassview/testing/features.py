@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from sassview.analyses.spills import SpillFacts
 from sassview.frontends.arch import FEATURES_BY_NAME
 from sassview.inspection import Inspection
 from sassview.testing.failures import FeatureMismatch, compose, counted
@@ -69,10 +70,10 @@ def _async_feature(name: str, key: str, what: str) -> Feature:
 
 
 def _spill_summary(insp: Inspection) -> str:
-    f = insp.facts("spills")
+    f = insp.typed_facts(SpillFacts)
     return (
-        f"{f['spill_instructions']} spill instructions ({f['spill_store_bytes']} bytes "
-        f"stored, {f['spill_load_bytes']} loaded), {f['local_array_instructions']} "
+        f"{f.spill_instructions} spill instructions ({f.spill_store_bytes} bytes "
+        f"stored, {f.spill_load_bytes} loaded), {f.local_array_instructions} "
         "local-array accesses"
     )
 
@@ -108,12 +109,12 @@ FEATURES: dict[str, Feature] = {
             ),
             ("async-copy",),
         ),
-        Feature("spills", lambda i: bool(i.facts("spills")["spills"]), _spill_summary, ("spill",)),
+        Feature("spills", lambda i: i.typed_facts(SpillFacts).spills, _spill_summary, ("spill",)),
         Feature(
             "local memory",
             lambda i: bool(
-                i.facts("spills")["spill_instructions"]
-                or i.facts("spills")["local_array_instructions"]
+                i.typed_facts(SpillFacts).spill_instructions
+                or i.typed_facts(SpillFacts).local_array_instructions
             ),
             _spill_summary,
             ("spill", "local-array"),

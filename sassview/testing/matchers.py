@@ -22,6 +22,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from sassview.analyses.spills import SpillFacts
 from sassview.inspection import Inspection
 from sassview.testing import listing as _listing
 from sassview.testing.failures import (
@@ -82,18 +83,18 @@ class KernelUnderTest(Subject):
     def assert_no_spills(self) -> None:
         """No register spills (SpillRefill LDL/STL, or spill bytes in the ptxas report)."""
         __tracebackhide__ = True
-        f = self.facts("spills")
-        if not f["spills"]:
+        f = self.inspection.typed_facts(SpillFacts)
+        if not f.spills:
             return
         notes = self.findings(("spill",))
         marked = sorted({a for n in notes for a in n.addresses})
         raise SpillsFound(
             compose(
-                f"{self.describe()} spills registers: {f['spill_store_bytes']} bytes stored, "
-                f"{f['spill_load_bytes']} bytes loaded per thread",
+                f"{self.describe()} spills registers: {f.spill_store_bytes} bytes stored, "
+                f"{f.spill_load_bytes} bytes loaded per thread",
                 expected="no spills",
-                found=f"{f['spill_stores']} spill stores and {f['spill_loads']} spill loads, "
-                f"{f['registers']} registers (limit {f['register_limit']})",
+                found=f"{f.spill_stores} spill stores and {f.spill_loads} spill loads, "
+                f"{f.registers} registers (limit {f.register_limit})",
                 findings=notes,
                 listing=self.excerpt(marked),
             )

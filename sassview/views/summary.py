@@ -12,6 +12,7 @@ from typing import Any
 from sassview.analyses import Annotation
 from sassview.analyses.memory_width import MemoryFacts
 from sassview.analyses.schedule import placed_text
+from sassview.analyses.spills import SpillFacts
 from sassview.inspection import Inspection
 from sassview.ir import SCHEMA_VERSION, Kernel, Program
 from sassview.opcodes import instruction_category
@@ -89,7 +90,7 @@ def _analysis(insp: Inspection) -> dict[str, Any]:
     mem = insp.typed_facts(MemoryFacts)
     tc = insp.facts("tensor_cores")
     async_ = insp.facts("async_copy")
-    spills = insp.facts("spills")
+    spills = insp.typed_facts(SpillFacts)
     live = insp.liveness
     peak_ins = insp.kernel.instructions[live.peak_index] if insp.kernel.instructions else None
     return {
@@ -115,10 +116,10 @@ def _analysis(insp: Inspection) -> dict[str, Any]:
         ],
         "cp_async": async_["cp_async"],
         "tma": async_["tma"],
-        "spills": bool(spills["spills"]),
-        "spill_store_bytes": spills["spill_store_bytes"],
-        "spill_load_bytes": spills["spill_load_bytes"],
-        "local_bytes": spills["local_bytes"],
+        "spills": bool(spills.spills),
+        "spill_store_bytes": spills.spill_store_bytes,
+        "spill_load_bytes": spills.spill_load_bytes,
+        "local_bytes": spills.local_bytes,
         "occupancy": _occupancy(insp),
         "register_budget": _register_budget(insp),
         "schedule": _schedule(insp),
