@@ -11,11 +11,12 @@ from conftest import corpus_dirs, corpus_id
 
 import sassview
 from sassview import export
+from sassview.analyses.async_copy import AsyncCopyFacts
 from sassview.analyses.facts import Facts
 from sassview.analyses.memory_width import MemoryFacts
 from sassview.analyses.spills import SpillFacts
 
-TYPED: tuple[type[Facts], ...] = (MemoryFacts, SpillFacts)
+TYPED: tuple[type[Facts], ...] = (MemoryFacts, SpillFacts, AsyncCopyFacts)
 
 
 @pytest.mark.parametrize("case", corpus_dirs(), ids=corpus_id)

@@ -16,6 +16,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from sassview.analyses.async_copy import AsyncCopyFacts
 from sassview.analyses.memory_width import MemoryFacts
 from sassview.analyses.spills import SpillFacts
 from sassview.declare import Declaration
@@ -141,7 +142,7 @@ def row_values(insp: Inspection) -> dict[str, Any]:
     r = insp.kernel.resources
     mem = insp.typed_facts(MemoryFacts)
     spill = insp.typed_facts(SpillFacts)
-    async_ = insp.facts("async_copy")
+    async_ = insp.typed_facts(AsyncCopyFacts)
     return {
         "registers": r.registers,
         "spill_bytes": (spill.spill_store_bytes or 0) + (spill.spill_load_bytes or 0),
@@ -151,8 +152,8 @@ def row_values(insp: Inspection) -> dict[str, Any]:
         "global_load_bits": mem.max_global_load_bits,
         "global_store_bits": mem.max_global_store_bits,
         "tensor": insp.facts("tensor_cores")["path"],
-        "cp_async": async_["cp_async"],
-        "tma_loads": async_["tma"]["loads"],
+        "cp_async": async_.cp_async,
+        "tma_loads": async_.tma["loads"],
         "loops": _loops(insp),
         "occupancy": _occupancy(insp),
         "loop_cycles": _loop_cycles(insp),

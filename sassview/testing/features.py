@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from sassview.analyses.async_copy import AsyncCopyFacts
 from sassview.analyses.spills import SpillFacts
 from sassview.frontends.arch import FEATURES_BY_NAME
 from sassview.inspection import Inspection
@@ -94,14 +95,15 @@ FEATURES: dict[str, Feature] = {
         Feature(
             "mbarrier",
             lambda i: any(
-                k != "by_mnemonic" and v for k, v in i.facts("async_copy")["mbarrier_ops"].items()
+                k != "by_mnemonic" and v
+                for k, v in i.typed_facts(AsyncCopyFacts).mbarrier_ops.items()
             ),
             lambda i: (
                 "mbarrier ops: "
                 + (
                     ", ".join(
                         f"{k} x{v}"
-                        for k, v in i.facts("async_copy")["mbarrier_ops"].items()
+                        for k, v in i.typed_facts(AsyncCopyFacts).mbarrier_ops.items()
                         if k != "by_mnemonic"
                     )
                     or "none"

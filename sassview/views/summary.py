@@ -10,6 +10,7 @@ import re
 from typing import Any
 
 from sassview.analyses import Annotation
+from sassview.analyses.async_copy import AsyncCopyFacts
 from sassview.analyses.memory_width import MemoryFacts
 from sassview.analyses.schedule import placed_text
 from sassview.analyses.spills import SpillFacts
@@ -89,7 +90,7 @@ def _schedule(insp: Inspection) -> list[dict[str, Any]]:
 def _analysis(insp: Inspection) -> dict[str, Any]:
     mem = insp.typed_facts(MemoryFacts)
     tc = insp.facts("tensor_cores")
-    async_ = insp.facts("async_copy")
+    async_ = insp.typed_facts(AsyncCopyFacts)
     spills = insp.typed_facts(SpillFacts)
     live = insp.liveness
     peak_ins = insp.kernel.instructions[live.peak_index] if insp.kernel.instructions else None
@@ -114,8 +115,8 @@ def _analysis(insp: Inspection) -> dict[str, Any]:
             }
             for op in tc["ops"]
         ],
-        "cp_async": async_["cp_async"],
-        "tma": async_["tma"],
+        "cp_async": async_.cp_async,
+        "tma": async_.tma,
         "spills": bool(spills.spills),
         "spill_store_bytes": spills.spill_store_bytes,
         "spill_load_bytes": spills.spill_load_bytes,
