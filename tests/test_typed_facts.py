@@ -15,8 +15,9 @@ from sassview.analyses.async_copy import AsyncCopyFacts
 from sassview.analyses.facts import Facts
 from sassview.analyses.memory_width import MemoryFacts
 from sassview.analyses.spills import SpillFacts
+from sassview.analyses.tensor_cores import TensorCoreFacts
 
-TYPED: tuple[type[Facts], ...] = (MemoryFacts, SpillFacts, AsyncCopyFacts)
+TYPED: tuple[type[Facts], ...] = (MemoryFacts, SpillFacts, AsyncCopyFacts, TensorCoreFacts)
 
 
 @pytest.mark.parametrize("case", corpus_dirs(), ids=corpus_id)

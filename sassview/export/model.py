@@ -22,7 +22,7 @@ from pathlib import Path, PurePosixPath
 
 from sassview.analyses.base import Annotation, Severity
 from sassview.analyses.loops.entry import verdict
-from sassview.analyses.tensor_cores import path_of
+from sassview.analyses.tensor_cores import TensorCoreFacts, path_of
 from sassview.inspection import Inspection
 from sassview.ir import SourceLoc
 
@@ -219,7 +219,7 @@ def _resources(insp: Inspection) -> tuple[tuple[str, str], ...]:
 
 def _loops(insp: Inspection, paths: PathNames) -> tuple[LoopRow, ...]:
     by_index = {lp.index: lp for lp in insp.loops}
-    per_loop = insp.facts("tensor_cores").get("per_loop", {})
+    per_loop = insp.typed_facts(TensorCoreFacts).per_loop
     ins_at = {x.address: x for x in insp.kernel.instructions}
     out = []
     for e in insp.facts("unroll").get("entries", ()):

@@ -19,6 +19,7 @@ from typing import Any
 from sassview.analyses.async_copy import AsyncCopyFacts
 from sassview.analyses.memory_width import MemoryFacts
 from sassview.analyses.spills import SpillFacts
+from sassview.analyses.tensor_cores import TensorCoreFacts
 from sassview.declare import Declaration
 from sassview.errors import InputError
 from sassview.frontends.discover import KernelFile
@@ -151,7 +152,7 @@ def row_values(insp: Inspection) -> dict[str, Any]:
         "instructions": sum(1 for i in insp.kernel.instructions if i.opcode != "NOP"),
         "global_load_bits": mem.max_global_load_bits,
         "global_store_bits": mem.max_global_store_bits,
-        "tensor": insp.facts("tensor_cores")["path"],
+        "tensor": insp.typed_facts(TensorCoreFacts).path,
         "cp_async": async_.cp_async,
         "tma_loads": async_.tma["loads"],
         "loops": _loops(insp),

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from sassview.analyses.async_copy import AsyncCopyFacts
 from sassview.analyses.spills import SpillFacts
+from sassview.analyses.tensor_cores import TensorCoreFacts
 from sassview.frontends.arch import FEATURES_BY_NAME
 from sassview.inspection import Inspection
 from sassview.testing.failures import FeatureMismatch, compose, counted
@@ -33,15 +34,15 @@ class Feature:
 
 
 def _tensor_ops(insp: Inspection) -> list[dict[str, Any]]:
-    return list(insp.facts("tensor_cores")["ops"])
+    return list(insp.typed_facts(TensorCoreFacts).ops)
 
 
 def _tensor_summary(insp: Inspection) -> str:
-    facts = insp.facts("tensor_cores")
-    ops = ", ".join(f"{op['mnemonic']} x{op['count']}" for op in facts["ops"]) or "no tensor op"
-    text = f"tensor-core path {facts['path']} ({ops})"
-    if facts["ptx_ops"]:
-        text += "; PTX has " + ", ".join(f"{k} x{v}" for k, v in facts["ptx_ops"].items())
+    facts = insp.typed_facts(TensorCoreFacts)
+    ops = ", ".join(f"{op['mnemonic']} x{op['count']}" for op in facts.ops) or "no tensor op"
+    text = f"tensor-core path {facts.path} ({ops})"
+    if facts.ptx_ops:
+        text += "; PTX has " + ", ".join(f"{k} x{v}" for k, v in facts.ptx_ops.items())
     return text
 
 

@@ -14,6 +14,7 @@ from sassview.analyses.async_copy import AsyncCopyFacts
 from sassview.analyses.memory_width import MemoryFacts
 from sassview.analyses.schedule import placed_text
 from sassview.analyses.spills import SpillFacts
+from sassview.analyses.tensor_cores import TensorCoreFacts
 from sassview.inspection import Inspection
 from sassview.ir import SCHEMA_VERSION, Kernel, Program
 from sassview.opcodes import instruction_category
@@ -89,7 +90,7 @@ def _schedule(insp: Inspection) -> list[dict[str, Any]]:
 
 def _analysis(insp: Inspection) -> dict[str, Any]:
     mem = insp.typed_facts(MemoryFacts)
-    tc = insp.facts("tensor_cores")
+    tc = insp.typed_facts(TensorCoreFacts)
     async_ = insp.typed_facts(AsyncCopyFacts)
     spills = insp.typed_facts(SpillFacts)
     live = insp.liveness
@@ -105,7 +106,7 @@ def _analysis(insp: Inspection) -> dict[str, Any]:
         "max_global_store_bits": mem.max_global_store_bits,
         "max_shared_load_bits": mem.max_shared_load_bits,
         "max_shared_store_bits": mem.max_shared_store_bits,
-        "tensor_core_path": tc["path"],
+        "tensor_core_path": tc.path,
         "wgmma_serialized": insp.facts("ptxas")["wgmma_serialized"],
         "tensor_core_ops": [
             {
@@ -113,7 +114,7 @@ def _analysis(insp: Inspection) -> dict[str, Any]:
                 "kind": op.get("kind"),  # tcgen05: the PTX kind::
                 "descriptor": op.get("descriptor"),  # tcgen05: a constant instruction descriptor
             }
-            for op in tc["ops"]
+            for op in tc.ops
         ],
         "cp_async": async_.cp_async,
         "tma": async_.tma,
