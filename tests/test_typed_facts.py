@@ -14,10 +14,17 @@ from sassview import export
 from sassview.analyses.async_copy import AsyncCopyFacts
 from sassview.analyses.facts import Facts
 from sassview.analyses.memory_width import MemoryFacts
+from sassview.analyses.ptxas_advice import PtxasFacts
 from sassview.analyses.spills import SpillFacts
 from sassview.analyses.tensor_cores import TensorCoreFacts
 
-TYPED: tuple[type[Facts], ...] = (MemoryFacts, SpillFacts, AsyncCopyFacts, TensorCoreFacts)
+TYPED: tuple[type[Facts], ...] = (
+    MemoryFacts,
+    SpillFacts,
+    AsyncCopyFacts,
+    TensorCoreFacts,
+    PtxasFacts,
+)
 
 
 @pytest.mark.parametrize("case", corpus_dirs(), ids=corpus_id)
@@ -38,3 +45,10 @@ def test_a_fact_that_is_not_a_field_is_a_key_error() -> None:
     with pytest.raises(KeyError):
         insp.facts("memory")["max_global_load_bit"]
     assert insp.facts("memory").get("max_global_load_bit") is None
+
+
+def test_typed_facts_equal_the_dict_they_were() -> None:
+    (insp,) = sassview.inspect(corpus_dirs()[0] / "kernel.cubin")[:1]
+    for kind in TYPED:
+        facts = insp.typed_facts(kind)
+        assert facts == dict(facts) and dict(facts) == facts

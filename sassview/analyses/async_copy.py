@@ -56,7 +56,7 @@ _WATCHED = frozenset(
 )  # fmt: skip
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class AsyncCopyFacts(Facts):
     """Asynchronous copies (cp.async, TMA, bulk), their waits, mbarriers and block barriers."""
 

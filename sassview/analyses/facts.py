@@ -14,7 +14,9 @@ from typing import Any, ClassVar
 
 
 class Facts(Mapping[str, Any]):
-    """Subclass as `@dataclass(frozen=True, slots=True)` and set ANALYSIS to the registry name."""
+    """Subclass as `@dataclass(frozen=True, slots=True, eq=False)` and set ANALYSIS to the
+    registry name. eq=False keeps the mapping's equality: facts equal a dict of the same items,
+    as they did when they were dicts."""
 
     __slots__ = ()
     ANALYSIS: ClassVar[str]

@@ -98,7 +98,7 @@ def hints_for(kind: str) -> tuple[str, str]:
     return NARROW_HINT, MERGE_HINT
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class MemoryFacts(Facts):
     """The widest access per space and direction (bits per thread; None: no such access)."""
 

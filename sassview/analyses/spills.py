@@ -46,7 +46,7 @@ LOCAL_HINT = (
 )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class SpillFacts(Facts):
     """Register spills and local arrays: counts, bytes per thread, and the lines they are on."""
 

@@ -132,7 +132,7 @@ def _join(types: Sequence[str]) -> str | None:
     return types[0] if len(set(types)) == 1 else ".".join(types)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class TensorCoreFacts(Facts):
     """The tensor-core path the kernel takes, its MMA ops, and an FMA fallback where it has none."""
 

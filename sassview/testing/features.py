@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from sassview.analyses.async_copy import AsyncCopyFacts
+from sassview.analyses.ptxas_advice import PtxasFacts
 from sassview.analyses.spills import SpillFacts
 from sassview.analyses.tensor_cores import TensorCoreFacts
 from sassview.frontends.arch import FEATURES_BY_NAME
@@ -124,9 +125,9 @@ FEATURES: dict[str, Feature] = {
         ),
         Feature(
             "serialized wgmma",
-            lambda i: bool(i.facts("ptxas")["wgmma_serialized"]),
+            lambda i: i.typed_facts(PtxasFacts).wgmma_serialized,
             lambda i: (
-                "; ".join(f"{a['code']} {a['text']}" for a in i.facts("ptxas")["advisories"])
+                "; ".join(f"{a['code']} {a['text']}" for a in i.typed_facts(PtxasFacts).advisories)
                 or "no ptxas advisory"
             ),
             ("wgmma-serialized", "wgmma-wait-injected"),

@@ -12,6 +12,7 @@ from typing import Any
 from sassview.analyses import Annotation
 from sassview.analyses.async_copy import AsyncCopyFacts
 from sassview.analyses.memory_width import MemoryFacts
+from sassview.analyses.ptxas_advice import PtxasFacts
 from sassview.analyses.schedule import placed_text
 from sassview.analyses.spills import SpillFacts
 from sassview.analyses.tensor_cores import TensorCoreFacts
@@ -107,7 +108,7 @@ def _analysis(insp: Inspection) -> dict[str, Any]:
         "max_shared_load_bits": mem.max_shared_load_bits,
         "max_shared_store_bits": mem.max_shared_store_bits,
         "tensor_core_path": tc.path,
-        "wgmma_serialized": insp.facts("ptxas")["wgmma_serialized"],
+        "wgmma_serialized": insp.typed_facts(PtxasFacts).wgmma_serialized,
         "tensor_core_ops": [
             {
                 **{k: op[k] for k in ("mnemonic", "shape", "accumulator", "inputs", "count")},
