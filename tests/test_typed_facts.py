@@ -15,6 +15,7 @@ from sassview.analyses.async_copy import AsyncCopyFacts
 from sassview.analyses.facts import Facts
 from sassview.analyses.memory_width import MemoryFacts
 from sassview.analyses.ptxas_advice import PtxasFacts
+from sassview.analyses.schedule import ScheduleFacts
 from sassview.analyses.spills import SpillFacts
 from sassview.analyses.tensor_cores import TensorCoreFacts
 
@@ -24,6 +25,7 @@ TYPED: tuple[type[Facts], ...] = (
     AsyncCopyFacts,
     TensorCoreFacts,
     PtxasFacts,
+    ScheduleFacts,
 )
 
 

@@ -18,6 +18,7 @@ from typing import Any
 
 from sassview.analyses.async_copy import AsyncCopyFacts
 from sassview.analyses.memory_width import MemoryFacts
+from sassview.analyses.schedule import ScheduleFacts
 from sassview.analyses.spills import SpillFacts
 from sassview.analyses.tensor_cores import TensorCoreFacts
 from sassview.declare import Declaration
@@ -135,7 +136,7 @@ def _loop_cycles(insp: Inspection) -> str:
     """`9:44 13:72`: issue cycles per trip of each innermost loop, by its line (the schedule)."""
     return " ".join(
         f"{s['source_line'] if s['source_line'] is not None else '?'}:{s['issue_cycles']}"
-        for s in insp.facts("schedule")["loops"]
+        for s in insp.typed_facts(ScheduleFacts).loops
     )
 
 

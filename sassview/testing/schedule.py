@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from sassview.analyses.schedule import ScheduleFacts
 from sassview.testing.failures import SassviewAssertionError, compose
 
 if TYPE_CHECKING:
@@ -27,7 +28,7 @@ def _loop_at(k: Subject, line: int) -> Mapping[str, Any]:
     """The SASS loop at `line`; where ptxas left a remainder loop beside the main one, the
     main loop: the one with the most instructions (the unrolled body)."""
     __tracebackhide__ = True
-    loops = k.facts("schedule")["loops"]
+    loops = k.inspection.typed_facts(ScheduleFacts).loops
     here = [s for s in loops if s["source_line"] == line]
     if not here:
         lines = sorted({s["source_line"] for s in loops if s["source_line"] is not None})

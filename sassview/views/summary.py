@@ -13,7 +13,7 @@ from sassview.analyses import Annotation
 from sassview.analyses.async_copy import AsyncCopyFacts
 from sassview.analyses.memory_width import MemoryFacts
 from sassview.analyses.ptxas_advice import PtxasFacts
-from sassview.analyses.schedule import placed_text
+from sassview.analyses.schedule import ScheduleFacts, placed_text
 from sassview.analyses.spills import SpillFacts
 from sassview.analyses.tensor_cores import TensorCoreFacts
 from sassview.inspection import Inspection
@@ -82,7 +82,7 @@ def _schedule(insp: Inspection) -> list[dict[str, Any]]:
     loop named as the census names it (a remainder loop says so)."""
     entries = insp.facts("unroll")["entries"]
     out = []
-    for s in insp.facts("schedule")["loops"]:
+    for s in insp.typed_facts(ScheduleFacts).loops:
         row = {k: s[k] for k in ("loop", "source_line", "issue_cycles", "math_share")}
         place = next((p for e in entries if (p := e.place_of(s["loop"])) is not None), None)
         out.append({**row, "text": placed_text(s, place)})
