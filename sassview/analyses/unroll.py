@@ -39,7 +39,7 @@ from typing import Any
 
 from sassview.analyses.base import AnalysisContext, Annotation, Findings, Severity
 from sassview.analyses.loops.census import weight as _weight
-from sassview.analyses.loops.entry import from_facts
+from sassview.analyses.loops.entry import UnrollFacts, from_facts
 from sassview.analyses.loops.findings import remainder_note
 from sassview.analyses.memory import line_keys
 from sassview.analyses.tile_loops import (
@@ -282,7 +282,7 @@ def run(ctx: AnalysisContext) -> Findings:
         key=lambda e: (e["source_line"] is None, e["source_line"] or 0, e["first_address"] or 0)
     )
     return Findings(
-        facts={"loops": entries, "entries": tuple(map(from_facts, entries))},
+        facts=UnrollFacts(loops=entries, entries=tuple(map(from_facts, entries))),
         annotations=tuple(notes),
     )
 

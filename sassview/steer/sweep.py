@@ -17,6 +17,7 @@ from types import MappingProxyType
 from typing import Any
 
 from sassview.analyses.async_copy import AsyncCopyFacts
+from sassview.analyses.loops.entry import UnrollFacts
 from sassview.analyses.memory_width import MemoryFacts
 from sassview.analyses.schedule import ScheduleFacts
 from sassview.analyses.spills import SpillFacts
@@ -113,7 +114,7 @@ class Row:
 
 def _loops(insp: Inspection) -> str:
     parts = []
-    for e in insp.facts("unroll")["loops"]:
+    for e in insp.typed_facts(UnrollFacts).loops:
         if not e.get("statement", True):
             continue
         line = e["source_line"]

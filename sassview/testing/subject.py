@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from sassview.analyses import Annotation
+from sassview.analyses.loops.entry import UnrollFacts
 from sassview.graph.loops import Loop
 from sassview.inspection import Inspection
 from sassview.ir import Kernel, Program, Resources, SassInstruction
@@ -76,7 +77,7 @@ class Subject:
 
     def loop(self, line: int) -> Loop:
         """The SASS loop of the source loop at `line` (its main loop when it has a remainder)."""
-        for e in self.facts("unroll")["loops"]:
+        for e in self.inspection.typed_facts(UnrollFacts).loops:
             if e["source_line"] == line:
                 if e["sass_loops"]:
                     return self.loops[int(e["sass_loops"][0])]

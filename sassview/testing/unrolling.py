@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from sassview.analyses.loops.entry import LoopEntry, asked, from_facts, verdict
+from sassview.analyses.loops.entry import LoopEntry, UnrollFacts, asked, from_facts, verdict
 from sassview.testing.failures import UnrollMismatch, compose
 
 if TYPE_CHECKING:
@@ -57,7 +57,7 @@ def check_unrolled(
         raise ValueError(f"factor={factor!r}: expected a positive int, 'full' or None")
     if copies is not None and (isinstance(copies, bool) or copies < 1 or factor is not None):
         raise ValueError(f"copies={copies!r}: a positive int, and not with factor=")
-    entries: tuple[LoopEntry, ...] = tuple(k.facts("unroll")["entries"])
+    entries = k.inspection.typed_facts(UnrollFacts).entries
     calls = _calls(inlined_at)
     here = [
         e

@@ -11,6 +11,7 @@ from typing import Any
 
 from sassview.analyses import Annotation
 from sassview.analyses.async_copy import AsyncCopyFacts
+from sassview.analyses.loops.entry import UnrollFacts
 from sassview.analyses.memory_width import MemoryFacts
 from sassview.analyses.ptxas_advice import PtxasFacts
 from sassview.analyses.schedule import ScheduleFacts, placed_text
@@ -80,7 +81,7 @@ _LOOP_KEYS = (
 def _schedule(insp: Inspection) -> list[dict[str, Any]]:
     """Per innermost loop, the schedule ptxas encoded (sassview/analyses/schedule.py), the
     loop named as the census names it (a remainder loop says so)."""
-    entries = insp.facts("unroll")["entries"]
+    entries = insp.typed_facts(UnrollFacts).entries
     out = []
     for s in insp.typed_facts(ScheduleFacts).loops:
         row = {k: s[k] for k in ("loop", "source_line", "issue_cycles", "math_share")}
@@ -99,7 +100,7 @@ def _analysis(insp: Inspection) -> dict[str, Any]:
     return {
         "loops": [
             {k: e[k] for k in (*_LOOP_KEYS, *_TRITON) if k in e}
-            for e in (entry.to_json() for entry in insp.facts("unroll")["entries"])
+            for e in (entry.to_json() for entry in insp.typed_facts(UnrollFacts).entries)
         ],
         "max_global_load_bits": mem.max_global_load_bits,
         "bulk_global_loads": mem.bulk_global_loads,

@@ -16,8 +16,9 @@ confident wrong number.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
+from sassview.analyses.facts import Facts
 from sassview.ir import SourceLoc
 
 Kind = Literal["rolled", "full", "gone"]
@@ -228,3 +229,12 @@ def from_facts(d: dict[str, Any]) -> LoopEntry:
         instructions=d["instructions"],
         extra=tuple((k, v) for k, v in d.items() if k not in _FACT_KEYS),
     )
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class UnrollFacts(Facts):
+    """Each source loop's unrolling: `entries` typed (what views read), `loops` their JSON."""
+
+    ANALYSIS: ClassVar[str] = "unroll"
+    loops: list[dict[str, Any]]
+    entries: tuple[LoopEntry, ...]
