@@ -74,12 +74,12 @@ def measure(target: int, repeat: int) -> dict[str, Any]:
     """One size: the row of the first table and the column of the second."""
     from bench_parse import INSTRUCTIONS_PER_STEP, best, nvdisasm_both, source
 
-    from sassview.analyses import forget_memos
     from sassview.build import assemble_program
     from sassview.frontends.cuda import compile_cuda
     from sassview.graph.cfg import build_cfg
     from sassview.graph.dataflow import compute_liveness
     from sassview.inspection import inspect_program
+    from sassview.memo import forget_all
     from sassview.toolchain.locate import nvdisasm
 
     art = compile_cuda(source(int(target / INSTRUCTIONS_PER_STEP)), arch="sm_90a")
@@ -90,7 +90,7 @@ def measure(target: int, repeat: int) -> dict[str, Any]:
         f.flush()
         disasm_s = best(lambda: nvdisasm_both(nvdisasm(), f.name), repeat)
     inspect_program(program)  # warm imports (networkx) out of the measurement
-    analyses_s = best(lambda: inspect_program(program), repeat, forget_memos)
+    analyses_s = best(lambda: inspect_program(program), repeat, forget_all)
     warm_s = best(lambda: inspect_program(program), repeat)
 
     def liveness_only() -> None:
@@ -108,12 +108,13 @@ def stage_times(program, repeat: int) -> dict[str, float]:  # type: ignore[no-un
     """Seconds per step of inspect_kernel over every kernel, each the best of `repeat` runs."""
     import importlib
 
-    from sassview.analyses import REGISTRY, forget_memos
+    from sassview.analyses import REGISTRY
     from sassview.analyses.base import AnalysisContext
     from sassview.gcpause import without_gc
     from sassview.graph.cfg import build_cfg
     from sassview.graph.dataflow import compute_liveness, register_columns
     from sassview.graph.loops import find_loops
+    from sassview.memo import forget_all
 
     columns = register_columns((k.instructions, k.resources.registers) for k in program.kernels)
     modules = {name: importlib.import_module(m) for name, m in REGISTRY.items()}
@@ -139,7 +140,7 @@ def stage_times(program, repeat: int) -> dict[str, float]:  # type: ignore[no-un
 
     found: dict[str, float] = {}
     for _ in range(repeat):
-        forget_memos()
+        forget_all()
         times = dict.fromkeys(["cfg", "loops", "liveness", *modules], 0.0)
         for k in program.kernels:
             kernel(k, times)

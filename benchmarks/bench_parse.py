@@ -117,7 +117,7 @@ def main() -> None:
     from sassview.build import assemble_program, build_program
     from sassview.disasm import nvdisasm as nd
     from sassview.frontends.cuda import compile_cuda
-    from sassview.parse import forget_memos
+    from sassview.memo import forget_all
     from sassview.toolchain.locate import nvdisasm
 
     tool = nvdisasm()
@@ -143,8 +143,8 @@ def main() -> None:
             disasm_cpu = children_cpu(both, args.repeat)
             json_s = best(json_only, args.repeat)
         # assemble_program: the reading itself, never the cached model (bench_warm times that)
-        parse_s = best(lambda art=art: assemble_program(art), args.repeat, forget_memos)
-        cold_s = best(lambda art=art: uncached_build(art), args.repeat, forget_memos)
+        parse_s = best(lambda art=art: assemble_program(art), args.repeat, forget_all)
+        cold_s = best(lambda art=art: uncached_build(art), args.repeat, forget_all)
         rows.append((count, compile_s, disasm_s, json_s, parse_s, cold_s, disasm_cpu))
 
     heads = (

@@ -11,10 +11,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import PurePath
 from types import MappingProxyType
-from typing import Any
+from typing import Any, TypeVar
 
 from sassview.analyses import Annotation, Findings, run_all
 from sassview.analyses.base import AnalysisContext
+from sassview.analyses.facts import Facts
 from sassview.build import analyses_of, cache_analyses
 from sassview.gcpause import without_gc
 from sassview.graph.cfg import ControlFlowGraph, build_cfg
@@ -31,6 +32,8 @@ from sassview.ir import Kernel, Program
 
 # Files a user writes kernels in: what a listing shows as "the source".
 SOURCE_SUFFIXES = (".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c", ".h", ".hpp", ".py", ".ptx")
+
+_F = TypeVar("_F", bound=Facts)
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +59,15 @@ class Inspection:
 
     def facts(self, analysis: str) -> Mapping[str, Any]:
         return self.findings[analysis].facts
+
+    def typed_facts(self, kind: type[_F]) -> _F:
+        """One analysis' facts as its typed record (kind.ANALYSIS names the analysis)."""
+        facts = self.findings[kind.ANALYSIS].facts
+        if not isinstance(facts, kind):
+            raise TypeError(
+                f"{kind.ANALYSIS} facts are {type(facts).__name__}, not {kind.__name__}"
+            )
+        return facts
 
     @property
     def main_file(self) -> str | None:

@@ -359,10 +359,14 @@ def chromium() -> str:
     return _chromium()
 
 
-def dom_after(browser: str, page: Path, query: str, profile: Path) -> str:
+def dom_after(
+    browser: str, page: Path, query: str, profile: Path, *, window: str = "800,600", out: str = ""
+) -> str:
+    """The page's DOM after its script ran (`out`: a screenshot path instead of the DOM)."""
     done = subprocess.run(
         [browser, "--headless", "--disable-gpu", "--no-sandbox", "--no-first-run",
-         f"--user-data-dir={profile}", "--virtual-time-budget=5000", "--dump-dom",
+         "--hide-scrollbars", f"--window-size={window}", f"--user-data-dir={profile}",
+         "--virtual-time-budget=5000", f"--screenshot={out}" if out else "--dump-dom",
          page.as_uri() + query],
         capture_output=True, text=True, timeout=180,
     )  # fmt: skip
@@ -394,6 +398,45 @@ def test_hovering_a_line_highlights_its_counterparts(chromium: str, tmp_path: Pa
     finding = next(f for f in view.findings if f.kind == "barrier")
     got = selftest(dom_after(chromium, page, f"?sv-selftest={finding.anchor}", tmp_path / "p3"))
     assert {f"a-{a:04x}" for a in finding.addresses} <= set(got["highlighted"])
+
+
+def test_code_panes_come_first_at_the_windows_height_coloured_by_source_line(
+    chromium: str, tmp_path: Path
+) -> None:
+    """At 1600x1000 the three panes start under the title bar and end inside the window, the
+    findings and tables below them; no source line is cut; every SASS line with a source line
+    is tinted before any hover. The screenshot is kept: $SASSVIEW_ARTIFACTS, else tmp_path."""
+    (page,) = export([tiled()], tmp_path, "html", read_files=False)
+    got = selftest(
+        dom_after(chromium, page, "?sv-selftest=none", tmp_path / "p", window="1600,1000")
+    )
+    layout = got["layout"]
+    assert isinstance(layout, dict)
+    height = layout["viewport"]  # the window less the browser's own bars
+    panes = {p["id"]: p for p in layout["panes"]}
+    assert set(panes) == {"sv-source", "sv-ptx", "sv-sass"}
+    for p in panes.values():
+        assert p["top"] < 0.2 * height and 0.9 * height < p["bottom"] <= height, (p, height)
+    assert layout["findings"] >= max(p["bottom"] for p in panes.values())
+    assert not panes["sv-source"]["cut"]
+    with_line = sum(1 for r in build_view(tiled(), read_files=False).rows if r.line is not None)
+    assert with_line and layout["tinted"] == with_line
+    shots = Path(os.environ.get("SASSVIEW_ARTIFACTS", tmp_path))
+    shots.mkdir(parents=True, exist_ok=True)
+    shot = shots / "html-export-1600x1000.png"
+    dom_after(chromium, page, "", tmp_path / "p2", window="1600,1000", out=str(shot))
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_the_html_tints_are_the_tuis_line_hues() -> None:
+    from sassview.export.html import TINTS, _asset
+    from sassview.tui.paint import LINE_HUES
+
+    css = _asset("view.css")
+    assert len(LINE_HUES) == TINTS
+    for i, hue in enumerate(LINE_HUES):
+        r, g, b = (int(hue[k : k + 2], 16) for k in (1, 3, 5))
+        assert f".t{i} {{ background: rgba({r}, {g}, {b}, .16); }}" in css
 
 
 def test_script_in_kernel_source_does_not_run_in_a_browser(chromium: str, tmp_path: Path) -> None:

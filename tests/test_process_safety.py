@@ -250,14 +250,15 @@ def test_listings_that_are_not_nvdisasms_are_refused(
 def test_a_cached_run_does_not_ask_the_wheels_tools_for_their_versions(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from sassview.memo import forget_all
     from sassview.toolchain import locate
 
     monkeypatch.setenv("SASSVIEW_CACHE_DIR", str(tmp_path))
     monkeypatch.delenv("SASSVIEW_NVDISASM", raising=False)
-    locate._executable.cache_clear()
+    forget_all()
     asked = locate._executable("nvdisasm")
     assert asked.version
-    locate._executable.cache_clear()
+    forget_all()
 
     def must_not_run(*args: object) -> str:
         raise AssertionError("probed again")
@@ -268,7 +269,7 @@ def test_a_cached_run_does_not_ask_the_wheels_tools_for_their_versions(
         with pytest.raises(AssertionError, match="probed again"):
             locate._executable("nvdisasm", False)  # doctor's way: always ask
     finally:
-        locate._executable.cache_clear()
+        forget_all()
 
 
 def test_a_library_crash_in_the_child_is_an_error_not_the_end_of_sassview() -> None:

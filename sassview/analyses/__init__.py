@@ -41,26 +41,11 @@ def run_all(ctx: AnalysisContext) -> dict[str, Findings]:
     return results
 
 
-def forget_memos() -> None:
-    """Empty what the analyses memoise across kernels (each instruction form's register
-    effects, address bases, the loops and constants of a source text), as in a new process.
-    They only speed up a later inspection of the same code; benchmarks call this so a repeated
-    run costs what the first one in a `sassview check` did."""
-    from sassview.analyses import memory
-    from sassview.graph import dataflow
-    from sassview.parse import source_loops
-
-    dataflow.forget_effects()
-    memory._BASES.clear()
-    source_loops.forget_memos()
-
-
 __all__ = [
     "REGISTRY",
     "AnalysisContext",
     "Annotation",
     "Findings",
     "Severity",
-    "forget_memos",
     "run_all",
 ]

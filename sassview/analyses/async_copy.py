@@ -31,9 +31,11 @@ How it can be wrong:
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
 from sassview.analyses.base import AnalysisContext, Annotation, Findings, Severity
+from sassview.analyses.facts import Facts
 from sassview.analyses.memory import (
     access_bits,
     distinct_locs,
@@ -52,6 +54,30 @@ _WATCHED = frozenset(
      "BAR", "UCGABAR_ARV", "UCGABAR_WAIT", "WARPSYNC", "NANOSLEEP", "LDSM", "STSM", "ARRIVES",
      "SYNCS", "ATOMS"}
 )  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class AsyncCopyFacts(Facts):
+    """Asynchronous copies (cp.async, TMA, bulk), their waits, mbarriers and block barriers."""
+
+    ANALYSIS: ClassVar[str] = "async_copy"
+    cp_async: int
+    cp_async_bits: dict[str, int]  # access width ("128") -> cp.async count
+    cp_async_groups: int
+    cp_async_waits: list[dict[str, Any]]
+    cp_async_arrives: int
+    tma: dict[str, int]  # loads, stores, reductions, ... -> count
+    bulk_copies: int
+    bulk: dict[str, int]
+    bulk_waits: list[dict[str, Any]]
+    other_waits: list[dict[str, Any]]
+    mbarrier_ops: dict[str, Any]  # kind -> count, and by_mnemonic: {mnemonic: count}
+    ptx_mbarrier_ops: dict[str, int]
+    barriers: list[dict[str, Any]]
+    warp_syncs: int
+    nanosleeps: int
+    ldmatrix: int
+    stmatrix: int
 
 
 def run(ctx: AnalysisContext) -> Findings:
@@ -122,32 +148,32 @@ def run(ctx: AnalysisContext) -> Findings:
     for ins in cp:
         key = str(access_bits(ins))
         cp_bits[key] = cp_bits.get(key, 0) + 1
-    facts: dict[str, Any] = {
-        "cp_async": len(cp),
-        "cp_async_bits": cp_bits,
-        "cp_async_groups": len(commits),
-        "cp_async_waits": [w for w in waits if w["kind"] == "cp.async"],
-        "cp_async_arrives": counts["cp_async_arrives"],
-        "tma": {k: len(v) for k, v in tma.items()},
-        "bulk_copies": len(bulk["copies_in"]) + len(bulk["copies_out"]),
-        "bulk": {k: len(v) for k, v in bulk.items()},
-        "bulk_waits": [w for w in waits if w["kind"] == "bulk"],
-        "other_waits": [w for w in waits if w["kind"] == "other"],
-        "mbarrier_ops": {**mbar, "by_mnemonic": mbar_mnemonics},
-        "ptx_mbarrier_ops": _ptx_mbarrier_ops(kernel, ctx.shared(ptx_opcodes)),
-        "barriers": barriers,
-        "warp_syncs": counts["warp_syncs"],
-        "nanosleeps": counts["nanosleeps"],
-        "ldmatrix": counts["ldmatrix"],
-        "stmatrix": counts["stmatrix"],
-    }
+    facts = AsyncCopyFacts(
+        cp_async=len(cp),
+        cp_async_bits=cp_bits,
+        cp_async_groups=len(commits),
+        cp_async_waits=[w for w in waits if w["kind"] == "cp.async"],
+        cp_async_arrives=counts["cp_async_arrives"],
+        tma={k: len(v) for k, v in tma.items()},
+        bulk_copies=len(bulk["copies_in"]) + len(bulk["copies_out"]),
+        bulk={k: len(v) for k, v in bulk.items()},
+        bulk_waits=[w for w in waits if w["kind"] == "bulk"],
+        other_waits=[w for w in waits if w["kind"] == "other"],
+        mbarrier_ops={**mbar, "by_mnemonic": mbar_mnemonics},
+        ptx_mbarrier_ops=_ptx_mbarrier_ops(kernel, ctx.shared(ptx_opcodes)),
+        barriers=barriers,
+        warp_syncs=counts["warp_syncs"],
+        nanosleeps=counts["nanosleeps"],
+        ldmatrix=counts["ldmatrix"],
+        stmatrix=counts["stmatrix"],
+    )
     notes: list[Annotation] = []
     if cp:
         widths = sorted(cp_bits.items(), key=lambda x: -int(x[0]))
         bits = ", ".join(f"{n}x{b}-bit" for b, n in widths)
-        pending = [w["pending"] for w in facts["cp_async_waits"]]
+        pending = [w["pending"] for w in facts.cp_async_waits]
         wait_text = f"waits for <= {pending} pending groups" if pending else "no wait_group found"
-        addrs = [i.address for i in cp + commits] + [w["address"] for w in facts["cp_async_waits"]]
+        addrs = [i.address for i in cp + commits] + [w["address"] for w in facts.cp_async_waits]
         notes.append(
             _note(
                 kernel,

@@ -19,6 +19,7 @@ from collections.abc import Iterable, Mapping
 from typing import NamedTuple
 
 from sassview.ir import Kernel, Operand, OperandKind, PtxInstruction, SassInstruction, SourceLoc
+from sassview.memo import Memo
 
 BULK = "bulk"
 
@@ -321,12 +322,10 @@ def base_text(operand: Operand) -> str:
         terms = inner.rstrip("]").replace("-", "+-").split("+")
         kept = [t for t in terms if t and not _is_int(t)]
         base = _BASES[text] = f"{head}{sep}{'+'.join(kept)}]"
-        if len(_BASES) > 100_000:
-            _BASES.clear()
     return base
 
 
-_BASES: dict[str, str] = {}
+_BASES: Memo[str, str] = Memo(f"{__name__}._BASES", 100_000)
 
 
 def _is_int(term: str) -> bool:

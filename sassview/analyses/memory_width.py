@@ -28,9 +28,11 @@ from __future__ import annotations
 import bisect
 import functools
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, TypeVar
+from dataclasses import dataclass
+from typing import Any, ClassVar, TypeVar
 
 from sassview.analyses.base import AnalysisContext, Annotation, Findings, Severity
+from sassview.analyses.facts import Facts
 from sassview.analyses.memory import (
     MemoryAccess,
     base_text,
@@ -41,6 +43,7 @@ from sassview.analyses.memory import (
     user_locs,
 )
 from sassview.ir import Kernel, OperandKind, PtxInstruction, SassInstruction, SourceLoc
+from sassview.memo import memoized
 
 MERGE_SPACES = frozenset({"global", "generic", "shared"})
 NARROW_BELOW = 128
@@ -85,6 +88,22 @@ def hints_for(kind: str) -> tuple[str, str]:
     return said.narrow or NARROW_HINT, said.merge or MERGE_HINT
 
 
+@dataclass(frozen=True, slots=True, eq=False)
+class MemoryFacts(Facts):
+    """The widest access per space and direction (bits per thread; None: no such access)."""
+
+    ANALYSIS: ClassVar[str] = "memory"
+    max_global_load_bits: int | None
+    max_global_store_bits: int | None
+    max_shared_load_bits: int | None
+    max_shared_store_bits: int | None
+    # TMA and bulk copies move a tile, not a width per thread: counted apart.
+    bulk_global_loads: int
+    bulk_global_stores: int
+    accesses: list[dict[str, Any]]  # one per access, in address order
+    by_line: dict[str, dict[str, dict[str, int]]]  # source line -> kind -> {bits: count}
+
+
 def run(ctx: AnalysisContext) -> Findings:
     kernel = ctx.kernel
     table = ctx.shared(ptx_lines)
@@ -93,17 +112,16 @@ def run(ctx: AnalysisContext) -> Findings:
     locs = user_locs([a.instruction for a in found])  # each access' user line, or None
     lines = keys.keys(locs)  # and its JSON key
     widest, bulk = _widest(found)
-    facts: dict[str, Any] = {
-        "max_global_load_bits": widest.get(("global", "load")),
-        "max_global_store_bits": widest.get(("global", "store")),
-        "max_shared_load_bits": widest.get(("shared", "load")),
-        "max_shared_store_bits": widest.get(("shared", "store")),
-        # TMA and bulk copies move a tile, not a width per thread: counted apart.
-        "bulk_global_loads": bulk.get(("global", "load"), 0),
-        "bulk_global_stores": bulk.get(("global", "store"), 0),
-        "accesses": _access_facts(kernel, table, found, locs),
-        "by_line": _by_line(found, lines),
-    }
+    facts = MemoryFacts(
+        max_global_load_bits=widest.get(("global", "load")),
+        max_global_store_bits=widest.get(("global", "store")),
+        max_shared_load_bits=widest.get(("shared", "load")),
+        max_shared_store_bits=widest.get(("shared", "store")),
+        bulk_global_loads=bulk.get(("global", "load"), 0),
+        bulk_global_stores=bulk.get(("global", "store"), 0),
+        accesses=_access_facts(kernel, table, found, locs),
+        by_line=_by_line(found, lines),
+    )
     narrow_hint, merge_hint = hints_for(ctx.program.artifacts.kind)
     annotations = [
         *_narrow_lines(found, lines, locs, narrow_hint, _proven_coalesced(ctx)),
@@ -294,7 +312,7 @@ def _narrow_note(run: list[str], stats: Mapping[str, list[Any]], hint: str) -> A
     )
 
 
-@functools.lru_cache(maxsize=256)
+@memoized(256)
 def _counts(loads: int, stores: int) -> str:
     """The counts in a note ("2 loads, 1 store"): few distinct pairs, one text each."""
     pairs = ((loads, "load"), (stores, "store"))

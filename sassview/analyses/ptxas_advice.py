@@ -23,9 +23,11 @@ How it can be wrong:
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
 from sassview.analyses.base import AnalysisContext, Annotation, Findings, Severity
+from sassview.analyses.facts import Facts
 from sassview.build import demangle
 from sassview.ir import SourceLoc
 from sassview.parse.ptxas_log import PtxasAdvisory, parse_ptxas_advisories
@@ -60,6 +62,16 @@ _INJECTED_HINT = (
 )
 
 
+@dataclass(frozen=True, slots=True, eq=False)
+class PtxasFacts(Facts):
+    """What ptxas' log says about this kernel (or a function it calls)."""
+
+    ANALYSIS: ClassVar[str] = "ptxas"
+    wgmma_serialized: bool
+    injected_waits: int
+    advisories: list[dict[str, Any]]  # code, text, ptx_line
+
+
 def run(ctx: AnalysisContext) -> Findings:
     kernel = ctx.kernel
     log = ctx.program.artifacts.compile_log
@@ -79,11 +91,11 @@ def run(ctx: AnalysisContext) -> Findings:
     for wait in waits:  # one note per function the waits are in
         by_function.setdefault(wait.function, []).append(wait)
     annotations += tuple(_injected_waits(ctx, group) for group in by_function.values())
-    facts: dict[str, Any] = {
-        "wgmma_serialized": any(SERIALIZED in a.text for a in mine),
-        "injected_waits": sum(INJECTED_WAIT in a.text for a in mine),
-        "advisories": [{"code": a.code, "text": a.text, "ptx_line": a.ptx_line} for a in mine],
-    }
+    facts = PtxasFacts(
+        wgmma_serialized=any(SERIALIZED in a.text for a in mine),
+        injected_waits=sum(INJECTED_WAIT in a.text for a in mine),
+        advisories=[{"code": a.code, "text": a.text, "ptx_line": a.ptx_line} for a in mine],
+    )
     return Findings(facts=facts, annotations=annotations)
 
 

@@ -26,9 +26,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from sassview.analyses.base import AnalysisContext, Annotation, Findings, Severity
+from sassview.analyses.facts import Facts
 from sassview.graph.loops import Loop
 from sassview.ir import ControlCode, Kernel, SassInstruction
 from sassview.opcodes import instruction_category
@@ -210,9 +211,17 @@ def _exposed_note(s: LoopSchedule) -> Annotation | None:
     )
 
 
+@dataclass(frozen=True, slots=True, eq=False)
+class ScheduleFacts(Facts):
+    """The issue cycles per trip of every SASS loop, from the control codes (none before sm_70)."""
+
+    ANALYSIS: ClassVar[str] = "schedule"
+    loops: list[dict[str, Any]]  # one per loop: loop, source_line, issue_cycles, math_share, ...
+
+
 def run(ctx: AnalysisContext) -> Findings:
     if not ctx.kernel.control:
-        return Findings(facts={"loops": []})
+        return Findings(facts=ScheduleFacts(loops=[]))
     children: dict[int, list[Loop]] = {}
     for lp in ctx.loops:
         if lp.parent is not None:
@@ -224,7 +233,7 @@ def run(ctx: AnalysisContext) -> Findings:
     ]
     # Only an innermost loop's trip is all of its work: the note reads those alone.
     notes = tuple(n for s in schedules if not s.inner_loops and (n := _exposed_note(s)) is not None)
-    return Findings(facts={"loops": [_facts(s) for s in schedules]}, annotations=notes)
+    return Findings(facts=ScheduleFacts(loops=[_facts(s) for s in schedules]), annotations=notes)
 
 
 def _facts(s: LoopSchedule) -> dict[str, Any]:

@@ -22,9 +22,11 @@ How it can be wrong:
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
 from sassview.analyses.base import AnalysisContext, Annotation, Findings, Severity
+from sassview.analyses.facts import Facts
 from sassview.analyses.memory import (
     LineKeys,
     access_bits,
@@ -42,6 +44,27 @@ LOCAL_HINT = (
     "dynamically indexed array in local memory: index it with compile-time constants "
     "(fully unrolled loop) to keep it in registers"
 )
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class SpillFacts(Facts):
+    """Register spills and local arrays: counts, bytes per thread, and the lines they are on."""
+
+    ANALYSIS: ClassVar[str] = "spills"
+    spills: bool
+    spill_store_bytes: int | None  # from the ptxas report; None when there was none
+    spill_load_bytes: int | None
+    spill_instructions: int
+    spill_stores: int
+    spill_loads: int
+    local_array_instructions: int
+    local_bytes: int
+    stack_frame_bytes: int
+    registers: int
+    register_limit: int | None
+    classified_by: str  # "nvdisasm", "ptxas-report" or "heuristic"
+    by_line: dict[str, dict[str, Any]]
+    local_array_by_line: dict[str, dict[str, Any]]
 
 
 def run(ctx: AnalysisContext) -> Findings:
@@ -62,22 +85,22 @@ def run(ctx: AnalysisContext) -> Findings:
     by_line = _spill_lines(spill, keys)
     array_lines = _array_lines(arrays, keys)
     limit = _limit_text(ctx)
-    facts: dict[str, Any] = {
-        "spills": bool(spill) or reported,
-        "spill_store_bytes": res.spill_store_bytes,
-        "spill_load_bytes": res.spill_load_bytes,
-        "spill_instructions": len(spill),
-        "spill_stores": sum(i.opcode == "STL" for i in spill),
-        "spill_loads": sum(i.opcode == "LDL" for i in spill),
-        "local_array_instructions": len(arrays),
-        "local_bytes": res.local,
-        "stack_frame_bytes": res.stack_frame,
-        "registers": res.registers,
-        "register_limit": res.max_registers,
-        "classified_by": method,
-        "by_line": {k: v for k, (v, _) in by_line.items()},
-        "local_array_by_line": {k: v for k, (v, _) in array_lines.items()},
-    }
+    facts = SpillFacts(
+        spills=bool(spill) or reported,
+        spill_store_bytes=res.spill_store_bytes,
+        spill_load_bytes=res.spill_load_bytes,
+        spill_instructions=len(spill),
+        spill_stores=sum(i.opcode == "STL" for i in spill),
+        spill_loads=sum(i.opcode == "LDL" for i in spill),
+        local_array_instructions=len(arrays),
+        local_bytes=res.local,
+        stack_frame_bytes=res.stack_frame,
+        registers=res.registers,
+        register_limit=res.max_registers,
+        classified_by=method,
+        by_line={k: v for k, (v, _) in by_line.items()},
+        local_array_by_line={k: v for k, (v, _) in array_lines.items()},
+    )
     notes: list[Annotation] = []
     hint = SPILL_HINT + (f" ({limit} caused it)" if limit else "")
     for key, (entry, members) in by_line.items():

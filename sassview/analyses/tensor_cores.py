@@ -31,9 +31,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
-from typing import Any, Protocol
+from dataclasses import dataclass
+from typing import Any, ClassVar, Protocol
 
 from sassview.analyses.base import AnalysisContext, Annotation, Findings, Severity
+from sassview.analyses.facts import Facts
 from sassview.analyses.memory import distinct_locs, ptx_for, ptx_lines, ptx_opcodes
 from sassview.analyses.tcgen05_idesc import constant_before, decode_idesc
 from sassview.frontends.arch import FEATURES_BY_NAME
@@ -130,6 +132,22 @@ def _join(types: Sequence[str]) -> str | None:
     return types[0] if len(set(types)) == 1 else ".".join(types)
 
 
+@dataclass(frozen=True, slots=True, eq=False)
+class TensorCoreFacts(Facts):
+    """The tensor-core path the kernel takes, its MMA ops, and an FMA fallback where it has none."""
+
+    ANALYSIS: ClassVar[str] = "tensor_cores"
+    path: str  # tcgen05, wgmma, mma.sync, ... or "none"
+    ops: list[dict[str, Any]]  # one per (mnemonic, inputs, shape), with its count
+    fences: int
+    waits: int
+    per_loop: dict[str, str]  # SASS loop index -> its path
+    fma: dict[str, int]  # FMA opcode -> count
+    fma_fallback: bool
+    fma_fallback_loops: list[int]
+    ptx_ops: dict[str, int]
+
+
 def run(ctx: AnalysisContext) -> Findings:
     kernel = ctx.kernel
     table = ctx.shared(ptx_lines)
@@ -176,17 +194,17 @@ def run(ctx: AnalysisContext) -> Findings:
     fallback = path == "none" and _dominant(fma_total, n)
     # A kernel with tensor ops elsewhere (an FFMA epilogue or softmax loop) is no fallback.
     fallback_loops = _fallback_loops(loops, per_loop, fma_addresses) if path == "none" else []
-    facts: dict[str, Any] = {
-        "path": path,
-        "ops": list(ops.values()),
-        "fences": fences,
-        "waits": waits,
-        "per_loop": per_loop,
-        "fma": fma_kinds,
-        "fma_fallback": bool(fallback or fallback_loops),
-        "fma_fallback_loops": [lp.index for lp in fallback_loops],
-        "ptx_ops": ptx_ops,
-    }
+    facts = TensorCoreFacts(
+        path=path,
+        ops=list(ops.values()),
+        fences=fences,
+        waits=waits,
+        per_loop=per_loop,
+        fma=fma_kinds,
+        fma_fallback=bool(fallback or fallback_loops),
+        fma_fallback_loops=[lp.index for lp in fallback_loops],
+        ptx_ops=ptx_ops,
+    )
     annotations: list[Annotation] = []
     if tensor:
         summary = list(ops.values())

@@ -27,7 +27,7 @@ from pathlib import PurePath
 
 from sassview.analyses.base import AnalysisContext, Findings
 from sassview.analyses.loops.census import weight as _weight
-from sassview.analyses.loops.entry import LoopEntry
+from sassview.analyses.loops.entry import LoopEntry, UnrollFacts
 from sassview.analyses.loops.findings import describe
 from sassview.analyses.memory import line_keys
 from sassview.analyses.tile_loops import divides_most
@@ -186,7 +186,7 @@ def _by_line(ctx: AnalysisContext) -> Findings:
     notes = [n for entry, loop, rest in found for n in describe(entry, loop.addresses, rest)]
     entries = tuple(e for e, _, _ in found)
     return Findings(
-        facts={"loops": [e.to_json() for e in entries], "entries": entries},
+        facts=UnrollFacts(loops=[e.to_json() for e in entries], entries=tuple(entries)),
         annotations=tuple(notes),
     )
 

@@ -8,7 +8,6 @@ is kept for accesses the coalescing analysis does not prove coalesced).
 
 from __future__ import annotations
 
-import functools
 import operator
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -16,6 +15,7 @@ from typing import Any
 from sassview.analyses.base import AnalysisContext
 from sassview.graph.lanes import DEFAULT_BLOCK, BlockShape, WarpModel
 from sassview.ir import Kernel
+from sassview.memo import memoized
 
 
 def block_shape(ctx: AnalysisContext) -> BlockShape:
@@ -84,13 +84,13 @@ def stride_of(lanes: Sequence[int]) -> int | None:
     return steps[0] if steps.count(steps[0]) == len(steps) else None
 
 
-@functools.lru_cache(maxsize=256)
+@memoized(256)
 def lanes_in(mask: int) -> tuple[int, ...]:
     """The lane numbers whose bits are set in `mask` (WarpModel.active's answer)."""
     return tuple(lane for lane in range(32) if mask >> lane & 1)
 
 
-@functools.lru_cache(maxsize=1024)
+@memoized(1024)
 def _stride_text(stride: int) -> str:
     return "one address for every lane" if stride == 0 else f"lane stride {stride} bytes"
 

@@ -44,6 +44,7 @@ from __future__ import annotations
 import struct
 
 from sassview.ir import ControlCode
+from sassview.memo import Memo
 
 __all__ = ["CONTROL_SHIFT", "FIRST_SM", "ControlCode", "decode_controls"]
 
@@ -72,7 +73,7 @@ def _decode(bits: int) -> ControlCode:
 
 # One record per distinct 21-bit value: a kernel uses a few hundred, so a 65k-instruction kernel
 # costs a dictionary lookup per instruction and shares its records.
-_MEMO: dict[int, ControlCode] = {}
+_MEMO: Memo[int, ControlCode] = Memo(f"{__name__}._MEMO", 100_000)
 
 
 def decode_controls(code: bytes, arch: str) -> tuple[ControlCode, ...]:

@@ -10,13 +10,14 @@ keeps the page's look independent of the installed Pygments' styles.
 from __future__ import annotations
 
 import html
-from functools import lru_cache
 
 from pygments.lexer import Lexer
 from pygments.token import STANDARD_TYPES, _TokenType
 
+from sassview.memo import memoized
 
-@lru_cache(maxsize=8)
+
+@memoized(8)
 def lexer(name: str) -> Lexer | None:
     """A Pygments lexer by alias (nvsass and nvptx come from sassview.lexers), or None."""
     from pygments.lexers import get_lexer_by_name

@@ -1,5 +1,10 @@
 """One kernel as one self-contained HTML file: source, PTX and SASS side by side.
 
+Layout: the three code panes come first and fill the window's height (the findings, the
+resources and the loop table follow below them); source lines wrap rather than being cut. Every
+line of code is tinted with its source line's colour (`t0`-`t7`: the line number modulo 8, the
+TUI's LINE_HUES), so which SASS and PTX came from which statement shows without hovering.
+
 Hovering (or clicking, which pins) a line lights its counterparts in the other panes, from the
 kernel's correspondence: a SASS instruction -> the source lines of its inline chain and its PTX
 line; a source line -> its PTX lines and SASS instructions; a PTX line -> its source line and
@@ -20,14 +25,14 @@ import base64
 import hashlib
 import html
 import json
-from functools import lru_cache
 from importlib import resources
 
 from sassview.export.highlight import highlight_lines
 from sassview.export.model import ExportView, Finding, LoopRow
+from sassview.memo import memoized
 
 
-@lru_cache(maxsize=2)
+@memoized(2)
 def _asset(name: str) -> str:
     return (resources.files("sassview.export") / "html_assets" / name).read_text(encoding="utf-8")
 
@@ -86,11 +91,21 @@ def _pane(pane_id: str, title: str, subtitle: str, lines: list[str], note: str) 
     return out
 
 
+TINTS = 8  # view.css's .t0-.t7
+
+
+def _tint(line: int | None) -> str:
+    """The class of a line's colour: its source line's number modulo TINTS."""
+    return "" if line is None else f" t{line % TINTS}"
+
+
 def _source_pane(view: ExportView) -> list[str]:
     flagged = {line for r in view.rows if r.flagged for line in r.lines}
+    with_code = {r.line for r in view.rows}
     coloured = highlight_lines("\n".join(view.source_lines), view.source_lang)
     lines = [
-        f'<div class="ln{" flag" if n in flagged else ""}" id="s-{n}">'
+        f'<div class="ln{_tint(n if n in with_code else None)}{" flag" if n in flagged else ""}" '
+        f'id="s-{n}">'
         f'<span class="no">{n}</span>{coloured[n - 1] if n <= len(coloured) else ""}</div>'
         for n in range(1, len(view.source_lines) + 1)
     ]
@@ -99,9 +114,13 @@ def _source_pane(view: ExportView) -> list[str]:
 
 def _ptx_pane(view: ExportView) -> list[str]:
     flagged = {r.ptx_line for r in view.rows if r.flagged and r.ptx_line}
+    home: dict[int, int] = {}  # PTX line -> the source line it was compiled from
+    for link in view.links:
+        for p in link.ptx:
+            home.setdefault(p, link.line)
     coloured = highlight_lines("\n".join(t for _, t in view.ptx_lines), "nvptx")
     lines = [
-        f'<div class="ln{" flag" if n in flagged else ""}" id="p-{n}">'
+        f'<div class="ln{_tint(home.get(n))}{" flag" if n in flagged else ""}" id="p-{n}">'
         f'<span class="no">{n}</span>{coloured[i]}</div>'
         for i, (n, _) in enumerate(view.ptx_lines)
     ]
@@ -119,7 +138,7 @@ def _sass_pane(view: ExportView) -> list[str]:
         # The schedule ptxas encoded (wait mask, scoreboards, yield, stall): docs/analyses.md.
         control = f'<span class="cc">{r.control}</span>' if r.control else ""
         lines.append(
-            f'<div class="ln{" flag" if r.flagged else ""}" id="{r.anchor}"{title}>'
+            f'<div class="ln{_tint(r.line)}{" flag" if r.flagged else ""}" id="{r.anchor}"{title}>'
             f'<span class="no">{r.address:04x}</span>{control}{coloured}{marks}</div>'
         )
     return _pane("sv-sass", "SASS", view.arch, lines, "no instructions")
@@ -155,7 +174,8 @@ def _loop_row(lp: LoopRow) -> str:
 
 def _tables(view: ExportView) -> list[str]:
     res = "".join(f"<div><dt>{_e(k)}</dt><dd>{_e(v)}</dd></div>" for k, v in view.resources)
-    out = [f'<dl class="sv-res">{res}</dl>']
+    out = ['<section class="sv-tables" id="sv-tables"><h2>Resources</h2>',
+           f'<dl class="sv-res">{res}</dl>']  # fmt: skip
     if view.loops:
         head = ("source line", "depth", "factor", "requested", "unrolling", "remainder",
                 "SASS instructions", "tensor-core ops")  # fmt: skip
@@ -167,6 +187,7 @@ def _tables(view: ExportView) -> list[str]:
         )
     if view.memory:
         out.append(_memory_table(view))
+    out.append("</section>")
     return out
 
 
@@ -222,20 +243,22 @@ def render(view: ExportView) -> str:
         "<body>",
         f"<header><h1>{_e(view.title)}</h1>",
         f'<p class="sv-meta">{" · ".join(m for m in meta if m)}</p>',
-        *_tables(view),
         "</header>",
         '<nav class="sv-tools"><input id="sv-search" type="search" '
         'placeholder="search source, PTX and SASS (Enter: next)" aria-label="search">'
-        '<span id="sv-count"></span></nav>',
-        f'<section class="sv-findings"><h2>Findings <small>{len(view.findings)}</small></h2>'
-        f'<ol id="sv-findings">',
-        *findings,
-        "</ol></section>",
+        '<span id="sv-count"></span>'
+        f'<a href="#sv-findings">findings ({len(view.findings)})</a>'
+        '<a href="#sv-tables">resources and loops</a></nav>',
         '<main class="sv-panes">',
         *_source_pane(view),
         *_ptx_pane(view),
         *_sass_pane(view),
         "</main>",
+        f'<section class="sv-findings"><h2>Findings <small>{len(view.findings)}</small></h2>'
+        f'<ol id="sv-findings">',
+        *findings,
+        "</ol></section>",
+        *_tables(view),
         f'<script type="application/json" id="sv-links">{script_json(_link_table(view))}</script>',
         f"<script>{js}</script>",
         "</body>",

@@ -5,12 +5,12 @@ place that suggests an architecture (compile errors, findings, `try`, the pytest
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from sassview.errors import InputError, SassviewError
+from sassview.memo import memoized
 
 _ARCH = re.compile(r"^(?:sm_|compute_)?(\d{2,3})([af]?)$")
 
@@ -81,7 +81,7 @@ class Arch:
         return self.number // 10
 
 
-@functools.cache
+@memoized(64)
 def supported_numbers() -> tuple[int, ...]:
     """What the installed NVRTC can target (nvrtcGetSupportedArchs; remembered for its file, so
     a run served from the cache does not load NVRTC to ask)."""

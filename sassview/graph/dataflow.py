@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING
 from sassview.gcpause import without_gc
 from sassview.graph import sass_semantics as sem
 from sassview.ir import SassInstruction
+from sassview.memo import Memo
 
 if TYPE_CHECKING:
     from sassview.graph.cfg import ControlFlowGraph
@@ -88,15 +89,11 @@ def callee_saved(registers: int) -> int:
     return mask
 
 
-_effects_cache: dict[tuple[str, tuple[str, ...], int], tuple[int, int, int]] = {}
-_kept: list[object] = []  # the operand tuples keyed by id() above, kept alive so ids stay unique
-_CACHE_LIMIT = 200_000
-
-
-def forget_effects() -> None:
-    """Empty the memo of register effects per instruction form (for benchmarks)."""
-    _effects_cache.clear()
-    _kept.clear()
+# (opcode, modifiers, id(operands)) -> (effects, operands): each entry keeps its operand tuple
+# alive, so the id in its key cannot be reused by another tuple while the entry is there.
+_effects_cache: Memo[tuple[str, tuple[str, ...], int], tuple[Effects, object]] = Memo(
+    f"{__name__}._effects_cache", 200_000
+)
 
 
 def _effects(ins: SassInstruction) -> tuple[int, int, int]:
@@ -104,13 +101,13 @@ def _effects(ins: SassInstruction) -> tuple[int, int, int]:
     distinct operand text, so unrolled code mostly hits."""
     guard = ins.guard
     key = (ins.opcode, ins.modifiers, id(ins.operands))
-    hit = _effects_cache.get(key)
-    if hit is None:
-        if len(_effects_cache) >= _CACHE_LIMIT:
-            _effects_cache.clear()
-            _kept.clear()
-        hit = _effects_cache[key] = sem.operand_effects(ins.opcode, ins.modifiers, ins.operands)
-        _kept.append(ins.operands)
+    entry = _effects_cache.get(key)
+    if entry is None:
+        entry = _effects_cache[key] = (
+            sem.operand_effects(ins.opcode, ins.modifiers, ins.operands),
+            ins.operands,
+        )
+    hit = entry[0]
     if guard is None or guard.index is None:
         return hit
     return hit[0], hit[1] | sem.bits(guard.file, guard.index), hit[2]
@@ -142,13 +139,14 @@ def instruction_effects(instructions: Sequence[SassInstruction]) -> list[Effects
     get = _effects_cache.get
     out: list[Effects] = []
     for ins in instructions:
-        hit = get((ins.opcode, ins.modifiers, id(ins.operands)))
+        entry = get((ins.opcode, ins.modifiers, id(ins.operands)))
         guard = ins.guard
-        if hit is None:
+        if entry is None:
             out.append(_effects(ins))  # computes it, and keeps it for the next ones
         elif guard is None or guard.index is None:
-            out.append(hit)
+            out.append(entry[0])
         else:
+            hit = entry[0]
             out.append((hit[0], hit[1] | sem.bits(guard.file, guard.index), hit[2]))
     return out
 

@@ -62,6 +62,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from sassview.graph import sass_semantics as sem
 from sassview.graph.dataflow import instruction_effects
 from sassview.ir import Operand, OperandKind, SassInstruction
+from sassview.memo import Memo
 
 if TYPE_CHECKING:
     from sassview.graph.cfg import ControlFlowGraph
@@ -862,7 +863,9 @@ def _bit_names() -> list[str]:
 _BIT_NAMES = _bit_names()
 _BITS = {name: 1 << i for i, name in enumerate(_BIT_NAMES) if name}
 _SIMPLE = re.compile(r"\[(U?R\d+)(?:\.64)?(?:\+(-?0x[0-9a-f]+))?\]$")
-_PARSED: dict[str, tuple[tuple[tuple[str, int], ...], int] | str] = {}
+_PARSED: Memo[str, tuple[tuple[tuple[str, int], ...], int] | str] = Memo(
+    f"{__name__}._PARSED", 50_000
+)
 
 
 def _parse_address(text: str) -> tuple[tuple[tuple[str, int], ...], int] | str:
@@ -903,8 +906,6 @@ def _parse_address(text: str) -> tuple[tuple[tuple[str, int], ...], int] | str:
             terms.append((name, -k if negative else k))
     if result is None:
         result = (tuple(terms), offset)
-    if len(_PARSED) > 50_000:
-        _PARSED.clear()
     _PARSED[text] = result
     return result
 

@@ -21,6 +21,7 @@ from itertools import compress, count, repeat
 from operator import itemgetter, not_
 
 from sassview.ir import PtxRegisterDecl, SourceLoc
+from sassview.memo import Memo
 from sassview.parse.file_names import c_unescape
 
 # The three characters that end or open a PTX statement outside a string literal.
@@ -543,7 +544,7 @@ def _guard(stmt: str) -> tuple[str | None, bool, str] | None:
 
 
 # Mnemonic -> (opcode, modifiers): a file of 10^5 instructions has a few dozen mnemonics.
-_mnemonics: dict[str, tuple[str, tuple[str, ...]]] = {}
+_mnemonics: Memo[str, tuple[str, tuple[str, ...]]] = Memo(f"{__name__}._mnemonics", 10_000)
 
 
 def _mnemonic(mnemonic: str) -> tuple[str, tuple[str, ...]] | None:
@@ -554,8 +555,7 @@ def _mnemonic(mnemonic: str) -> tuple[str, tuple[str, ...]] | None:
         if not (opcode.isidentifier() and opcode.isascii()):
             return None
         split = (opcode, tuple(mods.split(".")) if mods else ())
-        if len(_mnemonics) < 10_000:
-            _mnemonics[mnemonic] = split
+        _mnemonics[mnemonic] = split
     return split
 
 

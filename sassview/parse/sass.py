@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from sassview.ir import Operand, OperandKind, Register, SassInstruction, SourceLoc
+from sassview.memo import Memo
 from sassview.parse.sass_operands import (
     CONTROL_FLOW,
     branch_target,
@@ -40,7 +41,7 @@ class SassListing:
 _Template = tuple[
     str, tuple[str, ...], tuple[Operand, ...], Register | None, bool, int | None, bool
 ]
-_templates: dict[tuple[str, str, str], _Template] = {}
+_templates: Memo[tuple[str, str, str], _Template] = Memo(f"{__name__}._templates", 500_000)
 # The memo's lookup alone, for a reader that asks for 10^5 forms in a row: a hit costs no
 # Python call; on None it calls instruction_template.
 decoded_template = _templates.get
@@ -62,8 +63,7 @@ def instruction_template(predicate: str, mnemonic: str, operand_text: str) -> _T
         guard_op = parse_operand(pred.lstrip("!"))
         guard = guard_op.registers[0] if guard_op.registers else None
     found = (opcode, modifiers, operands, guard, negated, target, opcode in CONTROL_FLOW)
-    if len(_templates) < 500_000:
-        _templates[key] = found
+    _templates[key] = found
     return found
 
 
@@ -96,7 +96,7 @@ def build_instruction(
     )
 
 
-_operand_lists: dict[str, tuple[Operand, ...]] = {}
+_operand_lists: Memo[str, tuple[Operand, ...]] = Memo(f"{__name__}._operand_lists", 500_000)
 
 
 def _operands(text: str) -> tuple[Operand, ...]:
@@ -104,8 +104,7 @@ def _operands(text: str) -> tuple[Operand, ...]:
     found = _operand_lists.get(text)
     if found is None:
         found = tuple(map(parse_operand, split_operands(text)))
-        if len(_operand_lists) < 500_000:
-            _operand_lists[text] = found
+        _operand_lists[text] = found
     return found
 
 

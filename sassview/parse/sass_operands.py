@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from sassview.ir import Operand, OperandKind, Register
+from sassview.memo import Memo
 
 # R12, UR4, P0, UP1, B0 (convergence barrier), with optional .64/.128 width, .reuse, .H1/.B2 etc.
 _REG = re.compile(r"^(UR|UP|R|P|B)(\d+|Z|T)((?:\.[A-Za-z0-9_]+)*)$")
@@ -27,8 +28,7 @@ _LABEL_TEXT = re.compile(r"^`\((.*)\)$")
 # An operand prefix that takes subscripts: c / cx / desc / gdesc / tmem, maybe with one already.
 _SUBSCRIPTED = re.compile(r"^[-!|]*[a-z]+(?:\[[^\]]*\])?$")
 
-_cache: dict[str, Operand] = {}
-_CACHE_LIMIT = 200_000
+_cache: Memo[str, Operand] = Memo(f"{__name__}._cache", 200_000)
 
 
 # One whole operand with brackets, as nearly every memory and constant operand is written:
@@ -79,15 +79,15 @@ def split_operands(text: str) -> list[str]:
     return [p for p in parts if p]
 
 
-_registers: dict[str, Register | None] = {}  # R2.64 -> Register("R", 2, 2), for 10^4 addresses
+# R2.64 -> Register("R", 2, 2), for 10^4 addresses
+_registers: Memo[str, Register | None] = Memo(f"{__name__}._registers", 20_000)
 
 
 def _register(token: str) -> Register | None:
     found = _registers.get(token, False)
     if found is False:
         found = _read_register(token) if token[:1] in "RUPB" else None  # every register's file
-        if len(_registers) < 20_000:
-            _registers[token] = found
+        _registers[token] = found
     return found  # type: ignore[return-value]
 
 
@@ -142,8 +142,7 @@ def parse_operand(text: str) -> Operand:
 
 
 def _remember(text: str, op: Operand) -> Operand:
-    if len(_cache) < _CACHE_LIMIT:
-        _cache[text] = op
+    _cache[text] = op
     return op
 
 

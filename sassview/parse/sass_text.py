@@ -19,6 +19,7 @@ from typing import Any
 
 from sassview.errors import ParseError
 from sassview.ir import SourceLoc
+from sassview.memo import Memo
 from sassview.parse.file_names import dwarf_file_name
 from sassview.parse.sass import SassFunction, SassListing, build_instruction, resolve_label_targets
 from sassview.parse.sass_operands import label_operand
@@ -193,15 +194,14 @@ def _frame_of(path: str, number: str, column: str | None) -> tuple[str, int, int
 
 
 # One-frame chains by the text of their File line's numbers: most instructions have one.
-_frame_locs: dict[tuple[str, str, str | None], SourceLoc] = {}
+_frame_locs: Memo[tuple[str, str, str | None], SourceLoc] = Memo(f"{__name__}._frame_locs", 200_000)
 _new_tuple = tuple.__new__
 
 
 def _frame_loc(path: str, number: str, column: str | None) -> SourceLoc:
     # tuple.__new__: SourceLoc's own __new__ is a Python frame, and most lines are new ones.
     loc = _new_tuple(SourceLoc, (*_frame_of(dwarf_file_name(path), number, column), None))
-    if len(_frame_locs) < 200_000:
-        _frame_locs[(path, number, column)] = loc
+    _frame_locs[(path, number, column)] = loc
     return loc
 
 
@@ -381,7 +381,9 @@ def parse_sass_text(text: str, where: str = "<nvdisasm text>") -> SassListing:
     return SassListing(tuple(out), arch)
 
 
-_chains: dict[tuple[tuple[str, int, int], ...], SourceLoc | None] = {}
+_chains: Memo[tuple[tuple[str, int, int], ...], SourceLoc | None] = Memo(
+    f"{__name__}._chains", 200_000
+)
 
 
 def _chain_loc(chain: tuple[tuple[str, int, int], ...]) -> SourceLoc | None:
@@ -392,8 +394,7 @@ def _chain_loc(chain: tuple[tuple[str, int, int], ...]) -> SourceLoc | None:
     loc: SourceLoc | None = None
     for path, line, col in reversed(chain):
         loc = SourceLoc(dwarf_file_name(path), line, col, loc)
-    if len(_chains) < 200_000:
-        _chains[chain] = loc
+    _chains[chain] = loc
     return loc
 
 

@@ -11,11 +11,12 @@ parameter) is reported as unknown (None).
 
 from __future__ import annotations
 
-import functools
 import re
 from bisect import bisect_right
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+
+from sassview.memo import memoized
 
 Request = int | str | None  # N, "full", or nothing asked
 
@@ -159,19 +160,13 @@ def _blanked(text: str) -> str:
 _NOT_NEWLINE = re.compile(r"[^\n]")
 
 
-def forget_memos() -> None:
-    """Empty the memos of `integer_macros` and `source_loops` (for benchmarks)."""
-    _integer_macros.cache_clear()
-    _source_loops.cache_clear()
-
-
 def integer_macros(text: str, options: Sequence[str] = ()) -> dict[str, int]:
     """Named integer constants a pragma or a loop header may use: `#define NAME 4`,
     `constexpr int A = 64, B = 16;` (file-wide: scopes are not tracked) and `-DNAME=4` options."""
     return dict(_integer_macros(text, tuple(options)))
 
 
-@functools.lru_cache(maxsize=16)
+@memoized(16)
 def _integer_macros(text: str, options: tuple[str, ...]) -> tuple[tuple[str, int], ...]:
     macros: dict[str, int] = {}
     for m in _word_starts(_CONSTEXPR, text):
@@ -327,7 +322,7 @@ def source_loops(text: str, macros: Mapping[str, int] | None = None) -> list[Sou
     return list(_source_loops(text, tuple(sorted((macros or {}).items()))))
 
 
-@functools.lru_cache(maxsize=16)
+@memoized(16)
 def _source_loops(text: str, macro_items: tuple[tuple[str, int], ...]) -> tuple[SourceLoop, ...]:
     macros = dict(macro_items)
     t = _blanked(text)

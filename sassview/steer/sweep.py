@@ -16,6 +16,12 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from sassview.analyses.async_copy import AsyncCopyFacts
+from sassview.analyses.loops.entry import UnrollFacts
+from sassview.analyses.memory_width import MemoryFacts
+from sassview.analyses.schedule import ScheduleFacts
+from sassview.analyses.spills import SpillFacts
+from sassview.analyses.tensor_cores import TensorCoreFacts
 from sassview.declare import Declaration
 from sassview.errors import InputError
 from sassview.frontends.build_options import BuildOptions, declaration_settings
@@ -116,7 +122,7 @@ class Row:
 
 def _loops(insp: Inspection) -> str:
     parts = []
-    for e in insp.facts("unroll")["loops"]:
+    for e in insp.typed_facts(UnrollFacts).loops:
         if not e.get("statement", True):
             continue
         line = e["source_line"]
@@ -139,26 +145,26 @@ def _loop_cycles(insp: Inspection) -> str:
     """`9:44 13:72`: issue cycles per trip of each innermost loop, by its line (the schedule)."""
     return " ".join(
         f"{s['source_line'] if s['source_line'] is not None else '?'}:{s['issue_cycles']}"
-        for s in insp.facts("schedule")["loops"]
+        for s in insp.typed_facts(ScheduleFacts).loops
     )
 
 
 def row_values(insp: Inspection) -> dict[str, Any]:
     r = insp.kernel.resources
-    mem = insp.facts("memory")
-    spill = insp.facts("spills")
-    async_ = insp.facts("async_copy")
+    mem = insp.typed_facts(MemoryFacts)
+    spill = insp.typed_facts(SpillFacts)
+    async_ = insp.typed_facts(AsyncCopyFacts)
     return {
         "registers": r.registers,
-        "spill_bytes": (spill["spill_store_bytes"] or 0) + (spill["spill_load_bytes"] or 0),
+        "spill_bytes": (spill.spill_store_bytes or 0) + (spill.spill_load_bytes or 0),
         # Triton's shared memory is all dynamic: count what the launch requests too.
         "shared_bytes": r.shared_user + (r.shared_dynamic or 0),
         "instructions": sum(1 for i in insp.kernel.instructions if i.opcode != "NOP"),
-        "global_load_bits": mem["max_global_load_bits"],
-        "global_store_bits": mem["max_global_store_bits"],
-        "tensor": insp.facts("tensor_cores")["path"],
-        "cp_async": async_["cp_async"],
-        "tma_loads": async_["tma"]["loads"],
+        "global_load_bits": mem.max_global_load_bits,
+        "global_store_bits": mem.max_global_store_bits,
+        "tensor": insp.typed_facts(TensorCoreFacts).path,
+        "cp_async": async_.cp_async,
+        "tma_loads": async_.tma["loads"],
         "loops": _loops(insp),
         "occupancy": _occupancy(insp),
         "loop_cycles": _loop_cycles(insp),

@@ -12,13 +12,17 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from sassview.analyses.async_copy import AsyncCopyFacts
+from sassview.analyses.ptxas_advice import PtxasFacts
+from sassview.analyses.spills import SpillFacts
+from sassview.analyses.tensor_cores import TensorCoreFacts
 from sassview.frontends.arch import FEATURES_BY_NAME
 from sassview.inspection import Inspection
 from sassview.testing.failures import FeatureMismatch, compose, counted
 from sassview.testing.patterns import opcode_of
 
 if TYPE_CHECKING:
-    from sassview.testing.matchers import KernelUnderTest
+    from sassview.testing.subject import Subject
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,15 +35,15 @@ class Feature:
 
 
 def _tensor_ops(insp: Inspection) -> list[dict[str, Any]]:
-    return list(insp.facts("tensor_cores")["ops"])
+    return list(insp.typed_facts(TensorCoreFacts).ops)
 
 
 def _tensor_summary(insp: Inspection) -> str:
-    facts = insp.facts("tensor_cores")
-    ops = ", ".join(f"{op['mnemonic']} x{op['count']}" for op in facts["ops"]) or "no tensor op"
-    text = f"tensor-core path {facts['path']} ({ops})"
-    if facts["ptx_ops"]:
-        text += "; PTX has " + ", ".join(f"{k} x{v}" for k, v in facts["ptx_ops"].items())
+    facts = insp.typed_facts(TensorCoreFacts)
+    ops = ", ".join(f"{op['mnemonic']} x{op['count']}" for op in facts.ops) or "no tensor op"
+    text = f"tensor-core path {facts.path} ({ops})"
+    if facts.ptx_ops:
+        text += "; PTX has " + ", ".join(f"{k} x{v}" for k, v in facts.ptx_ops.items())
     return text
 
 
@@ -69,10 +73,10 @@ def _async_feature(name: str, key: str, what: str) -> Feature:
 
 
 def _spill_summary(insp: Inspection) -> str:
-    f = insp.facts("spills")
+    f = insp.typed_facts(SpillFacts)
     return (
-        f"{f['spill_instructions']} spill instructions ({f['spill_store_bytes']} bytes "
-        f"stored, {f['spill_load_bytes']} loaded), {f['local_array_instructions']} "
+        f"{f.spill_instructions} spill instructions ({f.spill_store_bytes} bytes "
+        f"stored, {f.spill_load_bytes} loaded), {f.local_array_instructions} "
         "local-array accesses"
     )
 
@@ -93,14 +97,15 @@ FEATURES: dict[str, Feature] = {
         Feature(
             "mbarrier",
             lambda i: any(
-                k != "by_mnemonic" and v for k, v in i.facts("async_copy")["mbarrier_ops"].items()
+                k != "by_mnemonic" and v
+                for k, v in i.typed_facts(AsyncCopyFacts).mbarrier_ops.items()
             ),
             lambda i: (
                 "mbarrier ops: "
                 + (
                     ", ".join(
                         f"{k} x{v}"
-                        for k, v in i.facts("async_copy")["mbarrier_ops"].items()
+                        for k, v in i.typed_facts(AsyncCopyFacts).mbarrier_ops.items()
                         if k != "by_mnemonic"
                     )
                     or "none"
@@ -108,21 +113,21 @@ FEATURES: dict[str, Feature] = {
             ),
             ("async-copy",),
         ),
-        Feature("spills", lambda i: bool(i.facts("spills")["spills"]), _spill_summary, ("spill",)),
+        Feature("spills", lambda i: i.typed_facts(SpillFacts).spills, _spill_summary, ("spill",)),
         Feature(
             "local memory",
             lambda i: bool(
-                i.facts("spills")["spill_instructions"]
-                or i.facts("spills")["local_array_instructions"]
+                i.typed_facts(SpillFacts).spill_instructions
+                or i.typed_facts(SpillFacts).local_array_instructions
             ),
             _spill_summary,
             ("spill", "local-array"),
         ),
         Feature(
             "serialized wgmma",
-            lambda i: bool(i.facts("ptxas")["wgmma_serialized"]),
+            lambda i: i.typed_facts(PtxasFacts).wgmma_serialized,
             lambda i: (
-                "; ".join(f"{a['code']} {a['text']}" for a in i.facts("ptxas")["advisories"])
+                "; ".join(f"{a['code']} {a['text']}" for a in i.typed_facts(PtxasFacts).advisories)
                 or "no ptxas advisory"
             ),
             ("wgmma-serialized", "wgmma-wait-injected"),
@@ -162,14 +167,14 @@ def feature(name: str) -> Feature | None:
     return FEATURES.get(key)
 
 
-def check_feature(k: KernelUnderTest, what: str, *, want: bool) -> None:
+def check_feature(k: Subject, what: str, *, want: bool) -> None:
     """assert_uses (want=True) / assert_does_not_use (want=False)."""
     __tracebackhide__ = True
     f = feature(what)
     if f is not None:
         if f.present(k.inspection) == want:
             return
-        notes = k._findings(f.kinds)
+        notes = k.findings(f.kinds)
         marked = sorted({a for n in notes for a in n.addresses})
         summary = f.summary(k.inspection)
         hint = target_hint(f, k.arch) if want else ""
@@ -193,6 +198,6 @@ def check_feature(k: KernelUnderTest, what: str, *, want: bool) -> None:
             found=summary,
             hint=hint,
             findings=notes,
-            listing=k._slice(marked),
+            listing=k.excerpt(marked),
         )
     )

@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Sequence
-from functools import lru_cache
 from pathlib import Path, PurePath
 
 from sassview.ir import Kernel, OperandKind, Program, SassInstruction, SourceLoc
+from sassview.memo import memoized
 
 
 class Listing(str):
@@ -139,7 +139,7 @@ def ptx_listing(program: Program, kernel: Kernel | None = None) -> tuple[str, in
     return "\n".join(lines[fn.start_line - 1 : fn.end_line]) + "\n", fn.start_line
 
 
-@lru_cache(maxsize=64)
+@memoized(64)
 def _file_lines(path: str) -> tuple[str, ...]:
     try:
         return tuple(Path(path).read_text(encoding="utf-8", errors="replace").split("\n"))

@@ -19,14 +19,11 @@ from __future__ import annotations
 
 import os
 import sys
-from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
-from sassview.analyses import Annotation
-from sassview.graph.loops import Loop
+from sassview.analyses.spills import SpillFacts
 from sassview.inspection import Inspection
-from sassview.ir import Kernel, Program, Resources, SassInstruction
 from sassview.testing import listing as _listing
 from sassview.testing.failures import (
     CountMismatch,
@@ -38,14 +35,14 @@ from sassview.testing.failures import (
     holds,
     spec_text,
 )
-from sassview.testing.patterns import compile_opcode_pattern, opcode_of
+from sassview.testing.patterns import opcode_of
 from sassview.testing.snapshot import SnapshotSlot
+from sassview.testing.subject import Lines, LoopRef, Subject
 
-LoopRef = int | Loop
-Lines = int | tuple[int, int] | range
+__all__ = ["KernelUnderTest", "Lines", "LoopRef"]
 
 
-class KernelUnderTest:
+class KernelUnderTest(Subject):
     """One compiled kernel (one architecture, one variant) and the questions a test asks it."""
 
     def __init__(
@@ -55,55 +52,13 @@ class KernelUnderTest:
         memo: dict[str, Any] | None = None,
         snapshots: SnapshotSlot | None = None,
     ) -> None:
-        self.inspection = inspection
-        self._memo = memo if memo is not None else {}
+        super().__init__(inspection, memo=memo)
         self._snapshots = snapshots
-
-    # -- what it is ------------------------------------------------------------------------
-
-    @property
-    def program(self) -> Program:
-        return self.inspection.program
-
-    @property
-    def kernel(self) -> Kernel:
-        return self.inspection.kernel
-
-    @property
-    def arch(self) -> str:
-        return self.inspection.arch
-
-    @property
-    def name(self) -> str:
-        """The kernel's name without its argument list (add_f4, tiled_sum)."""
-        return self.kernel.display_name.split("(", 1)[0]
-
-    @property
-    def resources(self) -> Resources:
-        return self.kernel.resources
-
-    @property
-    def loops(self) -> tuple[Loop, ...]:
-        return self.inspection.loops
-
-    def facts(self, analysis: str) -> Mapping[str, Any]:
-        return self.inspection.facts(analysis)
 
     def __repr__(self) -> str:
         return f"<KernelUnderTest {self.describe()}>"
 
-    def describe(self) -> str:
-        art = self.program.artifacts
-        return f"{self.name} ({self.arch})" + (f" [{art.label}]" if art.variant else "")
-
     # -- text ------------------------------------------------------------------------------
-
-    def sass_text(self, *, addresses: bool = True, source: bool = True) -> _listing.Listing:
-        """The SASS listing FileCheck reads (see sassview.testing.listing)."""
-        key = f"sass:{addresses}:{source}"
-        if key not in self._memo:
-            self._memo[key] = _listing.sass_listing(self.kernel, addresses=addresses, source=source)
-        return self._memo[key]  # type: ignore[no-any-return]
 
     def ptx_text(self) -> _listing.Listing:
         """This kernel's PTX function, as the compiler wrote it."""
@@ -117,124 +72,31 @@ class KernelUnderTest:
             return normalize_ptx(self.ptx_text())
         return normalize_sass(self.kernel, source=source)
 
-    # -- selecting instructions ------------------------------------------------------------
-
-    def loop(self, line: int) -> Loop:
-        """The SASS loop of the source loop at `line` (its main loop when it has a remainder)."""
-        for e in self.facts("unroll")["loops"]:
-            if e["source_line"] == line:
-                if e["sass_loops"]:
-                    return self.loops[int(e["sass_loops"][0])]
-                raise LookupError(
-                    f"{self.describe()}: the loop at line {line} is fully "
-                    f"unrolled ({e['achieved_factor']} copies): no SASS loop left"
-                )
-        for lp in self.loops:
-            if lp.source is not None and lp.source.line == line:
-                return lp
-        raise LookupError(f"{self.describe()}: no loop at line {line}; {self._loop_list()}")
-
-    def instructions(
-        self, pattern: str | None = None, *, loop: LoopRef | None = None, lines: Lines | None = None
-    ) -> list[SassInstruction]:
-        """Instructions in scope, optionally only those whose mnemonic matches `pattern`."""
-        scope, _ = self._scope(loop, lines)
-        rx = compile_opcode_pattern(pattern) if pattern is not None else None
-        return [
-            i
-            for i in self.kernel.instructions
-            if (scope is None or i.address in scope) and (rx is None or rx.fullmatch(i.mnemonic))
-        ]
-
     def count(
         self, pattern: str, *, loop: LoopRef | None = None, lines: Lines | None = None
     ) -> int:
         """How many instructions in scope match an opcode pattern (`LDG.E.128*`, `HGMMA.64x*`)."""
         return len(self.instructions(pattern, loop=loop, lines=lines))
 
-    def _main_file(self) -> str | None:
-        if "main_file" not in self._memo:
-            files = Counter(i.source.outermost.file for i in self.kernel.instructions if i.source)
-            path = self.program.artifacts.source_path
-            main = path if path in files else (files.most_common(1)[0][0] if files else None)
-            self._memo["main_file"] = main
-        return self._memo["main_file"]  # type: ignore[no-any-return]
-
-    def _scope(self, loop: LoopRef | None, lines: Lines | None) -> tuple[set[int] | None, str]:
-        """(addresses in scope or None for the whole kernel, words for messages)."""
-        scope: set[int] | None = None
-        words = []
-        if lines is not None:
-            if isinstance(lines, int):
-                lo, hi = lines, lines
-            elif isinstance(lines, range):
-                lo, hi = lines.start, lines.stop - 1
-            else:
-                lo, hi = lines
-            main = self._main_file()
-            scope = {
-                i.address
-                for i in self.kernel.instructions
-                if i.source is not None
-                and any(
-                    (main is None or f.file == main) and lo <= f.line <= hi
-                    for f in i.source.frames()
-                )
-            }
-            words.append(f"on line {lo}" if lo == hi else f"on lines {lo}-{hi}")
-        if loop is not None:
-            lp = loop if isinstance(loop, Loop) else self._loop_at(loop)
-            body = set(lp.addresses)
-            scope = body if scope is None else scope & body
-            at = f" (line {lp.source.line})" if lp.source is not None else ""
-            words.append(f"in loop {lp.index}{at}")
-        return scope, " ".join(words) or "in the kernel"
-
-    def _loop_at(self, index: int) -> Loop:
-        if not 0 <= index < len(self.loops):
-            raise IndexError(f"{self.describe()}: no loop {index}; {self._loop_list()}")
-        return self.loops[index]
-
-    def _loop_list(self) -> str:
-        if not self.loops:
-            return "the kernel has no SASS loops"
-        return "loops: " + ", ".join(
-            f"{lp.index} (line {lp.source.line if lp.source else '?'})" for lp in self.loops
-        )
-
-    def _findings(
-        self, kinds: tuple[str, ...], addresses: set[int] | None = None
-    ) -> list[Annotation]:
-        """The analyses' annotations of these kinds, touching `addresses` when given."""
-        return [
-            a
-            for a in self.inspection.annotations
-            if a.kind in kinds
-            and (addresses is None or not a.addresses or addresses & set(a.addresses))
-        ]
-
-    def _slice(self, addresses: set[int] | list[int]) -> str:
-        return _listing.render_slice(self.program, self.kernel, addresses)
-
     # -- assertions ------------------------------------------------------------------------
 
     def assert_no_spills(self) -> None:
         """No register spills (SpillRefill LDL/STL, or spill bytes in the ptxas report)."""
         __tracebackhide__ = True
-        f = self.facts("spills")
-        if not f["spills"]:
+        f = self.inspection.typed_facts(SpillFacts)
+        if not f.spills:
             return
-        notes = self._findings(("spill",))
+        notes = self.findings(("spill",))
         marked = sorted({a for n in notes for a in n.addresses})
         raise SpillsFound(
             compose(
-                f"{self.describe()} spills registers: {f['spill_store_bytes']} bytes stored, "
-                f"{f['spill_load_bytes']} bytes loaded per thread",
+                f"{self.describe()} spills registers: {f.spill_store_bytes} bytes stored, "
+                f"{f.spill_load_bytes} bytes loaded per thread",
                 expected="no spills",
-                found=f"{f['spill_stores']} spill stores and {f['spill_loads']} spill loads, "
-                f"{f['registers']} registers (limit {f['register_limit']})",
+                found=f"{f.spill_stores} spill stores and {f.spill_loads} spill loads, "
+                f"{f.registers} registers (limit {f.register_limit})",
                 findings=notes,
-                listing=self._slice(marked),
+                listing=self.excerpt(marked),
             )
         )
 
@@ -258,8 +120,8 @@ class KernelUnderTest:
                 f"{self.describe()} uses {used} registers per thread, more than {limit}",
                 expected=f"<= {limit} registers",
                 found=f"{used} registers; peak live {peak}{where}",
-                findings=self._findings(("spill",)),
-                listing=self._slice(marked),
+                findings=self.findings(("spill",)),
+                listing=self.excerpt(marked),
             )
         )
 
@@ -371,7 +233,7 @@ class KernelUnderTest:
         found = self.instructions(pattern, loop=loop, lines=lines)
         if holds(len(found), op, value):
             return
-        scope, where = self._scope(loop, lines)
+        scope, where = self.scope(loop, lines)
         opcode = opcode_of(pattern)
         near = [
             i
@@ -379,7 +241,7 @@ class KernelUnderTest:
             if opcode and i.opcode == opcode and i not in found
         ]
         hits = {i.address for i in found + near}
-        hints = [(a.message, a.hint) for a in self._findings(("merge-candidate",), hits)]
+        hints = [(a.message, a.hint) for a in self.findings(("merge-candidate",), hits)]
         raise CountMismatch(
             compose(
                 f"{self.describe()}: {len(found)} instructions match {pattern!r} {where}, "
@@ -392,8 +254,8 @@ class KernelUnderTest:
                     else []
                 )
                 + hints,
-                findings=self._findings(("narrow-access", "unroll"), hits if hits else scope),
-                listing=self._slice([i.address for i in (found or near)]),
+                findings=self.findings(("narrow-access", "unroll"), hits if hits else scope),
+                listing=self.excerpt([i.address for i in (found or near)]),
             )
         )
 

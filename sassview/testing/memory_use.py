@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from sassview.testing.failures import SassviewAssertionError, compose, counted
 
 if TYPE_CHECKING:
-    from sassview.testing.matchers import KernelUnderTest, Lines, LoopRef
+    from sassview.testing.subject import Lines, LoopRef, Subject
 
 
 class CoalescingMismatch(SassviewAssertionError):
@@ -25,10 +25,10 @@ class BankConflictFound(SassviewAssertionError):
 
 
 def _in_scope(
-    k: KernelUnderTest, analysis: str, what: str, loop: LoopRef | None, lines: Lines | None
+    k: Subject, analysis: str, what: str, loop: LoopRef | None, lines: Lines | None
 ) -> tuple[list[Any], str]:
     __tracebackhide__ = True
-    scope, where = k._scope(loop, lines)
+    scope, where = k.scope(loop, lines)
     found = [a for a in k.facts(analysis)["accesses"] if scope is None or a["address"] in scope]
     if not found:
         raise (BankConflictFound if analysis == "bank_conflicts" else CoalescingMismatch)(
@@ -37,12 +37,12 @@ def _in_scope(
     return found, where
 
 
-def _unknown(k: KernelUnderTest, a: Any) -> str:
+def _unknown(k: Subject, a: Any) -> str:
     return f"/*{a['address']:04x}*/ {a['opcode']}: unknown ({a['unknown']})"
 
 
 def check_coalesced(
-    k: KernelUnderTest, direction: str | None, loop: LoopRef | None, lines: Lines | None
+    k: Subject, direction: str | None, loop: LoopRef | None, lines: Lines | None
 ) -> None:
     __tracebackhide__ = True
     found, where = _in_scope(k, "coalescing", "global accesses", loop, lines)
@@ -63,13 +63,13 @@ def check_coalesced(
                 f"min {a['min_sectors']} ({a['pattern']})"
                 for a in bad[:8]
             ),
-            findings=k._findings(("uncoalesced",), addresses),
-            listing=k._slice(addresses),
+            findings=k.findings(("uncoalesced",), addresses),
+            listing=k.excerpt(addresses),
         )
     )
 
 
-def check_sectors(k: KernelUnderTest, line: int, most: int) -> None:
+def check_sectors(k: Subject, line: int, most: int) -> None:
     __tracebackhide__ = True
     found, where = _in_scope(k, "coalescing", "global accesses", None, line)
     bad = [a for a in found if a["sectors"] is None or a["sectors"] > most]
@@ -85,13 +85,13 @@ def check_sectors(k: KernelUnderTest, line: int, most: int) -> None:
                 _unknown(k, a) if a["sectors"] is None else f"{a['opcode']}: {a['sectors']}"
                 for a in bad
             ),
-            findings=k._findings(("uncoalesced",), addresses),
-            listing=k._slice(addresses),
+            findings=k.findings(("uncoalesced",), addresses),
+            listing=k.excerpt(addresses),
         )
     )
 
 
-def check_no_bank_conflicts(k: KernelUnderTest, loop: LoopRef | None, lines: Lines | None) -> None:
+def check_no_bank_conflicts(k: Subject, loop: LoopRef | None, lines: Lines | None) -> None:
     __tracebackhide__ = True
     found, where = _in_scope(k, "bank_conflicts", "shared accesses", loop, lines)
     bad = [a for a in found if a["ways"] is None or a["ways"] > 1]
@@ -110,7 +110,7 @@ def check_no_bank_conflicts(k: KernelUnderTest, loop: LoopRef | None, lines: Lin
                 f"{a['wavefronts']} wavefronts where {a['ideal']} would do ({a['pattern']})"
                 for a in bad[:8]
             ),
-            findings=k._findings(("bank-conflict",), addresses),
-            listing=k._slice(addresses),
+            findings=k.findings(("bank-conflict",), addresses),
+            listing=k.excerpt(addresses),
         )
     )

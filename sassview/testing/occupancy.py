@@ -14,7 +14,7 @@ from sassview.analyses.sm_limits import limits_for
 from sassview.testing.failures import SassviewAssertionError, compose
 
 if TYPE_CHECKING:
-    from sassview.testing.matchers import KernelUnderTest
+    from sassview.testing.subject import Subject
 
 
 class OccupancyTooLow(SassviewAssertionError):
@@ -22,7 +22,7 @@ class OccupancyTooLow(SassviewAssertionError):
 
 
 def check_occupancy(
-    k: KernelUnderTest,
+    k: Subject,
     *,
     min_warps: int | None,
     min_blocks: int | None,

@@ -13,12 +13,12 @@ prints them: `LDG.E.128.CONSTANT`), case-sensitively:
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 
 from sassview.ir import SassInstruction
+from sassview.memo import memoized
 
 
-@lru_cache(maxsize=1024)
+@memoized(1024)
 def compile_opcode_pattern(pattern: str) -> re.Pattern[str]:
     if not pattern or any(c.isspace() for c in pattern):
         raise ValueError(f"opcode pattern {pattern!r}: expected e.g. 'LDG.E.128*' or 'HGMMA.64x*'")

@@ -13,21 +13,22 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from sassview.analyses.schedule import ScheduleFacts
 from sassview.testing.failures import SassviewAssertionError, compose
 
 if TYPE_CHECKING:
-    from sassview.testing.matchers import KernelUnderTest
+    from sassview.testing.subject import Subject
 
 
 class ScheduleMismatch(SassviewAssertionError):
     """A loop takes more issue cycles per trip (or less math) than the test allows."""
 
 
-def _loop_at(k: KernelUnderTest, line: int) -> Mapping[str, Any]:
+def _loop_at(k: Subject, line: int) -> Mapping[str, Any]:
     """The SASS loop at `line`; where ptxas left a remainder loop beside the main one, the
     main loop: the one with the most instructions (the unrolled body)."""
     __tracebackhide__ = True
-    loops = k.facts("schedule")["loops"]
+    loops = k.inspection.typed_facts(ScheduleFacts).loops
     here = [s for s in loops if s["source_line"] == line]
     if not here:
         lines = sorted({s["source_line"] for s in loops if s["source_line"] is not None})
@@ -45,7 +46,7 @@ def _loop_at(k: KernelUnderTest, line: int) -> Mapping[str, Any]:
 
 
 def check_stall_cycles(
-    k: KernelUnderTest,
+    k: Subject,
     *,
     line: int,
     max_cycles: int | None,
@@ -79,6 +80,6 @@ def check_stall_cycles(
             found=s["text"],
             hint="ptxas' plan from the control codes: more independent accumulators or "
             "software pipelining shorten the dependent chains a trip waits on",
-            listing=k._slice(list(addresses)),
+            listing=k.excerpt(list(addresses)),
         )
     )

@@ -17,13 +17,13 @@ from typing import TYPE_CHECKING, Any
 from sassview.testing import listing as _listing
 
 if TYPE_CHECKING:
-    from sassview.testing.matchers import KernelUnderTest
+    from sassview.testing.subject import Subject
 
 _TUPLES = ("prefixes", "comment_prefixes", "implicit_check_not")
 
 
 def check_listing(
-    k: KernelUnderTest,
+    k: Subject,
     checks: str | os.PathLike[str],
     on: str,
     options: dict[str, Any],

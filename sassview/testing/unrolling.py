@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from sassview.analyses.loops.entry import LoopEntry, asked, verdict
+from sassview.analyses.loops.entry import LoopEntry, UnrollFacts, asked, verdict
 from sassview.testing.failures import UnrollMismatch, compose
 
 if TYPE_CHECKING:
-    from sassview.testing.matchers import KernelUnderTest
+    from sassview.testing.subject import Subject
 
 
 def describe(entry: LoopEntry) -> str:
@@ -40,7 +40,7 @@ def _calls(inlined_at: int | Sequence[int] | None) -> tuple[int, ...] | None:
 
 
 def check_unrolled(
-    k: KernelUnderTest,
+    k: Subject,
     line: int,
     factor: int | str | None,
     copies: int | None = None,
@@ -55,7 +55,7 @@ def check_unrolled(
         raise ValueError(f"factor={factor!r}: expected a positive int, 'full' or None")
     if copies is not None and (isinstance(copies, bool) or copies < 1 or factor is not None):
         raise ValueError(f"copies={copies!r}: a positive int, and not with factor=")
-    entries: tuple[LoopEntry, ...] = tuple(k.facts("unroll")["entries"])
+    entries = k.inspection.typed_facts(UnrollFacts).entries
     calls = _calls(inlined_at)
     here = [
         e
@@ -64,7 +64,7 @@ def check_unrolled(
         and e.statement
         and (calls is None or tuple(c.line for c in e.inlined_at) == calls)
     ]
-    main = k._main_file()
+    main = k.main_file()
     here.sort(key=lambda e: (e.file != main, len(e.inlined_at)))
     want = (
         f"fully unrolled into {copies} copies"
@@ -108,6 +108,6 @@ def check_unrolled(
             expected=want,
             found=describe(entry) + f"; {entry.instructions} instructions",
             findings=notes,
-            listing=k._slice(marked),
+            listing=k.excerpt(marked),
         )
     )

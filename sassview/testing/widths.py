@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from sassview.analyses.memory_width import MemoryFacts
 from sassview.testing.failures import WidthMismatch, compare, compose, counted, holds, spec_text
 
 if TYPE_CHECKING:
-    from sassview.testing.matchers import KernelUnderTest, Lines, LoopRef
+    from sassview.testing.subject import Lines, LoopRef, Subject
 
 _EXAMPLE = {
     ("global", "load"): "LDG.E.128",
@@ -30,7 +31,7 @@ def wide_enough(bits: int | str, operator: str, value: int) -> bool:
 
 
 def check_width(
-    k: KernelUnderTest,
+    k: Subject,
     spec: int | str,
     direction: str,
     space: str | None,
@@ -39,10 +40,12 @@ def check_width(
 ) -> None:
     __tracebackhide__ = True
     op, value = compare(spec)
-    scope, where = k._scope(loop, lines)
+    scope, where = k.scope(loop, lines)
     what = f"{space + ' ' if space else ''}{direction}s"
     everything = [
-        a for a in k.facts("memory")["accesses"] if scope is None or a["address"] in scope
+        a
+        for a in k.inspection.typed_facts(MemoryFacts).accesses
+        if scope is None or a["address"] in scope
     ]
     accesses = [
         a
@@ -56,7 +59,7 @@ def check_width(
                 f"{k.describe()}: no {what} {where}",
                 expected=f"{what} of {spec_text(op, value)} bits {where}",
                 found=f"memory accesses {where}: {others}",
-                listing=k._slice([a["address"] for a in everything]),
+                listing=k.excerpt([a["address"] for a in everything]),
             )
         )
     bad = [a for a in accesses if not wide_enough(a["bits"], op, value)]
@@ -72,10 +75,10 @@ def check_width(
             expected=expected,
             found=counted(f"{a['opcode']} ({_bits(a['bits'])})" for a in bad),
             near_miss=[
-                _near_miss(k, a, direction) for a in k._findings(("merge-candidate",), addresses)
+                _near_miss(k, a, direction) for a in k.findings(("merge-candidate",), addresses)
             ],
-            findings=k._findings(("narrow-access",), addresses),
-            listing=k._slice(addresses),
+            findings=k.findings(("narrow-access",), addresses),
+            listing=k.excerpt(addresses),
         )
     )
 
@@ -84,7 +87,7 @@ def _bits(bits: int | str) -> str:
     return f"{bits}-bit" if isinstance(bits, int) else str(bits)
 
 
-def _near_miss(k: KernelUnderTest, note: Any, direction: str) -> tuple[str, str]:
+def _near_miss(k: Subject, note: Any, direction: str) -> tuple[str, str]:
     """A merge candidate in words: `4 x LDG.E at offsets 0x0, 0x4, 0x8, 0xc from one base
     desc[UR4][R2.64]: 16 contiguous bytes in 32-bit loads`, and the analysis' hint."""
     data = note.data

@@ -12,12 +12,12 @@ A probe gets a few seconds: a tool that hangs is reported as one that does not r
 
 from __future__ import annotations
 
-import functools
 import os
 import re
 from dataclasses import dataclass
 
 from sassview.errors import ToolchainError
+from sassview.memo import memoized
 from sassview.toolchain import remembered as memory
 
 # Environment variables that point sassview at a specific tool or library.
@@ -69,7 +69,7 @@ def _missing(name: str, why: str = "") -> ToolchainError:
     )
 
 
-@functools.cache
+@memoized(64)
 def _executable(name: str, remembered: bool = True) -> ToolInfo:
     override = os.environ.get(OVERRIDES[name])
     if override:
@@ -149,7 +149,7 @@ def cuobjdump() -> str:
     return _require(_executable("cuobjdump"))
 
 
-@functools.cache
+@memoized(64)
 def _library(name: str, remembered: bool = False) -> ToolInfo:
     """Load NVRTC or nvJitLink (honouring the override) and ask it for its version.
 
@@ -332,7 +332,7 @@ _HOST_SOURCES = {
 }
 
 
-@functools.cache
+@memoized(64)
 def _host_compiler(path: str, via: str) -> HostCompiler:
     """Its version is part of the nvcc cache key: another compiler preprocesses differently."""
     from sassview.toolchain.run import run_tool

@@ -10,7 +10,6 @@ lexed whole.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import lru_cache
 from pathlib import Path
 from typing import Protocol
 
@@ -24,6 +23,7 @@ from rich.segment import Segment
 from rich.style import Style
 
 from sassview.lexers import NvPtxLexer, NvSassLexer
+from sassview.memo import memoized
 from sassview.tui.state import KernelView, LineKey
 
 # Compiler Explorer-style line colours: distinct hues, stable per source line (line % len).
@@ -48,7 +48,7 @@ class Palette:
         self.dim = base + dim
         self.tints = tints  # tint each line's background with its source line's colour
         bg = base.bgcolor.get_truecolor() if base.bgcolor else ((0, 0, 0) if dark else (255,) * 3)
-        self._bg = tuple(bg)
+        self._bg = (bg[0], bg[1], bg[2])
         self._alpha = 0.12 if dark else 0.16
         self._py_style = get_style_by_name("monokai" if dark else "default")
         self._tokens: dict[tuple[_TokenType, str | None], Style] = {}
@@ -93,7 +93,7 @@ def _hue(key: LineKey) -> str:
     return LINE_HUES[key[1] % len(LINE_HUES)]
 
 
-@lru_cache(maxsize=256)
+@memoized(256)
 def _tint(hue: str, bg: tuple[int, int, int], alpha: float) -> Style:
     c = Color.parse(hue).get_truecolor()
     mix = tuple(round(b + (h - b) * alpha) for h, b in zip(c, bg, strict=True))

@@ -16,6 +16,8 @@ from pathlib import Path
 from typing import NamedTuple, overload
 
 from sassview.analyses import Annotation, Severity
+from sassview.analyses.async_copy import AsyncCopyFacts
+from sassview.analyses.memory_width import MemoryFacts
 from sassview.inspection import Inspection
 from sassview.ir import ControlCode, SassInstruction, SourceLoc
 from sassview.opcodes import category
@@ -270,7 +272,7 @@ def _source_text(
 
 def _widths(insp: Inspection) -> dict[int, str]:
     out = {}
-    for acc in insp.facts("memory").get("accesses", ()):
+    for acc in insp.typed_facts(MemoryFacts).accesses:
         letter = _SPACE_LETTER.get(acc["space"])
         if letter is not None:
             bits = acc["bits"]
@@ -286,7 +288,7 @@ def _spill_addresses(insp: Inspection) -> frozenset[int]:
 def _flags(insp: Inspection) -> dict[int, str]:
     """address -> the four flag columns, for the instructions that have any flag on."""
     spills = _spill_addresses(insp)
-    barriers = {b["address"] for b in insp.facts("async_copy").get("barriers", ())}
+    barriers = {b["address"] for b in insp.typed_facts(AsyncCopyFacts).barriers}
     by_opcode: dict[str, tuple[bool, bool, bool]] = {}
     out: dict[int, str] = {}
     for x in insp.kernel.instructions:

@@ -17,19 +17,18 @@ import click
 
 from sassview.errors import InputError, SassviewError
 from sassview.views.cli_build import arch_list, build_options, file_build
+from sassview.views.cli_cache import cache_group as _cache_group
+from sassview.views.cli_diff import diff as _diff
+from sassview.views.cli_export import export_command as _export
+from sassview.views.cli_filecheck import filecheck as _filecheck
+from sassview.views.cli_sweep import sweep as _sweep
+from sassview.views.cli_try import try_command as _try
+from sassview.views.cli_tui import install as _install_tui
+from sassview.views.fail import fail as _fail
 from sassview.views.variant_limit import MAX_VARIANTS_HELP
 
 if TYPE_CHECKING:
     from sassview.frontends.build_options import BuildOptions
-
-
-def _fail(exc: SassviewError) -> None:
-    click.echo(f"error: {exc.message}", err=True)
-    if exc.detail:
-        click.echo(exc.detail.rstrip(), err=True)
-    if exc.hint:
-        click.echo(f"hint: {exc.hint}", err=True)
-    sys.exit(exc.exit_code)
 
 
 def _progress(text: str) -> None:
@@ -343,15 +342,7 @@ def _keep_cache_in_its_limit() -> None:
         click.echo(f"warning: {exc.message} ({exc.hint})", err=True)
 
 
-# Commands in modules of their own, imported last: they use this module's helpers (_fail).
-from sassview.views.cli_cache import cache_group as _cache_group  # noqa: E402
-from sassview.views.cli_diff import diff as _diff  # noqa: E402
-from sassview.views.cli_export import export_command as _export  # noqa: E402
-from sassview.views.cli_filecheck import filecheck as _filecheck  # noqa: E402
-from sassview.views.cli_sweep import sweep as _sweep  # noqa: E402
-from sassview.views.cli_try import try_command as _try  # noqa: E402
-from sassview.views.cli_tui import install as _install_tui  # noqa: E402
-
+# Commands in modules of their own (cli_*.py), registered on the group.
 for _command in (_sweep, _try, _diff, _filecheck, _export, _cache_group):
     cli.add_command(_command)
 _install_tui(cli)  # `sassview tui PATH`, and `sassview PATH` for short

@@ -13,6 +13,7 @@ import click
 from sassview import cache
 from sassview.cache import CacheInfo, Cleanup
 from sassview.errors import SassviewError
+from sassview.views.fail import fail as _fail
 
 _SHOWN = 5  # foreign paths named one by one; the rest are counted
 
@@ -23,12 +24,6 @@ def _mb(n: float) -> str:
 
 def _count(n: int, noun: str) -> str:
     return f"{n} {noun}" + ("" if n == 1 else "s")
-
-
-def _fail(exc: SassviewError) -> None:
-    from sassview.views.cli import _fail as fail
-
-    fail(exc)
 
 
 @click.group(name="cache")

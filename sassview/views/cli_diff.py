@@ -39,7 +39,7 @@ def diff(
     import sys
 
     from sassview.steer.diff import compare, describe, inspect_spec, pair, parse_spec, renamed
-    from sassview.views.cli import _fail
+    from sassview.views.fail import fail as _fail
 
     try:
         sa, sb = (parse_spec(x) for x in (a, b))

@@ -52,7 +52,7 @@ def export_command(
             raise SassviewError(f"{path}: no kernels to export", "check the file declares kernels")
         written = export(inspections, out_dir, fmts, root=root)
     except SassviewError as exc:
-        from sassview.views.cli import _fail
+        from sassview.views.fail import fail as _fail
 
         _fail(exc)
         return

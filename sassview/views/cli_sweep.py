@@ -67,7 +67,7 @@ def sweep(
     build: BuildOptions,
 ) -> None:
     """Compile every variant of PATH (kernel.py or .cu) and compare them in one table."""
-    from sassview.views.cli import _fail
+    from sassview.views.fail import fail as _fail
     from sassview.views.user_output import user_output_to_stderr
 
     try:

@@ -35,7 +35,7 @@ def try_command(
 ) -> None:
     """For each finding whose hint is a knob sassview can turn (a compiler option, a Triton
     option or divisibility, an architecture), compile that variant and report what it did."""
-    from sassview.views.cli import _fail
+    from sassview.views.fail import fail as _fail
     from sassview.views.user_output import user_output_to_stderr
 
     try:

@@ -11,7 +11,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from sassview.analyses import Annotation
-from sassview.analyses.schedule import placed_text
+from sassview.analyses.async_copy import AsyncCopyFacts
+from sassview.analyses.loops.entry import UnrollFacts
+from sassview.analyses.memory_width import MemoryFacts
+from sassview.analyses.ptxas_advice import PtxasFacts
+from sassview.analyses.schedule import ScheduleFacts, placed_text
+from sassview.analyses.spills import SpillFacts
+from sassview.analyses.tensor_cores import TensorCoreFacts
 from sassview.inspection import Inspection
 from sassview.ir import SCHEMA_VERSION, Kernel, Program
 from sassview.opcodes import instruction_category
@@ -76,9 +82,9 @@ _LOOP_KEYS = (
 def _schedule(insp: Inspection) -> list[dict[str, Any]]:
     """Per innermost loop, the schedule ptxas encoded (sassview/analyses/schedule.py), the
     loop named as the census names it (a remainder loop says so)."""
-    entries = insp.facts("unroll")["entries"]
+    entries = insp.typed_facts(UnrollFacts).entries
     out = []
-    for s in insp.facts("schedule")["loops"]:
+    for s in insp.typed_facts(ScheduleFacts).loops:
         row = {k: s[k] for k in ("loop", "source_line", "issue_cycles", "math_share")}
         place = next((p for e in entries if (p := e.place_of(s["loop"])) is not None), None)
         out.append({**row, "text": placed_text(s, place)})
@@ -94,10 +100,10 @@ def _partition_spins(insp: Inspection) -> set[int]:
 
 
 def _analysis(insp: Inspection) -> dict[str, Any]:
-    mem = insp.facts("memory")
-    tc = insp.facts("tensor_cores")
-    async_ = insp.facts("async_copy")
-    spills = insp.facts("spills")
+    mem = insp.typed_facts(MemoryFacts)
+    tc = insp.typed_facts(TensorCoreFacts)
+    async_ = insp.typed_facts(AsyncCopyFacts)
+    spills = insp.typed_facts(SpillFacts)
     live = insp.liveness
     peak_ins = insp.kernel.instructions[live.peak_index] if insp.kernel.instructions else None
     spins = _partition_spins(insp)
@@ -106,34 +112,34 @@ def _analysis(insp: Inspection) -> dict[str, Any]:
             {k: e[k] for k in (*_LOOP_KEYS, *_TRITON) if k in e}
             for e in (
                 entry.to_json()
-                for entry in insp.facts("unroll")["entries"]
+                for entry in insp.typed_facts(UnrollFacts).entries
                 if not (spins and set(entry.sass_loops) <= spins)
             )
         ],  # fmt: skip
         # Warp-specialized kernels: each partition's loops, its spin loops folded by kind.
         "partitions": [a.message for a in insp.annotations if a.kind == "warp-partition"],
-        "max_global_load_bits": mem["max_global_load_bits"],
-        "bulk_global_loads": mem["bulk_global_loads"],
-        "bulk_global_stores": mem["bulk_global_stores"],
-        "max_global_store_bits": mem["max_global_store_bits"],
-        "max_shared_load_bits": mem["max_shared_load_bits"],
-        "max_shared_store_bits": mem["max_shared_store_bits"],
-        "tensor_core_path": tc["path"],
-        "wgmma_serialized": insp.facts("ptxas")["wgmma_serialized"],
+        "max_global_load_bits": mem.max_global_load_bits,
+        "bulk_global_loads": mem.bulk_global_loads,
+        "bulk_global_stores": mem.bulk_global_stores,
+        "max_global_store_bits": mem.max_global_store_bits,
+        "max_shared_load_bits": mem.max_shared_load_bits,
+        "max_shared_store_bits": mem.max_shared_store_bits,
+        "tensor_core_path": tc.path,
+        "wgmma_serialized": insp.typed_facts(PtxasFacts).wgmma_serialized,
         "tensor_core_ops": [
             {
                 **{k: op[k] for k in ("mnemonic", "shape", "accumulator", "inputs", "count")},
                 "kind": op.get("kind"),  # tcgen05: the PTX kind::
                 "descriptor": op.get("descriptor"),  # tcgen05: a constant instruction descriptor
             }
-            for op in tc["ops"]
+            for op in tc.ops
         ],
-        "cp_async": async_["cp_async"],
-        "tma": async_["tma"],
-        "spills": bool(spills["spills"]),
-        "spill_store_bytes": spills["spill_store_bytes"],
-        "spill_load_bytes": spills["spill_load_bytes"],
-        "local_bytes": spills["local_bytes"],
+        "cp_async": async_.cp_async,
+        "tma": async_.tma,
+        "spills": bool(spills.spills),
+        "spill_store_bytes": spills.spill_store_bytes,
+        "spill_load_bytes": spills.spill_load_bytes,
+        "local_bytes": spills.local_bytes,
         "occupancy": _occupancy(insp),
         "register_budget": _register_budget(insp),
         "schedule": _schedule(insp),

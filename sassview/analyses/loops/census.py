@@ -45,7 +45,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sassview.analyses.base import AnalysisContext, Annotation, Findings
-from sassview.analyses.loops.entry import LoopEntry
+from sassview.analyses.loops.entry import LoopEntry, UnrollFacts
 from sassview.analyses.loops.files import SourceFiles
 from sassview.analyses.loops.findings import describe
 from sassview.analyses.tile_loops import divides_most
@@ -503,7 +503,7 @@ class _Census(_Measure):
             entries.append(entry)
             notes += describe(entry, lp.addresses, [])
         return Findings(
-            facts={"loops": [e.to_json() for e in entries], "entries": tuple(entries)},
+            facts=UnrollFacts(loops=[e.to_json() for e in entries], entries=tuple(entries)),
             annotations=tuple(notes),
         )
 

@@ -16,8 +16,9 @@ confident wrong number.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
+from sassview.analyses.facts import Facts
 from sassview.ir import SourceLoc
 
 Kind = Literal["rolled", "full", "gone"]
@@ -186,3 +187,12 @@ def asked(e: LoopEntry) -> str:
     if e.requested_by == "ptx":
         return ' (asked: .pragma "nounroll")'
     return " (asked: #pragma unroll)" if want == "full" else f" (asked: #pragma unroll {want})"
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class UnrollFacts(Facts):
+    """Each source loop's unrolling: `entries` typed (what views read), `loops` their JSON."""
+
+    ANALYSIS: ClassVar[str] = "unroll"
+    loops: list[dict[str, Any]]
+    entries: tuple[LoopEntry, ...]

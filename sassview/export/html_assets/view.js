@@ -3,7 +3,8 @@
 // `?sv-selftest=ID` hovers the element ID once loaded and writes what lit up, as JSON, into a
 // new element with the id sv-selftest-result (tests/test_export.py reads it from
 // `chromium --dump-dom`);
-// `&sv-search=TEXT` also types TEXT into the search box.
+// `&sv-search=TEXT` also types TEXT into the search box. It also writes where the panes lie
+// in the window and how many SASS lines show a colour of their own without a hover.
 (function () {
   "use strict";
   var data = document.getElementById("sv-links");
@@ -58,6 +59,7 @@
     var a = ev.target.closest ? ev.target.closest("a[href^='#']") : null;
     var el = a ? document.getElementById(a.getAttribute("href").slice(1)) : lineOf(ev.target);
     if (!el) return;
+    if (a && !el.matches(".ln, .sv-f")) return;  // a link to a section: the browser's own jump
     if (a) ev.preventDefault();
     pinned = pinned === el ? null : el;
     show(el, true);
@@ -106,11 +108,24 @@
         return e.id;
       }).sort();
     };
+    var plain = "#sv-sass .ln:not(.sv-hl):not(.sv-cur):not(.sv-match)";
+    var layout = {
+      viewport: window.innerHeight,
+      panes: Array.prototype.map.call(document.querySelectorAll(".sv-code"), function (c) {
+        var r = c.getBoundingClientRect();
+        return { id: c.id, top: r.top, bottom: r.bottom, cut: c.scrollWidth > c.clientWidth };
+      }),
+      findings: document.querySelector(".sv-findings").getBoundingClientRect().top,
+      sass: document.querySelectorAll(plain).length,
+      tinted: Array.prototype.filter.call(document.querySelectorAll(plain), function (e) {
+        return getComputedStyle(e).backgroundColor !== "rgba(0, 0, 0, 0)";
+      }).length
+    };
     var out = document.createElement("pre");
     out.id = "sv-selftest-result";
     out.textContent = JSON.stringify({
       found: !!target, current: ids(".sv-cur"), highlighted: ids(".sv-hl"),
-      matches: matches.length
+      matches: matches.length, layout: layout
     });
     document.body.appendChild(out);
   }

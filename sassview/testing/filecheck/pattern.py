@@ -14,11 +14,11 @@ tried, or a backreference when X is defined earlier in the same pattern (as LLVM
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from sassview.memo import memoized
 from sassview.testing.filecheck.directives import Define, Literal, Pattern, Regex, Use
 
 _POSIX = {
@@ -124,7 +124,7 @@ def compile_pattern(
     return Compiled(_compile(source, flags), tuple(groups.items()), "^" in source)
 
 
-@functools.lru_cache(maxsize=4096)
+@memoized(4096)
 def _compile(source: str, flags: int) -> re.Pattern[str]:
     return re.compile(source, flags)
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
+from sassview.analyses.loops.entry import UnrollFacts
 from sassview.tui.state import KernelView
 from sassview.views.render import finding_counts, widest_access
 from sassview.views.summary import kernel_summary
@@ -45,7 +46,7 @@ def header_text(view: KernelView, status: str = "") -> Text:
     else:
         _pair(out, "tensor", tc, "bold magenta" if tc != "none" else "")
     _pair(out, "widest", widest_access(a, short=True))
-    entries = view.inspection.facts("unroll")["entries"]
+    entries = view.inspection.typed_facts(UnrollFacts).entries
     _pair(out, "loops", ", ".join(e.tag() for e in entries) or "none")
     counts = finding_counts(a["severity"] for a in k["annotations"])
     if counts:
