@@ -33,6 +33,7 @@ from sassview.ir import (
     PtxModule,
     SassInstruction,
 )
+from sassview.memo import Memo
 from sassview.toolchain.locate import nvdisasm_version
 
 if TYPE_CHECKING:
@@ -170,15 +171,12 @@ class _Built(NamedTuple):
     inspections: tuple[Any, ...]
 
 
-_BUILT: dict[int, _Built] = {}
-_KEPT = 64
+_BUILT: Memo[int, _Built] = Memo("build.programs", 64)
 
 
 def _remember(built: _Built) -> None:
     _BUILT.pop(id(built.program), None)
     _BUILT[id(built.program)] = built
-    while len(_BUILT) > _KEPT:
-        del _BUILT[next(iter(_BUILT))]
 
 
 def _built(program: Program) -> _Built | None:

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import ParamSpec, TypeVar
 
 _P = ParamSpec("_P")
+_registered: list[bool] = []  # the exit hook below, once per process
 _R = TypeVar("_R")
 
 
@@ -51,7 +52,6 @@ def pause(*, freeze: bool = False) -> Callable[[], None]:
     return resume
 
 
-@functools.cache
 def _unfreeze_at_exit() -> None:
     """Hand frozen objects back to the collection Python makes when it exits, where a frontend
     compiled in this process. Triton's and the CuTe DSL's nanobind extensions count their
@@ -60,6 +60,10 @@ def _unfreeze_at_exit() -> None:
     Without such a frontend the frozen model simply goes with the process, unscanned."""
     import atexit
     import sys
+
+    if _registered:
+        return
+    _registered.append(True)
 
     def unfreeze() -> None:
         if any(name in sys.modules for name in ("triton", "cutlass", "cuda.tile")):

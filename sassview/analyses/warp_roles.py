@@ -23,12 +23,12 @@ instructions carry.
 from __future__ import annotations
 
 import ast
-import functools
 from dataclasses import dataclass
 from typing import Any
 
 from sassview.analyses.base import AnalysisContext, Findings
 from sassview.ir import SassInstruction
+from sassview.memo import memoized
 
 _GIVE_BACK = ("setmaxregister_decrease", "warpgroup_reg_dealloc")
 _TAKE = ("setmaxregister_increase", "warpgroup_reg_alloc")
@@ -113,7 +113,7 @@ def wait_kind(instructions: list[SassInstruction]) -> str | None:
     return None
 
 
-@functools.lru_cache(maxsize=32)
+@memoized(32)
 def roles_in(source: str) -> tuple[Role, ...]:
     """The roles of every function in `source` (see the module's docstring)."""
     try:

@@ -26,7 +26,6 @@ sassview's modules, the parsers and analyses included, makes every old entry unr
 from __future__ import annotations
 
 import copyreg
-import functools
 import hashlib
 import io
 import logging
@@ -40,6 +39,7 @@ from typing import Any
 
 from sassview.cache.store import Store, make_key
 from sassview.gcpause import without_gc
+from sassview.memo import memoized
 
 log = logging.getLogger("sassview.cache")
 
@@ -49,7 +49,7 @@ WRITER = "sassview"
 _PACKAGE = Path(__file__).resolve().parents[1]
 
 
-@functools.cache
+@memoized(2)
 def code_version() -> str:
     """SHA-256 of every module of the installed sassview, read once per process (~1.5 ms for
     its ~150 files). The contents, not modification times: a checkout or an editor that keeps

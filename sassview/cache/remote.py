@@ -78,8 +78,8 @@ class _Remote:
 
 # Per URL, for this process: the opened remote, or why it is broken (it is not retried), or
 # that it refused a write (an https:// mirror, read-only credentials): still read, never written.
-_opened: dict[str, _Remote] = {}
-_broken: dict[str, str] = {}
+_opened: dict[str, _Remote] = {}  # state, not a memo
+_broken: dict[str, str] = {}  # state, not a memo
 _read_only: set[str] = set()
 _state_lock = threading.Lock()
 

@@ -5,7 +5,6 @@ or value that holds from one run to the next (None where nothing does: not cache
 from __future__ import annotations
 
 import contextlib
-import functools
 import inspect
 import os
 import sys
@@ -13,6 +12,8 @@ import sysconfig
 from pathlib import Path
 from types import ModuleType
 from typing import Any
+
+from sassview.memo import memoized
 
 
 def qualified(function: Any) -> str:
@@ -47,7 +48,7 @@ def function_of(fn: Any) -> Any:
     return getattr(target, "__func__", target)
 
 
-@functools.cache
+@memoized(2)
 def _library_roots() -> tuple[str, ...]:
     paths = sysconfig.get_paths()
     roots = {paths[k] for k in ("stdlib", "platstdlib", "purelib", "platlib") if k in paths}

@@ -105,7 +105,7 @@ class _Placeholder(type):
         return cls
 
 
-_MADE: dict[str, _Placeholder] = {}
+_MADE: dict[str, _Placeholder] = {}  # state, not a memo
 
 
 def _placeholder(name: str, path: Path) -> _Placeholder:

@@ -97,7 +97,7 @@ class FrontendSpec:
 # The built-in frontends, each the SPEC of a module in frontends/specs/, in the order the doctor
 # lists them. Loaded on first use (a spec imports no compiler, so that stays cheap).
 _BUILTIN = ("cuda", "triton", "gluon", "cute", "cutile")
-_registered: dict[str, FrontendSpec] = {}
+_registered: dict[str, FrontendSpec] = {}  # state, not a memo
 
 
 def _load() -> dict[str, FrontendSpec]:

@@ -35,7 +35,6 @@ from __future__ import annotations
 import ast
 from collections import Counter
 from dataclasses import replace
-from functools import cache
 from math import gcd
 from typing import Any
 
@@ -54,6 +53,7 @@ from sassview.analyses.tile_loops import TritonLoop, divides_most, triton_loops
 from sassview.frontends import registry
 from sassview.graph.loops import Loop
 from sassview.ir import PtxInstruction
+from sassview.memo import memoized
 from sassview.parse.source_loops import SourceLoop
 
 # range call name -> how its request is written (LoopEntry.requested_by)
@@ -66,7 +66,7 @@ def run(ctx: AnalysisContext) -> Findings:
     return _TileCensus(ctx, files).findings()
 
 
-@cache
+@memoized(64)
 def python_source_loops(text: str) -> tuple[SourceLoop, ...]:
     """The `for`/`while` statements of Python source text, in source order, with nesting, the
     request of each range call and the trip count of bounds written as numbers."""
