@@ -24,13 +24,15 @@ How it can be wrong:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from sassview.analyses.base import AnalysisContext, Annotation, Findings, Severity
 from sassview.analyses.facts import Facts
 from sassview.build import demangle
 from sassview.ir import SourceLoc
-from sassview.parse.ptxas_log import PtxasAdvisory, parse_ptxas_advisories
+
+if TYPE_CHECKING:
+    from sassview.parse.ptxas_log import PtxasAdvisory
 
 SERIALIZED = "wgmma.mma_async instructions are serialized"
 INJECTED_WAIT = "wgmma.wait_group is injected"
@@ -76,6 +78,9 @@ def run(ctx: AnalysisContext) -> Findings:
     kernel = ctx.kernel
     log = ctx.program.artifacts.compile_log
     single = len(ctx.program.kernels) == 1
+    # Imported here: a warm check unpickles this module's facts record, and reads no log.
+    from sassview.parse.ptxas_log import parse_ptxas_advisories
+
     advisories = parse_ptxas_advisories(log)
     callees = (
         _callees(ctx) if any(a.function not in (None, kernel.name) for a in advisories) else ()

@@ -193,8 +193,7 @@ def _tables(view: ExportView) -> list[str]:
 
 def _memory_table(view: ExportView) -> str:
     """Each memory instruction's sectors (global) or wavefronts (shared) per warp."""
-    head = ("SASS", "instruction", "line", "space", "direction", "lanes", "per warp",
-            "lanes step", "note")  # fmt: skip
+    head = ("SASS", "instruction", "line", "access", "lanes", "per warp", "stride", "note")
     rows = "".join(
         f'<tr><td><a href="#{r.anchor}">{r.address:04x}</a></td>'
         + "".join(
@@ -202,8 +201,7 @@ def _memory_table(view: ExportView) -> str:
             for c in (
                 r.opcode,
                 "-" if r.line is None else r.line,
-                r.space,
-                r.direction,
+                f"{r.space} {r.direction}",
                 r.lanes or "-",
                 r.count,
                 r.pattern,

@@ -126,13 +126,12 @@ def _memory(view: ExportView) -> list[str]:
     """Each memory instruction's sectors (global) or wavefronts (shared) per warp."""
     if not view.memory:
         return ["No global or shared memory accesses.", ""]
-    head = (
-        "| SASS | instruction | line | space | direction | lanes | per warp | lanes step | note |"
-    )
+    # Eight short headers: the docs' gallery page is 688 px wide (tests/test_docs_screenshots).
+    head = "| SASS | instruction | line | access | lanes | per warp | stride | note |"
     rows = [
         "| " + " | ".join((
             f"0x{r.address:04x}", md_code(r.opcode),
-            "-" if r.line is None else str(r.line), r.space, r.direction, r.lanes or "-",
+            "-" if r.line is None else str(r.line), f"{r.space} {r.direction}", r.lanes or "-",
             md_text(r.count), md_text(r.pattern), md_text(r.note),
         )) + " |"
         for r in view.memory
@@ -141,7 +140,7 @@ def _memory(view: ExportView) -> list[str]:
         md_text(view.memory_summary),
         "",
         head,
-        "|--:|---|--:|---|---|--:|---|---|---|",
+        "|--:|---|--:|---|--:|---|---|---|",
         *rows,
         "",
     ]
