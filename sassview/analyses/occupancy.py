@@ -72,10 +72,15 @@ def _round_up(value: int, unit: int) -> int:
     return -(-value // unit) * unit
 
 
+def registers_per_warp(sm: SmLimits, registers: int) -> int:
+    """What one warp is allocated: `registers` per thread x 32, rounded up to the unit."""
+    return _round_up(registers * sm.warp_size, sm.register_unit)
+
+
 def _by_registers(sm: SmLimits, registers: int, warps: int) -> int:
     if registers == 0:
         return UNLIMITED
-    per_warp = _round_up(registers * sm.warp_size, sm.register_unit)
+    per_warp = registers_per_warp(sm, registers)
     # The hardware checks a block as if its warps filled every quarter alike.
     if registers > sm.registers_per_thread or (
         per_warp * _round_up(warps, sm.sub_partitions) > sm.registers_per_block

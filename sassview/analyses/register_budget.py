@@ -26,7 +26,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from sassview.analyses.base import AnalysisContext, Annotation, Findings, Severity
-from sassview.analyses.occupancy import block_sizes
+from sassview.analyses.occupancy import block_sizes, registers_per_warp
 from sassview.analyses.sm_limits import limits_for
 from sassview.graph.dataflow import register_effects
 from sassview.ir import Kernel
@@ -118,8 +118,7 @@ def pool_of(kernel: Kernel, threads: int) -> int | None:
     sm = limits_for(kernel.arch)
     if sm is None or not kernel.resources.registers:
         return None
-    per_warp = -(-kernel.resources.registers * sm.warp_size // sm.register_unit) * sm.register_unit
-    return per_warp * -(-threads // sm.warp_size)
+    return registers_per_warp(sm, kernel.resources.registers) * -(-threads // sm.warp_size)
 
 
 def splits(pool: int, groups: int, low: int, high: int) -> list[int]:

@@ -168,12 +168,11 @@ def run(ctx: AnalysisContext) -> Findings:
             waits += ins.modifiers[:1] == ("DEPBAR",)
     fma_addresses = fma.keys()
     ops: dict[tuple[str, str | None, str | None], dict[str, Any]] = {}
-    descriptors = _Descriptors(ctx)
     for index, ins in tensor:
         if path_of(ins.opcode) == "tcgen05":
             ptx = ptx_for(kernel, table, ins.address)
             decoded = decode(ins, ptx.mnemonic if ptx is not None else None)
-            decoded.update(descriptors.shape(index, ins, decoded["inputs"]))
+            decoded.update(_descriptor_shape(ctx, index, ins, decoded["inputs"]))
         else:
             decoded = decode(ins)
         # tcgen05: one opcode, several kind:: and shapes
@@ -229,27 +228,25 @@ def run(ctx: AnalysisContext) -> Findings:
     return Findings(facts=facts, annotations=tuple(annotations))
 
 
-class _Descriptors:
-    """tcgen05 shapes from constant instruction descriptors (analyses/tcgen05_idesc.py)."""
-
-    def __init__(self, ctx: AnalysisContext) -> None:
-        self._ctx = ctx
-
-    def shape(self, index: int, ins: SassInstruction, kind: str | None) -> dict[str, Any]:
-        group = 2 if "2CTA" in ins.modifiers else 1
-        out: dict[str, Any] = {"kind": kind, "cta_group": group, "descriptor": None}
-        reg = next((o.text[6:-1] for o in ins.operands if o.text.startswith("idesc[")), None)
-        if reg is None or self._ctx.cfg is None:  # the recorded-case tests run without a CFG
-            return out
-        value = constant_before(self._ctx.kernel.instructions, self._ctx.cfg, reg, index)
-        if value is None:
-            return out
-        out["descriptor"] = f"{value:#x}"
-        decoded = decode_idesc(value, kind, group)
-        if decoded is not None:
-            out.update(shape=decoded.shape, accumulator=decoded.accumulator)
-            out.update(inputs=decoded.inputs, sparse=decoded.sparse)
+def _descriptor_shape(
+    ctx: AnalysisContext, index: int, ins: SassInstruction, kind: str | None
+) -> dict[str, Any]:
+    """A tcgen05 op's cta group, and its shape and types where its instruction descriptor is a
+    constant (analyses/tcgen05_idesc.py)."""
+    group = 2 if "2CTA" in ins.modifiers else 1
+    out: dict[str, Any] = {"kind": kind, "cta_group": group, "descriptor": None}
+    reg = next((o.text[6:-1] for o in ins.operands if o.text.startswith("idesc[")), None)
+    if reg is None or ctx.cfg is None:  # the recorded-case tests run without a CFG
         return out
+    value = constant_before(ctx.kernel.instructions, ctx.cfg, reg, index)
+    if value is None:
+        return out
+    out["descriptor"] = f"{value:#x}"
+    decoded = decode_idesc(value, kind, group)
+    if decoded is not None:
+        out.update(shape=decoded.shape, accumulator=decoded.accumulator)
+        out.update(inputs=decoded.inputs, sparse=decoded.sparse)
+    return out
 
 
 def _best(paths: Iterable[str | None]) -> str:

@@ -28,7 +28,7 @@ from sassview.frontends import depcache
 from sassview.frontends.arch import parse_arch
 from sassview.frontends.cuda_errors import nvcc_compile_error, nvrtc_compile_error
 from sassview.frontends.cuda_source import host_refusal, instantiation_source, no_kernel_error
-from sassview.frontends.includes import local_includes
+from sassview.frontends.includes import IncludeScan, local_includes
 from sassview.frontends.libheaders import library_include_dirs
 from sassview.frontends.nvrtc_api import nvrtc_compile
 from sassview.ir import Artifacts
@@ -153,13 +153,7 @@ def _with_library_headers(
 def _via_nvrtc(req: CudaRequest, *, fall_back: bool) -> Artifacts:
     opts = compile_options(req.arch, req.defines, req.include_dirs, req.options)
     opts += [f"--pre-include={p}" for p in req.include_before]
-    scan = local_includes(
-        req.data,
-        req.path.parent if req.path else None,
-        req.include_dirs,
-        defines=req.defines,
-        pre_includes=req.include_before,
-    )
+    scan = _local_scan(req)
     versions = toolchain_versions()
     key = cache.make_key(
         {
@@ -304,18 +298,22 @@ def _via_nvcc(req: CudaRequest, reason: str) -> Artifacts:
     return _checked(req, "nvcc", shown, versions, out.deps, out.ptx, out.cubin, out.log, reason)
 
 
-def _probed(req: CudaRequest) -> list[str]:
-    """Every local place an include of the compile could resolve (NVRTC's scan, includes.py):
-    nvcc lists only the files it read, and a header created later in front of one of them on
-    the search path must change the key too."""
-    scan = local_includes(
+def _local_scan(req: CudaRequest) -> IncludeScan:
+    """Every local file the request's includes could name, present or absent (includes.py)."""
+    return local_includes(
         req.data,
         req.path.parent if req.path else None,
         req.include_dirs,
         defines=req.defines,
         pre_includes=req.include_before,
     )
-    return list(scan.files)
+
+
+def _probed(req: CudaRequest) -> list[str]:
+    """Every local place an include of the compile could resolve (NVRTC's scan): nvcc lists
+    only the files it read, and a header created later in front of one of them on the search
+    path must change the key too."""
+    return list(_local_scan(req).files)
 
 
 def _includer_hint(req: CudaRequest) -> str:
