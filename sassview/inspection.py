@@ -98,6 +98,8 @@ def inspect_kernel(
     assume (None: the kernel's own .reqntid, else a warp of 32 consecutive threadIdx.x)."""
     cfg = build_cfg(kernel.instructions)
     loops = find_loops(cfg, kernel.instructions)
+    if effects is None:  # liveness and the warp model read them both
+        effects = instruction_effects(kernel.instructions)
     # CALL/RET clobber and preserve registers by the ABI: that needs the kernel's register count
     # and the widest register any function of the cubin names.
     liveness = compute_liveness(
@@ -108,7 +110,13 @@ def inspect_kernel(
         effects=effects,
     )
     ctx = AnalysisContext(
-        program=program, kernel=kernel, cfg=cfg, loops=loops, liveness=liveness, block=block
+        program=program,
+        kernel=kernel,
+        cfg=cfg,
+        loops=loops,
+        liveness=liveness,
+        block=block,
+        effects=effects,
     )
     return Inspection(program, kernel, cfg, loops, liveness, MappingProxyType(run_all(ctx)))
 

@@ -13,7 +13,7 @@ Analyses never import a view, and never print.
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, TypeVar, cast
@@ -22,7 +22,7 @@ from sassview.ir import SourceLoc
 
 if TYPE_CHECKING:
     from sassview.graph.cfg import ControlFlowGraph
-    from sassview.graph.dataflow import Liveness
+    from sassview.graph.dataflow import Effects, Liveness
     from sassview.graph.lanes import BlockShape
     from sassview.graph.loops import Loop
     from sassview.ir import Kernel, Program
@@ -69,6 +69,9 @@ class AnalysisContext:
     # The thread block the warp analyses take their lanes from (`check --block 16x16`);
     # None: the kernel's .reqntid, else one warp of 32 consecutive threadIdx.x.
     block: BlockShape | None = None
+    # The kernel's instruction_effects, when the inspection computed them (for liveness):
+    # the warp model reads what each instruction writes from them instead of again.
+    effects: Sequence[Effects] | None = None
     # What `shared` computed so far, by the function that computes it.
     _shared: dict[Callable[[Kernel], Any], Any] = field(
         default_factory=dict, repr=False, compare=False

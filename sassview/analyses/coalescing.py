@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import math
 import operator
+from collections import Counter
 from typing import Any, NamedTuple, TypedDict
 
 from sassview.analyses.base import AnalysisContext, Annotation, Findings, Severity
@@ -45,8 +46,8 @@ from sassview.analyses.warp import (
     stride_of,
     warp_model,
 )
-from sassview.graph.lanes import LaneValue, Unknown, instances
-from sassview.ir import OperandKind, SourceLoc
+from sassview.graph.lanes import LaneValue, Unknown, Value, instances
+from sassview.ir import OperandKind, SassInstruction, SourceLoc
 
 SECTOR = 32
 ALIGNMENT_ASSUMPTION = (
@@ -140,73 +141,96 @@ def _measure(ctx: AnalysisContext) -> list[Measured]:
     model = warp_model(ctx)
     index = index_of(ctx)
     in_loop = loop_addresses(ctx)
-    # What a fact needs of its lanes, by (base value, offset within a sector, width): unrolled
-    # code has thousands of accesses of one base at different offsets.
-    # Keyed by the base's id: the model keeps every value it returned alive, and hashing 32
-    # lanes per access would cost more than the rest of the key.
-    shapes: dict[tuple[int, int, int, int], tuple[int | str, int | None, str, str | None]] = {}
-    names: dict[tuple[str, tuple[str, ...]], str] = {}
-    least_of: dict[int, int] = {}
-    out = []
+    # The fact of an access, less its address, line and loop, by what decides the rest: its
+    # form (opcode, modifiers, width, active lanes) and its lanes (the base value, the offset
+    # within a sector). Unrolled code has thousands of accesses of one base at different
+    # offsets and a handful of forms: each of those takes a copy of its template. Keyed by
+    # the base's id: the model keeps every value it returned alive, and hashing 32 lanes per
+    # access would cost more than the rest of the key. Measured on the 65k benchmark (32k
+    # accesses, benchmarks/bench_coalescing.py, CPU): the templates 0.150 -> 0.141 s for the
+    # measure (the model's part included).
+    templates: dict[tuple[Any, ...], tuple[GlobalAccess, tuple[int, ...]]] = {}
+    forms: dict[tuple[Any, ...], tuple[str, int, int, tuple[int, ...]]] = {}
+    access, active = model.access, model.active
+    new = tuple.__new__  # a Measured without its generated __new__'s Python frame
+    out: list[Measured] = []
+    append = out.append
     for acc, loc in zip(picked, user_locs([a.instruction for a in picked]), strict=True):
         ins = acc.instruction
         operand = acc.operand
         if ins.opcode == "LDGSTS":  # [shared], [global]: the global source is the last one
             operand = [op for op in ins.operands if op.kind is OperandKind.MEMORY][-1]
-        nbytes = max(1, acc.bits // 8) if isinstance(acc.bits, int) else 1
-        mask = model.active(index[ins.address])
-        picks = lanes_in(mask)
-        active = len(picks)
-        base, offset = (
-            model.address_parts(index[ins.address], operand)
-            if operand is not None
-            else (Unknown("no address operand"), 0)
-        )
-        form = (ins.opcode, ins.modifiers)
-        mnemonic = names.get(form)
-        if mnemonic is None:
-            mnemonic = names[form] = ins.mnemonic
-        least = least_of.get(active * nbytes)
-        if least is None:
-            least = least_of[active * nbytes] = max(1, -(-active * nbytes // SECTOR))
-        fact: GlobalAccess = {
-            "address": ins.address,
-            "opcode": mnemonic,
-            "direction": acc.direction,
-            "bits": nbytes * 8,
-            "source_line": loc.line if loc is not None else None,
-            "in_loop": ins.address in in_loop,
-            "active_lanes": active,
-            "sectors": None,
-            "min_sectors": least,
-            "stride": None,
-            "pattern": None,
-            "coalesced": None,
-            "assumption": None,
-            "unknown": None,
-        }
-        if isinstance(base, Unknown):
-            fact["unknown"] = base.reason
-        elif not active:
-            fact["unknown"] = "no lane of the warp runs it (a guard on the lane index)"
-        elif base.scaled:
-            if base.wrap is not None:
-                fact["unknown"] = f"a run-time stride and a wrap ({base.wrap.residue})"
-            else:
-                _run_time(fact, base, offset, nbytes, picks)
+        at = index[ins.address]
+        if operand is not None:
+            mask, base, offset = access(at, operand)
         else:
-            key = (id(base), offset % SECTOR, nbytes, mask)
-            shape = shapes.get(key)
-            if shape is None:
-                shape = shapes[key] = _shape(base, offset % SECTOR, nbytes, picks)
-            count, fact["stride"], fact["pattern"], fact["assumption"] = shape
-            if isinstance(count, str):
-                fact["unknown"] = count
-            else:
-                fact["sectors"] = count
-                fact["coalesced"] = count <= least
-        out.append(Measured(acc, fact, base, offset, loc, picks))
+            mask, base, offset = active(at), Unknown("no address operand"), 0
+        key = (ins.opcode, ins.modifiers, acc.bits, mask, acc.direction, id(base), offset % SECTOR)
+        held = templates.get(key)
+        # A run-time stride's fact reads the offset whole: made for each access.
+        if held is None or not isinstance(base, Unknown) and base.scaled:
+            form = forms.get(key[:4])
+            if form is None:
+                form = forms[key[:4]] = _form(ins, acc.bits, mask)
+            held = templates[key] = (_fact(acc.direction, form, base, offset), form[3])
+        fact = held[0].copy()
+        fact["address"] = ins.address
+        fact["source_line"] = loc.line if loc is not None else None
+        fact["in_loop"] = ins.address in in_loop
+        append(new(Measured, (acc, fact, base, offset, loc, held[1])))
     return out
+
+
+def _fact(
+    direction: str, form: tuple[str, int, int, tuple[int, ...]], base: Value, offset: int
+) -> GlobalAccess:
+    """The fact of an access of this form at base + offset, its address, line and loop left
+    for the caller to fill in."""
+    mnemonic, nbytes, least, picks = form
+    fact: GlobalAccess = {
+        "address": 0,
+        "opcode": mnemonic,
+        "direction": direction,
+        "bits": nbytes * 8,
+        "source_line": None,
+        "in_loop": False,
+        "active_lanes": len(picks),
+        "sectors": None,
+        "min_sectors": least,
+        "stride": None,
+        "pattern": None,
+        "coalesced": None,
+        "assumption": None,
+        "unknown": None,
+    }
+    if isinstance(base, Unknown):
+        fact["unknown"] = base.reason
+    elif not picks:
+        fact["unknown"] = "no lane of the warp runs it (a guard on the lane index)"
+    elif base.scaled:
+        if base.wrap is not None:
+            fact["unknown"] = f"a run-time stride and a wrap ({base.wrap.residue})"
+        else:
+            _run_time(fact, base, offset, nbytes, picks)
+    else:
+        count, fact["stride"], fact["pattern"], fact["assumption"] = _shape(
+            base, offset % SECTOR, nbytes, picks
+        )
+        if isinstance(count, str):
+            fact["unknown"] = count
+        else:
+            fact["sectors"] = count
+            fact["coalesced"] = count <= least
+    return fact
+
+
+def _form(
+    ins: SassInstruction, bits: int | str, mask: int
+) -> tuple[str, int, int, tuple[int, ...]]:
+    """(mnemonic, bytes per lane, fewest sectors, lanes that run it) of an access's form."""
+    nbytes = max(1, bits // 8) if isinstance(bits, int) else 1
+    picks = lanes_in(mask)
+    return ins.mnemonic, nbytes, max(1, -(-len(picks) * nbytes // SECTOR)), picks
 
 
 def _run_time(
@@ -330,6 +354,7 @@ def sectors(lanes: tuple[int, ...] | list[int], nbytes: int) -> int:
     return len(seen)
 
 
+_LINE = operator.attrgetter("line")
 _SECTORS = (SECTOR,) * 32
 _LAST = {n: (n - 1,) * 32 for n in range(1, SECTOR + 1)}
 
@@ -396,27 +421,44 @@ def _findings(measured: list[Measured], hint: str, vector_hint: str) -> list[Ann
     whose findings would read alike (generated or unrolled code: thousands of lines of one
     pattern) are one finding listing them."""
 
-    def key_of(m: Measured) -> tuple[Any, str]:
-        loc = m.loc
-        return ((loc.file, loc.line) if loc is not None else None, m.fact["direction"])
-
-    # The lines with an uncoalesced access first, then every access of those lines only: a
-    # kernel of 32k coalesced accesses builds no per-line table at all.
+    # The lines with an uncoalesced access first, then every access of the lines that have
+    # more than one: a kernel of 32k coalesced accesses builds no per-line table at all, and
+    # one of 32k lines of one access each (generated code) none but `bad`. Measured on the
+    # 65k benchmark (28k uncoalesced lines, benchmarks/bench_coalescing.py, CPU): keys made
+    # once, counted by Counter, a line of one access taken on a short path: 0.077 -> 0.055 s
+    # for the analysis after its measure.
+    bad_at = [n for n, m in enumerate(measured) if m.fact["coalesced"] is False]
+    if not bad_at:
+        return []
+    keys = [
+        ((loc.file, loc.line) if (loc := m.loc) is not None else None, m.fact["direction"])
+        for m in measured
+    ]
     bad: dict[tuple[Any, str], list[Measured]] = {}
-    for m in measured:
-        if m.fact["coalesced"] is False:
-            bad.setdefault(key_of(m), []).append(m)
+    for n in bad_at:
+        bad.setdefault(keys[n], []).append(measured[n])
+    counts = Counter(keys)
+    several = {key for key in bad if counts[key] > 1}
     every: dict[tuple[Any, str], list[Measured]] = {}
-    if bad:
-        for m in measured:
-            key = key_of(m)
-            if key in bad:
+    if several:
+        for key, m in zip(keys, measured, strict=True):
+            if key in several:
                 every.setdefault(key, []).append(m)
     alike: dict[tuple[Any, ...], list[_Line]] = {}
+    new = tuple.__new__  # a _Line without its generated __new__'s Python frame
     for key, members in bad.items():
+        if key not in several:  # a line of one access (generated code: thousands of them)
+            m = members[0]
+            f = m.fact
+            file = m.loc.file if m.loc is not None else None
+            looped = f["in_loop"]
+            entry = new(_Line, (m.loc, key[1], f, looped, None, 1, (f["address"],)))
+            # The `same` key below, of a line of one access: no interleaving, one access.
+            reads = (file, key[1], f["sectors"], f["min_sectors"], f["pattern"], looped)
+            alike.setdefault((*reads, None, 1, 1), []).append(entry)
+            continue
         line = every[key]
-        if len(members) == 1:  # generated code: thousands of lines of one access each, so
-            # the one-access case skips the max, the generators and _together's call
+        if len(members) == 1:
             worst_m = members[0]
             looped = worst_m.fact["in_loop"]
             addresses: tuple[int, ...] = (worst_m.fact["address"],)
@@ -424,7 +466,7 @@ def _findings(measured: list[Measured], hint: str, vector_hint: str) -> list[Ann
             worst_m = max(members, key=lambda m: (m.fact["sectors"] or 0) / m.fact["min_sectors"])
             looped = any(m.fact["in_loop"] for m in members)
             addresses = tuple(m.fact["address"] for m in members)
-        together = _together(line) if len(line) > 1 else None
+        together = _together(line)
         entry = _Line(worst_m.loc, key[1], worst_m.fact, looped, together, len(line), addresses)
         w = entry.worst
         same = (
@@ -468,7 +510,7 @@ def _annotation(lines: list[_Line], hint: str, vector_hint: str) -> Annotation:
         message=message,
         hint=fix,
         addresses=tuple(sorted(a for e in lines for a in e.addresses)),
-        source=tuple(sorted((e.loc for e in lines if e.loc is not None), key=lambda s: s.line)),
+        source=tuple(sorted((e.loc for e in lines if e.loc is not None), key=_LINE)),
         data={
             "line": numbers[0] if numbers else None,
             "lines": numbers,

@@ -54,7 +54,9 @@ def warp_model(ctx: AnalysisContext) -> WarpModel:
             cfg = build_cfg(ctx.kernel.instructions)
             loops = find_loops(cfg, ctx.kernel.instructions)
         box["loops"] = loops
-        model = box["model"] = WarpModel(ctx.kernel.instructions, cfg, loops, block_shape(ctx))
+        model = box["model"] = WarpModel(
+            ctx.kernel.instructions, cfg, loops, block_shape(ctx), ctx.effects
+        )
     return model
 
 
