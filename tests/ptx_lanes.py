@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from sassview.graph.lanes import (
+from sassview.graph.lane_values import (
     BlockShape,
     LaneValue,
     Wrap,

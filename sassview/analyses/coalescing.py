@@ -46,6 +46,7 @@ from sassview.analyses.warp import (
     stride_of,
     warp_model,
 )
+from sassview.analyses.width_hints import hints_for
 from sassview.graph.lanes import LaneValue, Unknown, Value, instances
 from sassview.ir import OperandKind, SassInstruction, SourceLoc
 
@@ -375,8 +376,6 @@ def run(ctx: AnalysisContext) -> Findings:
 
 
 def _vector_hint(kind: str) -> str:
-    from sassview.analyses.memory_width import hints_for
-
     return hints_for(kind)[1]
 
 

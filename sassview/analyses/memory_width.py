@@ -42,6 +42,7 @@ from sassview.analyses.memory import (
     ptx_lines,
     user_locs,
 )
+from sassview.analyses.width_hints import MERGE_HINT, NARROW_HINT, hints_for
 from sassview.ir import Kernel, OperandKind, PtxInstruction, SassInstruction, SourceLoc
 from sassview.memo import memoized
 
@@ -56,15 +57,6 @@ _ORDERING = frozenset(
     {"BAR", "MEMBAR", "FENCE", "ERRBAR", "CCTL", "WARPSYNC", "SYNCS", "DEPBAR", "LDGDEPBAR",
      "ARRIVES", "UCGABAR_ARV", "UCGABAR_WAIT", "NANOSLEEP", "YIELD"}
 )  # fmt: skip
-MERGE_HINT = (
-    "use vector types (float4/int4/float2) on 16-byte aligned data (`__align__(16)`, "
-    "`cudaMalloc` bases) and `__restrict__` pointers; in Triton, `tl.multiple_of` / "
-    "divisibility hints let the compiler prove the alignment"
-)
-NARROW_HINT = (
-    "load and store float4/int4 (or float2) per thread where the data is 16-byte aligned; "
-    "`__restrict__ const` pointers and aligned sizes let the compiler vectorize"
-)
 
 
 def width_notes_reviser(kind: str) -> Any:
@@ -77,15 +69,6 @@ def width_notes_reviser(kind: str) -> Any:
     frontend = spec(kind)
     module = frontend.width_notes if frontend is not None else None
     return importlib.import_module(module).revised if module else None
-
-
-def hints_for(kind: str) -> tuple[str, str]:
-    """(narrow-access hint, merge-candidate hint) in the terms of the kernel's language: its
-    frontend's vocabulary (frontends/registry.py), else the C++ words here."""
-    from sassview.frontends.registry import words
-
-    said = words(kind)
-    return said.narrow or NARROW_HINT, said.merge or MERGE_HINT
 
 
 @dataclass(frozen=True, slots=True, eq=False)

@@ -1,0 +1,431 @@
+"""Lane values: what one register holds in each of the 32 lanes of one warp, and the integer
+arithmetic on them that the warp model (`sassview.graph.lanes`) follows SASS with.
+
+Its own module because the algebra is independent of SASS and of the control-flow graph: the
+tests' PTX derivation (tests/ptx_lanes.py) computes with the same values from PTX.
+
+A value is a `LaneValue`: a warp-uniform symbolic part (a sum of symbols with integer
+coefficients: kernel parameters `c[0x0][0x160]`, `SR_CTAID.X`, uniform registers, loop
+iterations, products of those) plus 32 concrete integers, one per lane. Lane-varying values
+start at `S2R SR_TID.X/Y/Z` and `SR_LANEID` (`lane_ids`); what decides sectors and banks is
+the difference between lanes, in which the uniform part cancels.
+
+A mask or modulo by a power of two of a value with a run-time part (`(threadIdx.x + r) % 256`,
+`LOP3 R0, R0, 0x3fc, RZ, 0xc0`) keeps a `Wrap`: the lanes for one residue of the run-time
+part modulo the ring, and what it takes to get them for any other (`instances`), so the
+analyses count every residue and say unknown where the counts differ. A value so wrapped may
+be added to, scaled and shifted left; anything else on it is unknown. A modulo by anything
+else is not a mask: ptxas computes it with a multiply-high and a correction, which is exact
+only on concrete lanes (see `sassview.graph.lane_ops`).
+
+A lane-varying value times a uniform symbol (`x * K`, K a kernel parameter) keeps the symbol's
+per-lane multiplier (`scaled`): a stride known only at run time, which the coalescing analysis
+counts under a stated condition on the symbol. What cannot be followed is `Unknown`, with the
+reason. Never a guess.
+
+How it can be wrong: integers are unbounded (32-bit wraparound and the sign of .U32 forms are
+not modelled).
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from sassview.ir import SassInstruction
+
+WARP = 32
+_ZEROS = (0,) * WARP
+MASK32 = 0xFFFFFFFF
+
+
+class LaneValue(NamedTuple):
+    """Σ coefficient·symbol (the same in every lane) + lanes[l] (lane l's own part). A
+    NamedTuple for speed: a big kernel makes one or more per memory access."""
+
+    terms: tuple[tuple[str, int], ...]  # sorted by symbol, no zero coefficients
+    lanes: tuple[int, ...]  # WARP integers
+    # Σ symbol·multiplier[l]: a run-time stride (a lane index times a kernel parameter, as in
+    # A[x*K + k]); sorted by symbol, each multiplier lane-varying (a uniform one is a term).
+    scaled: tuple[tuple[str, tuple[int, ...]], ...] = ()
+    # A value modulo a ring whose position depends on a run-time residue (see Wrap).
+    wrap: Wrap | None = None
+
+    @property
+    def uniform(self) -> bool:
+        wrap = self.wrap
+        if wrap is not None and wrap.base.count(wrap.base[0]) != WARP:
+            return False
+        return not self.scaled and self.lanes.count(self.lanes[0]) == WARP
+
+    @property
+    def concrete(self) -> bool:
+        return not self.terms and not self.scaled and self.wrap is None
+
+    @property
+    def alignment_bits(self) -> int:
+        """k such that 2^k divides every coefficient of the symbolic part (64 when none)."""
+        k = 64
+        for _, c in self.terms:
+            k = min(k, (c & -c).bit_length() - 1)
+        return k
+
+    def __str__(self) -> str:
+        parts = [f"{c}*{s}" if c != 1 else s for s, c in self.terms]
+        if self.uniform:
+            parts.append(str(self.lanes[0]))
+        else:
+            parts.append("lanes(" + ",".join(map(str, self.lanes[:4])) + ",...)")
+        return " + ".join(parts)
+
+
+class Wrap(NamedTuple):
+    """`coefficient` * ((base[l] + t) mod modulus) is part of lane l's value, for a run-time
+    residue t (the symbolic part `residue` modulo `modulus`, a multiple of `step`); the
+    value's `lanes` hold it for t = 0. `instances` gives the lanes for every t."""
+
+    modulus: int
+    step: int
+    residue: str
+    base: tuple[int, ...]
+    coefficient: int
+
+
+class Inexact(Exception):
+    """Two different wraps met in one sum: the value is not followed (becomes Unknown)."""
+
+
+class Unknown(NamedTuple):
+    """Why a value could not be followed; `address`: the instruction the reason is about."""
+
+    reason: str
+    address: int | None = None
+
+
+Value = LaneValue | Unknown
+
+
+@dataclass(frozen=True, slots=True)
+class BlockShape:
+    """The thread block the lanes are taken from. `source`: where the shape came from
+    (".reqntid", "--block", or "default": 32 consecutive threadIdx.x, y and z unknown)."""
+
+    x: int | None = None
+    y: int | None = None
+    z: int | None = None
+    source: str = "default"
+
+    @property
+    def known(self) -> bool:
+        return self.x is not None
+
+    @property
+    def threads(self) -> int:
+        return (self.x or WARP) * (self.y or 1) * (self.z or 1)
+
+    @property
+    def active_lanes(self) -> int:
+        return min(WARP, self.threads) if self.known else WARP
+
+    def describe(self) -> str:
+        if not self.known:
+            return "one warp of 32 consecutive threadIdx.x (no --block)"
+        return f"one warp of a {self.x}x{self.y}x{self.z} block (from {self.source})"
+
+
+DEFAULT_BLOCK = BlockShape()
+
+
+def parse_block(text: str) -> BlockShape | None:
+    """'16x16' or '256' or '8x8x4' -> a BlockShape from the command line; None if malformed."""
+    parts = text.lower().split("x")
+    if not 1 <= len(parts) <= 3 or not all(p.isdigit() and int(p) > 0 for p in parts):
+        return None
+    dims = [int(p) for p in parts] + [1] * (3 - len(parts))
+    return BlockShape(dims[0], dims[1], dims[2], "--block")
+
+
+def const(value: int) -> LaneValue:
+    return LaneValue((), (value,) * WARP)
+
+
+def symbol(name: str, coefficient: int = 1) -> LaneValue:
+    return LaneValue(((name, coefficient),), _ZEROS)
+
+
+def add(a: LaneValue, b: LaneValue) -> LaneValue:
+    if not b.terms:
+        terms = a.terms
+    elif not a.terms:
+        terms = b.terms
+    else:
+        merged = dict(a.terms)
+        for s, c in b.terms:
+            merged[s] = merged.get(s, 0) + c
+        terms = tuple(sorted((s, c) for s, c in merged.items() if c))
+    lanes = tuple(map(operator.add, a.lanes, b.lanes))
+    wrap = a.wrap or b.wrap
+    if a.wrap is not None and b.wrap is not None:
+        wrap = _join_wraps(a.wrap, b.wrap)
+    if not a.scaled and not b.scaled:
+        return LaneValue(terms, lanes, (), wrap)
+    return _with_scaled(terms, lanes, [*a.scaled, *b.scaled])._replace(wrap=wrap)
+
+
+def _join_wraps(a: Wrap, b: Wrap) -> Wrap | None:
+    """The sum of two wrapped parts: one ring's coefficients add (a difference of a value
+    with itself cancels); two rings are not followed."""
+    if a[:4] != b[:4]:
+        raise Inexact("a sum of two values wrapped modulo different rings")
+    c = a.coefficient + b.coefficient
+    return a._replace(coefficient=c) if c else None
+
+
+def _with_scaled(
+    terms: tuple[tuple[str, int], ...],
+    lanes: tuple[int, ...],
+    scaled: list[tuple[str, tuple[int, ...]]],
+) -> LaneValue:
+    """A value with run-time strides, summed by symbol; a multiplier that came out the same in
+    every lane moves to the terms."""
+    merged: dict[str, tuple[int, ...]] = {}
+    for sym, vec in scaled:
+        held = merged.get(sym)
+        merged[sym] = vec if held is None else tuple(map(operator.add, held, vec))
+    kept = []
+    extra: list[tuple[str, int]] = []
+    for sym, vec in sorted(merged.items()):
+        if vec.count(vec[0]) == WARP:
+            if vec[0]:
+                extra.append((sym, vec[0]))
+        else:
+            kept.append((sym, vec))
+    value = LaneValue(terms, lanes, tuple(kept))
+    for sym, c in extra:
+        value = add(value, symbol(sym, c))
+    return value
+
+
+def scale(a: LaneValue, k: int) -> LaneValue:
+    if k == 0:
+        return const(0)
+    scaled = tuple((s, tuple([x * k for x in v])) for s, v in a.scaled)
+    wrap = a.wrap._replace(coefficient=a.wrap.coefficient * k) if a.wrap is not None else None
+    terms = tuple((s, c * k) for s, c in a.terms)
+    return LaneValue(terms, tuple([x * k for x in a.lanes]), scaled, wrap)
+
+
+def instances(value: LaneValue, granule: int, limit: int = 1024) -> list[tuple[int, ...]] | None:
+    """The lanes of `value` for every residue its wrap allows, the run-time part taken, as
+    every symbolic part of an address, to be a multiple of `granule` bytes (32 for global
+    sectors, 4 for shared banks); [value.lanes] without a wrap; None when there are more than
+    `limit` residues to try."""
+    w = value.wrap
+    if w is None:
+        return [value.lanes]
+    c = abs(w.coefficient)
+    step = math.lcm(w.step, granule // math.gcd(c, granule))
+    if w.modulus // step > limit:
+        return None
+    out = []
+    for t in range(0, w.modulus, step):
+        moved = [w.coefficient * ((b + t) % w.modulus - b) for b in w.base]
+        out.append(tuple(map(operator.add, value.lanes, moved)))
+    return out
+
+
+def lane_ids(block: BlockShape) -> dict[str, LaneValue]:
+    """SR_TID.X/Y/Z and SR_LANEID in each lane of the block's first warp."""
+    lanes = tuple(range(WARP))
+    if not block.known:
+        return {
+            "SR_TID.X": LaneValue((), lanes),
+            "SR_TID.Y": symbol("SR_TID.Y"),
+            "SR_TID.Z": symbol("SR_TID.Z"),
+            "SR_LANEID": LaneValue((), lanes),
+        }
+    x, y = block.x or 1, block.y or 1
+    return {
+        "SR_TID.X": LaneValue((), tuple(t % x for t in lanes)),
+        "SR_TID.Y": LaneValue((), tuple((t // x) % y for t in lanes)),
+        "SR_TID.Z": LaneValue((), tuple(t // (x * y) for t in lanes)),
+        "SR_LANEID": LaneValue((), lanes),
+    }
+
+
+ALL_LANES = (1 << WARP) - 1  # a lane mask (bit l: lane l) with every lane on
+
+
+def gcd_step(step: int, diff: LaneValue) -> int:
+    from math import gcd
+
+    step = gcd(step, diff.lanes[0])
+    for _, c in diff.terms:
+        step = gcd(step, c)
+    return step
+
+
+def known(values: list[Value]) -> list[LaneValue] | Unknown:
+    for v in values:
+        if isinstance(v, Unknown):
+            return v
+    return values  # type: ignore[return-value]
+
+
+def multiply(a: LaneValue, b: LaneValue, ins: SassInstruction) -> Value:
+    if a.concrete and a.uniform:
+        return scale(b, a.lanes[0])
+    if b.concrete and b.uniform:
+        return scale(a, b.lanes[0])
+    if a.wrap is not None or b.wrap is not None:
+        return Unknown(f"{ins.mnemonic}: a product of a wrapped (modulo) value", ins.address)
+    if a.concrete and b.concrete:
+        return LaneValue((), tuple([x * y for x, y in zip(a.lanes, b.lanes, strict=True)]))
+    if a.uniform and b.uniform:
+        return symbol(f"({a})*({b})@{ins.address:04x}")
+    if a.uniform and not b.scaled:
+        return times_uniform(a, b, f"{ins.address:04x}")
+    if b.uniform and not a.scaled:
+        return times_uniform(b, a, f"{ins.address:04x}")
+    which = a if a.terms and not a.uniform or b.uniform else b
+    names = ", ".join(s for s, _ in (b if which is a else a).terms) or str(b if which is a else a)
+    return Unknown(
+        f"the lane stride depends on {names}, a warp-uniform value not known at compile time",
+        ins.address,
+    )
+
+
+def times_uniform(u: LaneValue, v: LaneValue, tag: str) -> LaneValue:
+    """u·v for a uniform symbolic u (a kernel parameter) and a lane-varying v: the lanes part
+    of v times u's symbols are run-time strides; v's own symbols times u, one uniform symbol
+    (named with `tag`, the instruction's address)."""
+    k = u.lanes[0]
+    lanes = tuple([k * x for x in v.lanes])
+    value = _with_scaled((), lanes, [(s, tuple([c * x for x in v.lanes])) for s, c in u.terms])
+    if v.terms:
+        value = add(value, symbol(f"({u})*({LaneValue(v.terms, _ZEROS)})@{tag}"))
+    return value
+
+
+def shift_left(a: LaneValue, s: LaneValue, ins: SassInstruction) -> Value:
+    if not (s.concrete and s.uniform) or not 0 <= s.lanes[0] < 64:
+        return Unknown(f"{ins.mnemonic}: a shift by a variable amount", ins.address)
+    return scale(a, 1 << s.lanes[0])
+
+
+def shift_right(a: LaneValue, s: LaneValue, ins: SassInstruction) -> Value:
+    if not (s.concrete and s.uniform) or not 0 <= s.lanes[0] < 64:
+        return Unknown(f"{ins.mnemonic}: a shift by a variable amount", ins.address)
+    n = s.lanes[0]
+    if a.scaled:
+        return Unknown(f"{ins.mnemonic}: a right shift of a run-time stride", ins.address)
+    if a.wrap is not None:
+        return Unknown(f"{ins.mnemonic}: a right shift of a wrapped (modulo) value", ins.address)
+    if a.alignment_bits < n:
+        if a.uniform:
+            return symbol(f"({a})>>{n}@{ins.address:04x}")
+        return Unknown(
+            f"{ins.mnemonic}: a right shift of a symbolic lane-varying value", ins.address
+        )
+    return LaneValue(tuple((sym, c >> n) for sym, c in a.terms), tuple([x >> n for x in a.lanes]))
+
+
+def _lut(lut: int, a: int, b: int, c: int) -> int:
+    out = 0
+    for i in range(8):
+        if lut >> i & 1:
+            out |= (a if i & 4 else ~a) & (b if i & 2 else ~b) & (c if i & 1 else ~c)
+    return out & MASK32
+
+
+def bitwise(lut: int, vals: list[LaneValue], ins: SassInstruction) -> Value:
+    """LOP3 with any LUT: exact on concrete lanes; with a symbolic part, exact when one input
+    has one aligned to 2^k, every lane part fits below 2^k and the LUT keeps or clears it."""
+    a, b, c = vals
+    if any(v.scaled for v in vals):
+        return Unknown(f"{ins.mnemonic} on a run-time stride", ins.address)
+    if any(v.wrap is not None for v in vals):
+        return Unknown(f"{ins.mnemonic} on a wrapped (modulo) value", ins.address)
+    if a.concrete and b.concrete and c.concrete:
+        return LaneValue(
+            (),
+            tuple([_lut(lut, x, y, z) for x, y, z in zip(a.lanes, b.lanes, c.lanes, strict=True)]),
+        )
+    symbolic = [i for i, v in enumerate(vals) if v.terms]
+    k = min(32, min(vals[i].alignment_bits for i in symbolic))
+    low = (1 << k) - 1
+    if len(symbolic) != 1 or any(x < 0 or x > low for v in vals for x in v.lanes):
+        if all(v.uniform for v in vals):
+            return _uniform_bits(lut, vals, f"lop3@{ins.address:04x}")
+        ring = _ring(lut, vals) if len(symbolic) == 1 else None
+        if ring is not None:
+            return ring
+        return Unknown(f"{ins.mnemonic} on a symbolic lane-varying value", ins.address)
+    j = symbolic[0]
+    keep = [_lut(lut, *(1 if i == j else 0 for i in range(3))) & 1, _lut(lut, 0, 0, 0) & 1]
+    lanes = tuple(
+        [_lut(lut, x, y, z) & low for x, y, z in zip(a.lanes, b.lanes, c.lanes, strict=True)]
+    )
+    if keep == [1, 0]:
+        return LaneValue(vals[j].terms, lanes)
+    if keep == [0, 0]:
+        return LaneValue((), lanes)
+    return Unknown(f"{ins.mnemonic} sets the high bits of a symbolic value", ins.address)
+
+
+def low_zeros(v: LaneValue) -> int:
+    """How many low bits of a uniform value are known to be zero."""
+    c = v.lanes[0]
+    bits = (c & -c).bit_length() - 1 if c else 64
+    return min(bits, v.alignment_bits) if v.terms else bits
+
+
+def _uniform_bits(lut: int, vals: list[LaneValue], name: str) -> LaneValue:
+    """A LOP3 of uniform values with a run-time part: a fresh symbol, but times 2^t where its
+    low t bits are known to be zero (`(blockIdx.x << 12) & 0xff000`: a multiple of 4096), so
+    that a lane index ORed in below them stays exact (CuTe DSL's and Triton's index math)."""
+    zeros = [low_zeros(v) for v in vals]
+    t = 0
+    while t < 32:
+        known = [
+            0 if t < z else (v.lanes[0] >> t & 1 if v.concrete else None)
+            for v, z in zip(vals, zeros, strict=True)
+        ]
+        choices = [(b,) if b is not None else (0, 1) for b in known]
+        if any(_lut(lut, x, y, z) & 1 for x in choices[0] for y in choices[1] for z in choices[2]):
+            break
+        t += 1
+    return const(0) if t == 32 else symbol(name, 1 << t)
+
+
+def _ring(lut: int, vals: list[LaneValue]) -> LaneValue | None:
+    """`v & m`, m = 2^k - 2^j (0xff, 0x3fc), of a lane-varying v with a run-time part: v's
+    low j bits must be zero (a scaled index), so v & m = v mod 2^k, a ring of 2^k whose
+    position is v's run-time part modulo 2^k (a Wrap). None when it is not that."""
+    j = next(i for i, v in enumerate(vals) if v.terms)
+    v = vals[j]
+    others = [i for i in range(3) if i != j]
+    if v.uniform or not all(vals[i].concrete and vals[i].uniform for i in others):
+        return None
+    fixed = [w.lanes[0] for w in vals]
+
+    def f(x: int) -> int:
+        return _lut(lut, *[x if i == j else fixed[i] for i in range(3)])
+
+    m = f(MASK32)
+    if f(0) != 0 or m == 0 or m == MASK32:
+        return None
+    low = m & -m
+    modulus = m + low  # m = modulus - low: a run of ones from bit j up to bit k - 1
+    if modulus & (modulus - 1) or v.alignment_bits < low.bit_length() - 1:
+        return None
+    if any(x % low for x in v.lanes):
+        return None
+    step = 1 << min(v.alignment_bits, modulus.bit_length() - 1)
+    if step >= modulus:  # the run-time part is a multiple of the ring: it drops out
+        return LaneValue((), tuple([x % modulus for x in v.lanes]))
+    base = tuple([x % modulus for x in v.lanes])
+    residue = " + ".join(f"{c}*{t}" if c != 1 else t for t, c in v.terms) + f" mod {modulus}"
+    return LaneValue((), base, (), Wrap(modulus, step, residue, base, 1))
