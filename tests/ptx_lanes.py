@@ -225,6 +225,15 @@ def _evaluate(
         return add(vals[0], vals[1])
     if op == "sub":
         return add(vals[0], scale(vals[1], -1))
+    if op == "mul" and "hi" in mods and all(v.concrete for v in vals):
+        # The high word of a 32x32-bit product (NVVM's division by a constant), signed or
+        # .u32; a negative one is not followed (the SASS model does not follow it either).
+        def word(x: int) -> int:
+            x &= 0xFFFFFFFF
+            return x if "u32" in mods or x < 1 << 31 else x - (1 << 32)
+
+        high = [word(x) * word(y) >> 32 for x, y in zip(vals[0].lanes, vals[1].lanes, strict=True)]
+        return None if any(h < 0 for h in high) else LaneValue((), tuple(high))
     if op in ("mul", "mad") and ("lo" in mods or "wide" in mods):
         a, b = vals[0], vals[1]
         if "u32" in mods:  # an unsigned 32-bit operand: -1431655765 is 0xaaaaaaab

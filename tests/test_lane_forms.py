@@ -40,6 +40,8 @@ SECTORS: dict[str, set[tuple[Any, ...]]] = {
     "unsigned_window": {("load", 20, 4, 3), ("store", 20, 4, 3)},
     "tile_col8": {("store", 8, 1, 1)},
     "ring_shared": {("store", 32, 4, 4)},
+    "signed_mod20": {("load", 32, 20, 4), ("store", 32, 4, 4)},
+    "signed_ring20": {("load", 32, None, 4), ("store", 32, 4, 4)},
 }
 
 
@@ -63,6 +65,12 @@ def test_a_ring_is_counted_at_every_position_or_said_unknown(mode: str, arch: st
     (load,) = [a for a in run(coalescing, mode, arch, "ring20").facts["accesses"]
                if a["direction"] == "load"]  # fmt: skip
     assert load["coalesced"] is None and "divides by a constant" in load["unknown"]
+    # The signed form (int t, IMAD.HI): unknown too, saying why, naming the argument r.
+    (load,) = [a for a in run(coalescing, mode, arch, "signed_ring20").facts["accesses"]
+               if a["direction"] == "load"]  # fmt: skip
+    why = load["unknown"]
+    assert load["coalesced"] is None and "divides by a constant that is not a power" in why
+    assert "run-time part (c[0x0][" in why and "not only on the lanes" in why
     # The shared ring: (threadIdx.x + r) mod 32 is a permutation of the banks for every r.
     f = run(bank_conflicts, mode, arch, "ring_shared")
     assert shapes(f, "direction", "wavefronts", "ways") == {("store", 1, 1), ("load", 1, 1)}

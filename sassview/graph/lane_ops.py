@@ -14,9 +14,11 @@ moves (`HFMA2.MMA R5, -RZ, RZ, 0, 2.38e-07`), constants, and the `[R2.64+UR4+0x1
 whose register inputs are all uniform gives a uniform result (a fresh symbol; a LOP3's keeps
 the low bits it is known to clear, so a lane index ORed in below them stays exact); a load
 from a uniform address too. The high half of an `IMAD.WIDE.U32` of concrete lanes (ptxas'
-division by a constant: `x / 3` is the high word of x * 0xaaaaaaab, shifted) is exact; of a
-value with a run-time part (`(threadIdx.x + r) % 20`, r a kernel argument) it is unknown,
-whatever the lanes: the quotient of a sum depends on the run-time part, not only its lanes.
+division by a constant: `x / 3` is the high word of x * 0xaaaaaaab, shifted) is exact, and
+so is the signed form's `IMAD.HI` (`t % 20` of an `int t`: then `LEA.HI.SX32`, also exact);
+of a value with a run-time part (`(threadIdx.x + r) % 20`, r a kernel argument) either is
+unknown, whatever the lanes: the quotient of a sum depends on the run-time part, not only on
+its lanes.
 Everything else is `Unknown`, with the reason: a value loaded from a lane-varying address (a
 gather), an operation not modelled. A 64-bit value is tracked whole in its low register, so
 a carry chain (`IADD3 R2, P0, ...` then `IADD3.X R3, ...`) stands for its sum and a
@@ -274,7 +276,9 @@ def _op_add(m: Model, ins: SassInstruction, srcs: Sequence[Operand], d: int) -> 
 
 
 def _op_imad(m: Model, ins: SassInstruction, srcs: Sequence[Operand], d: int) -> Value | None:
-    if "HI" in ins.modifiers or len(srcs) != 3:
+    if "HI" in ins.modifiers:
+        return _multiply_high(m, ins, srcs, d)
+    if len(srcs) != 3:
         return None
     vals = known(m._values(srcs, d))
     if isinstance(vals, Unknown):
@@ -283,10 +287,59 @@ def _op_imad(m: Model, ins: SassInstruction, srcs: Sequence[Operand], d: int) ->
     return product if isinstance(product, Unknown) else add(product, vals[2])
 
 
+def _multiply_high(m: Model, ins: SassInstruction, srcs: Sequence[Operand], d: int) -> Value | None:
+    """`IMAD.HI R0, R6, 0x66666667, RZ`: the high word of a 32x32-bit product (signed;
+    `.U32` unsigned), how ptxas divides a signed value by a constant that is not a power of
+    two (`t % 20`: this, `SHF.R.U32.HI` for the sign, `LEA.HI.SX32` for the shifted
+    quotient, a multiply-subtract). Exact on concrete lanes whose product is not negative;
+    of a lane-varying value with a run-time part (`(t + r) % 20`) unknown, and why: the
+    quotient depends on the run-time part, not only on the lanes. None (a uniform result)
+    for uniform operands, or another form (an added operand, a carry out)."""
+    if len(srcs) != 3 or len(ins.operands) != 4:
+        return None
+    vals = known(m._values(srcs, d))
+    if isinstance(vals, Unknown):
+        return vals
+    a, b, c = vals
+    if c != const(0) or a.uniform and b.uniform:
+        return None
+    if a.concrete and b.concrete:
+        unsigned = "U32" in ins.modifiers
+        high = [
+            (_word(x, unsigned) * _word(y, unsigned)) >> 32
+            for x, y in zip(a.lanes, b.lanes, strict=True)
+        ]
+        if any(h < 0 for h in high):  # its sign bit would be read by shifts not modelled
+            return Unknown(f"{ins.mnemonic}: the high word of a negative product", ins.address)
+        return LaneValue((), tuple(high))
+    names = ", ".join(dict.fromkeys(s for v in (a, b) for s, _ in (*v.terms, *v.scaled)))
+    return Unknown(
+        f"{ins.mnemonic}: the high word of a product (how ptxas divides by a constant that "
+        f"is not a power of two, as in x / 20 or x % 20) of a lane value with a run-time "
+        f"part ({names or 'a wrapped value'}): the quotient depends on it, not only on the "
+        "lanes",
+        ins.address,
+    )
+
+
+def _word(x: int, unsigned: bool) -> int:
+    """x as a 32-bit register holds it, read unsigned or signed."""
+    x &= MASK32
+    return x if unsigned or x < 1 << 31 else x - (1 << 32)
+
+
 def _op_lea(m: Model, ins: SassInstruction, srcs: Sequence[Operand], d: int) -> Value | None:
     vals = known(m._values(srcs, d))
     if isinstance(vals, Unknown):
         return vals
+    if "HI" in ins.modifiers and "SX32" in ins.modifiers and len(vals) == 3:
+        # `LEA.HI.SX32 R5, R0, R5, 0x1d`: b + the high word of (a, sign-extended) << s, i.e.
+        # b + (a >> (32 - s)) arithmetically (a signed quotient's shift, see _multiply_high).
+        a, b, s = vals
+        if not (a.concrete and s.concrete and s.uniform and 0 < s.lanes[0] <= 32):
+            return None
+        n = 32 - s.lanes[0]
+        return add(b, LaneValue((), tuple([_word(x, False) >> n for x in a.lanes])))
     if "HI" in ins.modifiers:
         if len(vals) != 4:
             return None

@@ -88,3 +88,21 @@ extern "C" __global__ void if_else(const float* __restrict__ a, const float* __r
 extern "C" __global__ void unsigned_window(const float* __restrict__ a, float* __restrict__ out) {
   if (threadIdx.x - 5u < 20u) out[threadIdx.x] = a[threadIdx.x];
 }
+
+// A signed modulo by a constant that is not a power of two (int t: IMAD.HI by 0x66666667,
+// its sign bit, LEA.HI.SX32, a multiply-subtract): lane l reads a[(l % 20) * 8], 32 bytes
+// apart: lanes 0-19 touch 20 sectors, lanes 20-31 the first 12 of them again: 20 sectors
+// where 4 would do. The store: 4.
+extern "C" __global__ void signed_mod20(const float* __restrict__ a, float* __restrict__ out) {
+  int t = threadIdx.x;
+  out[t] = a[(t % 20) * 8];
+}
+
+// The same modulo of t + r, r a kernel argument: where the lanes wrap depends on r, and the
+// multiply-high reads the sum, not the lanes: unknown, with the reason (never a guess). The
+// store: 4.
+extern "C" __global__ void signed_ring20(const float* __restrict__ a, float* __restrict__ out,
+                                         int r) {
+  int t = threadIdx.x;
+  out[t] = a[(t + r) % 20];
+}
