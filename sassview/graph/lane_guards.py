@@ -6,6 +6,12 @@ arithmetic does (a mask of lanes, not a value per lane) and keeps its own tables
 entering each block, the predicated EXITs of each); the warp model (`sassview.graph.lanes`)
 holds one `ActiveLanes` and answers its questions about values through `Model`.
 
+Also whether a branch is warp-uniform (`uniform_branches`): its predicate an ISETP of values
+that differ by a uniform amount (`n > 12` on a trip count), a PLOP3 of such predicates, or a
+uniform predicate register; the warp model then merges definitions that reach a join along
+uniformly chosen paths and differ by a uniform amount (a pointer after the unrolled loop or
+after the remainder loop) instead of calling them unknown.
+
 Followed: `ISETP ... R0(tid), 0xf` whose operands differ by an amount known in every lane,
 under a predicated `EXIT`, a conditional branch into a block with one predecessor, or the
 access's own guard; a `SEL` picks per lane by such a predicate (`sassview.graph.lane_ops`).
@@ -78,6 +84,8 @@ class ActiveLanes:
         # block -> (indices of its predicated EXITs, the lanes left after each)
         self._exit_masks: dict[int, tuple[list[int], list[int]]] = {}
         self.plain: dict[int, int] = {}  # block without predicated EXITs -> its lanes
+        self._idom: dict[int, int] | None = None  # block -> immediate dominator, when asked
+        self._asking: set[tuple[str, int]] = set()  # (predicate, block) being asked: cycles
         self._block_lanes = (1 << block.active_lanes) - 1
 
     def active(self, index: int) -> int:
@@ -167,6 +175,97 @@ class ActiveLanes:
         if taken == fallthrough:  # a branch to the next instruction, or not ours to read
             return mask
         return mask & self._guard_mask(str(guard), last.guard_negated != fallthrough, pred.last)
+
+    def uniform_branches(self, join: int) -> bool:
+        """Whether the whole warp reaches block `join` along one path: every conditional
+        branch on a path from `join`'s immediate dominator to it tests a warp-uniform
+        predicate (`uniform_predicate`), and none is indirect. A loop header is asked about
+        its entering edges (its back edges' branch is the loop's own, asked of its exit)."""
+        idom = self._dominators().get(join)
+        if idom is None or idom == join:
+            return False
+        latches = self._latches.get(join, frozenset())
+        region = {idom}
+        todo = [p for p in self._cfg.blocks[join].predecessors if p not in latches]
+        while todo:
+            b = todo.pop()
+            if b not in region:
+                region.add(b)
+                todo.extend(self._cfg.blocks[b].predecessors)
+        for b in region:
+            block = self._cfg.blocks[b]
+            last = self._ins[block.last]
+            if block.unknown_successors or last.opcode in ("BRX", "JMX"):
+                return False
+            conditional = last.guard is not None and last.guard.index is not None
+            if last.opcode == "BRA" and conditional and not self._branch_uniform(block.last):
+                return False
+        return True
+
+    def _branch_uniform(self, index: int) -> bool:
+        return self.uniform_predicate(str(self._ins[index].guard), index)
+
+    def _dominators(self) -> dict[int, int]:
+        if self._idom is None:
+            from sassview.graph.dominators import immediate_dominators
+
+            succ = {b.index: b.successors for b in self._cfg.blocks}
+            self._idom = immediate_dominators(succ, self._cfg.entry)
+        return self._idom
+
+    def uniform_predicate(self, pred: str, index: int, depth: int = 0) -> bool:
+        """Whether predicate `pred` just before `index` is the same in every lane: a uniform
+        predicate (UP0), or an ISETP of two values that differ by a warp-uniform amount,
+        combined only with such predicates."""
+        if pred.lstrip("!").startswith("UP") or pred.lstrip("!") == "PT":
+            return True
+        b = self._cfg.block_of_index(index).index
+        d = self._model._last_def(pred, b, index)
+        if d < 0:  # defined before the block: uniform on every incoming edge
+            return self._uniform_on_entry(pred, b, depth)
+        return self._uniform_definition(pred, d, depth)
+
+    def _uniform_on_entry(self, pred: str, b: int, depth: int) -> bool:
+        """`pred` at block b's entry is uniform when it is at the end of every predecessor
+        and (with several) the warp reaches b along one path. A cycle back to a block being
+        asked is taken as uniform: a predicate that only uniform definitions feed, around a
+        loop too, is uniform (the greatest fixed point, as divergence analyses take it)."""
+        if (pred, b) in self._asking:
+            return True
+        preds = self._cfg.blocks[b].predecessors
+        if not preds or depth > 8:
+            return False
+        self._asking.add((pred, b))
+        try:
+            if len(preds) > 1 and not self.uniform_branches(b):
+                return False
+            return all(
+                self.uniform_predicate(pred, self._cfg.blocks[p].last + 1, depth + 1) for p in preds
+            )
+        finally:
+            self._asking.discard((pred, b))
+
+    def _uniform_definition(self, pred: str, d: int, depth: int) -> bool:
+        ins = self._ins[d]
+        ops = ins.operands
+        if ins.guard is not None or depth > 4:
+            return False
+        if ins.opcode == "PLOP3":  # P0 = f(predicates): uniform when they all are (PT: NVCC's
+            # `PLOP3.LUT P0, PT, PT, PT, PT, 0x80, 0x0` sets a flag per path)
+            sources = [r for op in ops[2:] for r in op.registers]
+            return all(r.is_zero or self.uniform_predicate(str(r), d, depth + 1) for r in sources)
+        if ins.opcode not in ("ISETP", "UISETP") or len(ops) != 5:
+            return False
+        if not ops[4].registers:
+            return False
+        combined = ops[4].registers[0]
+        if not combined.is_zero and not self.uniform_predicate(str(combined), d, depth + 1):
+            return False
+        a, c = self._model._operand(ops[2], d), self._model._operand(ops[3], d)
+        if isinstance(a, Unknown) or isinstance(c, Unknown):
+            return False
+        diff = add(a, scale(c, -1))
+        return diff.uniform and not diff.scaled
 
     def predicate(self, pred: str, index: int) -> int | None:
         """Predicate `pred` just before `index`, lane by lane (bit l: true in lane l), where

@@ -7,9 +7,11 @@ arithmetic), `lane_ops` (what each SASS instruction computes from its operands' 
 `lane_guards` (which lanes run an instruction). This one finds the definitions: backwards
 through the control-flow graph, the last definition in the block, else the value at the
 block's entry, the same along every incoming edge (several reaching definitions that disagree
-are unknown). At a loop header the value coming around the back edge must keep the entering
-value's lanes and change only by a uniform step (a pointer advanced each iteration); the loop
-count becomes a symbol. Values are computed on demand from the addresses of memory
+are unknown, unless they differ by a uniform amount and every branch choosing between them is
+warp-uniform: then the warp took one of the paths and the value is the common lane pattern
+plus a uniform symbol). At a loop header the value coming around the back edge must keep the
+entering value's lanes and change only by a uniform step (a pointer advanced each iteration);
+the loop count becomes a symbol. Values are computed on demand from the addresses of memory
 instructions and remembered per (register, definition); nothing is evaluated that no address
 reaches.
 
@@ -321,7 +323,7 @@ class WarpModel:
             if latches:
                 value = self._loop_entry(reg, b, preds, latches)
             else:
-                value = self._merge(reg, [self._at_end(reg, p) for p in preds], start)
+                value = self._merge(reg, [self._at_end(reg, p) for p in preds], start, b)
         except Inexact as e:
             value = Unknown(f"{reg}: {e}", start)
         finally:
@@ -338,7 +340,7 @@ class WarpModel:
         """A loop header: the entering value, with its uniform part advanced each iteration."""
         start = self._ins[self._cfg.blocks[header].first].address
         entering = self._merge(
-            reg, [self._at_end(reg, p) for p in preds if p not in latches], start
+            reg, [self._at_end(reg, p) for p in preds if p not in latches], start, header
         )
         if isinstance(entering, Unknown):
             return entering
@@ -364,9 +366,11 @@ class WarpModel:
             step = gcd_step(step, diff)
         return add(entering, symbol(counter, step or 1))
 
-    def _merge(self, reg: str, values: list[Value], address: int) -> Value:
+    def _merge(self, reg: str, values: list[Value], address: int, join: int | None = None) -> Value:
         """One value out of several reaching definitions: they must agree (or all be uniform
-        values of a uniform register, which holds one value per warp whatever the path)."""
+        values of a uniform register, which holds one value per warp whatever the path); at
+        a join (block `join`) that the whole warp reaches along one path, they may differ by
+        a uniform amount (`_uniform_join`)."""
         first = values[0]
         if all(v == first for v in values[1:]):
             return first
@@ -375,9 +379,35 @@ class WarpModel:
                 return v
         if reg.startswith("UR"):
             return symbol(f"{reg}@{address:04x}")
+        if join is not None:
+            merged = self._uniform_join(reg, values, join, address)
+            if merged is not None:
+                return merged
         return Unknown(
             f"{reg} has reaching definitions that disagree (at /*{address:04x}*/)", address
         )
+
+    def _uniform_join(
+        self, reg: str, values: list[Value], join: int, address: int
+    ) -> LaneValue | None:
+        """The definitions reaching `join` as one value, where they differ only by a uniform
+        amount (the same lane pattern: a pointer after the unrolled loop or after its
+        remainder loop) and every branch between `join`'s immediate dominator and `join` is
+        warp-uniform (`ActiveLanes.uniform_branches`): the warp then took one path, so the
+        value is that path's, its lanes the common pattern and its uniform part a symbol."""
+        lanes = [v for v in values if isinstance(v, LaneValue)]
+        if len(lanes) != len(values) or any(v.wrap is not None for v in lanes):
+            return None
+        first = lanes[0]
+        step = 0
+        for v in lanes[1:]:
+            diff = add(v, scale(first, -1))
+            if not diff.uniform or diff.scaled:
+                return None
+            step = gcd_step(step, diff)
+        if not self._guards.uniform_branches(join):
+            return None
+        return add(first, symbol(f"{reg}@{address:04x}", step or 1))
 
     # -- operations ------------------------------------------------------------------------
 
