@@ -96,3 +96,31 @@ def test_lanes_switched_off_by_a_guard_on_the_lane_are_not_counted(mode: str, ar
     assert {("load", 16, 16, 2, 256), ("load", 16, 2, 2, 4), ("store", 32, 4, 4, 4)} <= known
     looped = [a for a in f.facts["accesses"] if a["sectors"] == 16]
     assert looped and all(a["in_loop"] for a in looped[1:])
+
+
+@pytest.mark.parametrize("case", ["coalescing", "lane_forms"])
+@pytest.mark.parametrize("arch", ARCHS)
+def test_the_one_call_access_answers_as_the_general_path(arch: str, case: str) -> None:
+    # WarpModel.access (the memory analyses' fast path) must give every memory access of the
+    # recorded kernels the lanes and the address that active + address_parts give, each on
+    # a model of its own (no memo shared), in address order and in reverse.
+    from sassview.analyses.memory import kernel_accesses
+    from sassview.graph.cfg import build_cfg
+    from sassview.graph.lanes import WarpModel
+    from sassview.graph.loops import find_loops
+
+    prog = program("json", case, arch)
+    for k in prog.kernels:
+        cfg = build_cfg(k.instructions)
+        loops = find_loops(cfg, k.instructions)
+        at = {ins.address: n for n, ins in enumerate(k.instructions)}
+        asked = [(at[a.address], a.operand) for a in kernel_accesses(k) if a.operand is not None]
+        assert asked, k.name
+        for order in (asked, asked[::-1]):
+            fast, general = (
+                WarpModel(k.instructions, cfg, loops),
+                WarpModel(k.instructions, cfg, loops),
+            )
+            for n, op in order:
+                expected = (general.active(n), *general.address_parts(n, op))
+                assert fast.access(n, op) == expected, (k.name, hex(k.instructions[n].address))
