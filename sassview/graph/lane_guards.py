@@ -39,6 +39,8 @@ from sassview.graph.lane_values import (
     add,
     scale,
 )
+from sassview.graph.dataflow import Effects, instruction_effects
+from sassview.graph.sass_semantics import names
 from sassview.ir import Operand, SassInstruction
 
 if TYPE_CHECKING:
@@ -86,6 +88,7 @@ class ActiveLanes:
         self.plain: dict[int, int] = {}  # block without predicated EXITs -> its lanes
         self._idom: dict[int, int] | None = None  # block -> immediate dominator, when asked
         self._asking: set[tuple[str, int]] = set()  # (predicate, block) being asked: cycles
+        self._all_effects: list[Effects] | None = None  # every instruction's, when asked
         self._block_lanes = (1 << block.active_lanes) - 1
 
     def active(self, index: int) -> int:
@@ -203,7 +206,68 @@ class ActiveLanes:
         return True
 
     def _branch_uniform(self, index: int) -> bool:
-        return self.uniform_predicate(str(self._ins[index].guard), index)
+        """A conditional branch the whole warp takes one way: its predicate is the same in
+        every lane, or (the assumption this module makes of bounds checks and loops, see
+        the docstring) it compares index arithmetic with a run-time value, which is not
+        known lane by lane: a bounds check (`i < n`) or a trip count (`(n - lane) / 32`)."""
+        guard = str(self._ins[index].guard)
+        if self.uniform_predicate(guard, index):
+            return True
+        exact = self.predicate(guard, index)
+        if exact is not None:  # known lane by lane: uniform only if all agree
+            return exact & self._block_lanes in (0, self._block_lanes)
+        return self._index_only(index, 0, set())
+
+    def _index_only(self, index: int, depth: int, seen: set[int]) -> bool:
+        """Whether every register instruction `index` reads comes from index arithmetic
+        alone: thread and block indices, kernel parameters, constants and integer operations
+        on them, never a value loaded from memory, exchanged between lanes or floating."""
+        if index in seen:
+            return True
+        seen.add(index)
+        if depth > 24 or len(seen) > 256:
+            return False
+        ins = self._ins[index]
+        if depth and not _index_arithmetic(ins):
+            return False
+        uses = self._effects(index)[1]
+        b = self._cfg.block_of_index(index).index
+        for reg in names(uses):
+            if reg in ("RZ", "PT", "URZ", "UPT"):
+                continue
+            for d in self._reaching(reg, b, index):
+                if d < 0 or not self._index_only(d, depth + 1, seen):
+                    return False
+        return True
+
+    def _reaching(self, reg: str, b: int, index: int) -> list[int]:
+        """The definitions of `reg` that reach `index` in block b (-1: none, the entry)."""
+        d = self._model._last_def(reg, b, index)
+        if d >= 0:
+            return [d]
+        out: list[int] = []
+        todo, visited = list(self._cfg.blocks[b].predecessors), {b}
+        if not todo:
+            return [-1]
+        while todo and len(out) < 16:
+            p = todo.pop()
+            if p in visited:
+                continue
+            visited.add(p)
+            last = self._cfg.blocks[p].last
+            d = self._model._last_def(reg, p, last + 1)
+            if d >= 0:
+                out.append(d)
+            elif self._cfg.blocks[p].predecessors:
+                todo.extend(self._cfg.blocks[p].predecessors)
+            else:
+                out.append(-1)
+        return out or [-1]
+
+    def _effects(self, index: int) -> Effects:
+        if self._all_effects is None:
+            self._all_effects = instruction_effects(self._ins)
+        return self._all_effects[index]
 
     def _dominators(self) -> dict[int, int]:
         if self._idom is None:
@@ -301,3 +365,27 @@ class ActiveLanes:
         if str(ops[1].registers[0]) == pred:  # the second destination: the complement
             return ~lanes & ALL_LANES
         return lanes if str(ops[0].registers[0]) == pred else None
+
+
+# What index arithmetic may be made of (`_index_only`): integer ALU, moves, predicates, the
+# special registers of the thread's place, and constant-bank loads at a constant address.
+_INDEX_OPS = frozenset(
+    {
+        *("IADD3", "IADD", "VIADD", "IMAD", "IMUL", "LEA", "SHF", "SHL", "SHR", "LOP3", "LOP"),
+        *("MOV", "IMNMX", "VIMNMX", "SEL", "ISETP", "PLOP3", "SGXT", "BMSK", "IABS", "FLO"),
+        *("POPC", "BREV", "PRMT", "HFMA2", "CS2R", "S2UR", "R2UR", "LDC", "ULDC", "IMAD.WIDE"),
+        *("UIADD3", "UIMAD", "ULEA", "USHF", "ULOP3", "UMOV", "USEL", "UISETP", "UPLOP3"),
+        *("UIMNMX", "USGXT", "UFLO", "UPOPC", "UPRMT", "UBREV", "UBMSK", "S2R", "P2R", "R2P"),
+    }
+)
+_PLACE_REGISTERS = ("SR_TID", "SR_CTAID", "SR_LANEID", "SR_NTID", "SR_NCTAID")
+
+
+def _index_arithmetic(ins: SassInstruction) -> bool:
+    if ins.opcode not in _INDEX_OPS:
+        return False
+    if ins.opcode in ("S2R", "S2UR", "CS2R"):  # the thread's place, not a clock or a counter
+        return any(op.text.startswith(_PLACE_REGISTERS) for op in ins.operands)
+    if ins.opcode in ("LDC", "ULDC"):  # a kernel parameter, not a table indexed by a lane
+        return all(not op.registers for op in ins.operands[1:])
+    return True
