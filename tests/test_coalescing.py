@@ -317,12 +317,15 @@ def test_the_ptx_derivation_agrees_on_every_recorded_kernel(
     # must give every kernel the same sectors and wavefronts, unknowns included.
     import ptx_lanes
 
-    from sassview.graph.lanes import DEFAULT_BLOCK, instances
+    from sassview.analyses.warp import block_shape
+    from sassview.graph.lanes import instances
 
-    shape = parse_block(block) if block else DEFAULT_BLOCK
     prog = program(mode, case, arch)
     for k in prog.kernels:
         assert k.ptx is not None
+        # No --block: the shape the analyses take (.reqntid, the file's launches, the default)
+        context = AnalysisContext(prog, k, None, (), None)  # type: ignore[arg-type]
+        shape = parse_block(block) if block else block_shape(context)
         from_ptx = ptx_lanes.accesses(k.ptx, shape)
         glob, shared = set(), set()
         for a in from_ptx:

@@ -1,7 +1,8 @@
 """Coalescing and bank conflicts on a whole program written the way application code is
 (tests/data/analyses/sources/real_memory.cu: host code, templates, an inlined helper, loop
 nests, guards). Every count below was made by hand from the kernel's index arithmetic for warp
-0 of the block it is launched with, then checked against the SASS; the PTX derivation agrees
+0 of the block main() launches it with (read from the file by the analyses: no --block), then
+checked against the SASS; the PTX derivation agrees
 too (tests/test_coalescing.py, case real_memory)."""
 
 from __future__ import annotations
@@ -14,19 +15,18 @@ from analyses_data import program
 
 from sassview.analyses import bank_conflicts, coalescing
 from sassview.analyses.base import AnalysisContext, Findings
-from sassview.graph.lanes import parse_block
 
 ARCHS = ["sm_80", "sm_90a"]
 MODES = ["recorded", "json"]  # the cubin nvcc built (a live compile needs a host compiler)
-LAUNCHED = {"sgemm_tiled": "16x16", "transpose": "32x8", "stencil": "16x16"}  # main()'s dim3
+# The blocks main() launches them with, which the analyses read from the file themselves
+LAUNCHED = {"sgemm_tiled<16>": "16x16x1", "transpose<32, 8, 0>": "32x8x1", "stencil": "16x16x1"}
 
 
 def run(module: Any, mode: str, arch: str, kernel: str) -> Findings:
     prog = program(mode, "real_memory", arch)
     # The offline listings are not demangled: the recorded program knows the symbol.
     k = prog.kernel(program("recorded", "real_memory", arch).kernel(kernel).name)
-    block = parse_block(LAUNCHED.get(kernel.split("<")[0], "256"))
-    return module.run(AnalysisContext(prog, k, None, (), None, block=block))  # type: ignore[no-any-return, arg-type]
+    return module.run(AnalysisContext(prog, k, None, (), None))  # type: ignore[no-any-return, arg-type]
 
 
 def counted(f: Findings, *keys: str) -> Counter[tuple[Any, ...]]:
@@ -79,6 +79,15 @@ WAVEFRONTS: dict[str, dict[tuple[Any, ...], int]] = {
     # stores are 2 lanes in different banks
     "stencil": {("store", 32, 2, 1): 1, ("store", 32, 1, 1): 2, ("load", 32, 2, 1): 4},
 }
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("kernel", sorted(LAUNCHED))
+def test_the_block_is_the_launched_one(mode: str, arch: str, kernel: str) -> None:
+    block = run(coalescing, mode, arch, kernel).facts["block"]
+    assert block.startswith(f"one warp of a {LAUNCHED[kernel]} block (from the launch at ")
+    assert block.endswith(")") and "real_memory.cu:1" in block
 
 
 @pytest.mark.parametrize("arch", ARCHS)
