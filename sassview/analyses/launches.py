@@ -22,6 +22,8 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+from sassview.parse.cxx_templates import integer_argument, split_top, template_arguments
+
 _COMMENTS = re.compile(r"//[^\n]*|/\*.*?\*/", re.DOTALL)
 _LAUNCH = re.compile(
     r"(?P<name>[A-Za-z_][\w:]*)\s*(?P<targs><[^;{}()]*?>)?\s*<<<(?P<config>.*?)>>>", re.DOTALL
@@ -61,7 +63,7 @@ def launch_shape(source: str, display_name: str) -> LaunchShape | None:
     no launch of it is there."""
     text = _COMMENTS.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), source)
     constants = _constants(text)
-    base, wanted = _base_and_arguments(display_name)
+    base, wanted = template_arguments(display_name)
     shapes: dict[tuple[int, int, int], int] = {}
     for launch in _LAUNCH.finditer(text):
         if launch.group("name").split("::")[-1] != base:
@@ -69,7 +71,7 @@ def launch_shape(source: str, display_name: str) -> LaunchShape | None:
         if not _same_instantiation(launch.group("targs"), wanted, constants):
             continue
         line = text.count("\n", 0, launch.start()) + 1
-        args = _split_top(launch.group("config"))
+        args = split_top(launch.group("config"))
         dims = _block_dims(args[1], text, constants) if len(args) >= 2 else None
         if dims is None:
             return LaunchShape(None, line, f"the launch at line {line} has a run-time block")
@@ -83,34 +85,6 @@ def launch_shape(source: str, display_name: str) -> LaunchShape | None:
     return LaunchShape(dims, line, "")
 
 
-def _base_and_arguments(display_name: str) -> tuple[str, list[str] | None]:
-    """('transpose', ['32', '8', '0']) from 'transpose<32, 8, 0>(float*, ...)'. A name left
-    mangled (no demangler ran) gives its identifier and no arguments: every launch of that
-    name must then agree."""
-    if display_name.startswith("_Z"):
-        return _mangled_identifier(display_name), None
-    head = display_name.split("(", 1)[0]
-    name, _, rest = head.partition("<")
-    base = name.split("::")[-1].strip()
-    if not rest:
-        return base, None
-    return base, _split_top(rest.rsplit(">", 1)[0], angles=True)
-
-
-def _mangled_identifier(symbol: str) -> str:
-    """The function's own identifier in an Itanium-mangled symbol: `_Z11sgemm_tiledILi16E...`
-    -> sgemm_tiled, `_ZN2ns6kernelEv` -> kernel (the last name of a nested one)."""
-    nested = symbol.startswith("_ZN")
-    pos, last = 3 if nested else 2, ""
-    while (digits := re.match(r"\d+", symbol[pos:])) is not None:
-        size = int(digits.group(0))
-        start = pos + len(digits.group(0))
-        last, pos = symbol[start : start + size], start + size
-        if not nested:
-            break
-    return last
-
-
 def _same_instantiation(
     targs: str | None, wanted: list[str] | None, constants: Mapping[str, int]
 ) -> bool:
@@ -119,11 +93,11 @@ def _same_instantiation(
     (a host template's own parameter, `T`) may be any instantiation."""
     if targs is None or wanted is None:
         return True
-    given = _split_top(targs[1:-1], angles=True)
+    given = split_top(targs[1:-1], angles=True)
     if len(given) != len(wanted):
         return False
     for g, w in zip(given, wanted, strict=True):
-        value, expected = _integer(g, constants), _integer(w, {})
+        value, expected = _integer(g, constants), integer_argument(w)
         if value is not None:
             if value != expected:
                 return False
@@ -144,11 +118,11 @@ def _block_dims(
     argument = argument.strip()
     call = re.fullmatch(r"dim3\s*[({](.*)[)}]", argument, re.DOTALL)
     if call is not None:
-        return _dims(_split_top(call.group(1)), constants)
+        return _dims(split_top(call.group(1)), constants)
     if re.fullmatch(r"\w+", argument):
         defined = {m.group(2) for m in _DIM3_VARIABLE.finditer(text) if m.group(1) == argument}
         if len(defined) == 1:
-            return _dims(_split_top(defined.pop()), constants)
+            return _dims(split_top(defined.pop()), constants)
         if defined:
             return None  # one name, several shapes: which one reaches this launch is unknown
     return _dims([argument], constants)
@@ -205,23 +179,6 @@ def _evaluate(node: ast.expr, constants: Mapping[str, int]) -> int | None:
             return None
         return _BINARY[type(node.op)](left, right)
     return None
-
-
-def _split_top(text: str, *, angles: bool = False) -> list[str]:
-    """`text` split at the commas outside brackets (and outside <> where `angles`: template
-    arguments; a launch's expressions may shift and compare)."""
-    opening, closing = ("([{<", ")]}>") if angles else ("([{", ")]}")
-    parts, depth, start = [], 0, 0
-    for n, ch in enumerate(text):
-        if ch in opening:
-            depth += 1
-        elif ch in closing:
-            depth -= 1
-        elif ch == "," and depth == 0:
-            parts.append(text[start:n].strip())
-            start = n + 1
-    parts.append(text[start:].strip())
-    return [p for p in parts if p]
 
 
 __all__ = ["LaunchShape", "launch_shape"]
