@@ -19,7 +19,7 @@ from pathlib import Path
 
 from sassview.analyses.base import AnalysisContext
 from sassview.analyses.memory import line_keys
-from sassview.parse.cxx_templates import template_scope
+from sassview.parse.cxx_templates import template_arguments, template_scope
 from sassview.parse.source_loops import SourceLoop, blanked, integer_macros, source_loops
 
 
@@ -81,6 +81,8 @@ class SourceFiles:
     def _instantiated(self, text: str, loops: list[SourceLoop]) -> list[SourceLoop]:
         """The loops of a template kernel's body read with its instantiation's arguments
         (`k < TILE` in sgemm<16>: 16 iterations); the file's other loops as they are."""
+        if template_arguments(self._kernel)[1] is None:
+            return loops  # no template: nothing to bind (and no text to blank)
         scope = template_scope(blanked(text), self._kernel)
         if scope is None or not scope.bindings:
             return loops
