@@ -129,9 +129,10 @@ def _columns(program: Program) -> dict[str, int]:
 def inspect_program(
     program: Program, kernel: str | None = None, *, block: BlockShape | None = None
 ) -> list[Inspection]:
-    """Every kernel's Inspection (or `kernel`'s). For the default block they are cached with
-    the model (sassview.build.cache_analyses): a warm run loads what the analyses found."""
-    kernels = [program.kernel(kernel)] if kernel else list(program.kernels)
+    """Every kernel's Inspection (or those `kernel` names: a template's bare name names every
+    instantiation). For the default block they are cached with the model
+    (sassview.build.cache_analyses): a warm run loads what the analyses found."""
+    kernels = list(program.kernels_named(kernel)) if kernel else list(program.kernels)
     cached = _cached(program) if block is None else None
     if cached is not None:
         wanted = {id(k) for k in kernels}

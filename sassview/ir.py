@@ -328,11 +328,22 @@ class Kernel:
         index = address // 16
         return self.control[index] if address % 16 == 0 and index < len(self.control) else None
 
+    def names(self) -> tuple[str, ...]:
+        """The names a user may give this kernel, most exact first: mangled, demangled, demangled
+        without arguments (`transpose<32, 8, 1>`), and without template arguments or a CuTe DSL
+        specialization (`transpose`, `ew_kernel`): the name its source file spells."""
+        without_arguments = self.display_name.split("(", 1)[0]
+        return (self.name, self.display_name, without_arguments, without_arguments.split("<")[0])
+
     def matches(self, name: str) -> bool:
-        """Whether `name` names this kernel: mangled, demangled, or demangled without arguments
-        (a CuTe DSL kernel's short name without its specialization too: `ew_kernel`)."""
-        short = self.display_name.split("<", 1)[0] if not self.name.startswith("_Z") else ""
-        return name in (self.name, self.display_name, self.display_name.split("(", 1)[0], short)
+        """Whether `name` is one of names(), spaces ignored (`transpose<32,8,1>` is typed so)."""
+        wanted = name.replace(" ", "")
+        return any(wanted == n.replace(" ", "") for n in self.names())
+
+    def matches_exactly(self, name: str) -> bool:
+        """matches(), but not by the bare template name that every instantiation shares."""
+        wanted = name.replace(" ", "")
+        return any(wanted == n.replace(" ", "") for n in self.names()[:3])
 
     def instruction_at(self, address: int) -> SassInstruction | None:
         # Instructions are 16 bytes on every architecture sassview supports (sm_75 and later).
@@ -389,15 +400,31 @@ class Program:
     def arch(self) -> str:
         return self.artifacts.arch
 
-    def kernel(self, name: str) -> Kernel:
-        """Find a kernel by mangled or demangled name (or the demangled name without arguments)."""
-        for k in self.kernels:
-            if k.matches(name):
-                return k
+    def kernels_named(self, name: str) -> tuple[Kernel, ...]:
+        """The kernels `name` names (Kernel.matches): every instantiation of a template for its
+        bare name, in the cubin's order. None: an InputError naming the kernels there are."""
+        found = tuple(k for k in self.kernels if k.matches(name))
+        if found:
+            return found
         from sassview.errors import InputError
 
         names = ", ".join(k.display_name for k in self.kernels) or "(none)"
         raise InputError(
             f"no kernel named {name!r} in this program",
             f"kernels here: {names}",
+        )
+
+    def kernel(self, name: str) -> Kernel:
+        """The one kernel `name` names: an exact name first, else the only instantiation of a
+        template; a bare name that several instantiations share is an InputError naming them."""
+        exact = next((k for k in self.kernels if k.matches_exactly(name)), None)
+        found = (exact,) if exact is not None else self.kernels_named(name)
+        if len(found) == 1:
+            return found[0]
+        from sassview.errors import InputError
+
+        raise InputError(
+            f"{name!r} names {len(found)} kernels in this program: "
+            + ", ".join(k.display_name for k in found),
+            f"name one of them, e.g. {found[0].names()[2]!r}",
         )

@@ -276,4 +276,8 @@ def _evaluate(
         return LaneValue(
             (), tuple(fn(x, y) for x, y in zip(vals[0].lanes, vals[1].lanes, strict=True))
         )
+    if vals and all(v.uniform and not v.scaled and v.wrap is None for v in vals):
+        # Uniform inputs give one value a warp (`%ntid.x >> 5`: warps per block), as the SASS
+        # model takes any operation on uniform registers: a fresh symbol.
+        return symbol(f"{op}({', '.join(map(str, vals))})")
     return None

@@ -292,7 +292,21 @@ def test_check_prints_and_reports_memory_use_for_a_block() -> None:
     assert all(len(line) <= 80 for line in row), row  # fits an 80-column terminal
 
 
-@pytest.mark.parametrize("case", ["coalescing", "lane_forms"])
+def same_widths(
+    sass: set[tuple[Any, ...]], ptx: set[tuple[Any, ...]]
+) -> tuple[set[tuple[Any, ...]], set[tuple[Any, ...]]]:
+    """Both sides' shapes of the (direction, width) pairs both have. ptxas merges neighbouring
+    PTX accesses into wider ones (real_memory's sgemm: four `ld.shared.f32` of As[ty][k..k+3]
+    are one LDS.128) and narrows ones partly used (half_float4: `ld.global.v4.f32` of which
+    two lanes' words are read becomes LDG.E.64): a width only one side has is not compared."""
+    widths = {(d, bits) for d, bits, *_ in sass} & {(d, bits) for d, bits, *_ in ptx}
+    return (
+        {s for s in sass if (s[0], s[1]) in widths},
+        {s for s in ptx if (s[0], s[1]) in widths},
+    )
+
+
+@pytest.mark.parametrize("case", ["coalescing", "lane_forms", "real_memory"])
 @pytest.mark.parametrize("block", [None, "32x32", "16x16"])
 @pytest.mark.parametrize("arch", ARCHS)
 @pytest.mark.parametrize("mode", ["recorded", "json"])
@@ -303,12 +317,15 @@ def test_the_ptx_derivation_agrees_on_every_recorded_kernel(
     # must give every kernel the same sectors and wavefronts, unknowns included.
     import ptx_lanes
 
-    from sassview.graph.lanes import DEFAULT_BLOCK, instances
+    from sassview.analyses.warp import block_shape
+    from sassview.graph.lanes import instances
 
-    shape = parse_block(block) if block else DEFAULT_BLOCK
     prog = program(mode, case, arch)
     for k in prog.kernels:
         assert k.ptx is not None
+        # No --block: the shape the analyses take (.reqntid, the file's launches, the default)
+        context = AnalysisContext(prog, k, None, (), None)  # type: ignore[arg-type]
+        shape = parse_block(block) if block else block_shape(context)
         from_ptx = ptx_lanes.accesses(k.ptx, shape)
         glob, shared = set(), set()
         for a in from_ptx:
@@ -348,10 +365,11 @@ def test_the_ptx_derivation_agrees_on_every_recorded_kernel(
             for a in f.facts["accesses"]
             if a["unknown"] and "disagree" in a["unknown"]
         }
-        found = shapes(f, "direction", "bits", "sectors", "stride")
+        found, glob = same_widths(shapes(f, "direction", "bits", "sectors", "stride"), glob)
         assert found - on_paths == glob - on_paths, k.name
         f = run(bank_conflicts, mode, arch, k.name, block, case)
-        assert shapes(f, "direction", "bits", "wavefronts", "ways") == shared, k.name
+        found, shared = same_widths(shapes(f, "direction", "bits", "wavefronts", "ways"), shared)
+        assert found == shared, k.name
         assert len(from_ptx) > 0, k.name
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from sassview.analyses.base import AnalysisContext
@@ -20,7 +21,8 @@ from sassview.memo import memoized
 
 def block_shape(ctx: AnalysisContext) -> BlockShape:
     """The block the lanes come from: the caller's (`--block`), else `.reqntid`, else the
-    default warp of 32 consecutive threadIdx.x."""
+    launches in the kernel's own source file (sassview.analyses.launches), else the default
+    warp of 32 consecutive threadIdx.x."""
     if ctx.block is not None:
         return ctx.block
     kernel = ctx.kernel
@@ -28,7 +30,24 @@ def block_shape(ctx: AnalysisContext) -> BlockShape:
     if req:
         dims = [*req, 1, 1][:3]
         return BlockShape(dims[0], dims[1], dims[2], ".reqntid")
-    return DEFAULT_BLOCK
+    return _launched(ctx) or DEFAULT_BLOCK
+
+
+def _launched(ctx: AnalysisContext) -> BlockShape | None:
+    """The block of the kernel's launches in its source (`<<<grid, dim3(16, 16)>>>`); where
+    they cannot be read or disagree, the default warp with the reason."""
+    artifacts = ctx.program.artifacts
+    if not artifacts.source_text or "<<<" not in artifacts.source_text:
+        return None
+    from sassview.analyses.launches import launch_shape
+
+    found = launch_shape(artifacts.source_text, ctx.kernel.display_name)
+    if found is None:
+        return None
+    if found.dims is None:
+        return BlockShape(source=found.reason)
+    name = Path(artifacts.source_path).name if artifacts.source_path else "the source"
+    return BlockShape(*found.dims, source=f"the launch at {name}:{found.line}")
 
 
 def _holder(kernel: Kernel) -> dict[str, Any]:

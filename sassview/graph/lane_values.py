@@ -131,7 +131,8 @@ class BlockShape:
 
     def describe(self) -> str:
         if not self.known:
-            return "one warp of 32 consecutive threadIdx.x (no --block)"
+            why = "no --block" if self.source == "default" else f"no --block; {self.source}"
+            return f"one warp of 32 consecutive threadIdx.x ({why})"
         return f"one warp of a {self.x}x{self.y}x{self.z} block (from {self.source})"
 
 

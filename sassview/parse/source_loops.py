@@ -137,7 +137,7 @@ def _code_before(text: str, pos: int) -> bool:
     return bool(text[text.rfind("\n", 0, pos) + 1 : pos].strip())
 
 
-def _blanked(text: str) -> str:
+def blanked(text: str) -> str:
     """The text with every comment, string, character literal and preprocessor line turned to
     spaces (newlines kept, so positions and line numbers stay). A `#` counts as a directive only
     first on its line; its indent is blanked too."""
@@ -325,7 +325,7 @@ def source_loops(text: str, macros: Mapping[str, int] | None = None) -> list[Sou
 @memoized(16)
 def _source_loops(text: str, macro_items: tuple[tuple[str, int], ...]) -> tuple[SourceLoop, ...]:
     macros = dict(macro_items)
-    t = _blanked(text)
+    t = blanked(text)
     newlines: list[int] = []  # where each line ends: found at the first loop (most have none)
 
     def line(pos: int) -> int:

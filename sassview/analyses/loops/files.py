@@ -5,6 +5,9 @@ file (a header) is read from disk, where the line table says or beside the sourc
 scanned by `sassview.parse.source_loops` with the integer constants of every file (a header's
 loops use its includer's `#define`s and the other way round).
 
+A template kernel's integral parameters hold inside its definition's body
+(`sassview.parse.cxx_templates`): `for (k = 0; k < TILE; ++k)` in `sgemm<16>` has 16 iterations.
+
 How it can be wrong: constants are file-wide, not scoped; a header edited since the compile
 is read as it is now; one neither where the line table says nor beside the source has no loops.
 """
@@ -16,7 +19,8 @@ from pathlib import Path
 
 from sassview.analyses.base import AnalysisContext
 from sassview.analyses.memory import line_keys
-from sassview.parse.source_loops import SourceLoop, integer_macros, source_loops
+from sassview.parse.cxx_templates import template_arguments, template_scope
+from sassview.parse.source_loops import SourceLoop, blanked, integer_macros, source_loops
 
 
 class SourceFiles:
@@ -38,6 +42,7 @@ class SourceFiles:
         here = Path(self.main).parent if self.main else Path("/")
         self._rebase = (here, Path(art.source_path).parent) if art.source_path else None
         self._files: dict[str, tuple[list[SourceLoop], list[int], dict[int, int]]] = {}
+        self._kernel = ctx.kernel.display_name  # a template's arguments bind in its body
         # Constants are file-wide and shared: a header's loops use the includer's, and the
         # includer's loops the header's (`#define TILE 8` in a .cuh).
         self._macros: dict[str, int] = {}
@@ -63,6 +68,8 @@ class SourceFiles:
             text = self.text(file)
             python = file.endswith(".py") and not self._cxx
             loops = scan(text, self._macros, python=python) if text else []
+            if loops and not python:
+                loops = self._instantiated(text, loops)
             innermost = [-1] * (max((s.span[1] for s in loops), default=0) + 2)
             statements: dict[int, int] = {}
             for i, s in enumerate(loops):  # outer loops first: inner ones overwrite them
@@ -70,6 +77,18 @@ class SourceFiles:
                 statements.update(dict.fromkeys(s.statement, i))
             found = self._files[file] = (loops, innermost, statements)
         return found
+
+    def _instantiated(self, text: str, loops: list[SourceLoop]) -> list[SourceLoop]:
+        """The loops of a template kernel's body read with its instantiation's arguments
+        (`k < TILE` in sgemm<16>: 16 iterations); the file's other loops as they are."""
+        if template_arguments(self._kernel)[1] is None:
+            return loops  # no template: nothing to bind (and no text to blank)
+        scope = template_scope(blanked(text), self._kernel)
+        if scope is None or not scope.bindings:
+            return loops
+        bound = scan(text, {**self._macros, **scope.bindings}, python=False)
+        first, last = scope.lines
+        return [b if first <= b.line <= last else s for s, b in zip(loops, bound, strict=True)]
 
     def loops(self, file: str) -> list[SourceLoop]:
         return self._scan(file)[0]

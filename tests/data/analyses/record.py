@@ -52,6 +52,10 @@ CASES: dict[str, dict[str, object]] = {
         "source": "tests/data/analyses/sources/lane_forms.cu",
         "archs": ["sm_80", "sm_90a"],
     },
+    "real_memory": {
+        "source": "tests/data/analyses/sources/real_memory.cu",
+        "archs": ["sm_80", "sm_90a"],
+    },
     "spill": {
         "source": "tests/corpus/sources/spill.cu",
         "archs": ["sm_80", "sm_90a"],

@@ -1,0 +1,184 @@
+"""The block a kernel is launched with, read from the host code of its own source file.
+
+Whole programs launch their kernels in the same file (`sgemm<<<grid, dim3(16, 16)>>>(...)`),
+and a 2-D block whose x is under 32 changes which threads share a warp: a 16x16 block's warp 0
+is two rows of 16, not 32 consecutive threadIdx.x. So when neither `--block` nor `.reqntid`
+says, the memory analyses take the block from the launches of the kernel they find here.
+
+Read, never guessed: the block argument of `name<<<grid, block, ...>>>` must evaluate to
+integers from literals, `dim3(...)`/`dim3{...}`, a `dim3 name(...)` variable, and `#define` /
+`const` / `constexpr` integer constants of the file, each defined once; template arguments of
+the launch, where they evaluate, must equal the instantiation's. Every launch of the kernel
+must agree on the shape; when one cannot be evaluated, or two disagree, there is no shape
+(with the reason), and the analyses keep their default. Launches through cudaLaunchKernel or
+in other files are not seen.
+"""
+
+from __future__ import annotations
+
+import ast
+import operator
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+from sassview.parse.cxx_templates import integer_argument, split_top, template_arguments
+
+_COMMENTS = re.compile(r"//[^\n]*|/\*.*?\*/", re.DOTALL)
+_LAUNCH = re.compile(
+    r"(?P<name>[A-Za-z_][\w:]*)\s*(?P<targs><[^;{}()]*?>)?\s*<<<(?P<config>.*?)>>>", re.DOTALL
+)
+_DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+(\w+)[ \t]+([^\n]+)$", re.MULTILINE)
+_CONSTANT = re.compile(
+    r"\b(?:static\s+)?(?:constexpr|const)\s+(?:unsigned\s+|signed\s+)?"
+    r"(?:int|long|short|size_t|unsigned|auto|std::size_t|int32_t|uint32_t)?\s*"
+    r"(\w+)\s*=\s*([^;]+);"
+)
+_DIM3_VARIABLE = re.compile(r"\bdim3\s+(\w+)\s*(?:=\s*dim3\s*)?[({]([^;]*?)[)}]\s*;")
+_SUFFIX = re.compile(r"\b(\d+)[uUlL]+\b")
+_BINARY: Mapping[type, Callable[[int, int], int]] = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.Div: operator.floordiv,  # C's integer division, for the positive sizes launched
+    ast.FloorDiv: operator.floordiv,
+    ast.Mod: operator.mod,
+    ast.LShift: operator.lshift,
+    ast.RShift: operator.rshift,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class LaunchShape:
+    """What the launches of one kernel say: `dims` when they agree on one shape, else None
+    and `reason`; `line` is the first launch's."""
+
+    dims: tuple[int, int, int] | None
+    line: int | None
+    reason: str
+
+
+def launch_shape(source: str, display_name: str) -> LaunchShape | None:
+    """The block the kernel of that (demangled) name is launched with in `source`; None when
+    no launch of it is there."""
+    text = _COMMENTS.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), source)
+    constants = _constants(text)
+    base, wanted = template_arguments(display_name)
+    shapes: dict[tuple[int, int, int], int] = {}
+    for launch in _LAUNCH.finditer(text):
+        if launch.group("name").split("::")[-1] != base:
+            continue
+        if not _same_instantiation(launch.group("targs"), wanted, constants):
+            continue
+        line = text.count("\n", 0, launch.start()) + 1
+        args = split_top(launch.group("config"))
+        dims = _block_dims(args[1], text, constants) if len(args) >= 2 else None
+        if dims is None:
+            return LaunchShape(None, line, f"the launch at line {line} has a run-time block")
+        shapes.setdefault(dims, line)
+    if not shapes:
+        return None
+    if len(shapes) > 1:
+        seen = ", ".join(f"{'x'.join(map(str, d))} (line {n})" for d, n in shapes.items())
+        return LaunchShape(None, min(shapes.values()), f"launched with {seen}")
+    ((dims, line),) = shapes.items()
+    return LaunchShape(dims, line, "")
+
+
+def _same_instantiation(
+    targs: str | None, wanted: list[str] | None, constants: Mapping[str, int]
+) -> bool:
+    """Whether a launch's template arguments can name this instantiation: an argument that
+    evaluates must equal the kernel's, a built-in type must be the kernel's; any other name
+    (a host template's own parameter, `T`) may be any instantiation."""
+    if targs is None or wanted is None:
+        return True
+    given = split_top(targs[1:-1], angles=True)
+    if len(given) != len(wanted):
+        return False
+    for g, w in zip(given, wanted, strict=True):
+        value, expected = _integer(g, constants), integer_argument(w)
+        if value is not None:
+            if value != expected:
+                return False
+        elif _BUILTIN_TYPE.fullmatch(g.strip()) and g.replace(" ", "") != w.replace(" ", ""):
+            return False
+    return True
+
+
+_BUILTIN_TYPE = re.compile(
+    r"(?:unsigned |signed )?(?:float|double|int|char|short|long|bool|half|__half|"
+    r"__nv_bfloat16|__nv_fp8_e4m3|__nv_fp8_e5m2|int8_t|uint8_t|int32_t|uint32_t|int64_t)\s*\**"
+)
+
+
+def _block_dims(
+    argument: str, text: str, constants: Mapping[str, int]
+) -> tuple[int, int, int] | None:
+    argument = argument.strip()
+    call = re.fullmatch(r"dim3\s*[({](.*)[)}]", argument, re.DOTALL)
+    if call is not None:
+        return _dims(split_top(call.group(1)), constants)
+    if re.fullmatch(r"\w+", argument):
+        defined = {m.group(2) for m in _DIM3_VARIABLE.finditer(text) if m.group(1) == argument}
+        if len(defined) == 1:
+            return _dims(split_top(defined.pop()), constants)
+        if defined:
+            return None  # one name, several shapes: which one reaches this launch is unknown
+    return _dims([argument], constants)
+
+
+def _dims(parts: list[str], constants: Mapping[str, int]) -> tuple[int, int, int] | None:
+    values = [_integer(p, constants) for p in parts]
+    if not 1 <= len(values) <= 3 or any(v is None or v <= 0 for v in values):
+        return None
+    x, y, z = [*values, 1, 1][:3]
+    assert x is not None and y is not None and z is not None
+    return x, y, z
+
+
+def _constants(text: str) -> dict[str, int]:
+    """The file's integer constants that are defined once (a name defined twice, in two
+    scopes or under #if, is left out: which one a launch sees is not known here)."""
+    found: dict[str, set[str]] = {}
+    for m in (*_DEFINE.finditer(text), *_CONSTANT.finditer(text)):
+        found.setdefault(m.group(1), set()).add(m.group(2).strip())
+    values: dict[str, int] = {}
+    for _ in range(4):  # constants defined from constants, a few levels deep
+        for name, exprs in found.items():
+            if len(exprs) == 1 and name not in values:
+                value = _integer(next(iter(exprs)), values)
+                if value is not None:
+                    values[name] = value
+    return values
+
+
+def _integer(expression: str, constants: Mapping[str, int]) -> int | None:
+    """An integer C expression of literals and known constants; None for anything else."""
+    text = _SUFFIX.sub(r"\1", expression.strip())
+    try:
+        tree = ast.parse(text, mode="eval")
+    except SyntaxError:
+        return None
+    return _evaluate(tree.body, constants)
+
+
+def _evaluate(node: ast.expr, constants: Mapping[str, int]) -> int | None:
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return node.value
+    if isinstance(node, ast.Name):
+        return constants.get(node.id, {"true": 1, "false": 0}.get(node.id))
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        inner = _evaluate(node.operand, constants)
+        return None if inner is None else -inner
+    if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
+        left, right = _evaluate(node.left, constants), _evaluate(node.right, constants)
+        if left is None or right is None:
+            return None
+        if isinstance(node.op, (ast.Div, ast.FloorDiv, ast.Mod)) and right == 0:
+            return None
+        return _BINARY[type(node.op)](left, right)
+    return None
+
+
+__all__ = ["LaunchShape", "launch_shape"]

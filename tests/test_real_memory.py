@@ -1,0 +1,125 @@
+"""Coalescing and bank conflicts on a whole program written the way application code is
+(tests/data/analyses/sources/real_memory.cu: host code, templates, an inlined helper, loop
+nests, guards). Every count below was made by hand from the kernel's index arithmetic for warp
+0 of the block main() launches it with (read from the file by the analyses: no --block), then
+checked against the SASS; the PTX derivation agrees
+too (tests/test_coalescing.py, case real_memory)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+import pytest
+from analyses_data import program
+
+from sassview.analyses import bank_conflicts, coalescing
+from sassview.analyses.base import AnalysisContext, Findings
+
+ARCHS = ["sm_80", "sm_90a"]
+MODES = ["recorded", "json"]  # the cubin nvcc built (a live compile needs a host compiler)
+# The blocks main() launches them with, which the analyses read from the file themselves
+LAUNCHED = {"sgemm_tiled<16>": "16x16x1", "transpose<32, 8, 0>": "32x8x1", "stencil": "16x16x1"}
+
+
+def run(module: Any, mode: str, arch: str, kernel: str) -> Findings:
+    prog = program(mode, "real_memory", arch)
+    # The offline listings are not demangled: the recorded program knows the symbol.
+    k = prog.kernel(program("recorded", "real_memory", arch).kernel(kernel).name)
+    return module.run(AnalysisContext(prog, k, None, (), None))  # type: ignore[no-any-return, arg-type]
+
+
+def counted(f: Findings, *keys: str) -> Counter[tuple[Any, ...]]:
+    return Counter(tuple(a[k] for k in keys) for a in f.facts["accesses"])
+
+
+GLOBAL = ("direction", "active_lanes", "sectors", "min_sectors")
+SHARED = ("direction", "bits", "wavefronts", "ideal")
+# kernel -> {(direction, lanes running it, sectors, fewest for them): accesses}
+SECTORS: dict[str, dict[tuple[Any, ...], int]] = {
+    # two half-warp rows of 16 floats: 2 sectors each (the rows' starts taken 32-byte aligned)
+    "sgemm_tiled<16>": {("load", 32, 4, 4): 2, ("store", 32, 4, 4): 1},
+    "transpose<32, 8, 0>": {("load", 32, 4, 4): 4, ("store", 32, 4, 4): 4},  # ROWS 8: 4 copies
+    "transpose<32, 8, 1>": {("load", 32, 4, 4): 4, ("store", 32, 4, 4): 4},
+    "aos_scale": {("load", 32, 12, 4): 1, ("store", 32, 12, 4): 1},  # 4 bytes every 12
+    "reduce_interleaved": {("load", 32, 4, 4): 1, ("store", 1, 1, 1): 1},  # out[] by tid 0
+    "reduce_sequential": {("load", 32, 4, 4): 1, ("store", 1, 1, 1): 1},
+    # bytes, stride 1: one sector; atomicAdd(&bins[b]) is a RED over 32 consecutive words
+    "histogram": {("load", 32, 1, 1): 1, ("atomic", 32, 4, 4): 1},
+    # the halo columns: lanes 0 and 16 (threadIdx.x == 0 in two rows), a sector each
+    "stencil": {("load", 32, 4, 4): 1, ("load", 2, 2, 1): 2, ("store", 32, 4, 4): 1},
+    # .x and .y of each float4: ptxas loads 8 bytes every 16; the stores 4 bytes every 16
+    "half_float4": {("load", 32, 16, 8): 1, ("store", 32, 16, 4): 2},
+    "row_max": {("load", 32, 4, 4): 1, ("store", 1, 1, 1): 1},
+}
+# kernel -> {(direction, bits, wavefronts, fewest): accesses}
+WAVEFRONTS: dict[str, dict[tuple[Any, ...], int]] = {
+    # As[ty][k..k+3] is one LDS.128 (lanes 0-15 one address, 16-31 the next row's): 4 phases
+    # of 1; Bs[k][tx] is a broadcast across the two rows; the tile stores are rows.
+    "sgemm_tiled<16>": {("store", 32, 1, 1): 2, ("load", 32, 1, 1): 16, ("load", 128, 4, 4): 4},
+    # tile[threadIdx.x][threadIdx.y + j]: 32 lanes 128 bytes apart, all in one bank
+    "transpose<32, 8, 0>": {("store", 32, 1, 1): 4, ("load", 32, 32, 1): 4},
+    "transpose<32, 8, 1>": {("store", 32, 1, 1): 4, ("load", 32, 1, 1): 4},  # [32][33]
+    # sdata[2*s*tid] over s = 1..128, the loop unrolled: stride 2 words is 2-way, 4 is 4-way,
+    # 8 is 8-way; from s = 8 the guard index < 256 leaves 16, 8, 4, 2, 1 lanes: 8, 8, 4, 2, 1
+    # ways. At s = 1 ptxas reads sdata[2t] and sdata[2t+1] as one LDS.64: 2 phases of 1.
+    "reduce_interleaved": {
+        ("store", 32, 1, 1): 2,  # sdata[tid] = in[...], and s = 128
+        ("store", 32, 2, 1): 2,  # s = 1, 64
+        ("store", 32, 4, 1): 2,  # s = 2, 32
+        ("store", 32, 8, 1): 3,  # s = 4, 8, 16
+        ("load", 64, 2, 2): 1,  # s = 1
+        ("load", 32, 2, 1): 2,  # s = 64
+        ("load", 32, 4, 1): 4,  # s = 2, 32
+        ("load", 32, 8, 1): 6,  # s = 4, 8, 16
+        ("load", 32, 1, 1): 3,  # s = 128, and sdata[0] by tid 0
+    },
+    "reduce_sequential": {("store", 32, 1, 1): 9, ("load", 32, 1, 1): 17},
+    # t[18][18] read by two rows of 16: rows 18 words apart share 2 banks (2-way); the halo
+    # stores are 2 lanes in different banks
+    "stencil": {("store", 32, 2, 1): 1, ("store", 32, 1, 1): 2, ("load", 32, 2, 1): 4},
+}
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("kernel", sorted(LAUNCHED))
+def test_the_block_is_the_launched_one(mode: str, arch: str, kernel: str) -> None:
+    block = run(coalescing, mode, arch, kernel).facts["block"]
+    assert block.startswith(f"one warp of a {LAUNCHED[kernel]} block (from the launch at ")
+    assert block.endswith(")") and "real_memory.cu:1" in block
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("kernel", sorted(SECTORS))
+def test_sectors_counted_by_hand(mode: str, arch: str, kernel: str) -> None:
+    assert counted(run(coalescing, mode, arch, kernel), *GLOBAL) == SECTORS[kernel]
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("kernel", sorted(WAVEFRONTS))
+def test_wavefronts_counted_by_hand(mode: str, arch: str, kernel: str) -> None:
+    assert counted(run(bank_conflicts, mode, arch, kernel), *SHARED) == WAVEFRONTS[kernel]
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+@pytest.mark.parametrize("mode", MODES)
+def test_gemv_one_row_a_thread_against_one_row_a_warp(mode: str, arch: str) -> None:
+    # Row per thread: A[row * n + j] puts lanes n floats apart (a run-time stride: a sector
+    # each) while x[j] is one address; ptxas unrolls j by 16 and leaves remainder loops.
+    per_thread = run(coalescing, mode, arch, "gemv_row_per_thread")
+    shapes = set(counted(per_thread, *GLOBAL))
+    assert {("load", 32, 32, 4), ("load", 32, 1, 4), ("store", 32, 4, 4)} <= shapes
+    (finding,) = [a for a in per_thread.annotations if a.kind == "uncoalesced"]
+    assert finding.data["sectors"] == 32 and "in a loop" in finding.message
+    # Row per warp: A[row * n + j], j = lane + 32 i: 4 sectors wherever counted, never more.
+    per_warp = run(coalescing, mode, arch, "gemv_row_per_warp")
+    assert not [a for a in per_warp.annotations if a.kind == "uncoalesced"]
+    known = [a for a in per_warp.facts["accesses"] if a["sectors"] is not None]
+    assert {(a["direction"], a["sectors"]) for a in known} == {("load", 4), ("store", 1)}
+    # The lanes' trip counts differ (j < n), so after the first loop a lane's j is not known
+    # relative to the others': unknown, with the reason, not a guess.
+    unknown = [a for a in per_warp.facts["accesses"] if a["sectors"] is None]
+    assert unknown and all("disagree" in a["unknown"] for a in unknown)
