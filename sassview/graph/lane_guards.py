@@ -18,7 +18,11 @@ access's own guard; a `SEL` picks per lane by such a predicate (`sassview.graph.
 
 How it can be wrong: a comparison with a run-time value (a bounds check, `i < n`) leaves every
 lane running, as it does in all but the last block; a loop is taken to run alike in every lane
-of the warp (a warp-uniform trip count), so a loop's back edges bring no lanes; the lanes are
+of the warp (a warp-uniform trip count), so a loop's back edges bring no lanes; by the same
+token a branch on index arithmetic against a run-time value (a bounds check, or ptxas' trip
+count of a block-stride loop `for (c = threadIdx.x; c < n; c += 256)` and its remainder
+tests) sends the whole warp one way, which holds but in the last iterations, where lanes
+that ran one trip fewer are apart; the lanes are
 those of the block's first warp, the others being taken as shifted by a uniform amount (true
 when the block's x extent is a multiple or a divisor of 32).
 """
@@ -29,6 +33,7 @@ import bisect
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
+from sassview.graph.dataflow import Effects, instruction_effects
 from sassview.graph.lane_values import (
     ALL_LANES,
     MASK32,
@@ -39,7 +44,6 @@ from sassview.graph.lane_values import (
     add,
     scale,
 )
-from sassview.graph.dataflow import Effects, instruction_effects
 from sassview.graph.sass_semantics import names
 from sassview.ir import Operand, SassInstruction
 

@@ -89,6 +89,7 @@ class WarpModel:
         self._ids = lane_ids(block)
         self._memo: dict[_Key, Value] = {}  # (kind, reg, index) -> value
         self._journal: list[_Key] = []
+        self._cycles = 0  # cycles met (a definition asked while being computed), see _merge
         self._active: set[tuple[str, int]] = set()
         # (block, register) -> [first index not yet scanned, the definitions before it, the
         # block's first index, the register's bit, the definition `access` read last and
@@ -310,6 +311,7 @@ class WarpModel:
         block = self._cfg.blocks[b]
         start = self._ins[block.first].address
         if (reg, b) in self._active:
+            self._cycles += 1
             return Unknown(f"{reg}: a cycle into /*{start:04x}*/ that is no loop", start)
         preds = block.predecessors
         if not preds:
@@ -405,7 +407,16 @@ class WarpModel:
             if not diff.uniform or diff.scaled:
                 return None
             step = gcd_step(step, diff)
-        if not self._guards.uniform_branches(join):
+        mark, cycles = len(self._journal), self._cycles
+        uniform = self._guards.uniform_branches(join)
+        if self._cycles != cycles:
+            # The branches' operands led back into a definition being computed: what was
+            # remembered meanwhile rests on that cycle's unknown; forget it (recomputed when
+            # asked again, outside the cycle).
+            for key in self._journal[mark:]:
+                self._memo.pop(key, None)
+            del self._journal[mark:]
+        if not uniform:
             return None
         return add(first, symbol(f"{reg}@{address:04x}", step or 1))
 
