@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 from analyses_data import program
 
-from sassview.analyses import bank_conflicts, coalescing
-from sassview.analyses.base import AnalysisContext, Findings
+from sassview.analyses import bank_conflicts, coalescing, memory_width
+from sassview.analyses.base import AnalysisContext, Findings, Severity
 
 ARCHS = ["sm_80", "sm_90a"]
 MODES = ["recorded", "json"]  # the cubin nvcc built (a live compile needs a host compiler)
@@ -75,6 +75,8 @@ WAVEFRONTS: dict[str, dict[tuple[Any, ...], int]] = {
         ("load", 32, 1, 1): 3,  # s = 128, and sdata[0] by tid 0
     },
     "reduce_sequential": {("store", 32, 1, 1): 9, ("load", 32, 1, 1): 17},
+    # local[in[i]]++ is an ATOMS at an address loaded from memory: unknown (a gather)
+    "histogram": {("store", 32, 1, 1): 1, ("atomic", 32, None, 1): 1, ("load", 32, 1, 1): 1},
     # t[18][18] read by two rows of 16: rows 18 words apart share 2 banks (2-way); the halo
     # stores are 2 lanes in different banks
     "stencil": {("store", 32, 2, 1): 1, ("store", 32, 1, 1): 2, ("load", 32, 2, 1): 4},
@@ -123,3 +125,47 @@ def test_gemv_one_row_a_thread_against_one_row_a_warp(mode: str, arch: str) -> N
     per_warp = run(coalescing, mode, arch, "gemv_row_per_warp")
     assert not [a for a in per_warp.annotations if a.kind == "uncoalesced"]
     assert counted(per_warp, *GLOBAL) == {("load", 32, 4, 4): 58, ("store", 1, 1, 1): 1}
+
+
+ATOMICS = """
+__global__ void atomics(unsigned* out) {
+    __shared__ unsigned s[1024];
+    s[threadIdx.x] = 0;
+    __syncthreads();
+    atomicAdd(&s[threadIdx.x], 1u);       // every lane its own word, consecutive: 1 wavefront
+    atomicAdd(&s[threadIdx.x * 32], 1u);  // every lane its own word, all in bank 0: 32-way
+    atomicAdd(&s[threadIdx.x % 4], 1u);   // 8 lanes on each of 4 words: serialised, unknown
+    __syncthreads();
+    out[threadIdx.x] = s[threadIdx.x];
+}
+"""
+
+
+@pytest.mark.compile
+def test_shared_atomics_are_counted_by_bank_or_said_serialised() -> None:
+    import sassview as sv
+
+    prog = sv.compile(ATOMICS, arch="sm_90a")
+    (k,) = prog.kernels
+    facts = bank_conflicts.run(AnalysisContext(prog, k, None, (), None)).facts  # type: ignore[arg-type]
+    atomics = [a for a in facts["accesses"] if a["direction"] == "atomic"]
+    assert [(a["wavefronts"], a["ways"]) for a in atomics] == [(1, 1), (32, 32), (None, None)]
+    assert "update one word" in (atomics[2]["unknown"] or "")
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_findings_point_at_what_can_be_fixed(arch: str) -> None:
+    # An array of structures: the fix is a structure of arrays, not swapping thread roles.
+    aos = run(coalescing, "recorded", arch, "aos_scale").annotations
+    assert {a.kind for a in aos} == {"uncoalesced"}
+    assert all("4 bytes of every 12" in a.hint and "structure of arrays" in a.hint for a in aos)
+    # The stencil's halo columns (lanes 0 and 16, a sector each): info, not a note, and no
+    # narrow-access note for them either; its 2-way bank conflicts stay notes.
+    stencil = [
+        *run(coalescing, "recorded", arch, "stencil").annotations,
+        *run(memory_width, "recorded", arch, "stencil").annotations,
+    ]
+    halo = [a for a in stencil if a.kind == "uncoalesced"]
+    assert halo and all(a.severity is Severity.INFO for a in halo)
+    assert "a sector of their own" in halo[0].message
+    assert not [a for a in stencil if a.kind == "narrow-access" and a.severity is Severity.NOTE]

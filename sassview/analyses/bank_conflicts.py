@@ -14,10 +14,12 @@ matrices of 16-byte rows, one row address per lane: `.x1` reads lanes 0-7, `.x2`
 all 32, each matrix (8 rows, 128 bytes) a phase. Per phase the wavefronts are the most words
 any one bank is asked for; the finding's "n-way" is the worst phase.
 
-Detects, on sm_80 ... sm_120, for LDS/STS/LDSM/STSM and the generic LD/ST whose PTX says
-.shared: the wavefronts per warp-wide execution, the ideal, the lane stride; "bank-conflict"
-at the source line of an access needing more than the ideal (a WARNING in a loop, a NOTE
-otherwise), with the fix: padding, a swizzle, a different thread mapping.
+Detects, on sm_80 ... sm_120, for LDS/STS/LDSM/STSM, the shared atomics (ATOMS: counted by the
+same rule where every lane updates its own word; lanes updating one word are serialised, which
+no bank rule counts: unknown) and the generic LD/ST/ATOM whose PTX says .shared: the
+wavefronts per warp-wide execution, the ideal, the lane stride; "bank-conflict" at the source
+line of an access needing more than the ideal (a WARNING in a loop, a NOTE otherwise), with the
+fix: padding, a swizzle, a different thread mapping.
 
 How it can be wrong: the lanes are one warp of the block shape known, those a lane-exact
 guard leaves on (see sassview.analyses.coalescing; a phase's lanes are counted by lane
@@ -49,7 +51,7 @@ from sassview.graph.lanes import LaneValue, Unknown, instances
 from sassview.ir import SourceLoc
 
 BANKS = 32
-_SHARED = frozenset({"LDS", "STS", "LDSM", "STSM", "LD", "ST"})
+_SHARED = frozenset({"LDS", "STS", "LDSM", "STSM", "ATOMS", "LD", "ST", "ATOM"})
 
 
 class SharedAccess(TypedDict):
@@ -200,6 +202,12 @@ def _fact(
         return fact
     (per,) = counts
     lanes = [value.lanes[n] for n in on if n < taking_part]
+    if acc.direction == "atomic" and len(set(lanes)) < len(lanes):
+        fact["unknown"] = (
+            f"{len(lanes) - len(set(lanes)) + 1} or more lanes update one word: shared "
+            "atomics on one address are serialised, which the bank rule does not count"
+        )
+        return fact
     fact["wavefronts"] = sum(per)
     fact["ways"] = max(per)
     fact["stride"] = stride_of(lanes)

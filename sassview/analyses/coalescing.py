@@ -95,6 +95,13 @@ _MISALIGNED_HINT = (
     "the access starts past a 32-byte boundary: align the base (an offset that is a multiple "
     "of 8 floats, or padding at the row's start)"
 )
+# Lanes a few elements apart, each reading one: a field of an array of structures, or a
+# thread mapping with a small stride. Swapping thread roles is not the fix there.
+_STRIDED_HINT = (
+    "consecutive lanes use {bits} bytes of every {stride}: a field of an array of structures, "
+    "or a small stride between threads; keep each field in its own array (a structure of "
+    "arrays), or let each thread move whole elements (one wider access) and use them all"
+)
 
 
 class Measured(NamedTuple):
@@ -478,6 +485,19 @@ def _findings(measured: list[Measured], hint: str, vector_hint: str) -> list[Ann
     return out
 
 
+def sparse_lanes(fact: GlobalAccess) -> bool:
+    """A few running lanes, each in its own sector, whose bytes together would fit one (a
+    halo column read by one lane per row): more sectors than the minimum, but no access
+    pattern of those lanes would need fewer than one sector each."""
+    active = fact["active_lanes"]
+    return fact["min_sectors"] == 1 and 1 < active <= 8 and fact["sectors"] == active
+
+
+def _small_stride(fact: GlobalAccess) -> bool:
+    stride = fact["stride"]
+    return stride is not None and fact["bits"] // 8 < stride <= 64
+
+
 def _annotation(lines: list[_Line], hint: str, vector_hint: str) -> Annotation:
     first = lines[0]
     worst, direction = first.worst, first.direction
@@ -502,10 +522,20 @@ def _annotation(lines: list[_Line], hint: str, vector_hint: str) -> Annotation:
         fix = vector_hint
     elif worst["stride"] is not None and worst["stride"] == worst["bits"] // 8:
         fix = _MISALIGNED_HINT
+    elif hint == _CUDA_HINT and _small_stride(worst):
+        fix = _STRIDED_HINT.format(bits=worst["bits"] // 8, stride=worst["stride"])
+    sparse = all(sparse_lanes(e.worst) for e in lines)
+    if sparse:
+        message += (
+            f"; its {worst['active_lanes']} running lanes each need a sector of their own, "
+            "which a wider or regrouped access would not change"
+        )
+    # Interleaved accesses mostly hit in L1: requests, not DRAM traffic, are lost; a few lanes
+    # far apart (a halo column, one lane per row) lose a few sectors: worth knowing, no more.
+    severity = Severity.WARNING if first.looped and first.together is None else Severity.NOTE
     return Annotation(
         kind="uncoalesced",
-        # Interleaved accesses mostly hit in L1: requests, not DRAM traffic, are lost.
-        severity=Severity.WARNING if first.looped and first.together is None else Severity.NOTE,
+        severity=Severity.INFO if sparse else severity,
         message=message,
         hint=fix,
         addresses=tuple(sorted(a for e in lines for a in e.addresses)),

@@ -117,11 +117,16 @@ def run(ctx: AnalysisContext) -> Findings:
 
 
 def _proven_coalesced(ctx: AnalysisContext) -> frozenset[int]:
-    """Addresses of the global accesses the coalescing analysis proves coalesced: a narrow one
-    of those costs instructions at most, not memory traffic, so it gets no note."""
-    from sassview.analyses.coalescing import global_accesses
+    """Addresses of the global accesses the coalescing analysis proves coalesced, or whose few
+    running lanes each need a sector anyway (`sparse_lanes`: a halo column): a narrow one of
+    those costs instructions at most, not memory traffic, so it gets no note."""
+    from sassview.analyses.coalescing import global_accesses, sparse_lanes
 
-    return frozenset(m.fact["address"] for m in global_accesses(ctx) if m.fact["coalesced"])
+    return frozenset(
+        m.fact["address"]
+        for m in global_accesses(ctx)
+        if m.fact["coalesced"] or (m.fact["sectors"] is not None and sparse_lanes(m.fact))
+    )
 
 
 def _widest(
