@@ -95,3 +95,18 @@ def test_a_mangled_name_matches_every_launch_of_its_identifier() -> None:
     assert flat is not None and flat.dims == (128, 1, 1)
     both = launch_shape(HOST, "_Z11tile_kernelILi16ELi8EEvPf")  # 16x8 and 32x8
     assert both is not None and both.dims is None and "launched with" in both.reason
+
+
+@pytest.mark.compile
+def test_occupancy_reads_the_launched_block_size(tmp_path: Path) -> None:
+    # No __launch_bounds__: occupancy used to sweep 64..1024 threads; the launch says 16x16.
+    from sassview.analyses import occupancy
+
+    source = tmp_path / "rows.cu"
+    source.write_text(STENCIL)
+    prog = sv.compile(path=source, arch="sm_90a")
+    (k,) = prog.kernels
+    facts = occupancy.run(AnalysisContext(prog, k, None, (), None)).facts  # type: ignore[arg-type]
+    assert facts["block_source"] == "launch"
+    assert [p["threads"] for p in facts["points"]] == [256]
+    assert facts["text"].endswith("(as launched at rows.cu:9)")

@@ -14,8 +14,9 @@ and takes the smallest. Every resource that reaches it is a limiter. The cliffs:
 registers per thread, and the most shared memory per block, that would let one more block in
 with the other resources unchanged (None when another limiter stands in the way).
 
-Block sizes: `.reqntid` (exact), `.maxntid` / `__launch_bounds__` (the largest the launch may
-use: taken as the size), Triton's `num_warps` × 32 (from the compile's metadata); otherwise a
+Block sizes: `.reqntid` (exact), the launches in the kernel's own file (`<<<g, dim3(16, 16)>>>`,
+analyses/launches.py: when they agree), `.maxntid` / `__launch_bounds__` (the largest the launch
+may use: taken as the size), Triton's `num_warps` × 32 (from the compile's metadata); otherwise a
 sweep over 64 … 1024 threads. The per-architecture numbers and their sources are in sm_limits.py.
 
 How it can be wrong: the carveout is taken at its largest (what the runtime assumes without a
@@ -37,6 +38,7 @@ from typing import Any
 
 from sassview.analyses.base import AnalysisContext, Findings
 from sassview.analyses.sm_limits import SmLimits, limits_for
+from sassview.analyses.warp import launched_block
 from sassview.ir import Kernel
 
 UNLIMITED = 1 << 30  # what a resource the kernel does not use allows
@@ -170,12 +172,18 @@ def _shared_cliff(sm: SmLimits, use: Usage, blocks: int, limits: dict[str, int])
     return shared if 0 <= shared < use.shared else None
 
 
-def block_sizes(kernel: Kernel, num_warps: int | None = None) -> tuple[tuple[int, ...], str]:
-    """The block sizes to report and where they come from (`num_warps`: Triton's)."""
+def block_sizes(
+    kernel: Kernel, num_warps: int | None = None, launched: int | None = None
+) -> tuple[tuple[int, ...], str]:
+    """The block sizes to report and where they come from (`num_warps`: Triton's; `launched`:
+    the threads of the block the kernel's own file launches it with, analyses/launches.py)."""
     res = kernel.resources
-    for bound, source in ((res.reqntid, "reqntid"), (res.maxntid, "maxntid")):
-        if bound:
-            return (math.prod(bound),), source
+    if res.reqntid:
+        return (math.prod(res.reqntid),), "reqntid"
+    if launched:  # what the program does, within what __launch_bounds__ allows
+        return (launched,), "launch"
+    if res.maxntid:
+        return (math.prod(res.maxntid),), "maxntid"
     if num_warps:
         return (num_warps * 32,), "num_warps"
     return SWEEP, "sweep"
@@ -203,7 +211,9 @@ def run(ctx: AnalysisContext) -> Findings:
     sm = limits_for(kernel.arch)
     if sm is None:
         return Findings(facts={"known": False, "arch": kernel.arch, "block_source": None})
-    sizes, source = block_sizes(kernel, _metadata_warps(ctx))
+    launched = launched_block(ctx)
+    threads = launched.threads if launched is not None else None
+    sizes, source = block_sizes(kernel, _metadata_warps(ctx), threads)
     points = [occupancy(sm, usage_of(kernel, threads)) for threads in sizes]
     facts: dict[str, Any] = {
         "known": True,
@@ -212,7 +222,9 @@ def run(ctx: AnalysisContext) -> Findings:
         "max_warps": sm.max_warps,
         "shared_dynamic_known": kernel.resources.shared_dynamic is not None,
         "points": [_point(p) for p in points],
-        "text": describe(points, source, sm, kernel.resources.registers),
+        "text": describe(
+            points, source, sm, kernel.resources.registers, launched.source if launched else None
+        ),
     }
     if any(ins.opcode == "USETMAXREG" for ins in kernel.instructions):
         # The launch allocates REGCOUNT for every thread; setmaxnreg only moves registers
@@ -224,6 +236,7 @@ def run(ctx: AnalysisContext) -> Findings:
 _SOURCE_WORDS = {
     "reqntid": "reqntid",
     "maxntid": "launch bounds",
+    "launch": "as launched",
     "num_warps": "num_warps",
     "sweep": "block size unknown",
 }
@@ -249,8 +262,14 @@ def describe_point(p: Occupancy, sm: SmLimits, registers: int) -> str:
     return text
 
 
-def describe(points: list[Occupancy], source: str, sm: SmLimits, registers: int) -> str:
-    """The occupancy line of `sassview check`: the block size's, or the sweep's in brief."""
+def describe(
+    points: list[Occupancy], source: str, sm: SmLimits, registers: int, where: str | None = None
+) -> str:
+    """The occupancy line of `sassview check`: the block size's, or the sweep's in brief
+    (`where`: the launch the size was read from, "the launch at app.cu:73")."""
+    if source == "launch" and where:
+        launched = where.replace("the launch", "launched", 1)
+        return f"{describe_point(points[0], sm, registers)} (as {launched})"
     if source != "sweep":
         return f"{describe_point(points[0], sm, registers)} ({_SOURCE_WORDS[source]})"
     sweep = ", ".join(f"{p.threads}: {p.percent:g}%" for p in points)

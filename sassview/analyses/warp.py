@@ -30,10 +30,10 @@ def block_shape(ctx: AnalysisContext) -> BlockShape:
     if req:
         dims = [*req, 1, 1][:3]
         return BlockShape(dims[0], dims[1], dims[2], ".reqntid")
-    return _launched(ctx) or DEFAULT_BLOCK
+    return launched_block(ctx) or DEFAULT_BLOCK
 
 
-def _launched(ctx: AnalysisContext) -> BlockShape | None:
+def launched_block(ctx: AnalysisContext) -> BlockShape | None:
     """The block of the kernel's launches in its source (`<<<grid, dim3(16, 16)>>>`); where
     they cannot be read or disagree, the default warp with the reason."""
     artifacts = ctx.program.artifacts
