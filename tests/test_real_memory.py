@@ -169,3 +169,34 @@ def test_findings_point_at_what_can_be_fixed(arch: str) -> None:
     assert halo and all(a.severity is Severity.INFO for a in halo)
     assert "a sector of their own" in halo[0].message
     assert not [a for a in stencil if a.kind == "narrow-access" and a.severity is Severity.NOTE]
+
+
+INTERLEAVED = """
+__global__ void interleaved(const float* __restrict__ a, float* __restrict__ out) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    float s = a[i];
+    s += a[33 * i];
+    s += a[i + 4096];
+    s += a[33 * i + 1];
+    s += a[i + 8192];
+    s += a[33 * i + 2];
+    out[i] = s;
+}
+"""
+
+
+@pytest.mark.compile
+def test_narrow_lines_interleaved_with_coalesced_ones_are_one_note() -> None:
+    # Lines 4-9 alternate coalesced 32-bit loads (info: instructions, not traffic) and
+    # uncoalesced ones (a note): one note for the three uncoalesced lines, one info for the
+    # rest, as a generated kernel of thousands of such lines must read (not a note a line).
+    import sassview as sv
+
+    prog = sv.compile(INTERLEAVED, arch="sm_90a")
+    (k,) = prog.kernels
+    found = memory_width.run(AnalysisContext(prog, k, None, (), None)).annotations  # type: ignore[arg-type]
+    narrow = [a for a in found if a.kind == "narrow-access"]
+    notes = [a for a in narrow if a.severity is Severity.NOTE]
+    infos = [a for a in narrow if a.severity is Severity.INFO]
+    assert len(notes) == 1 and notes[0].message.startswith("3 lines (5-9): ")
+    assert len(infos) == 1 and infos[0].data["lines"] and "coalesced" in infos[0].message
