@@ -50,7 +50,8 @@ def test_a_line_far_ahead_is_lexed_near_it_and_agrees_with_the_whole_file() -> N
     assert len(lexed._lines) < FAR  # the head did not lex its way there
     for r in range(row - 30, row + 60):  # the screen around it, read from the window
         assert lexed.line(r) == whole[r]
-    assert not _drain(lexed)  # the head reached the window: every line it served agrees
+    assert lexed.line(len(whole) + 5000) == []  # past the end: nothing, from a last window
+    assert not _drain(lexed)  # the head reached the windows: every line they served agrees
     assert [lexed.line(r) for r in range(len(whole))] == whole
 
 

@@ -124,7 +124,7 @@ class LexedLines:
             self._lines_of = self._text.split("\n")
             self._offsets = list(accumulate((len(s) + 1 for s in self._lines_of), initial=0))
         assert self._lines_of is not None
-        start = max(0, row - WARMUP)
+        start = min(max(0, row - WARMUP), len(self._lines_of) - 1)  # a row past the end: its last
         for i in range(start - 1, max(-1, start - _BOUNDARY_SEARCH), -1):
             if self._lines_of[i].rstrip().endswith((";", "{", "}")):
                 start = i + 1  # a statement ended on the line before: a state to start in
