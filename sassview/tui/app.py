@@ -16,11 +16,12 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
+from textual.timer import Timer
 from textual.widgets import Footer
 from textual.worker import get_current_worker
 
 from sassview.gcpause import pause as pause_gc
-from sassview.tui import layout, loader, state, sync
+from sassview.tui import layout, lexing, loader, state, sync
 from sassview.tui.loader import ErrorReport, Loaded, Target
 from sassview.tui.messages import Compiled, CompileFailed, CursorMoved, FindingChosen
 from sassview.tui.navigation import NavigationApp
@@ -34,6 +35,7 @@ from sassview.tui.widgets.status import ErrorPanel, InfoBar, row_info
 NARROW = 120  # below this many columns the PTX pane starts hidden
 SCHEDULE = 180  # below this many the schedule column does (it takes 20 of the SASS pane's)
 PALETTE = 90  # below this many the footer leaves out ^p (the footer's keys fill 80 columns)
+LEX_EVERY, LEX_SLICE = 0.05, 0.015  # a long source is lexed on 15 ms in every 50 (lexing.py)
 
 
 class SassviewApp(NavigationApp, ResizingApp):
@@ -97,6 +99,7 @@ class SassviewApp(NavigationApp, ResizingApp):
         self._poll_seconds = poll_seconds
         self.loads = 0  # how many loads have been shown (tests wait on it)
         self.current_line: int | None = None  # the source line of the last cursor move
+        self._lexer_timer: Timer | None = None
 
     def compose(self) -> ComposeResult:
         yield KernelHeader(id="header")
@@ -226,7 +229,11 @@ class SassviewApp(NavigationApp, ResizingApp):
         if view is None:
             view = self.views[index] = state.build(self.loaded.inspections[index])
         self.view, self.index = view, index
-        self.pane("source").set_painter(SourcePainter(view))
+        shown = self.pane("source").painter
+        lexed = shown.shares(view) if isinstance(shown, SourcePainter) else None
+        source = SourcePainter(view, lexed)  # another kernel of the file keeps its tokens
+        self.pane("source").set_painter(source)
+        self._lex_in_background(source)
         self.pane("ptx").set_painter(PtxPainter(view), cursor=max(view.ptx_start - 1, 0))
         painter = SassPainter(view, columns=self.columns, schedule=self.schedule)
         self.pane("sass").set_painter(painter)
@@ -243,6 +250,24 @@ class SassviewApp(NavigationApp, ResizingApp):
             self.sync_from("sass", 0)
             ptx = self.pane("ptx")  # the kernel from its .entry, not the module's header
             ptx.show_rows(sorted({max(view.ptx_start - 1, 0), ptx.cursor}), at_top=True)
+
+    def _lex_in_background(self, painter: SourcePainter) -> None:
+        """A long source is lexed on in slices between frames: the lines a read-ahead painted
+        are checked (sassview.tui.lexing), and a later jump finds its lines lexed."""
+        if self._lexer_timer is not None:
+            self._lexer_timer.stop()
+            self._lexer_timer = None
+        if len(painter) <= lexing.FAR:
+            return
+
+        def step() -> None:
+            if painter.lex_ahead(LEX_SLICE):
+                self.pane("source").clear_cache()  # a read-ahead was wrong: paint the truth
+            if not painter.lexing and self._lexer_timer is not None:
+                self._lexer_timer.stop()
+                self._lexer_timer = None
+
+        self._lexer_timer = self.set_interval(LEX_EVERY, step)
 
     def _cursor_line(self) -> int | None:
         """The source line the user was last on, in whichever pane (kept across a recompile)."""

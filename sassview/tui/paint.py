@@ -3,18 +3,16 @@
 A painter turns row *i* of a KernelView into segments — gutter columns, the line's source
 colour, then the code coloured by the same Pygments lexers the exporters use. Lines are lexed
 only when first painted (the Listing caches the result), so opening a 100k-instruction kernel
-lexes one screenful. Only the source file, which is small and has multi-line comments, is
-lexed whole.
+lexes one screenful. The source file, whose comments and strings span lines, is lexed as one
+text, as far as it is read, and checked in the background (sassview.tui.lexing).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 from pygments.lexer import Lexer
-from pygments.lexers import get_lexer_for_filename
 from pygments.lexers.special import TextLexer
 from pygments.styles import get_style_by_name
 from pygments.token import _TokenType
@@ -24,6 +22,7 @@ from rich.style import Style
 
 from sassview.lexers import NvPtxLexer, NvSassLexer
 from sassview.memo import memoized
+from sassview.tui.lexing import LexedLines
 from sassview.tui.state import KernelView, LineKey
 
 # Compiler Explorer-style line colours: distinct hues, stable per source line (line % len).
@@ -156,14 +155,15 @@ class SourcePainter:
 
     narrow = False
 
-    def __init__(self, view: KernelView) -> None:
+    def __init__(self, view: KernelView, lexed: LexedLines | None = None) -> None:
+        """`lexed`: the tokens of another view of the same file and text (another kernel)."""
         self.view = view
         self.file = view.main_file or ""
         self.lines = view.source_lines or ((view.source_note,) if view.source_note else ())
         self.digits = max(2, len(str(len(self.lines))))
         self.gutter = self.digits + 5  # number, bar, instruction count
         self.width = self.gutter + max((len(s.expandtabs(4)) for s in self.lines), default=0)
-        self._tokens: _LexedLines | None = None
+        self._tokens: LexedLines | None = lexed
 
     def __len__(self) -> int:
         return len(self.lines)
@@ -178,10 +178,25 @@ class SourcePainter:
         key = self.key(row)
         return len(self.view.sass_for_line.get(key, ())) if key else 0
 
-    def _lexed(self) -> _LexedLines:
+    def _lexed(self) -> LexedLines:
         if self._tokens is None:
-            self._tokens = _LexedLines(self.file, "\n".join(self.lines))
+            self._tokens = LexedLines(self.file, "\n".join(self.lines))
         return self._tokens
+
+    @property
+    def lexing(self) -> bool:
+        """Whether lines are left to lex (and lines read ahead to check): `lex_ahead`."""
+        return bool(self.view.source_lines) and not self._lexed().done
+
+    def shares(self, view: KernelView) -> LexedLines | None:
+        """This painter's tokens, when `view` shows the same file with the same text."""
+        same = view.main_file == self.view.main_file and view.source_lines == self.view.source_lines
+        return self._tokens if same and view.source_lines else None
+
+    def lex_ahead(self, seconds: float) -> bool:
+        """Lex on in the background for about `seconds`; True when lines painted from a
+        read-ahead were wrong (the pane repaints them): sassview.tui.lexing."""
+        return self._lexed().advance(seconds)
 
     def segments(self, row: int, palette: Palette) -> list[Segment]:
         key = self.key(row)
@@ -197,44 +212,6 @@ class SourcePainter:
         tint = key if has_code else None
         code = palette.code
         return gutter + [Segment(v, code(t, tint)) for t, v in self._lexed().line(row)]
-
-
-class _LexedLines:
-    """A file's lines as (token, text), lexed as far as the rows asked for so far: one pass of
-    the lexer's own state machine (a comment or string spanning lines stays right), consumed
-    lazily. The first paint of a 32,815-line source showing its first screen lexes that screen,
-    not the file (whole, it was most of the 4.5 s CPU of a 65k kernel's first paint)."""
-
-    def __init__(self, filename: str, text: str) -> None:
-        self._tokens = iter(_lexer_for(filename).get_tokens_unprocessed(text))
-        self._lines: list[list[tuple[_TokenType, str]]] = [[]]
-        self._done = False
-
-    def line(self, row: int) -> list[tuple[_TokenType, str]]:
-        while not self._done and len(self._lines) <= row + 1:  # row's line may still grow
-            token = next(self._tokens, None)
-            if token is None:
-                self._done = True
-                break
-            _, ttype, value = token
-            for i, part in enumerate(value.expandtabs(4).split("\n")):
-                if i:
-                    self._lines.append([])
-                if part:
-                    self._lines[-1].append((ttype, part))
-        return self._lines[row] if row < len(self._lines) else []
-
-
-def _lexer_for(filename: str) -> Any:
-    try:
-        lexer = get_lexer_for_filename(Path(filename).name or "x.txt", stripnl=False)
-    except Exception:  # pygments raises ClassNotFound for unknown suffixes
-        lexer = TextLexer(stripnl=False)
-    if Path(filename).suffix in (".cu", ".cuh"):
-        from pygments.lexers.c_like import CudaLexer
-
-        lexer = CudaLexer(stripnl=False)
-    return lexer
 
 
 class PtxPainter:
@@ -395,3 +372,6 @@ def _width_style(width: str) -> str:
 def _bar_style(live: int, scale: int) -> str:
     frac = live / max(scale, 1)
     return "red" if frac > 0.9 else "yellow" if frac > 0.7 else "green"
+
+
+_LexedLines = LexedLines  # the name tests/test_tui_layout.py reads

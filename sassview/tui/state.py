@@ -90,6 +90,7 @@ class SassRows(Sequence[SassRow]):
         self.widths = widths  # address -> "G128"
         self.flags = flags  # address -> "T··S", only where a flag is on
         self._texts: list[str] | None = None
+        self._samples: dict[int, list[str]] = {}
 
     def __len__(self) -> int:
         return len(self.instructions)
@@ -121,11 +122,18 @@ class SassRows(Sequence[SassRow]):
             self._texts = [x.text for x in self.instructions]
         return self._texts
 
+    def sample_texts(self, step: int) -> list[str]:
+        """The text of every `step`-th instruction (the widths are measured on a sample), made
+        once per step: the painter's extent and the panes' widths read the same sample."""
+        texts = self._samples.get(step)
+        if texts is None:
+            texts = self._samples[step] = [x.text for x in self.instructions[::step]]
+        return texts
+
     def max_text(self, sample: int = 4096) -> int:
         """A close upper bound of the longest text, from a sample (for the horizontal extent)."""
-        n = len(self.instructions)
-        step = max(1, n // sample)
-        longest = max((len(self.instructions[i].text) for i in range(0, n, step)), default=0)
+        step = max(1, len(self.instructions) // sample)
+        longest = max(map(len, self.sample_texts(step)), default=0)
         return longest + 16 if step > 1 else longest
 
 

@@ -6,6 +6,8 @@ print — so the TUI cannot say something the report does not.
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich.text import Text
 from textual.widgets import Static
 
@@ -19,8 +21,9 @@ def _bytes(n: int | None) -> str:
     return "?" if n is None else f"{n} B"
 
 
-def header_text(view: KernelView, status: str = "") -> Text:
-    k = kernel_summary(view.inspection)
+def header_text(view: KernelView, status: str = "", summary: dict[str, Any] | None = None) -> Text:
+    """The header's three lines; `summary` is `kernel_summary` of the view, when it is known."""
+    k = summary if summary is not None else kernel_summary(view.inspection)
     r, a = k["resources"], k["analysis"]
     out = Text(no_wrap=True, overflow="ellipsis")
     out.append(view.title, style="bold")
@@ -62,10 +65,16 @@ def _pair(out: Text, name: str, value: str, style: str = "") -> None:
 
 
 class KernelHeader(Static):
-    """Three lines: the kernel, its resources, its verdicts."""
+    """Three lines: the kernel, its resources, its verdicts. The summary is made once per
+    kernel shown (a 65k-instruction kernel's took tens of ms, and every status change repaints
+    the header), and forgotten with it."""
+
+    _shown: tuple[KernelView, dict[str, Any]] | None = None
 
     def show(self, view: KernelView | None, status: str = "") -> None:
         if view is None:
             self.update(Text(status or "sassview", style="bold"))
-        else:
-            self.update(header_text(view, status))
+            return
+        if self._shown is None or self._shown[0] is not view:
+            self._shown = (view, kernel_summary(view.inspection))
+        self.update(header_text(view, status, self._shown[1]))

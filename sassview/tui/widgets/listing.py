@@ -67,6 +67,7 @@ class Listing(ScrollView, can_focus=True):
         self._palette: Palette | None = None
         self._strong: Palette | None = None  # the palette of highlighted rows
         self._overlays: dict[tuple[str, ...], Style] = {}
+        self._painted_look: tuple[object, ...] | None = None  # what the palette was made of
         self._shows = 0  # show_rows calls, so a deferred one yields to a later one
         self._pending: tuple[int, list[int], bool, bool] | None = None
         self.first_paint: float | None = None  # perf_counter() of the first painted row
@@ -228,11 +229,36 @@ class Listing(ScrollView, can_focus=True):
         self._refresh_row(self.cursor)
 
     def notify_style_update(self) -> None:
-        """The theme or CSS changed: every cached strip has stale colours."""
+        """The theme or CSS changed: cached strips with stale colours go. A change that
+        leaves every colour a row is painted with as it was keeps them: focus moving changes
+        only the border, and Tab repainted every row of both panes."""
         super().notify_style_update()
+        if self._palette is not None and len(self._cache):
+            look = self._look()
+            if look is not None and look == self._painted_look:
+                return
         self._cache.clear()
         self._palette = None
         self._overlays = {}
+        self._painted_look = None
+
+    def _look(self) -> tuple[object, ...] | None:
+        """What the rows' colours are made of: the palette's and the overlays' sources (None
+        before the stylesheet has styled the components)."""
+        dark = self.app.current_theme.dark if self.is_attached else True
+        parts = sorted(self.COMPONENT_CLASSES)
+        try:
+            self.get_component_styles(*parts)
+        except KeyError:
+            return None
+        return (
+            dark,
+            self.rich_style,
+            self.background_colors,
+            *(self.get_component_rich_style(name) for name in parts),
+            *(self.get_component_styles(name).background for name in parts),
+            *(str(self.get_component_styles(name).text_style) for name in parts),
+        )
 
     # -- painting ---------------------------------------------------------------------------
 
@@ -256,6 +282,7 @@ class Listing(ScrollView, can_focus=True):
             dim = self.get_component_rich_style("listing--dim")
             self._palette = Palette(dark=dark, base=base, gutter=gutter, dim=dim, tints=self.tints)
             self._strong = Palette(dark=dark, base=base, gutter=base, dim=gutter, tints=self.tints)
+            self._painted_look = self._look()  # what the strips about to be cached are made of
         return self._strong if strong and self._strong is not None else self._palette
 
     def _state(self, row: int) -> int:
