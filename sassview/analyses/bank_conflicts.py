@@ -32,9 +32,11 @@ read the same words), the hardware may need fewer wavefronts than counted. Nsigh
 
 from __future__ import annotations
 
-from typing import Any, TypedDict
+from dataclasses import dataclass
+from typing import Any, ClassVar, TypedDict
 
 from sassview.analyses.base import AnalysisContext, Annotation, Findings, Severity
+from sassview.analyses.facts import Facts
 from sassview.analyses.memory import MemoryAccess, kernel_accesses, user_locs
 from sassview.analyses.warp import (
     block_shape,
@@ -69,7 +71,11 @@ class SharedAccess(TypedDict):
     unknown: str | None
 
 
-class BankFacts(TypedDict):
+@dataclass(frozen=True, slots=True, eq=False)
+class BankFacts(Facts):
+    """Every shared access' wavefronts for one warp, and how many conflict on banks."""
+
+    ANALYSIS: ClassVar[str] = "bank_conflicts"
     block: str
     accesses: list[SharedAccess]
     conflicted: int
@@ -146,7 +152,7 @@ def run(ctx: AnalysisContext) -> Findings:
         worst_ways=max((f["ways"] or 1 for f in facts), default=1),
     )
     hint = hint_for(ctx.program.artifacts.kind)
-    return Findings(facts=dict(summary), annotations=tuple(_findings(picked, facts, hint)))
+    return Findings(facts=summary, annotations=tuple(_findings(picked, facts, hint)))
 
 
 def _fact(

@@ -31,9 +31,11 @@ from __future__ import annotations
 
 import math
 import operator
-from typing import Any, NamedTuple, TypedDict
+from dataclasses import dataclass
+from typing import Any, ClassVar, NamedTuple, TypedDict
 
 from sassview.analyses.base import AnalysisContext, Annotation, Findings, Severity
+from sassview.analyses.facts import Facts
 from sassview.analyses.memory import MemoryAccess, kernel_accesses, user_locs
 from sassview.analyses.warp import (
     block_shape,
@@ -74,7 +76,11 @@ class GlobalAccess(TypedDict):
     unknown: str | None  # why the sectors are unknown
 
 
-class CoalescingFacts(TypedDict):
+@dataclass(frozen=True, slots=True, eq=False)
+class CoalescingFacts(Facts):
+    """Every global access' sectors for one warp, and how many are coalesced."""
+
+    ANALYSIS: ClassVar[str] = "coalescing"
     block: str  # the lanes the counts are for, in words
     accesses: list[GlobalAccess]
     coalesced: int
@@ -346,7 +352,7 @@ def run(ctx: AnalysisContext) -> Findings:
     )
     kind = ctx.program.artifacts.kind
     found = _findings(measured, hint_for(kind), _vector_hint(kind))
-    return Findings(facts=dict(summary), annotations=tuple(found))
+    return Findings(facts=summary, annotations=tuple(found))
 
 
 def _vector_hint(kind: str) -> str:

@@ -33,9 +33,10 @@ import dataclasses
 import json
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import ClassVar
 
 from sassview.analyses.base import AnalysisContext, Findings
+from sassview.analyses.facts import Facts, Record
 from sassview.analyses.sm_limits import SmLimits, limits_for
 from sassview.ir import Kernel
 
@@ -198,26 +199,65 @@ def usage_of(kernel: Kernel, threads: int) -> Usage:
     return Usage(threads, res.registers, res.shared_user + (res.shared_dynamic or 0), res.barriers)
 
 
+@dataclass(frozen=True, slots=True, eq=False)
+class OccupancyPoint(Record):
+    """One block size's occupancy, as the facts and the JSON give it (`Occupancy`, with the
+    limits of unused resources as None)."""
+
+    threads: int
+    blocks: int
+    warps: int
+    percent: float
+    limiters: list[str]
+    limits: dict[str, int | None]  # blocks per SM each resource allows; None: not used
+    shared_allocated: int
+    carveout_kb: int | None
+    registers_for_next_block: int | None
+    shared_for_next_block: int | None
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class OccupancyFacts(Facts):
+    """Blocks and warps per SM at the kernel's block size(s). On an architecture with no table
+    (`known` False) the facts are `known`, `arch` and `block_source` (None) alone."""
+
+    ANALYSIS: ClassVar[str] = "occupancy"
+    known: bool
+    arch: str
+    block_source: str | None  # reqntid, maxntid, num_warps or sweep (block_sizes)
+    max_warps: int = 0
+    shared_dynamic_known: bool = False
+    points: list[OccupancyPoint] = dataclasses.field(default_factory=list)
+    text: str = ""
+
+    def _hidden(self) -> frozenset[str]:
+        return frozenset() if self.known else _UNKNOWN_HIDDEN
+
+
+_UNKNOWN_HIDDEN = frozenset({"max_warps", "shared_dynamic_known", "points", "text"})
+
+
 def run(ctx: AnalysisContext) -> Findings:
     kernel = ctx.kernel
     sm = limits_for(kernel.arch)
     if sm is None:
-        return Findings(facts={"known": False, "arch": kernel.arch, "block_source": None})
+        return Findings(facts=OccupancyFacts(known=False, arch=kernel.arch, block_source=None))
     sizes, source = block_sizes(kernel, _metadata_warps(ctx))
     points = [occupancy(sm, usage_of(kernel, threads)) for threads in sizes]
-    facts: dict[str, Any] = {
-        "known": True,
-        "arch": sm.arch,
-        "block_source": source,
-        "max_warps": sm.max_warps,
-        "shared_dynamic_known": kernel.resources.shared_dynamic is not None,
-        "points": [_point(p) for p in points],
-        "text": describe(points, source, sm, kernel.resources.registers),
-    }
+    text = describe(points, source, sm, kernel.resources.registers)
     if any(ins.opcode == "USETMAXREG" for ins in kernel.instructions):
         # The launch allocates REGCOUNT for every thread; setmaxnreg only moves registers
         # between the block's warp groups (analyses/register_budget.py), so it changes no limit.
-        facts["text"] += "; registers as launched (setmaxnreg moves them within the block)"
+        text += "; registers as launched (setmaxnreg moves them within the block)"
+    facts = OccupancyFacts(
+        known=True,
+        arch=sm.arch,
+        block_source=source,
+        max_warps=sm.max_warps,
+        shared_dynamic_known=kernel.resources.shared_dynamic is not None,
+        points=[_point(p) for p in points],
+        text=text,
+    )
     return Findings(facts=facts)
 
 
@@ -257,8 +297,16 @@ def describe(points: list[Occupancy], source: str, sm: SmLimits, registers: int)
     return f"{_SOURCE_WORDS[source]}; threads per block -> occupancy {sweep}"
 
 
-def _point(p: Occupancy) -> dict[str, Any]:
-    data = dataclasses.asdict(p)
-    data["limiters"] = list(p.limiters)
-    data["limits"] = {k: (None if v == UNLIMITED else v) for k, v in p.limits.items()}
-    return data
+def _point(p: Occupancy) -> OccupancyPoint:
+    return OccupancyPoint(
+        threads=p.threads,
+        blocks=p.blocks,
+        warps=p.warps,
+        percent=p.percent,
+        limiters=list(p.limiters),
+        limits={k: (None if v == UNLIMITED else v) for k, v in p.limits.items()},
+        shared_allocated=p.shared_allocated,
+        carveout_kb=p.carveout_kb,
+        registers_for_next_block=p.registers_for_next_block,
+        shared_for_next_block=p.shared_for_next_block,
+    )

@@ -20,16 +20,22 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import TypedDict
+from dataclasses import dataclass
+from typing import ClassVar
 
 from sassview.analyses.base import AnalysisContext, Annotation, Findings, Severity
+from sassview.analyses.facts import Facts
 from sassview.ir import Kernel
 
 _CAP = re.compile(r"^--?maxrregcount(?:=(\d+))?$")
 REGISTERS_PER_SM = 65536
 
 
-class RegisterCapFacts(TypedDict):
+@dataclass(frozen=True, slots=True, eq=False)
+class RegisterCapFacts(Facts):
+    """The register cap asked for, the launch bounds declared, and whether the cap applied."""
+
+    ANALYSIS: ClassVar[str] = "register_cap"
     asked: int | None  # the -maxrregcount given, or None
     launch_bounds: str | None  # "__launch_bounds__(256)" as the kernel declares it, or None
     limit: int | None  # the register limit ptxas recorded (.nv.info MAXREG_COUNT)

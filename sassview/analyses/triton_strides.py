@@ -28,8 +28,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 from sassview.analyses.base import AnalysisContext, Annotation, Findings, Severity
+from sassview.analyses.facts import Facts
 from sassview.ir import SourceLoc
 from sassview.parse.mlir import LOCATION, location_resolver
 
@@ -115,11 +117,19 @@ def _step(flow: _Flow, result: str, op: str, rest: str) -> None:
             flow.scaled[result] = flow.scaled.get(result, frozenset()) | marks
 
 
+@dataclass(frozen=True, slots=True, eq=False)
+class TritonStrideFacts(Facts):
+    """The kernel arguments Triton left as run-time strides of a contiguous dimension."""
+
+    ANALYSIS: ClassVar[str] = "triton_strides"
+    runtime_strides: list[str]  # argument names, sorted
+
+
 def run(ctx: AnalysisContext) -> Findings:
     art = ctx.program.artifacts
     ttir = art.stages.get("ttir") if art.kind == "triton" else None
     if not ttir:
-        return Findings(facts={"runtime_strides": []})
+        return Findings(facts=TritonStrideFacts(runtime_strides=[]))
     resolve = location_resolver(ttir.splitlines())
     from_cache = any(o.startswith("triton_cache=") for o in art.options)
     grouped: dict[str, dict[str, set[SourceLoc]]] = {}
@@ -129,7 +139,8 @@ def run(ctx: AnalysisContext) -> Findings:
     annotations = tuple(
         _annotation(ctx, name, places, from_cache) for name, places in grouped.items()
     )
-    return Findings(facts={"runtime_strides": sorted(grouped)}, annotations=annotations)
+    facts = TritonStrideFacts(runtime_strides=sorted(grouped))
+    return Findings(facts=facts, annotations=annotations)
 
 
 def _own_lines(frames: Iterable[tuple[str, int]], source: str | None) -> set[SourceLoc]:

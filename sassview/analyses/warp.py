@@ -9,7 +9,7 @@ is kept for accesses the coalescing analysis does not prove coalesced).
 from __future__ import annotations
 
 import operator
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from sassview.analyses.base import AnalysisContext
@@ -105,37 +105,3 @@ def pattern_text(lanes: Sequence[int], stride: int | None = None) -> str:
     step = lanes[1] - lanes[0]
     run = next(i for i in range(1, len(lanes)) if lanes[i] - lanes[i - 1] != step)
     return f"lane stride {step} bytes for {run} lanes, then {lanes[run] - lanes[run - 1]:+d}"
-
-
-def memory_use_text(coalescing: Mapping[str, Any], banks: Mapping[str, Any]) -> str:
-    """The one-line summary of both analyses' facts: 'global: 12 of 14 accesses coalesced;
-    shared: 1 4-way conflict' (what `check` prints, and the JSON's `memory_use.text`)."""
-    total = len(coalescing["accesses"])
-    text = "global: none" if not total else f"global: {coalescing['coalesced']} of {total}"
-    if total:
-        text += f" access{'es' if total != 1 else ''} coalesced"
-        if coalescing["unknown"]:
-            text += f" ({coalescing['unknown']} unknown)"
-    shared = banks["accesses"]
-    if not shared:
-        return text + "; shared: none"
-    ways: dict[int, int] = {}
-    for a in shared:
-        if (a["ways"] or 1) > 1:
-            ways[a["ways"]] = ways.get(a["ways"], 0) + 1
-    if ways:
-        parts = [
-            f"{n} {w}-way conflict{'s' if n != 1 else ''}"
-            for w, n in sorted(ways.items(), reverse=True)
-        ]
-        text += "; shared: " + ", ".join(parts)
-    else:
-        known = len(shared) - banks["unknown"]
-        of = f"{known} of " if banks["unknown"] else ""
-        accesses = f"{len(shared)} access{'es' if len(shared) != 1 else ''}"
-        if not known:  # "no conflicts in 2 accesses (2 unknown)" would claim what is unknown
-            return text + f"; shared: {accesses}, all unknown"
-        text += f"; shared: no conflicts in {of}{accesses}"
-    if banks["unknown"]:
-        text += f" ({banks['unknown']} unknown)"
-    return text

@@ -29,6 +29,8 @@ from sassview.views.variant_limit import MAX_VARIANTS_HELP
 
 if TYPE_CHECKING:
     from sassview.frontends.build_options import BuildOptions
+    from sassview.inspection import Inspection
+    from sassview.ir import Program
 
 
 def _progress(text: str) -> None:
@@ -141,11 +143,13 @@ def check(
         resume_gc()
 
 
-def _census(program: Any, insp: Any) -> tuple[str, str, Any]:
+def _census(program: Program, insp: Inspection) -> tuple[str, str, Any]:
     """(arch, the kernel as its variant and name, its loop entries): across.py's input."""
+    from sassview.analyses.loops.entry import UnrollFacts
+
     label = program.artifacts.label
     name = f"{label} · {insp.kernel.display_name}" if label else insp.kernel.display_name
-    return program.arch, name, insp.facts("unroll")["entries"]
+    return program.arch, name, insp.typed_facts(UnrollFacts).entries
 
 
 def _with_kernel(programs: list[Any], kernel: str) -> list[Any]:
