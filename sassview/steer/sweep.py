@@ -23,10 +23,9 @@ from sassview.analyses.occupancy import OccupancyFacts
 from sassview.analyses.schedule import ScheduleFacts
 from sassview.analyses.spills import SpillFacts
 from sassview.analyses.tensor_cores import TensorCoreFacts
-from sassview.declare import Declaration
 from sassview.errors import InputError
 from sassview.frontends.build_options import BuildOptions, declaration_settings
-from sassview.frontends.discover import KernelFile
+from sassview.frontends.declaration import Declaration, KernelFile
 from sassview.frontends.jobs import Job
 from sassview.frontends.paths import check_ptxas_can_name, input_file
 from sassview.inspection import Inspection

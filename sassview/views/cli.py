@@ -92,9 +92,9 @@ def check(
     from sassview.frontends.paths import input_file
     from sassview.gcpause import pause as pause_gc
     from sassview.inspection import inspect_program
+    from sassview.report.summary import check_document, program_summary
     from sassview.toolchain.locate import toolchain_versions
     from sassview.views.render import arch_notes, render_program
-    from sassview.views.summary import check_document, program_summary
     from sassview.views.user_output import user_output_to_stderr
 
     summaries = []

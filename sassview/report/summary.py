@@ -1,7 +1,7 @@
 """The per-kernel facts `sassview check` reports, as plain data (the JSON output's schema).
 
 Documented in docs/json.md; `schema_version` changes whenever a field changes meaning or goes.
-The human report (render.py) is made from this same data, so text and JSON cannot disagree.
+The human report (views/render.py) is made from this same data, so text and JSON cannot disagree.
 """
 
 from __future__ import annotations
