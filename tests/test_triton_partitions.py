@@ -11,7 +11,7 @@ from conftest import run_sassview
 
 import sassview
 from sassview import export
-from sassview.analyses.warp_partitions import Partition, WarpPartitionFacts
+from sassview.analyses.records import Partition, WarpPartitionFacts
 from sassview.inspection import inspect_program
 
 pytestmark = pytest.mark.compile

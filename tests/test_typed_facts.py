@@ -17,22 +17,25 @@ import sassview
 from sassview import export
 from sassview.analyses import REGISTRY, occupancy
 from sassview.analyses.async_copy import AsyncCopyFacts
-from sassview.analyses.bank_conflicts import BankFacts
 from sassview.analyses.base import AnalysisContext
-from sassview.analyses.coalescing import CoalescingFacts
 from sassview.analyses.facts import Facts, Record, plain
 from sassview.analyses.loops.entry import UnrollFacts
 from sassview.analyses.memory_width import MemoryFacts
-from sassview.analyses.occupancy import OccupancyFacts
 from sassview.analyses.ptxas_advice import PtxasFacts
-from sassview.analyses.register_budget import RegisterBudgetFacts
-from sassview.analyses.register_cap import RegisterCapFacts
+from sassview.analyses.records import (
+    BankFacts,
+    CoalescingFacts,
+    OccupancyFacts,
+    Partition,
+    RegisterBudgetFacts,
+    RegisterCapFacts,
+    TritonStrideFacts,
+    WarpPartitionFacts,
+    WarpRoleFacts,
+)
 from sassview.analyses.schedule import ScheduleFacts
 from sassview.analyses.spills import SpillFacts
 from sassview.analyses.tensor_cores import TensorCoreFacts
-from sassview.analyses.triton_strides import TritonStrideFacts
-from sassview.analyses.warp_partitions import Partition, WarpPartitionFacts
-from sassview.analyses.warp_roles import WarpRoleFacts
 from sassview.api import load_triton_cache
 from sassview.inspection import Inspection, inspect_program
 

@@ -3,8 +3,7 @@ worded once for `check`, the JSON's `memory_use.text`, the export and the TUI.""
 
 from __future__ import annotations
 
-from sassview.analyses.bank_conflicts import BankFacts
-from sassview.analyses.coalescing import CoalescingFacts
+from sassview.analyses.records import BankFacts, CoalescingFacts
 
 
 def memory_use_text(coalescing: CoalescingFacts, banks: BankFacts) -> str:

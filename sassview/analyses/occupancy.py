@@ -29,14 +29,12 @@ the split). Theoretical occupancy, not what a profiler measures.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import math
 from dataclasses import dataclass
-from typing import ClassVar
 
 from sassview.analyses.base import AnalysisContext, Findings
-from sassview.analyses.facts import Facts, Record
+from sassview.analyses.records import OccupancyFacts, OccupancyPoint
 from sassview.analyses.sm_limits import SmLimits, limits_for
 from sassview.ir import Kernel
 
@@ -197,44 +195,6 @@ def _metadata_warps(ctx: AnalysisContext) -> int | None:
 def usage_of(kernel: Kernel, threads: int) -> Usage:
     res = kernel.resources
     return Usage(threads, res.registers, res.shared_user + (res.shared_dynamic or 0), res.barriers)
-
-
-@dataclass(frozen=True, slots=True, eq=False)
-class OccupancyPoint(Record):
-    """One block size's occupancy, as the facts and the JSON give it (`Occupancy`, with the
-    limits of unused resources as None)."""
-
-    threads: int
-    blocks: int
-    warps: int
-    percent: float
-    limiters: list[str]
-    limits: dict[str, int | None]  # blocks per SM each resource allows; None: not used
-    shared_allocated: int
-    carveout_kb: int | None
-    registers_for_next_block: int | None
-    shared_for_next_block: int | None
-
-
-@dataclass(frozen=True, slots=True, eq=False)
-class OccupancyFacts(Facts):
-    """Blocks and warps per SM at the kernel's block size(s). On an architecture with no table
-    (`known` False) the facts are `known`, `arch` and `block_source` (None) alone."""
-
-    ANALYSIS: ClassVar[str] = "occupancy"
-    known: bool
-    arch: str
-    block_source: str | None  # reqntid, maxntid, num_warps or sweep (block_sizes)
-    max_warps: int = 0
-    shared_dynamic_known: bool = False
-    points: list[OccupancyPoint] = dataclasses.field(default_factory=list)
-    text: str = ""
-
-    def _hidden(self) -> frozenset[str]:
-        return frozenset() if self.known else _UNKNOWN_HIDDEN
-
-
-_UNKNOWN_HIDDEN = frozenset({"max_warps", "shared_dynamic_known", "points", "text"})
 
 
 def run(ctx: AnalysisContext) -> Findings:

@@ -22,53 +22,14 @@ the kernel does. A kernel with more than two targets is reported per target, wit
 
 from __future__ import annotations
 
-import dataclasses
-from dataclasses import dataclass
-from typing import ClassVar
-
 from sassview.analyses.base import AnalysisContext, Annotation, Findings, Severity
-from sassview.analyses.facts import Facts, Record
 from sassview.analyses.occupancy import block_sizes, registers_per_warp
+from sassview.analyses.records import Budget, RegisterBudgetFacts
 from sassview.analyses.sm_limits import limits_for
 from sassview.graph.dataflow import register_effects
 from sassview.ir import Kernel
 
 WARP_GROUP = 128  # threads: setmaxnreg acts on a whole warp group
-
-
-@dataclass(frozen=True, slots=True, eq=False)
-class Budget(Record):
-    """One USETMAXREG: its target and the code that runs under it (a record of the facts)."""
-
-    address: int
-    line: int | None
-    action: str  # "increase" | "decrease"
-    registers: int  # per thread, from this instruction on
-    peak_live: int  # the most registers live in the code under it (nvdisasm's '#')
-    highest: int  # one past the highest R register that code names (R71 -> 72)
-
-
-@dataclass(frozen=True, slots=True, eq=False)
-class RegisterBudgetFacts(Facts):
-    """setmaxnreg per warp group. A kernel without one has `budgets` ([]) and `text` (None)
-    alone."""
-
-    ANALYSIS: ClassVar[str] = "register_budget"
-    launch_registers: int = 0
-    threads: int | None = None  # the block size, when __launch_bounds__ / .reqntid give it
-    pool: int | None = None  # the registers the launch gives one block
-    warp_groups: int | None = None
-    budgets: list[Budget] = dataclasses.field(default_factory=list)
-    increase_groups_that_fit: list[int] | None = None  # None: no split was checked
-    text: str | None = None  # the check row (describe)
-
-    def _hidden(self) -> frozenset[str]:
-        return frozenset() if self.budgets else _NONE_HIDDEN
-
-
-_NONE_HIDDEN = frozenset(
-    {"launch_registers", "threads", "pool", "warp_groups", "increase_groups_that_fit"}
-)
 
 
 def _target(ins_modifiers: tuple[str, ...]) -> str | None:

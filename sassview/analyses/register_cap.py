@@ -20,26 +20,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import ClassVar
 
 from sassview.analyses.base import AnalysisContext, Annotation, Findings, Severity
-from sassview.analyses.facts import Facts
+from sassview.analyses.records import RegisterCapFacts
 from sassview.ir import Kernel
 
 _CAP = re.compile(r"^--?maxrregcount(?:=(\d+))?$")
 REGISTERS_PER_SM = 65536
-
-
-@dataclass(frozen=True, slots=True, eq=False)
-class RegisterCapFacts(Facts):
-    """The register cap asked for, the launch bounds declared, and whether the cap applied."""
-
-    ANALYSIS: ClassVar[str] = "register_cap"
-    asked: int | None  # the -maxrregcount given, or None
-    launch_bounds: str | None  # "__launch_bounds__(256)" as the kernel declares it, or None
-    limit: int | None  # the register limit ptxas recorded (.nv.info MAXREG_COUNT)
-    ignored: bool  # asked, and the kernel's launch bounds set its limit instead
 
 
 def asked_cap(options: Sequence[str]) -> int | None:

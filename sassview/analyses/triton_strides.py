@@ -28,10 +28,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import ClassVar
 
 from sassview.analyses.base import AnalysisContext, Annotation, Findings, Severity
-from sassview.analyses.facts import Facts
+from sassview.analyses.records import TritonStrideFacts
 from sassview.ir import SourceLoc
 from sassview.parse.mlir import LOCATION, location_resolver
 
@@ -115,14 +114,6 @@ def _step(flow: _Flow, result: str, op: str, rest: str) -> None:
         marks = frozenset().union(*(flow.scaled.get(u, frozenset()) for u in uses))
         if marks:
             flow.scaled[result] = flow.scaled.get(result, frozenset()) | marks
-
-
-@dataclass(frozen=True, slots=True, eq=False)
-class TritonStrideFacts(Facts):
-    """The kernel arguments Triton left as run-time strides of a contiguous dimension."""
-
-    ANALYSIS: ClassVar[str] = "triton_strides"
-    runtime_strides: list[str]  # argument names, sorted
 
 
 def run(ctx: AnalysisContext) -> Findings:

@@ -23,11 +23,10 @@ as `other` partitions with no loops and are left out of the findings.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any
 
 from sassview.analyses.base import AnalysisContext, Annotation, Findings, Severity
-from sassview.analyses.facts import Facts, Record
+from sassview.analyses.records import Partition, WarpPartitionFacts
 from sassview.graph.dominators import immediate_dominators
 from sassview.graph.loops import Loop
 from sassview.ir import SassInstruction
@@ -37,24 +36,6 @@ _ROLES = (
     ("load", ("UTMALDG", "LDGSTS", "UBLKCP", "UTMAPF")),
     ("store", ("UTMASTG", "STG", "UBLKRED")),
 )
-
-
-@dataclass(frozen=True, slots=True, eq=False)
-class Partition(Record):
-    """One partition the dispatch sends warps to, and the loops that run in it."""
-
-    role: str  # mma, load, store, other; default for the warps that started the kernel
-    entry: int | None  # the address the jump table sends it to; None for the default
-    loops: list[int]  # loop indices of the kernel's own loops
-    spins: dict[str, list[int]]  # what a retry loop waits on -> its loop indices
-
-
-@dataclass(frozen=True, slots=True, eq=False)
-class WarpPartitionFacts(Facts):
-    """The partitions of a warp-specialized Triton kernel ([] for any other kernel)."""
-
-    ANALYSIS: ClassVar[str] = "warp_partitions"
-    partitions: list[Partition]
 
 
 def run(ctx: AnalysisContext) -> Findings:

@@ -24,10 +24,10 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any
 
 from sassview.analyses.base import AnalysisContext, Findings
-from sassview.analyses.facts import Facts, Record
+from sassview.analyses.records import RoleWait, WarpRole, WarpRoleFacts
 from sassview.ir import SassInstruction
 from sassview.memo import memoized
 
@@ -44,36 +44,6 @@ class Role:
     first_line: int
     last_line: int
     setmaxnreg: int | None  # the register count it asks for, when a literal
-
-
-@dataclass(frozen=True, slots=True, eq=False)
-class RoleWait(Record):
-    """The wait loops of one kind at one line of a role."""
-
-    kind: str  # "mbarrier" or "setmaxnreg" (wait_kind)
-    line: int
-    loops: int  # how many SASS loops wait there
-    sass_loops: list[int]  # their loop indices
-
-
-@dataclass(frozen=True, slots=True, eq=False)
-class WarpRole(Record):
-    """A role as the facts give it: the `Role` of the source, with its wait loops."""
-
-    name: str
-    condition: str
-    first_line: int
-    last_line: int
-    setmaxnreg: int | None
-    waits: list[RoleWait]  # by line, then kind
-
-
-@dataclass(frozen=True, slots=True, eq=False)
-class WarpRoleFacts(Facts):
-    """The roles of a warp-specialised CuTe DSL kernel ([] for any other kernel)."""
-
-    ANALYSIS: ClassVar[str] = "warp_roles"
-    roles: list[WarpRole]
 
 
 def run(ctx: AnalysisContext) -> Findings:

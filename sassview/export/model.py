@@ -20,11 +20,10 @@ import os
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from sassview.analyses.bank_conflicts import BankFacts
 from sassview.analyses.base import Annotation, Severity
-from sassview.analyses.coalescing import CoalescingFacts
 from sassview.analyses.loops.entry import UnrollFacts, verdict
 from sassview.analyses.memory_use import memory_use_text
+from sassview.analyses.records import BankFacts, CoalescingFacts
 from sassview.analyses.tensor_cores import TensorCoreFacts, path_of
 from sassview.inspection import Inspection
 from sassview.ir import SourceLoc

@@ -12,20 +12,22 @@ from typing import Any
 
 from sassview.analyses import Annotation
 from sassview.analyses.async_copy import AsyncCopyFacts
-from sassview.analyses.bank_conflicts import BankFacts
-from sassview.analyses.coalescing import CoalescingFacts
 from sassview.analyses.facts import plain
 from sassview.analyses.loops.entry import UnrollFacts
 from sassview.analyses.memory_use import memory_use_text
 from sassview.analyses.memory_width import MemoryFacts
-from sassview.analyses.occupancy import OccupancyFacts
 from sassview.analyses.ptxas_advice import PtxasFacts
-from sassview.analyses.register_budget import RegisterBudgetFacts
+from sassview.analyses.records import (
+    BankFacts,
+    CoalescingFacts,
+    OccupancyFacts,
+    RegisterBudgetFacts,
+    WarpPartitionFacts,
+    WarpRoleFacts,
+)
 from sassview.analyses.schedule import ScheduleFacts, placed_text
 from sassview.analyses.spills import SpillFacts
 from sassview.analyses.tensor_cores import TensorCoreFacts
-from sassview.analyses.warp_partitions import WarpPartitionFacts
-from sassview.analyses.warp_roles import WarpRoleFacts
 from sassview.inspection import Inspection
 from sassview.ir import SCHEMA_VERSION, Kernel, Program
 from sassview.opcodes import instruction_category

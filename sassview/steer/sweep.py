@@ -19,7 +19,7 @@ from typing import Any
 from sassview.analyses.async_copy import AsyncCopyFacts
 from sassview.analyses.loops.entry import UnrollFacts
 from sassview.analyses.memory_width import MemoryFacts
-from sassview.analyses.occupancy import OccupancyFacts
+from sassview.analyses.records import OccupancyFacts
 from sassview.analyses.schedule import ScheduleFacts
 from sassview.analyses.spills import SpillFacts
 from sassview.analyses.tensor_cores import TensorCoreFacts

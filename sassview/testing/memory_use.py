@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from sassview.analyses.bank_conflicts import BankFacts
-from sassview.analyses.coalescing import CoalescingFacts
+from sassview.analyses.records import BankFacts, CoalescingFacts
 from sassview.testing.failures import SassviewAssertionError, compose, counted
 
 if TYPE_CHECKING:

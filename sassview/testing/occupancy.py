@@ -9,13 +9,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from sassview.analyses.occupancy import (
-    Occupancy,
-    OccupancyFacts,
-    describe_point,
-    occupancy,
-    usage_of,
-)
+from sassview.analyses.occupancy import Occupancy, describe_point, occupancy, usage_of
+from sassview.analyses.records import OccupancyFacts
 from sassview.analyses.sm_limits import limits_for
 from sassview.testing.failures import SassviewAssertionError, compose
 

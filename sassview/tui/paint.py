@@ -22,8 +22,7 @@ from rich.color import Color
 from rich.segment import Segment
 from rich.style import Style
 
-from sassview.analyses.bank_conflicts import BankFacts
-from sassview.analyses.coalescing import CoalescingFacts
+from sassview.analyses.records import BankFacts, CoalescingFacts
 from sassview.lexers import NvPtxLexer, NvSassLexer
 from sassview.memo import memoized
 from sassview.tui.state import KernelView, LineKey
