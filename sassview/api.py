@@ -20,7 +20,7 @@ from sassview.frontends.paths import check_ptxas_can_name, input_file
 from sassview.ir import Artifacts, Program
 
 if TYPE_CHECKING:
-    from sassview.frontends.discover import KernelFile
+    from sassview.frontends.declaration import KernelFile
     from sassview.inspection import Inspection
 
 DEFAULT_ARCH = "sm_90a"

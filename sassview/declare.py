@@ -31,15 +31,13 @@ compiles each (declaration, arch, variant).
 
 from __future__ import annotations
 
-import contextlib
-import itertools
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
 from sassview.errors import InputError
+from sassview.frontends.declaration import Declaration, collecting, register_declaration
 from sassview.frontends.triton_args import tensor, tensor_descriptor
 
 __all__ = [
@@ -52,35 +50,6 @@ __all__ = [
     "tensor_descriptor",
     "triton",
 ]
-
-_active: list[list[Declaration]] = []  # the registries of the kernel files being imported
-
-
-@dataclass(frozen=True)
-class Declaration:
-    kind: str  # the frontend's: cuda | triton | gluon | cute | cutile (frontends/registry.py)
-    name: str  # what the user sees: the function or kernel name
-    target: Any  # the @triton.jit / @cute.jit function, or CUDA source text / path
-    archs: tuple[str, ...]
-    settings: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
-    variants: Mapping[str, tuple[Any, ...]] = field(default_factory=lambda: MappingProxyType({}))
-    args: tuple[Any, ...] = ()  # CuTe DSL: the (fake) arguments to compile with
-    line: int = 0  # where in the kernel file it was declared
-    # Triton: one variant per @triton.autotune config (a list, where `variants` is a grid)
-    configs: tuple[Mapping[str, Any], ...] = ()
-
-    def variant_grid(self) -> list[dict[str, Any]]:
-        """Every config times every combination of the variant values; [{}] when there are
-        none. A grid value replaces the same key of a config; repeats are dropped."""
-        keys = list(self.variants)
-        grid = [dict(zip(keys, c, strict=True)) for c in itertools.product(*self.variants.values())]
-        out: list[dict[str, Any]] = []
-        for config in self.configs or ({},):
-            for combo in grid:
-                variant = {**config, **combo}
-                if variant not in out:
-                    out.append(variant)
-        return out
 
 
 def _archs(arch: str | Sequence[str]) -> tuple[str, ...]:
@@ -106,14 +75,6 @@ def _caller_line() -> int:
 
     frame = sys._getframe(2)  # the kernel file's line that called sv.cuda / sv.triton / ...
     return frame.f_lineno
-
-
-def register_declaration(decl: Declaration) -> Declaration:
-    """Record a declaration in the kernel file being imported (every frontend's sv.<name>
-    ends here); outside an import it is only returned."""
-    if _active:
-        _active[-1].append(decl)
-    return decl
 
 
 def cuda(
@@ -385,14 +346,3 @@ def _first_kernel_name(source: str) -> str:
 
     m = re.search(r"__global__\s+(?:[\w:<>,\s*&]+?\s+)?(\w+)\s*\(", source)
     return m.group(1) if m else "kernel"
-
-
-@contextlib.contextmanager
-def collecting() -> Iterator[list[Declaration]]:
-    """Collect the declarations made while a kernel file is imported."""
-    found: list[Declaration] = []
-    _active.append(found)
-    try:
-        yield found
-    finally:
-        _active.pop()

@@ -175,8 +175,8 @@ def test_cute_hopper_gemm_runs_on_wgmma_fed_by_tma_through_an_mbarrier_pipeline(
     # A and B arrive by TMA only: no per-thread width, shown as bulk copies, not as none.
     assert insp.facts("memory")["max_global_load_bits"] is None
     assert insp.facts("memory")["bulk_global_loads"] == 4
+    from sassview.report.summary import kernel_summary
     from sassview.views.render import render_kernel
-    from sassview.views.summary import kernel_summary
 
     assert "global load bulk copies, store 32-bit" in render_kernel(kernel_summary(insp))
     assert not insp.facts("spills")["spills"]

@@ -233,7 +233,7 @@ def test_loops_the_dsl_unrolled_before_the_ptx_count_their_copies(ck: ModuleType
 
 
 def test_unroll_requests_are_read_off_the_range_call() -> None:
-    from sassview.analyses.loops.python import python_source_loops
+    from sassview.parse.python_loops import python_source_loops
 
     source = "\n".join(
         [

@@ -12,7 +12,7 @@ import pytest
 import sassview
 from sassview.frontends import registry
 from sassview.ir import Artifacts, Kernel, Program
-from sassview.views.stage_lines import rows_by_line
+from sassview.parse.stage_lines import rows_by_line
 
 DATA = Path(__file__).parent / "data" / "frontends"
 KERNELS = DATA / "gluon_kernels.py"

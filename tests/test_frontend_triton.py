@@ -220,7 +220,7 @@ def test_matmul_uses_the_tensor_cores_of_each_arch(
     ops = kernel.opcode_counts()
     assert program.arch == arch
     # The header names the assembler, also for sm_80's ELF ABI 7 cubin, which has no note of it.
-    from sassview.views.summary import program_summary
+    from sassview.report.summary import program_summary
 
     assert "ptxas" in program_summary(program, [])["producer"]
     assert ops.get(mma, 0) > 0

@@ -84,8 +84,8 @@ def test_check_text_columns_stay_apart_for_long_shared_memory() -> None:
     # dynamic": longer than the column, which must widen rather than run into "constant".
     from analyses_data import program
 
+    from sassview.report.summary import kernel_summary
     from sassview.views.render import render_kernel
-    from sassview.views.summary import kernel_summary
 
     (insp,) = inspect_program(program("recorded", "wgmma", "sm_90a"))[:1]
     summary = kernel_summary(insp)

@@ -279,7 +279,7 @@ def test_sys_exit_while_compiling_is_an_error_not_a_silent_success(
 
 def test_a_kernel_declared_twice_is_labelled_by_the_settings_that_differ() -> None:
     from sassview.declare import Declaration
-    from sassview.frontends.discover import KernelFile
+    from sassview.frontends.declaration import KernelFile
     from sassview.frontends.jobs import Job
 
     def decl(**defines: int) -> Declaration:

@@ -260,8 +260,8 @@ def test_assert_unrolled_reads_copies_and_the_inline_context() -> None:
 
 
 def test_check_names_a_helper_loop_by_its_header_and_call_site() -> None:
+    from sassview.report.summary import kernel_summary
     from sassview.views.render import render_kernel
-    from sassview.views.summary import kernel_summary
 
     text = render_kernel(kernel_summary(inspection("sm_80", "two_sites")))
     line, first, second = marks()["h_axpy"][1], marks()["ts_first"][1], marks()["ts_second"][1]
@@ -271,7 +271,7 @@ def test_check_names_a_helper_loop_by_its_header_and_call_site() -> None:
 
 
 def test_json_loops_are_the_entries_with_schema_1_keys_kept() -> None:
-    from sassview.views.summary import kernel_summary
+    from sassview.report.summary import kernel_summary
 
     loops = kernel_summary(inspection("sm_80", "sgemm_tile"))["analysis"]["loops"]
     n = next(d for d in loops if d["source_line"] == marks()["sg_n"][1])
@@ -464,7 +464,7 @@ def test_every_python_loop_with_code_in_the_sass_has_an_entry(stem: str) -> None
     """The census over each recorded Python listing: one entry per loop statement (per inline
     context) with code of its body in the SASS, and none at a line that is no loop statement
     (the DSL's control at `def` and decorator lines, a setmaxregister_increase call)."""
-    from sassview.analyses.loops.python import python_source_loops
+    from sassview.parse.python_loops import python_source_loops
 
     kernel = stem.split(".")[0]
     statements = python_source_loops(python_source(kernel).read_text())
@@ -487,7 +487,7 @@ def test_every_python_loop_with_code_in_the_sass_has_an_entry(stem: str) -> None
 
 
 def test_python_requests_are_read_off_each_range_call() -> None:
-    from sassview.analyses.loops.python import python_source_loops
+    from sassview.parse.python_loops import python_source_loops
 
     source = "\n".join(
         [

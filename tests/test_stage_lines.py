@@ -1,4 +1,4 @@
-"""Stage rows by source line (sassview.views.stage_lines), on the Triton matmul's recorded TTIR,
+"""Stage rows by source line (sassview.parse.stage_lines), on the Triton matmul's recorded TTIR,
 TTGIR and LLVM IR (tests/data/stages/record.py; the kernel is tests/data/ptx/src/
 triton_kernels.py: `for k in range(0, tl.cdiv(K, BLOCK_K))` on line 43, `tl.dot` on 46)."""
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from sassview.views.stage_lines import rows_by_line
+from sassview.parse.stage_lines import rows_by_line
 
 DATA = Path(__file__).parent / "data" / "stages"
 KERNEL = "/src/triton_kernels.py"

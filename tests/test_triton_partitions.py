@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
 import pytest
 from conftest import run_sassview
+
+import sassview
+from sassview import export
+from sassview.analyses.records import Partition, WarpPartitionFacts
+from sassview.inspection import inspect_program
 
 pytestmark = pytest.mark.compile
 DATA = Path(__file__).parent / "data"
@@ -53,3 +59,19 @@ def test_each_partition_has_its_loops_and_the_spin_loops_fold(tmp_path: Path) ->
     assert plain_kernel["analysis"]["partitions"] == []
     text = run_sassview("check", path, "-k", "ws_matmul")
     assert text.stdout.count("  partition      ") == len(analysis["partitions"])
+
+
+def test_the_partitions_are_records_the_export_writes_field_by_field(tmp_path: Path) -> None:
+    """The warp_partitions facts are typed records (analyses/facts.py), each written to the
+    export's JSON with its fields as keys, as the dicts they replaced were."""
+    pytest.importorskip("triton")
+    path = tmp_path / "kernel.py"
+    path.write_text(WS_FILE.format(data=str(DATA / "frontends")))
+    programs = sassview.load_kernel_file(path)[1]
+    (insp,) = inspect_program(programs[0])
+    parts = insp.typed_facts(WarpPartitionFacts).partitions
+    assert [p.role for p in parts][:3] == ["default", "mma", "load"]
+    assert all(isinstance(p, Partition) for p in parts)
+    written = json.loads(export.render(insp, "json"))["facts"]["warp_partitions"]["partitions"]
+    assert written == [dict(p) for p in parts]
+    assert all(list(w) == sorted(f.name for f in dataclasses.fields(Partition)) for w in written)

@@ -10,8 +10,8 @@ import pytest
 from cute_data import recorded
 
 from sassview.analyses.warp_roles import Role, roles_in
+from sassview.report.summary import kernel_summary
 from sassview.views.render import render_kernel
-from sassview.views.summary import kernel_summary
 
 ROOT = Path(__file__).parents[1]
 WS = ROOT / "tests" / "data" / "frontends" / "cute_warp_specialized.py"

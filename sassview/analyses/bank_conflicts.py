@@ -34,10 +34,11 @@ read the same words), the hardware may need fewer wavefronts than counted. Nsigh
 
 from __future__ import annotations
 
-from typing import Any, TypedDict
+from typing import Any
 
 from sassview.analyses.base import AnalysisContext, Annotation, Findings, Severity
 from sassview.analyses.memory import MemoryAccess, kernel_accesses, user_locs
+from sassview.analyses.records import BankFacts, SharedAccess
 from sassview.analyses.warp import (
     block_shape,
     index_of,
@@ -52,31 +53,6 @@ from sassview.ir import SourceLoc
 
 BANKS = 32
 _SHARED = frozenset({"LDS", "STS", "LDSM", "STSM", "ATOMS", "LD", "ST", "ATOM"})
-
-
-class SharedAccess(TypedDict):
-    """One shared access, one warp-wide execution (the `accesses` of the facts)."""
-
-    address: int
-    opcode: str
-    direction: str
-    bits: int  # per lane (LDSM/STSM: 32 per matrix, as memory_width counts them)
-    source_line: int | None
-    in_loop: bool
-    wavefronts: int | None  # None when unknown
-    ideal: int  # the fewest wavefronts for this width
-    ways: int | None  # the worst phase's n-way conflict (1: none)
-    stride: int | None
-    pattern: str | None
-    unknown: str | None
-
-
-class BankFacts(TypedDict):
-    block: str
-    accesses: list[SharedAccess]
-    conflicted: int
-    unknown: int
-    worst_ways: int  # the largest n-way conflict of any access (1 when none)
 
 
 _CUDA_HINT = (
@@ -148,7 +124,7 @@ def run(ctx: AnalysisContext) -> Findings:
         worst_ways=max((f["ways"] or 1 for f in facts), default=1),
     )
     hint = hint_for(ctx.program.artifacts.kind)
-    return Findings(facts=dict(summary), annotations=tuple(_findings(picked, facts, hint)))
+    return Findings(facts=summary, annotations=tuple(_findings(picked, facts, hint)))
 
 
 def _fact(

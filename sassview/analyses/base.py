@@ -2,10 +2,10 @@
 
 An analysis is one function `run(ctx) -> Findings`, in one file, registered once in
 `sassview/analyses/__init__.py`. It reads the kernel's instructions and graph through `ctx`, and
-returns facts (plain, JSON-able values for reports and the pytest plugin; where an analysis has
-a typed record for its facts, as unroll's `LoopEntry`, the records sit beside their JSON form,
-under `entries`, and views that write JSON take the JSON form) and annotations (each finding,
-pointing at addresses, blocks or loops, with a message and a hint naming the knob).
+returns facts (its own `Facts` record, sassview/analyses/facts.py: views read its attributes,
+JSON writers its mapping of JSON-able values; unroll's typed `LoopEntry`s sit beside their JSON
+form, under `entries`, and views that write JSON take the JSON form) and annotations (each
+finding, pointing at addresses, blocks or loops, with a message and a hint naming the knob).
 An index of the kernel that several analyses build alike is made once, by `ctx.shared`.
 Analyses never import a view, and never print.
 """
@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
+from sassview.analyses.facts import Facts
 from sassview.ir import SourceLoc
 
 if TYPE_CHECKING:
@@ -53,7 +54,7 @@ class Annotation:
 
 @dataclass(frozen=True, slots=True)
 class Findings:
-    facts: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    facts: Facts  # a record, never a dict: a renamed fact is then a type error in its readers
     annotations: tuple[Annotation, ...] = ()
 
 

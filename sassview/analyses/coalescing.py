@@ -32,10 +32,11 @@ from __future__ import annotations
 import math
 import operator
 from collections import Counter
-from typing import Any, NamedTuple, TypedDict
+from typing import Any, NamedTuple
 
 from sassview.analyses.base import AnalysisContext, Annotation, Findings, Severity
 from sassview.analyses.memory import MemoryAccess, kernel_accesses, user_locs
+from sassview.analyses.records import CoalescingFacts, GlobalAccess
 from sassview.analyses.warp import (
     block_shape,
     index_of,
@@ -55,33 +56,6 @@ ALIGNMENT_ASSUMPTION = (
     "the symbolic part of the address (pointer arguments, block and loop offsets) is taken "
     "as a multiple of 32 bytes"
 )
-
-
-class GlobalAccess(TypedDict):
-    """One global access, one warp-wide execution (the `accesses` of the facts)."""
-
-    address: int
-    opcode: str
-    direction: str  # load, store, atomic
-    bits: int
-    source_line: int | None
-    in_loop: bool
-    active_lanes: int
-    sectors: int | None  # None when unknown
-    min_sectors: int
-    stride: int | None  # bytes between consecutive lanes, when one stride holds for all
-    pattern: str | None  # the lanes' steps in words
-    coalesced: bool | None  # sectors <= min_sectors; None when unknown
-    assumption: str | None  # what the count rests on, beyond the address arithmetic
-    unknown: str | None  # why the sectors are unknown
-
-
-class CoalescingFacts(TypedDict):
-    block: str  # the lanes the counts are for, in words
-    accesses: list[GlobalAccess]
-    coalesced: int
-    uncoalesced: int
-    unknown: int
 
 
 _GLOBAL = frozenset({"LDG", "STG", "ATOMG", "REDG", "LDGSTS", "LD", "ST", "ATOM", "RED"})
@@ -379,7 +353,7 @@ def run(ctx: AnalysisContext) -> Findings:
     )
     kind = ctx.program.artifacts.kind
     found = _findings(measured, hint_for(kind), _vector_hint(kind))
-    return Findings(facts=dict(summary), annotations=tuple(found))
+    return Findings(facts=summary, annotations=tuple(found))
 
 
 def _vector_hint(kind: str) -> str:

@@ -21,7 +21,10 @@ import operator
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 
+from sassview.analyses.base import AnalysisContext
+from sassview.graph.lane_values import BlockShape
 from sassview.parse.cxx_templates import integer_argument, split_top, template_arguments
 
 _COMMENTS = re.compile(r"//[^\n]*|/\*.*?\*/", re.DOTALL)
@@ -181,4 +184,19 @@ def _evaluate(node: ast.expr, constants: Mapping[str, int]) -> int | None:
     return None
 
 
-__all__ = ["LaunchShape", "launch_shape"]
+def launched_block(ctx: AnalysisContext) -> BlockShape | None:
+    """The block of the kernel's launches in its source (`<<<grid, dim3(16, 16)>>>`); where
+    they cannot be read or disagree, the default warp with the reason."""
+    artifacts = ctx.program.artifacts
+    if not artifacts.source_text or "<<<" not in artifacts.source_text:
+        return None
+    found = launch_shape(artifacts.source_text, ctx.kernel.display_name)
+    if found is None:
+        return None
+    if found.dims is None:
+        return BlockShape(source=found.reason)
+    name = Path(artifacts.source_path).name if artifacts.source_path else "the source"
+    return BlockShape(*found.dims, source=f"the launch at {name}:{found.line}")
+
+
+__all__ = ["LaunchShape", "launch_shape", "launched_block"]

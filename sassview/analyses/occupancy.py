@@ -30,15 +30,14 @@ the split). Theoretical occupancy, not what a profiler measures.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import math
 from dataclasses import dataclass
-from typing import Any
 
 from sassview.analyses.base import AnalysisContext, Findings
+from sassview.analyses.launches import launched_block
+from sassview.analyses.records import OccupancyFacts, OccupancyPoint
 from sassview.analyses.sm_limits import SmLimits, limits_for
-from sassview.analyses.warp import launched_block
 from sassview.ir import Kernel
 
 UNLIMITED = 1 << 30  # what a resource the kernel does not use allows
@@ -210,26 +209,28 @@ def run(ctx: AnalysisContext) -> Findings:
     kernel = ctx.kernel
     sm = limits_for(kernel.arch)
     if sm is None:
-        return Findings(facts={"known": False, "arch": kernel.arch, "block_source": None})
+        return Findings(facts=OccupancyFacts(known=False, arch=kernel.arch, block_source=None))
     launched = launched_block(ctx)
+    if launched is not None and not launched.known:  # launches that disagree: no one size
+        launched = None
     threads = launched.threads if launched is not None else None
     sizes, source = block_sizes(kernel, _metadata_warps(ctx), threads)
-    points = [occupancy(sm, usage_of(kernel, threads)) for threads in sizes]
-    facts: dict[str, Any] = {
-        "known": True,
-        "arch": sm.arch,
-        "block_source": source,
-        "max_warps": sm.max_warps,
-        "shared_dynamic_known": kernel.resources.shared_dynamic is not None,
-        "points": [_point(p) for p in points],
-        "text": describe(
-            points, source, sm, kernel.resources.registers, launched.source if launched else None
-        ),
-    }
+    points = [occupancy(sm, usage_of(kernel, n)) for n in sizes]
+    where = launched.source if launched is not None else None
+    text = describe(points, source, sm, kernel.resources.registers, where)
     if any(ins.opcode == "USETMAXREG" for ins in kernel.instructions):
         # The launch allocates REGCOUNT for every thread; setmaxnreg only moves registers
         # between the block's warp groups (analyses/register_budget.py), so it changes no limit.
-        facts["text"] += "; registers as launched (setmaxnreg moves them within the block)"
+        text += "; registers as launched (setmaxnreg moves them within the block)"
+    facts = OccupancyFacts(
+        known=True,
+        arch=sm.arch,
+        block_source=source,
+        max_warps=sm.max_warps,
+        shared_dynamic_known=kernel.resources.shared_dynamic is not None,
+        points=[_point(p) for p in points],
+        text=text,
+    )
     return Findings(facts=facts)
 
 
@@ -276,8 +277,16 @@ def describe(
     return f"{_SOURCE_WORDS[source]}; threads per block -> occupancy {sweep}"
 
 
-def _point(p: Occupancy) -> dict[str, Any]:
-    data = dataclasses.asdict(p)
-    data["limiters"] = list(p.limiters)
-    data["limits"] = {k: (None if v == UNLIMITED else v) for k, v in p.limits.items()}
-    return data
+def _point(p: Occupancy) -> OccupancyPoint:
+    return OccupancyPoint(
+        threads=p.threads,
+        blocks=p.blocks,
+        warps=p.warps,
+        percent=p.percent,
+        limiters=list(p.limiters),
+        limits={k: (None if v == UNLIMITED else v) for k, v in p.limits.items()},
+        shared_allocated=p.shared_allocated,
+        carveout_kb=p.carveout_kb,
+        registers_for_next_block=p.registers_for_next_block,
+        shared_for_next_block=p.shared_for_next_block,
+    )

@@ -22,26 +22,14 @@ the kernel does. A kernel with more than two targets is reported per target, wit
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
-from typing import Any
-
 from sassview.analyses.base import AnalysisContext, Annotation, Findings, Severity
 from sassview.analyses.occupancy import block_sizes, registers_per_warp
+from sassview.analyses.records import Budget, RegisterBudgetFacts
 from sassview.analyses.sm_limits import limits_for
 from sassview.graph.dataflow import register_effects
 from sassview.ir import Kernel
 
 WARP_GROUP = 128  # threads: setmaxnreg acts on a whole warp group
-
-
-@dataclass(frozen=True, slots=True)
-class Budget:
-    address: int
-    line: int | None
-    action: str  # "increase" | "decrease"
-    registers: int  # per thread, from this instruction on
-    peak_live: int  # the most registers live in the code under it (nvdisasm's '#')
-    highest: int  # one past the highest R register that code names (R71 -> 72)
 
 
 def _target(ins_modifiers: tuple[str, ...]) -> str | None:
@@ -134,7 +122,7 @@ def splits(pool: int, groups: int, low: int, high: int) -> list[int]:
 def run(ctx: AnalysisContext) -> Findings:
     found = budgets(ctx)
     if not found:
-        return Findings(facts={"budgets": [], "text": None})
+        return Findings(facts=RegisterBudgetFacts(budgets=[], text=None))
     kernel = ctx.kernel
     sizes, source = block_sizes(kernel)
     threads = sizes[0] if source in ("reqntid", "maxntid") else None
@@ -145,15 +133,15 @@ def run(ctx: AnalysisContext) -> Findings:
     groups = threads // WARP_GROUP if threads and threads % WARP_GROUP == 0 else None
     if pool and groups and len(lows) == 1 and len(highs) == 1:
         fit = splits(pool, groups, next(iter(lows)), next(iter(highs)))
-    facts: dict[str, Any] = {
-        "launch_registers": kernel.resources.registers,
-        "threads": threads,
-        "pool": pool,
-        "warp_groups": groups,
-        "budgets": [asdict(b) for b in found],
-        "increase_groups_that_fit": fit,
-        "text": describe(kernel.resources.registers, threads, pool, found, groups, fit),
-    }
+    facts = RegisterBudgetFacts(
+        launch_registers=kernel.resources.registers,
+        threads=threads,
+        pool=pool,
+        warp_groups=groups,
+        budgets=found,
+        increase_groups_that_fit=fit,
+        text=describe(kernel.resources.registers, threads, pool, found, groups, fit),
+    )
     annotations = []
     if fit == [] and groups:
         low, high = next(iter(lows)), next(iter(highs))

@@ -20,20 +20,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import TypedDict
 
 from sassview.analyses.base import AnalysisContext, Annotation, Findings, Severity
+from sassview.analyses.records import RegisterCapFacts
 from sassview.ir import Kernel
 
 _CAP = re.compile(r"^--?maxrregcount(?:=(\d+))?$")
 REGISTERS_PER_SM = 65536
-
-
-class RegisterCapFacts(TypedDict):
-    asked: int | None  # the -maxrregcount given, or None
-    launch_bounds: str | None  # "__launch_bounds__(256)" as the kernel declares it, or None
-    limit: int | None  # the register limit ptxas recorded (.nv.info MAXREG_COUNT)
-    ignored: bool  # asked, and the kernel's launch bounds set its limit instead
 
 
 def asked_cap(options: Sequence[str]) -> int | None:

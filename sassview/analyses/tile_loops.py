@@ -3,7 +3,7 @@ divisor measure every loop count uses.
 
 Triton unrolls `tl.range(..., loop_unroll_factor=N)` in its own MLIR, before the PTX: its
 `scf.for` loops say by how much (`sassview.parse.mlir`). The Python loop statements themselves
-are read by `loops.python.python_source_loops`.
+are read by `parse.python_loops.python_source_loops`.
 """
 
 from __future__ import annotations

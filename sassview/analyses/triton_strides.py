@@ -30,6 +30,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from sassview.analyses.base import AnalysisContext, Annotation, Findings, Severity
+from sassview.analyses.records import TritonStrideFacts
 from sassview.ir import SourceLoc
 from sassview.parse.mlir import LOCATION, location_resolver
 
@@ -119,7 +120,7 @@ def run(ctx: AnalysisContext) -> Findings:
     art = ctx.program.artifacts
     ttir = art.stages.get("ttir") if art.kind == "triton" else None
     if not ttir:
-        return Findings(facts={"runtime_strides": []})
+        return Findings(facts=TritonStrideFacts(runtime_strides=[]))
     resolve = location_resolver(ttir.splitlines())
     from_cache = any(o.startswith("triton_cache=") for o in art.options)
     grouped: dict[str, dict[str, set[SourceLoc]]] = {}
@@ -129,7 +130,8 @@ def run(ctx: AnalysisContext) -> Findings:
     annotations = tuple(
         _annotation(ctx, name, places, from_cache) for name, places in grouped.items()
     )
-    return Findings(facts={"runtime_strides": sorted(grouped)}, annotations=annotations)
+    facts = TritonStrideFacts(runtime_strides=sorted(grouped))
+    return Findings(facts=facts, annotations=annotations)
 
 
 def _own_lines(frames: Iterable[tuple[str, int]], source: str | None) -> set[SourceLoc]:

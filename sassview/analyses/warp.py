@@ -9,11 +9,11 @@ is kept for accesses the coalescing analysis does not prove coalesced).
 from __future__ import annotations
 
 import operator
-from collections.abc import Mapping, Sequence
-from pathlib import Path
+from collections.abc import Sequence
 from typing import Any
 
 from sassview.analyses.base import AnalysisContext
+from sassview.analyses.launches import launched_block
 from sassview.graph.lanes import DEFAULT_BLOCK, BlockShape, WarpModel
 from sassview.ir import Kernel
 from sassview.memo import memoized
@@ -31,23 +31,6 @@ def block_shape(ctx: AnalysisContext) -> BlockShape:
         dims = [*req, 1, 1][:3]
         return BlockShape(dims[0], dims[1], dims[2], ".reqntid")
     return launched_block(ctx) or DEFAULT_BLOCK
-
-
-def launched_block(ctx: AnalysisContext) -> BlockShape | None:
-    """The block of the kernel's launches in its source (`<<<grid, dim3(16, 16)>>>`); where
-    they cannot be read or disagree, the default warp with the reason."""
-    artifacts = ctx.program.artifacts
-    if not artifacts.source_text or "<<<" not in artifacts.source_text:
-        return None
-    from sassview.analyses.launches import launch_shape
-
-    found = launch_shape(artifacts.source_text, ctx.kernel.display_name)
-    if found is None:
-        return None
-    if found.dims is None:
-        return BlockShape(source=found.reason)
-    name = Path(artifacts.source_path).name if artifacts.source_path else "the source"
-    return BlockShape(*found.dims, source=f"the launch at {name}:{found.line}")
 
 
 def _holder(kernel: Kernel) -> dict[str, Any]:
@@ -126,37 +109,3 @@ def pattern_text(lanes: Sequence[int], stride: int | None = None) -> str:
     step = lanes[1] - lanes[0]
     run = next(i for i in range(1, len(lanes)) if lanes[i] - lanes[i - 1] != step)
     return f"lane stride {step} bytes for {run} lanes, then {lanes[run] - lanes[run - 1]:+d}"
-
-
-def memory_use_text(coalescing: Mapping[str, Any], banks: Mapping[str, Any]) -> str:
-    """The one-line summary of both analyses' facts: 'global: 12 of 14 accesses coalesced;
-    shared: 1 4-way conflict' (what `check` prints, and the JSON's `memory_use.text`)."""
-    total = len(coalescing["accesses"])
-    text = "global: none" if not total else f"global: {coalescing['coalesced']} of {total}"
-    if total:
-        text += f" access{'es' if total != 1 else ''} coalesced"
-        if coalescing["unknown"]:
-            text += f" ({coalescing['unknown']} unknown)"
-    shared = banks["accesses"]
-    if not shared:
-        return text + "; shared: none"
-    ways: dict[int, int] = {}
-    for a in shared:
-        if (a["ways"] or 1) > 1:
-            ways[a["ways"]] = ways.get(a["ways"], 0) + 1
-    if ways:
-        parts = [
-            f"{n} {w}-way conflict{'s' if n != 1 else ''}"
-            for w, n in sorted(ways.items(), reverse=True)
-        ]
-        text += "; shared: " + ", ".join(parts)
-    else:
-        known = len(shared) - banks["unknown"]
-        of = f"{known} of " if banks["unknown"] else ""
-        accesses = f"{len(shared)} access{'es' if len(shared) != 1 else ''}"
-        if not known:  # "no conflicts in 2 accesses (2 unknown)" would claim what is unknown
-            return text + f"; shared: {accesses}, all unknown"
-        text += f"; shared: no conflicts in {of}{accesses}"
-    if banks["unknown"]:
-        text += f" ({banks['unknown']} unknown)"
-    return text

@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from sassview.analyses.base import AnalysisContext, Annotation, Findings, Severity
+from sassview.analyses.records import Partition, WarpPartitionFacts
 from sassview.graph.dominators import immediate_dominators
 from sassview.graph.loops import Loop
 from sassview.ir import SassInstruction
@@ -41,11 +42,11 @@ def run(ctx: AnalysisContext) -> Findings:
     art = ctx.program.artifacts
     ttgir = art.stages.get("ttgir", "") if art.kind == "triton" else ""
     if "ttg.warp_specialize" not in ttgir:
-        return Findings(facts={"partitions": []})
+        return Findings(facts=WarpPartitionFacts(partitions=[]))
     kernel, cfg = ctx.kernel, ctx.cfg
     entries = _dispatch_targets(ctx)
     if not entries:
-        return Findings(facts={"partitions": []})
+        return Findings(facts=WarpPartitionFacts(partitions=[]))
     owner = _owners(ctx, entries)
     partitions: dict[int, dict[str, Any]] = {}
 
@@ -72,7 +73,7 @@ def run(ctx: AnalysisContext) -> Findings:
             slot["loops"].append(loop)
         else:
             slot["spins"].setdefault(spin, []).append(loop)
-    facts: list[dict[str, Any]] = []
+    facts: list[Partition] = []
     annotations: list[Annotation] = []
     for part in sorted(partitions, key=lambda p: (p != -1, p)):
         slot = partitions[part]
@@ -81,15 +82,15 @@ def run(ctx: AnalysisContext) -> Findings:
             continue  # the dispatch's exit state
         entry = None if part == -1 else cfg.blocks[part].start
         facts.append(
-            {
-                "role": role,
-                "entry": entry,
-                "loops": [loop.index for loop in slot["loops"]],
-                "spins": {k: [loop.index for loop in v] for k, v in slot["spins"].items()},
-            }
+            Partition(
+                role=role,
+                entry=entry,
+                loops=[loop.index for loop in slot["loops"]],
+                spins={k: [loop.index for loop in v] for k, v in slot["spins"].items()},
+            )
         )
         annotations.append(_annotation(role, entry, slot))
-    return Findings(facts={"partitions": facts}, annotations=tuple(annotations))
+    return Findings(facts=WarpPartitionFacts(partitions=facts), annotations=tuple(annotations))
 
 
 def _dispatch_targets(ctx: AnalysisContext) -> list[int]:

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sassview.analyses.base import AnalysisContext, Findings
+from sassview.analyses.records import RoleWait, WarpRole, WarpRoleFacts
 from sassview.ir import SassInstruction
 from sassview.memo import memoized
 
@@ -48,7 +49,7 @@ class Role:
 def run(ctx: AnalysisContext) -> Findings:
     art = ctx.program.artifacts
     if art.kind != "cute" or not art.source_text or not art.source_path:
-        return Findings(facts={"roles": []})
+        return Findings(facts=WarpRoleFacts(roles=[]))
     lines = {
         i.source.line
         for i in ctx.kernel.instructions
@@ -58,7 +59,7 @@ def run(ctx: AnalysisContext) -> Findings:
         r for r in roles_in(art.source_text) if any(r.first_line <= n <= r.last_line for n in lines)
     ]
     if not roles:
-        return Findings(facts={"roles": []})
+        return Findings(facts=WarpRoleFacts(roles=[]))
     by_address = {i.address: i for i in ctx.kernel.instructions}
     waits: dict[int, dict[tuple[str, int], list[int]]] = {}  # role -> (kind, line) -> loops
     for loop in ctx.loops:
@@ -69,22 +70,21 @@ def run(ctx: AnalysisContext) -> Findings:
         for n, role in enumerate(roles):
             if role.first_line <= line <= role.last_line:
                 waits.setdefault(n, {}).setdefault((kind, line), []).append(loop.index)
-    facts: list[dict[str, Any]] = []
-    for n, role in enumerate(roles):
-        facts.append(
-            {
-                "name": role.name,
-                "condition": role.condition,
-                "first_line": role.first_line,
-                "last_line": role.last_line,
-                "setmaxnreg": role.setmaxnreg,
-                "waits": [
-                    {"kind": kind, "line": line, "loops": len(found), "sass_loops": found}
-                    for (kind, line), found in sorted(waits.get(n, {}).items(), key=_by_line)
-                ],
-            }
+    facts = [
+        WarpRole(
+            name=role.name,
+            condition=role.condition,
+            first_line=role.first_line,
+            last_line=role.last_line,
+            setmaxnreg=role.setmaxnreg,
+            waits=[
+                RoleWait(kind=kind, line=line, loops=len(found), sass_loops=found)
+                for (kind, line), found in sorted(waits.get(n, {}).items(), key=_by_line)
+            ],
         )
-    return Findings(facts={"roles": facts})
+        for n, role in enumerate(roles)
+    ]
+    return Findings(facts=WarpRoleFacts(roles=facts))
 
 
 def _by_line(item: tuple[tuple[str, int], list[int]]) -> tuple[int, str]:

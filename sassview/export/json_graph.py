@@ -23,6 +23,7 @@ from typing import Any
 
 from sassview.export.model import ExportView, PathNames
 from sassview.ir import ControlCode, Operand, SourceLoc
+from sassview.report.summary import kernel_summary
 
 GRAPH_SCHEMA_VERSION = 1
 FORMAT = "sassview-graph"
@@ -230,7 +231,6 @@ def _source(view: ExportView) -> dict[str, Any]:
 def document(view: ExportView) -> dict[str, Any]:
     """The whole graph of one kernel as plain data (what `render` writes)."""
     from sassview import __version__
-    from sassview.views.summary import kernel_summary
 
     insp = view.inspection
     a = insp.program.artifacts

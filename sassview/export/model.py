@@ -22,6 +22,8 @@ from pathlib import Path, PurePosixPath
 
 from sassview.analyses.base import Annotation, Severity
 from sassview.analyses.loops.entry import UnrollFacts, verdict
+from sassview.analyses.memory_use import memory_use_text
+from sassview.analyses.records import BankFacts, CoalescingFacts
 from sassview.analyses.tensor_cores import TensorCoreFacts, path_of
 from sassview.inspection import Inspection
 from sassview.ir import SourceLoc
@@ -260,20 +262,16 @@ def _loops(insp: Inspection, paths: PathNames) -> tuple[LoopRow, ...]:
 
 def _memory(insp: Inspection) -> tuple[tuple[MemoryRow, ...], str]:
     """The memory-use table and its one-line summary, from the analyses' facts."""
-    from sassview.analyses.warp import memory_use_text
-
-    glob, banks = insp.facts("coalescing"), insp.facts("bank_conflicts")
-    if not glob or not banks:
-        return (), ""
+    glob, banks = insp.typed_facts(CoalescingFacts), insp.typed_facts(BankFacts)
     rows = []
-    for g in glob["accesses"]:
+    for g in glob.accesses:
         count = "unknown" if g["sectors"] is None else f"{g['sectors']} of {g['min_sectors']}"
         rows.append(MemoryRow(
             g["address"], g["opcode"], "global", g["direction"], g["source_line"],
             count + " sectors" * (g["sectors"] is not None), str(g["active_lanes"]),
             g["pattern"] or "", g["unknown"] or g["assumption"] or "",
         ))  # fmt: skip
-    for b in banks["accesses"]:
+    for b in banks.accesses:
         if b["wavefronts"] is None:
             count = "unknown"
         else:
@@ -283,7 +281,7 @@ def _memory(insp: Inspection) -> tuple[tuple[MemoryRow, ...], str]:
             b["pattern"] or "", b["unknown"] or "",
         ))  # fmt: skip
     rows.sort(key=lambda r: r.address)
-    return tuple(rows), f"{memory_use_text(glob, banks)}; assumes {glob['block']}"
+    return tuple(rows), f"{memory_use_text(glob, banks)}; assumes {glob.block}"
 
 
 def _finding(number: int, a: Annotation, paths: PathNames) -> Finding:

@@ -1,7 +1,7 @@
 """Import a `kernel.py` like pytest imports a test module, and collect what it declares.
 
 Only this step runs user code. The file is imported under a private module name, with its own
-directory on sys.path (so it can import its neighbours), while `sassview.declare.collecting()`
+directory on sys.path (so it can import its neighbours), while `frontends.declaration.collecting()`
 records every `sv.cuda / sv.triton / ...` call. Kernels the file defines but does not declare
 (a @triton.jit function nobody declared: each frontend's `Detection` in the registry knows its
 own) are listed with the line to add.
@@ -14,44 +14,15 @@ import importlib.util
 import sys
 import traceback
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from sassview.declare import Declaration, collecting
 from sassview.errors import InputError
 from sassview.frontends import registry
+from sassview.frontends.declaration import Declaration, KernelFile, Undeclared, collecting
 from sassview.frontends.no_torch import TorchNeeded
 from sassview.frontends.paths import input_file
-
-
-@dataclass(frozen=True)
-class Undeclared:
-    name: str
-    kind: str  # the frontend's kind (registry)
-    line: int
-    hint: str  # the declaration to add
-
-
-@dataclass(frozen=True)
-class KernelFile:
-    path: Path
-    text: str
-    declarations: tuple[Declaration, ...]
-    undeclared: tuple[Undeclared, ...]
-
-    def notes(self) -> list[tuple[int, str]]:
-        """(line, words) about the declarations: what a Triton autotuner picks its config by,
-        and what of its pruning could not be applied here."""
-        out = []
-        for decl in self.declarations:
-            key = decl.settings.get("autotune_key") if decl.kind == "triton" else None
-            if key:
-                out.append((decl.line, f"{decl.name}: autotune key {', '.join(key)}"))
-            for note in decl.settings.get("autotune_notes", ()) if decl.kind == "triton" else ():
-                out.append((decl.line, f"{decl.name}: {note}"))
-        return out
 
 
 def _trimmed_traceback(exc: BaseException, path: Path) -> str:

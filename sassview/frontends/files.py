@@ -12,7 +12,7 @@ from sassview import cache
 from sassview.errors import InputError, ToolFailed
 from sassview.frontends.arch import parse_arch
 from sassview.frontends.cuda import read_source
-from sassview.frontends.nvrtc_api import nvjitlink_ptx_to_cubin
+from sassview.frontends.nvjitlink_api import nvjitlink_ptx_to_cubin
 from sassview.ir import Artifacts
 from sassview.toolchain.locate import cuobjdump, toolchain_versions
 from sassview.toolchain.run import run_tool

@@ -23,10 +23,10 @@ from types import MappingProxyType
 from typing import Any
 
 from sassview.cache import locks as cache_locks
-from sassview.declare import Declaration
 from sassview.errors import InputError, SassviewError
 from sassview.frontends import registry
-from sassview.frontends.discover import KernelFile, exit_error
+from sassview.frontends.declaration import Declaration, KernelFile
+from sassview.frontends.discover import exit_error
 from sassview.ir import Artifacts
 
 

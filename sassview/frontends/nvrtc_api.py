@@ -1,4 +1,4 @@
-"""Thin, checked calls into NVRTC and nvJitLink through cuda.bindings.
+"""Thin, checked calls into NVRTC through cuda.bindings (nvJitLink's: nvjitlink_api.py).
 
 cuda.bindings returns (status, value...) tuples; these helpers turn a bad status into a
 SassviewError and hide the buffer-size dance. Loading goes through the toolchain locator, so an
@@ -86,52 +86,3 @@ def _compile(source: bytes, name: str, options: Sequence[str]) -> NvrtcOutput:
         return NvrtcOutput(True, log, ptx, bytes(cubin))
     finally:
         nvrtc.nvrtcDestroyProgram(prog)
-
-
-def nvjitlink_ptx_to_cubin(ptx: str, arch: str, options: Sequence[str] = ()) -> tuple[bytes, str]:
-    """Assemble PTX for `arch` with nvJitLink; returns (cubin, info log with the ptxas report)."""
-    from sassview.toolchain.locate import nvjitlink_info
-
-    nvjitlink_info()  # loads it here: the child inherits it loaded
-    return call_in_child(
-        _assemble, ptx, arch, list(options), what="nvJitLink", timeout=compile_timeout()
-    )
-
-
-def _assemble(ptx: str, arch: str, options: Sequence[str]) -> tuple[bytes, str]:
-    from cuda.bindings import nvjitlink
-
-    opts = [f"-arch={arch}", "-lineinfo", "-Xptxas=-v", *options]
-    handle = nvjitlink.create(len(opts), opts)
-
-    def log(getter_size: Any, getter: Any) -> str:
-        size = getter_size(handle)
-        if not size:
-            return ""
-        buf = bytearray(size)
-        getter(handle, buf)
-        return bytes(buf).rstrip(b"\0").decode(errors="replace")
-
-    try:
-        data = ptx.encode()
-        try:
-            nvjitlink.add_data(handle, nvjitlink.InputType.PTX, data, len(data), "input.ptx")
-            nvjitlink.complete(handle)
-        except nvjitlink.nvJitLinkError as exc:
-            text = log(nvjitlink.get_error_log_size, nvjitlink.get_error_log)
-            raise CompileError(
-                "the PTX does not assemble", _ptx_hint(text, arch), detail=text or str(exc)
-            ) from None
-        info = log(nvjitlink.get_info_log_size, nvjitlink.get_info_log)
-        size = nvjitlink.get_linked_cubin_size(handle)
-        cubin = bytearray(size)
-        nvjitlink.get_linked_cubin(handle, cubin)
-        return bytes(cubin), info
-    finally:
-        nvjitlink.destroy(handle)
-
-
-def _ptx_hint(log: str, arch: str) -> str:
-    from sassview.frontends.diagnose import arch_hint
-
-    return arch_hint(log, arch) or "read the assembler's message above"

@@ -21,8 +21,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from sassview.declare import Declaration
-    from sassview.frontends.discover import KernelFile
+    from sassview.frontends.declaration import Declaration, KernelFile
     from sassview.ir import Artifacts
 
     Compile = Callable[[KernelFile, Declaration, str, dict[str, Any]], Artifacts]

@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sassview.analyses import Annotation
-from sassview.declare import Declaration
 from sassview.frontends import registry
 from sassview.frontends.arch import with_feature
+from sassview.frontends.declaration import Declaration
 
 
 @dataclass(frozen=True)

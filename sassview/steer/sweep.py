@@ -19,13 +19,13 @@ from typing import Any
 from sassview.analyses.async_copy import AsyncCopyFacts
 from sassview.analyses.loops.entry import UnrollFacts
 from sassview.analyses.memory_width import MemoryFacts
+from sassview.analyses.records import OccupancyFacts
 from sassview.analyses.schedule import ScheduleFacts
 from sassview.analyses.spills import SpillFacts
 from sassview.analyses.tensor_cores import TensorCoreFacts
-from sassview.declare import Declaration
 from sassview.errors import InputError
 from sassview.frontends.build_options import BuildOptions, declaration_settings
-from sassview.frontends.discover import KernelFile
+from sassview.frontends.declaration import Declaration, KernelFile
 from sassview.frontends.jobs import Job
 from sassview.frontends.paths import check_ptxas_can_name, input_file
 from sassview.inspection import Inspection
@@ -134,11 +134,10 @@ def _loops(insp: Inspection) -> str:
 
 def _occupancy(insp: Inspection) -> float | None:
     """Occupancy % at the kernel's own block size; None when it is unknown (a sweep of sizes)."""
-    f = insp.facts("occupancy")
-    if not f["known"] or f["block_source"] == "sweep":
+    f = insp.typed_facts(OccupancyFacts)
+    if not f.known or f.block_source == "sweep":
         return None
-    percent: float = f["points"][0]["percent"]
-    return percent
+    return f.points[0].percent
 
 
 def _loop_cycles(insp: Inspection) -> str:

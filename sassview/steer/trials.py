@@ -12,7 +12,7 @@ from typing import Any
 from sassview.analyses import Annotation
 from sassview.build import build_program
 from sassview.errors import SassviewError
-from sassview.frontends.discover import KernelFile
+from sassview.frontends.declaration import KernelFile
 from sassview.frontends.jobs import Job, compile_job
 from sassview.inspection import Inspection, inspect_program
 from sassview.steer.hints import Trial, propose

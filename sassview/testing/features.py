@@ -57,18 +57,21 @@ def _tensor_path(path: str, targets: tuple[str, ...] = ()) -> Feature:
     )
 
 
-def _async(key: str) -> Callable[[Inspection], int]:
+def _async(fact: Callable[[AsyncCopyFacts], object]) -> Callable[[Inspection], int]:
+    """How many of what `fact` picks of the async-copy facts: a count, the sum of a table of
+    counts, or the length of a list."""
+
     def count(insp: Inspection) -> int:
-        value = insp.facts("async_copy")[key]
+        value = fact(insp.typed_facts(AsyncCopyFacts))
         if isinstance(value, dict):
-            return sum(v for k, v in value.items() if isinstance(v, int))
-        return len(value) if isinstance(value, list) else int(value)
+            return sum(v for v in value.values() if isinstance(v, int))
+        return len(value) if isinstance(value, list) else int(value)  # type: ignore[call-overload]
 
     return count
 
 
-def _async_feature(name: str, key: str, what: str) -> Feature:
-    count = _async(key)
+def _async_feature(name: str, fact: Callable[[AsyncCopyFacts], object], what: str) -> Feature:
+    count = _async(fact)
     return Feature(name, lambda i: count(i) > 0, lambda i: f"{count(i)} {what}", ("async-copy",))
 
 
@@ -88,12 +91,12 @@ FEATURES: dict[str, Feature] = {
         _tensor_path("mma.sync"),
         _tensor_path("tcgen05", FEATURES_BY_NAME["tcgen05"].targets),
         Feature("tensor cores", lambda i: bool(_tensor_ops(i)), _tensor_summary, ("tensor-core",)),
-        _async_feature("cp.async", "cp_async", "cp.async copies (LDGSTS)"),
-        _async_feature("tma", "tma", "TMA operations"),
-        _async_feature("bulk copies", "bulk_copies", "bulk copies"),
-        _async_feature("ldmatrix", "ldmatrix", "ldmatrix (LDSM)"),
-        _async_feature("stmatrix", "stmatrix", "stmatrix (STSM)"),
-        _async_feature("barriers", "barriers", "barriers"),
+        _async_feature("cp.async", lambda f: f.cp_async, "cp.async copies (LDGSTS)"),
+        _async_feature("tma", lambda f: f.tma, "TMA operations"),
+        _async_feature("bulk copies", lambda f: f.bulk_copies, "bulk copies"),
+        _async_feature("ldmatrix", lambda f: f.ldmatrix, "ldmatrix (LDSM)"),
+        _async_feature("stmatrix", lambda f: f.stmatrix, "stmatrix (STSM)"),
+        _async_feature("barriers", lambda f: f.barriers, "barriers"),
         Feature(
             "mbarrier",
             lambda i: any(

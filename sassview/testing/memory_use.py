@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from sassview.analyses.records import BankFacts, CoalescingFacts
 from sassview.testing.failures import SassviewAssertionError, compose, counted
 
 if TYPE_CHECKING:
@@ -29,7 +30,12 @@ def _in_scope(
 ) -> tuple[list[Any], str]:
     __tracebackhide__ = True
     scope, where = k.scope(loop, lines)
-    found = [a for a in k.facts(analysis)["accesses"] if scope is None or a["address"] in scope]
+    accesses: list[Any] = list(
+        k.typed_facts(BankFacts).accesses
+        if analysis == "bank_conflicts"
+        else k.typed_facts(CoalescingFacts).accesses
+    )
+    found = [a for a in accesses if scope is None or a["address"] in scope]
     if not found:
         raise (BankConflictFound if analysis == "bank_conflicts" else CoalescingMismatch)(
             compose(f"{k.describe()}: no {what} {where}", expected=f"{what} {where}")
@@ -54,7 +60,7 @@ def check_coalesced(
     raise CoalescingMismatch(
         compose(
             f"{k.describe()}: {len(bad)} of {len(found)} global accesses {where} are not "
-            f"proven coalesced ({k.facts('coalescing')['block']})",
+            f"proven coalesced ({k.typed_facts(CoalescingFacts).block})",
             expected="each access touching the fewest 32-byte sectors its width allows",
             found="; ".join(
                 _unknown(k, a)
@@ -101,7 +107,7 @@ def check_no_bank_conflicts(k: Subject, loop: LoopRef | None, lines: Lines | Non
     raise BankConflictFound(
         compose(
             f"{k.describe()}: {len(bad)} of {len(found)} shared accesses {where} conflict on "
-            f"banks or are unknown ({k.facts('bank_conflicts')['block']})",
+            f"banks or are unknown ({k.typed_facts(BankFacts).block})",
             expected="no bank conflict: the fewest wavefronts per warp the width allows",
             found="; ".join(
                 _unknown(k, a)

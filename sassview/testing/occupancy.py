@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from sassview.analyses.occupancy import Occupancy, describe_point, occupancy, usage_of
+from sassview.analyses.records import OccupancyFacts
 from sassview.analyses.sm_limits import limits_for
 from sassview.testing.failures import SassviewAssertionError, compose
 
@@ -44,18 +45,18 @@ def check_occupancy(
                 hint="sassview/analyses/sm_limits.py lists the architectures it knows",
             )
         )
-    facts = k.facts("occupancy")
-    if threads is None and facts["block_source"] == "sweep":
+    facts = k.typed_facts(OccupancyFacts)
+    if threads is None and facts.block_source == "sweep":
         raise OccupancyTooLow(
             compose(
                 f"{k.describe()}: the block size is unknown (no .reqntid, launch bounds or "
                 "num_warps)",
                 expected=", ".join(asked),
-                found=facts["text"],
+                found=facts.text,
                 hint="pass threads= to assert_occupancy, or give the kernel __launch_bounds__",
             )
         )
-    size = threads if threads is not None else facts["points"][0]["threads"]
+    size = threads if threads is not None else facts.points[0].threads
     point: Occupancy = occupancy(sm, usage_of(k.kernel, size))
     short = [
         text

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypeVar
 
 from sassview.analyses import Annotation
+from sassview.analyses.facts import Facts
 from sassview.analyses.loops.entry import UnrollFacts
 from sassview.graph.loops import Loop
 from sassview.inspection import Inspection
@@ -21,6 +22,7 @@ from sassview.ir import Kernel, Program, Resources, SassInstruction
 from sassview.testing import listing as _listing
 from sassview.testing.patterns import compile_opcode_pattern
 
+_F = TypeVar("_F", bound=Facts)
 LoopRef = int | Loop
 Lines = int | tuple[int, int] | range
 
@@ -61,6 +63,10 @@ class Subject:
 
     def facts(self, analysis: str) -> Mapping[str, Any]:
         return self.inspection.facts(analysis)
+
+    def typed_facts(self, kind: type[_F]) -> _F:
+        """One analysis' facts as its record (Inspection.typed_facts)."""
+        return self.inspection.typed_facts(kind)
 
     def describe(self) -> str:
         art = self.program.artifacts

@@ -20,6 +20,7 @@ from rich.color import Color
 from rich.segment import Segment
 from rich.style import Style
 
+from sassview.analyses.records import BankFacts, CoalescingFacts
 from sassview.lexers import NvPtxLexer, NvSassLexer
 from sassview.memo import memoized
 from sassview.tui.lexing import LexedLines
@@ -255,16 +256,15 @@ def memory_use_cells(view: KernelView) -> dict[int, tuple[str, str]]:
     """Address -> (cell text, style) for each global access (`4/4`: sectors per warp and the
     fewest; red above the fewest) and shared access (`32w`: a 32-way conflict; `1w` none),
     `?` where the analysis says unknown: what `check`'s memory-use row counts, per row."""
-    found = view.inspection.findings
-    glob, banks = found.get("coalescing"), found.get("bank_conflicts")
+    insp = view.inspection
     cells: dict[int, tuple[str, str]] = {}
-    for g in glob.facts.get("accesses", ()) if glob is not None else ():
+    for g in insp.typed_facts(CoalescingFacts).accesses:
         if g["sectors"] is None:
             cells[g["address"]] = ("?", "yellow")
         else:
             bad = g["sectors"] > g["min_sectors"]
             cells[g["address"]] = (f"{g['sectors']}/{g['min_sectors']}", "red" if bad else "green")
-    for b in banks.facts.get("accesses", ()) if banks is not None else ():
+    for b in insp.typed_facts(BankFacts).accesses:
         if b["ways"] is None:
             cells[b["address"]] = ("?", "yellow")
         else:

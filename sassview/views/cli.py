@@ -29,6 +29,8 @@ from sassview.views.variant_limit import MAX_VARIANTS_HELP
 
 if TYPE_CHECKING:
     from sassview.frontends.build_options import BuildOptions
+    from sassview.inspection import Inspection
+    from sassview.ir import Program
 
 
 def _progress(text: str) -> None:
@@ -90,9 +92,9 @@ def check(
     from sassview.frontends.paths import input_file
     from sassview.gcpause import pause as pause_gc
     from sassview.inspection import inspect_program
+    from sassview.report.summary import check_document, program_summary
     from sassview.toolchain.locate import toolchain_versions
     from sassview.views.render import arch_notes, render_program
-    from sassview.views.summary import check_document, program_summary
     from sassview.views.user_output import user_output_to_stderr
 
     summaries = []
@@ -141,11 +143,13 @@ def check(
         resume_gc()
 
 
-def _census(program: Any, insp: Any) -> tuple[str, str, Any]:
+def _census(program: Program, insp: Inspection) -> tuple[str, str, Any]:
     """(arch, the kernel as its variant and name, its loop entries): across.py's input."""
+    from sassview.analyses.loops.entry import UnrollFacts
+
     label = program.artifacts.label
     name = f"{label} · {insp.kernel.display_name}" if label else insp.kernel.display_name
-    return program.arch, name, insp.facts("unroll")["entries"]
+    return program.arch, name, insp.typed_facts(UnrollFacts).entries
 
 
 def _with_kernel(programs: list[Any], kernel: str) -> list[Any]:

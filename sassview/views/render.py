@@ -6,6 +6,8 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
+from sassview.report.words import finding_counts, widest_access
+
 if TYPE_CHECKING:
     from sassview.analyses.loops.across import ArchDifference
     from sassview.inspection import Inspection
@@ -58,27 +60,6 @@ def render_kernel(k: dict[str, Any]) -> str:
     lines += _analysis_lines(k["analysis"])
     lines += _findings(k["annotations"], k["analysis"].get("warp_roles") or [])
     return "\n".join(lines)
-
-
-def _bits(n: int | None, bulk: int | None = 0, short: bool = False) -> str:
-    """An access width; with `bulk`, the TMA / bulk copies beside (they have no width)."""
-    text = "-" if n is None else str(n) if short else f"{n}-bit"
-    if bulk:
-        copies = "bulk" if short else "bulk copies"
-        text = copies if n is None else f"{text}+bulk" if short else f"{text} (+ bulk copies)"
-    return text
-
-
-def widest_access(a: dict[str, Any], *, short: bool = False) -> str:
-    """`global load 128-bit, store 32-bit; shared load -, store -` from a kernel summary's
-    analysis: `check`'s row and, `short`, the TUI header's `global ld 128 st 32 · shared ld -
-    st -` (bulk copies, which have no width, named in both)."""
-    g_ld = _bits(a["max_global_load_bits"], a.get("bulk_global_loads"), short)
-    g_st = _bits(a["max_global_store_bits"], a.get("bulk_global_stores"), short)
-    s_ld, s_st = (_bits(a[k], 0, short) for k in ("max_shared_load_bits", "max_shared_store_bits"))
-    if short:
-        return f"global ld {g_ld} st {g_st} · shared ld {s_ld} st {s_st}"
-    return f"global load {g_ld}, store {g_st}; shared load {s_ld}, store {s_st}"
 
 
 def _analysis_lines(a: dict[str, Any]) -> list[str]:
@@ -199,16 +180,6 @@ def _alike(texts: Iterable[str]) -> list[str]:
     inline-asm wait loops are one row, not ten identical ones."""
     seen = Counter(texts)
     return [text if n == 1 else f"{text} (x{n} loops alike)" for text, n in seen.items()]
-
-
-def finding_counts(severities: Iterable[str]) -> str:
-    """`1 warning, 2 notes, 10 info`: findings by severity, worst first. Every view that counts
-    findings says it this way, so `check` and the TUI cannot seem to disagree."""
-    counts = Counter(severities)
-    words = {"warning": "warnings", "note": "notes", "info": "info"}
-    return ", ".join(
-        f"{counts[s]} {s if counts[s] == 1 else plural}" for s, plural in words.items() if counts[s]
-    )
 
 
 def _findings(annotations: list[dict[str, Any]], roles: list[dict[str, Any]]) -> list[str]:

@@ -62,7 +62,7 @@ def _ptxas_log(data: bytes) -> None:
 
 def _mlir(data: bytes) -> None:
     from sassview.analyses.tile_loops import triton_loops
-    from sassview.views.stage_lines import rows_by_line
+    from sassview.parse.stage_lines import rows_by_line
 
     # Triton's stages come from its compile, or from the cache: read as the analysis and the
     # TUI read them.

@@ -20,6 +20,7 @@ from pathlib import Path
 from sassview.analyses.base import AnalysisContext
 from sassview.analyses.memory import line_keys
 from sassview.parse.cxx_templates import template_arguments, template_scope
+from sassview.parse.python_loops import python_source_loops
 from sassview.parse.source_loops import SourceLoop, blanked, integer_macros, source_loops
 
 
@@ -105,8 +106,6 @@ def scan(text: str, macros: dict[str, int], *, python: bool) -> list[SourceLoop]
     """The loop statements of one file: Python's by `ast` (Triton, the CuTe DSL), the rest as
     C++ (`sassview.parse.source_loops`)."""
     if python:
-        from sassview.analyses.loops.python import python_source_loops
-
         return list(python_source_loops(text))
     return source_loops(text, macros)
 

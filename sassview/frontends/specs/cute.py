@@ -9,8 +9,7 @@ from typing import TYPE_CHECKING, Any
 from sassview.frontends.registry import Detection, FrontendSpec, Vocabulary, distribution_version
 
 if TYPE_CHECKING:
-    from sassview.declare import Declaration
-    from sassview.frontends.discover import KernelFile
+    from sassview.frontends.declaration import Declaration, KernelFile
     from sassview.ir import Artifacts
 
 

@@ -17,8 +17,7 @@ from sassview.frontends.registry import (
 )
 
 if TYPE_CHECKING:
-    from sassview.declare import Declaration
-    from sassview.frontends.discover import KernelFile
+    from sassview.frontends.declaration import Declaration, KernelFile
     from sassview.ir import Artifacts
 
 _HINTS = ("num_ctas", "occupancy", "opt_level", "num_worker_warps")  # as frontends/cutile.HINTS

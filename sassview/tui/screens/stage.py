@@ -13,10 +13,10 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
+from sassview.parse.stage_lines import rows_by_line
 from sassview.tui.messages import CursorMoved
 from sassview.tui.paint import TextPainter
 from sassview.tui.widgets.listing import Listing
-from sassview.views.stage_lines import rows_by_line
 
 
 def stage_lexer(name: str) -> Lexer | None:
@@ -57,7 +57,7 @@ def _lines(n: int) -> str:
 
 class StageScreen(Screen[int | None]):
     """A stage opens at the code of the source line the cursor was on (its debug locations,
-    `views.stage_lines`): those lines are marked and the cursor is on the first. Moving the
+    `parse.stage_lines`): those lines are marked and the cursor is on the first. Moving the
     cursor marks the code of the line under it and names that line in the border; leaving
     the screen hands that line back (the app moves its panes to it)."""
 

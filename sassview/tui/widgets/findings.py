@@ -15,9 +15,9 @@ from textual.widgets.option_list import Option
 
 from sassview.analyses import Severity
 from sassview.memo import memoized
+from sassview.report.words import finding_counts
 from sassview.tui.messages import FindingChosen
 from sassview.tui.state import FindingView
-from sassview.views.render import finding_counts
 
 _TAG = {Severity.WARNING: ("warn", "bold red"), Severity.NOTE: ("note", "yellow"),
         Severity.INFO: ("info", "cyan")}  # fmt: skip

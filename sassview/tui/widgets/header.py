@@ -1,6 +1,6 @@
 """The kernel's resources and verdicts, at the top: the answers `sassview check` gives.
 
-Made from `sassview.views.summary.kernel_summary` — the same data the CLI report and the JSON
+Made from `sassview.report.summary.kernel_summary` — the same data the CLI report and the JSON
 print — so the TUI cannot say something the report does not.
 """
 
@@ -12,9 +12,9 @@ from rich.text import Text
 from textual.widgets import Static
 
 from sassview.analyses.loops.entry import UnrollFacts
+from sassview.report.summary import kernel_summary
+from sassview.report.words import finding_counts, widest_access
 from sassview.tui.state import KernelView
-from sassview.views.render import finding_counts, widest_access
-from sassview.views.summary import kernel_summary
 
 
 def _bytes(n: int | None) -> str:

@@ -1,7 +1,7 @@
 """The per-kernel facts `sassview check` reports, as plain data (the JSON output's schema).
 
 Documented in docs/json.md; `schema_version` changes whenever a field changes meaning or goes.
-The human report (render.py) is made from this same data, so text and JSON cannot disagree.
+The human report (views/render.py) is made from this same data, so text and JSON cannot disagree.
 """
 
 from __future__ import annotations
@@ -12,9 +12,19 @@ from typing import Any
 
 from sassview.analyses import Annotation
 from sassview.analyses.async_copy import AsyncCopyFacts
+from sassview.analyses.facts import plain
 from sassview.analyses.loops.entry import UnrollFacts
+from sassview.analyses.memory_use import memory_use_text
 from sassview.analyses.memory_width import MemoryFacts
 from sassview.analyses.ptxas_advice import PtxasFacts
+from sassview.analyses.records import (
+    BankFacts,
+    CoalescingFacts,
+    OccupancyFacts,
+    RegisterBudgetFacts,
+    WarpPartitionFacts,
+    WarpRoleFacts,
+)
 from sassview.analyses.schedule import ScheduleFacts, placed_text
 from sassview.analyses.spills import SpillFacts
 from sassview.analyses.tensor_cores import TensorCoreFacts
@@ -94,9 +104,8 @@ def _schedule(insp: Inspection) -> list[dict[str, Any]]:
 def _partition_spins(insp: Inspection) -> set[int]:
     """The SASS loops a warp-partition finding already counts as spins (mbarrier waits,
     setmaxnreg retries, the dispatch loop): left out of the loop census."""
-    found = insp.findings.get("warp_partitions")
-    parts = found.facts.get("partitions", []) if found is not None else []
-    return {i for p in parts for loops in p["spins"].values() for i in loops}
+    parts = insp.typed_facts(WarpPartitionFacts).partitions
+    return {i for p in parts for loops in p.spins.values() for i in loops}
 
 
 def _analysis(insp: Inspection) -> dict[str, Any]:
@@ -144,7 +153,7 @@ def _analysis(insp: Inspection) -> dict[str, Any]:
         "register_budget": _register_budget(insp),
         "schedule": _schedule(insp),
         "memory_use": _memory_use(insp),
-        "warp_roles": list(insp.facts("warp_roles")["roles"]),
+        "warp_roles": plain(insp.typed_facts(WarpRoleFacts).roles),
         "register_peak": {
             "live": live.peak,
             "address": peak_ins.address if peak_ins else None,
@@ -156,41 +165,64 @@ def _analysis(insp: Inspection) -> dict[str, Any]:
 
 def _register_budget(insp: Inspection) -> dict[str, Any] | None:
     """setmaxnreg per warp group: sassview/analyses/register_budget.py; None without one."""
-    f = insp.facts("register_budget")
-    if not f["budgets"]:
+    f = insp.typed_facts(RegisterBudgetFacts)
+    if not f.budgets:
         return None
-    keep = ("launch_registers", "threads", "pool", "warp_groups", "budgets",
-            "increase_groups_that_fit", "text")  # fmt: skip
-    return {k: f[k] for k in keep}
+    return {
+        "launch_registers": f.launch_registers,
+        "threads": f.threads,
+        "pool": f.pool,
+        "warp_groups": f.warp_groups,
+        "budgets": plain(f.budgets),
+        "increase_groups_that_fit": f.increase_groups_that_fit,
+        "text": f.text,
+    }
 
 
 def _occupancy(insp: Inspection) -> dict[str, Any] | None:
     """Blocks and warps per SM at the kernel's block size(s): sassview/analyses/occupancy.py."""
-    f = insp.facts("occupancy")
-    if not f["known"]:
+    f = insp.typed_facts(OccupancyFacts)
+    if not f.known:
         return None
-    keep = ("threads", "blocks", "warps", "percent", "limiters", "limits", "carveout_kb",
-            "registers_for_next_block", "shared_for_next_block")  # fmt: skip
     return {
-        "block_source": f["block_source"],
-        "max_warps": f["max_warps"],
-        "text": f["text"],
-        "points": [{k: p[k] for k in keep} for p in f["points"]],
+        "block_source": f.block_source,
+        "max_warps": f.max_warps,
+        "text": f.text,
+        "points": [
+            {
+                "threads": p.threads,
+                "blocks": p.blocks,
+                "warps": p.warps,
+                "percent": p.percent,
+                "limiters": p.limiters,
+                "limits": p.limits,
+                "carveout_kb": p.carveout_kb,
+                "registers_for_next_block": p.registers_for_next_block,
+                "shared_for_next_block": p.shared_for_next_block,
+            }
+            for p in f.points
+        ],
     }
 
 
 def _memory_use(insp: Inspection) -> dict[str, Any]:
     """Coalescing and bank conflicts: the kernel's counts, its line of text, every access."""
-    from sassview.analyses.warp import memory_use_text
-
-    glob, banks = insp.facts("coalescing"), insp.facts("bank_conflicts")
+    glob, banks = insp.typed_facts(CoalescingFacts), insp.typed_facts(BankFacts)
     return {
         "text": memory_use_text(glob, banks),
-        "block": glob["block"],
-        "global": {k: glob[k] for k in ("coalesced", "uncoalesced", "unknown")},
-        "shared": {k: banks[k] for k in ("conflicted", "unknown", "worst_ways")},
-        "global_accesses": list(glob["accesses"]),
-        "shared_accesses": list(banks["accesses"]),
+        "block": glob.block,
+        "global": {
+            "coalesced": glob.coalesced,
+            "uncoalesced": glob.uncoalesced,
+            "unknown": glob.unknown,
+        },
+        "shared": {
+            "conflicted": banks.conflicted,
+            "unknown": banks.unknown,
+            "worst_ways": banks.worst_ways,
+        },
+        "global_accesses": list(glob.accesses),
+        "shared_accesses": list(banks.accesses),
     }
 
 
