@@ -23,8 +23,12 @@ def corpus_id(path: Path) -> str:
 def _private_cache(
     tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Each test session gets its own cache, so tests never see a user's entries."""
-    root = tmp_path_factory.getbasetemp() / "sassview-cache"
+    """Each test session gets its own cache, so tests never see a user's entries. Under
+    pytest-xdist the workers of one session share it (their basetemps are siblings under the
+    session's): a kernel several workers' tests compile is built once (cache/locks.py), as it is
+    in one process."""
+    base = tmp_path_factory.getbasetemp()
+    root = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "sassview-cache"
     monkeypatch.setenv("SASSVIEW_CACHE_DIR", str(root))
     monkeypatch.delenv("SASSVIEW_NO_CACHE", raising=False)
     # and its own config directory: no test reads or writes a user's TUI pane widths

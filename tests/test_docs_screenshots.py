@@ -48,10 +48,33 @@ def test_the_screenshots_are_what_the_app_draws_now() -> None:
 # Appended to a built page: each table's width against its column's, printed into the page.
 MEASURE = """<script>(function(){const out=[];
 document.querySelectorAll('.md-content table:not([class])').forEach((t)=>{
+  const page=t.closest('[data-page]').dataset.page;
   const head=t.rows[0].innerText.replace(/\\s+/g,' ');
-  out.push(t.scrollWidth+' '+t.parentElement.clientWidth+' '+head);});
+  out.push(page+' '+t.scrollWidth+' '+t.parentElement.clientWidth+' '+head);});
 const pre=document.createElement('pre');pre.id='measure';pre.textContent=out.join('\\n');
 document.body.prepend(pre);})();</script>"""
+
+ARTICLE = re.compile(r'(<article class="md-content__inner md-typeset">)(.*?)(</article>)', re.S)
+
+
+def _all_in_one(pages: list[Path]) -> Path:
+    """The first page with every page's article in its text column, each marked by its name:
+    the column is the theme's, the same on every gallery page, so one Chromium run per width
+    measures them all (a run per page and width took ~58 s of a busy machine, these two ~20 s;
+    the widths measured are the same, except that a page this long has a scrollbar, which
+    makes the column 15 px narrower than a short page's: stricter, never looser)."""
+    bodies = [ARTICLE.search(p.read_text(encoding="utf-8")) for p in pages]
+    inner = "".join(
+        f'<div data-page="{p.name}">{found.group(2)}</div>'
+        for p, found in zip(pages, bodies, strict=True)
+        if found is not None
+    )
+    assert inner.count("data-page") == len(pages), "a page has no article"
+    first = pages[0].read_text(encoding="utf-8")
+    merged = ARTICLE.sub(lambda m: m.group(1) + inner + m.group(3), first)
+    out = pages[0].with_name("all-measured.html")
+    out.write_text(merged.replace("</body>", MEASURE + "</body>"), encoding="utf-8")
+    return out
 
 
 def _chromium() -> str | None:
@@ -61,18 +84,16 @@ def _chromium() -> str | None:
     )
 
 
-def _table_widths(browser: str, page: Path, width: int) -> list[tuple[int, int, str]]:
-    measured = page.with_name(page.stem + "-measured.html")
-    measured.write_text(page.read_text(encoding="utf-8").replace("</body>", MEASURE + "</body>"))
+def _table_widths(browser: str, page: Path, width: int) -> list[tuple[str, int, int, str]]:
     dom = subprocess.run(
         [browser, "--headless", "--no-sandbox", "--disable-gpu", f"--window-size={width},1000",
-         "--virtual-time-budget=2000", "--dump-dom", measured.as_uri()],
+         "--virtual-time-budget=2000", "--dump-dom", page.as_uri()],
         capture_output=True, text=True, timeout=120, check=True,
     ).stdout  # fmt: skip
     found = re.search(r'<pre id="measure">(.*?)</pre>', dom, re.S)
     assert found is not None, "the measuring script did not run"
-    rows = [line.split(" ", 2) for line in html.unescape(found.group(1)).splitlines()]
-    return [(int(a), int(b), head) for a, b, head in rows]
+    rows = [line.split(" ", 3) for line in html.unescape(found.group(1)).splitlines()]
+    return [(name, int(a), int(b), head) for name, a, b, head in rows]
 
 
 @pytest.mark.compile
@@ -87,7 +108,9 @@ def test_the_gallery_tables_fit_the_page(tmp_path: Path) -> None:
     )  # fmt: skip
     pages = sorted((site / "gallery").glob("*.html"))
     assert len(pages) >= 6
-    for page in pages:
-        for width in (1280, 800):  # a laptop, and a half-screen window
-            for table, column, head in _table_widths(browser, page, width):
-                assert table <= column, f"{page.name} at {width} px: {head!r} is {table} px wide"
+    merged = _all_in_one(pages)
+    for width in (1280, 800):  # a laptop, and a half-screen window
+        measured = _table_widths(browser, merged, width)
+        assert len(measured) == merged.read_text(encoding="utf-8").count("<table>")  # all
+        for name, table, column, head in measured:
+            assert table <= column, f"{name} at {width} px: {head!r} is {table} px wide"
