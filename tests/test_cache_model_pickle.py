@@ -1,0 +1,98 @@
+"""The model's pickled shape (sassview/cache/model_pickle.py): what every view shows of a loaded
+model is what it shows of a fresh build, the loaded records share their repeated strings, and
+the loaded objects are old to the collector. Speed is benchmarks/bench_warm.py's."""
+
+from __future__ import annotations
+
+import gc
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from test_model_cache import CASES, _no_assembly
+
+from sassview import build, export
+from sassview.inspection import Inspection, inspect_program
+from sassview.ir import Artifacts, Program
+from sassview.views.summary import program_summary
+
+
+@pytest.fixture(autouse=True)
+def _own_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SASSVIEW_CACHE_DIR", str(tmp_path / "cache"))
+
+
+def _views(program: Program, inspections: list[Inspection]) -> dict[str, str]:
+    """What `check --json` prints of `program` and each kernel's export in every format."""
+    views = {"check --json": json.dumps(program_summary(program, inspections), indent=1)}
+    for insp in inspections:
+        for fmt in export.FORMATS:
+            views[f"{insp.kernel.name} {fmt}"] = export.render(insp, fmt)
+    return views
+
+
+def _loaded(artifacts: Artifacts, monkeypatch: pytest.MonkeyPatch) -> Program:
+    """The model of `artifacts` and its Inspections as a later run loads them."""
+    inspect_program(build.build_program(artifacts))  # built, analysed, cached together
+    _no_assembly(monkeypatch)
+    loaded = build.build_program(artifacts)
+    assert build.analyses_of(loaded)  # served with its Inspections
+    return loaded
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_every_view_shows_a_loaded_model_as_it_shows_a_fresh_build(
+    case: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    artifacts = CASES[case]()
+    fresh = build.assemble_program(artifacts)  # no cache at all
+    expected = _views(fresh, inspect_program(fresh))
+    loaded = _loaded(artifacts, monkeypatch)
+    assert _views(loaded, inspect_program(loaded)) == expected
+
+
+def test_the_records_of_a_loaded_model_share_their_repeated_strings(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    loaded = _loaded(CASES["cuda:tiled/sm_100a"](), monkeypatch)
+    sass = [i for k in loaded.kernels for i in k.instructions]
+    ptx = [p for k in loaded.kernels if k.ptx for p in k.ptx.instructions]
+    fields: dict[str, Callable[[], list[str | tuple[str, ...]]]] = {
+        "SASS opcodes": lambda: [i.opcode for i in sass],
+        "SASS modifiers": lambda: [i.modifiers for i in sass if i.modifiers],
+        "SASS source files": lambda: [i.source.file for i in sass if i.source],
+        "PTX operands": lambda: [op for p in ptx for op in p.operands],
+    }
+    for name, values in fields.items():
+        found = values()
+        equal = len(set(found))
+        assert len(found) > equal, name  # the kernel repeats them, or this proves nothing
+        assert len({id(v) for v in found}) == equal, name  # each value one object
+
+
+def test_a_loaded_model_is_old_to_the_collector(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Left in the young generations, the collections that follow would rescan every record
+    it loaded (sassview.gcpause.age_all)."""
+    if gc.get_freeze_count():  # objects another test froze (the TUI's) would keep it young
+        gc.unfreeze()
+    loaded = _loaded(CASES["cuda:vecadd/sm_90a"](), monkeypatch)
+    # What the pickle held (the Program and Inspections around them are made after it).
+    records = {id(r) for k in loaded.kernels for r in (k, k.instructions, k.resources, k.ptx)}
+    young = gc.get_objects(generation=0) + gc.get_objects(generation=1)
+    assert len(records) == 4 * len(loaded.kernels)
+    assert not [o for o in young if id(o) in records]
+
+
+def test_objects_a_process_froze_stay_frozen_when_a_model_loads(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    artifacts = CASES["cuda:vecadd/sm_90a"]()
+    inspect_program(build.build_program(artifacts))
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        _loaded(artifacts, monkeypatch)
+        assert gc.get_freeze_count() >= frozen
+    finally:
+        gc.unfreeze()
