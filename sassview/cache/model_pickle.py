@@ -1,22 +1,29 @@
-"""How the model is written into its pickle: each record once, each repeated string once.
+"""How the model is written into its pickle: each record as a plain tuple, each repeated
+string once.
 
-Loading a pickle is creating its objects, and at 65k instructions the model and its
-Inspections are ~1.9 million of them (benchmarks/bench_warm.py); loading costs what they cost.
-Two things here make them fewer and cheaper, and neither changes what is loaded (the
-loaded model equals the built one, field for field, tests/test_model_cache.py):
+Loading a pickle is creating its objects: at 65k instructions the model and its Inspections
+were 1.86 million of them, 1.48 million now (benchmarks/bench_warm.py's kernel); loading
+costs what they cost. Two things here make them fewer and cheaper, and neither changes what
+is loaded (the loaded model equals the built one, field for field, and every view shows it
+alike: tests/test_model_cache.py, tests/test_cache_model_pickle.py):
 
 - The model's NamedTuples (instructions, source locations, control codes) are written as
   `tuple.__new__(cls, fields)`: pickle's default for a tuple subclass calls the class'
-  `__new__`, a Python function, once per record (a quarter of the PTX instructions' load).
+  `__new__`, a Python function, once per record (an eighth of the PTX instructions' load).
 - Equal strings, and equal tuples of strings, in those records are written once, so the
   loaded records share them. The parsers make one `"FFMA"` and one `("E", "CONSTANT")` per
-  distinct instruction text and one PTX operand string (`"%f94"`) per use; shared, the pickle
-  holds a reference instead (a 65k kernel's: a seventh fewer bytes to read and hash too).
+  distinct instruction text, one PTX operand string (`"%f94"`) per use and one file name per
+  source location; shared, the pickle holds a reference instead (26.6 -> 23.3 MB at 65k
+  instructions, so fewer bytes to read and hash too, and 20 MB less memory once loaded).
   Strings are immutable and nothing in sassview tells equal ones apart by identity.
 
-What is left dominates by count: the ints (addresses, lines) pickle cannot share, and the
-analyses' facts, which are JSON-shaped dicts (memory's `by_line` is four dicts per source
-line, `accesses` one per access: ~200k dicts at 65k instructions).
+Measured together (one process, the two formats' loads interleaved): 4-7 % off the unpickle.
+What is left dominates by count: 0.9 million ints (addresses and lines, which pickle cannot
+share) and 205k dicts, the analyses' JSON-shaped facts (memory's `by_line` is four dicts per
+source line, its and coalescing's `accesses` one per access: their facts are 44 of the
+unpickle's ~200 ms, the Program 125). Measured and left out: loading frozen slots dataclasses
+without dataclasses' own __setstate__ (2 %), deriving the correspondence tables on load
+(slower than loading them).
 """
 
 from __future__ import annotations

@@ -5,10 +5,9 @@ A warm run would otherwise rebuild from the cached listings what nothing has cha
 (benchmarks/bench_warm.py). Pickle, protocol 5: the model is a tree of NamedTuples and frozen
 records that share operands, source locations and strings, and pickle's memo keeps that sharing,
 so loading is one C loop with no conversion step; a columnar form would rebuild the same
-objects in Python. How the model's records are written, shared strings included, is
-cache/model_pickle.py's. Measured and left out: deriving the correspondence tables on load
-(as slow as loading them). What remains is the objects themselves (~1.7 million at 65k
-instructions, half of them ints and the analyses' dicts).
+objects in Python. How the model's records are written (shared strings, what dominates the
+load) is cache/model_pickle.py's. What remains is the objects themselves (~1.5 million at 65k
+instructions).
 
 Trust. Unpickling runs whatever code the data names, so an entry is only as trustworthy as the
 directory it lies in. The cache directory is the user's own (like pip's or Triton's): whoever
