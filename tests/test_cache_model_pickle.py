@@ -71,16 +71,25 @@ def test_the_records_of_a_loaded_model_share_their_repeated_strings(
         assert len({id(v) for v in found}) == equal, name  # each value one object
 
 
-def test_a_loaded_model_is_old_to_the_collector(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("how", ["built", "loaded"])
+def test_a_model_is_old_to_the_collector(how: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """Left in the young generations, the collections that follow would rescan every record
-    it loaded (sassview.gcpause.age_all)."""
+    it built or loaded (sassview.gcpause.without_gc)."""
     if gc.get_freeze_count():  # objects another test froze (the TUI's) would keep it young
         gc.unfreeze()
-    loaded = _loaded(CASES["cuda:vecadd/sm_90a"](), monkeypatch)
-    # What the pickle held (the Program and Inspections around them are made after it).
-    records = {id(r) for k in loaded.kernels for r in (k, k.instructions, k.resources, k.ptx)}
+    artifacts = CASES["cuda:vecadd/sm_90a"]()
+    if how == "loaded":
+        inspect_program(build.build_program(artifacts))  # cached with its Inspections
+        _no_assembly(monkeypatch)
+    gc.collect()  # every generation's count from zero: only what follows moves the records
+    program = build.build_program(artifacts)
+    # What the build or the pickle made (a loaded Program and its Inspections are made after).
+    records = {id(r) for k in program.kernels for r in (k, k.instructions, k.resources, k.ptx)}
+    if how == "built":
+        inspections = inspect_program(program)
+        records |= {id(r) for i in inspections for r in (i, i.cfg, i.liveness, i.findings)}
     young = gc.get_objects(generation=0) + gc.get_objects(generation=1)
-    assert len(records) == 4 * len(loaded.kernels)
+    assert len(records) == (4 if how == "loaded" else 8) * len(program.kernels)
     assert not [o for o in young if id(o) in records]
 
 

@@ -37,7 +37,7 @@ from typing import Any
 
 from sassview.cache.model_pickle import ModelPickler
 from sassview.cache.store import Store, make_key
-from sassview.gcpause import age_all, without_gc
+from sassview.gcpause import without_gc
 from sassview.memo import memoized
 
 log = logging.getLogger("sassview.cache")
@@ -113,7 +113,7 @@ def discard(kind: str, key: str) -> None:
 
 # The collector paused: loading makes 10^6 acyclic records, and its rescans of them would
 # cost three times the load itself (measured on a 65k-instruction model); then aged, so that
-# the young collections after it do not rescan them either (gcpause.age_all).
+# the young collections after it do not rescan them either (gcpause.without_gc).
 @without_gc
 def _load(data: bytes) -> object | None:
     try:
@@ -121,5 +121,4 @@ def _load(data: bytes) -> object | None:
     except Exception as exc:  # any failure to load (a class renamed, a torn stream) is a miss
         log.info("cache: cannot load a pickled entry (%s: %s)", type(exc).__name__, exc)
         return None
-    age_all()
     return result
