@@ -14,7 +14,14 @@ from test_model_cache import CASES, _no_assembly
 
 from sassview import build, export
 from sassview.inspection import Inspection, inspect_program
-from sassview.ir import Artifacts, Program
+from sassview.ir import (
+    Artifacts,
+    ControlCode,
+    Program,
+    PtxInstruction,
+    SassInstruction,
+    SourceLoc,
+)
 from sassview.views.summary import program_summary
 
 
@@ -69,6 +76,18 @@ def test_the_records_of_a_loaded_model_share_their_repeated_strings(
         equal = len(set(found))
         assert len(found) > equal, name  # the kernel repeats them, or this proves nothing
         assert len({id(v) for v in found}) == equal, name  # each value one object
+
+
+def test_the_records_of_a_loaded_model_keep_their_types(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Rows loaded as plain tuples would still compare equal to the records (a NamedTuple
+    equals the tuple of its fields): the equality tests alone would not see it."""
+    loaded = _loaded(CASES["cuda:tiled/sm_100a"](), monkeypatch)
+    for kernel in loaded.kernels:
+        assert type(kernel.instructions) is tuple and kernel.ptx is not None
+        assert {type(i) for i in kernel.instructions} == {SassInstruction}
+        assert {type(i.source) for i in kernel.instructions} <= {SourceLoc, type(None)}
+        assert {type(p) for p in kernel.ptx.instructions} == {PtxInstruction}
+        assert {type(c) for c in kernel.control} == {ControlCode}
 
 
 @pytest.mark.parametrize("how", ["built", "loaded"])
