@@ -88,7 +88,8 @@ class ModelPickler(pickle.Pickler):
             names, record = _HOLDERS[cls]
             values = [getattr(obj, name) for name in names]
             at = names.index("instructions")
-            values[at] = _Rows(record, tuple(map(self._fields, values[at])))
+            if all(type(r) is record for r in values[at]):  # else each as itself
+                values[at] = _Rows(record, tuple(map(self._fields, values[at])))
             return (_holder, (cls, names, tuple(values)))
         if cls in _RECORDS:
             return (tuple.__new__, (cls, self._fields(obj)))
