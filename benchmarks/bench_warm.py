@@ -14,9 +14,10 @@ Prints, each the best of --repeat runs (on a shared machine noise only adds):
                       (bench_parse's kernels), whose cache is kept in benchmarks/.cache (its
                       first compile takes minutes)
   model               in this process, per kernel: the model and its Inspections loaded from
-                      the cache (build_program + inspect_program, the goal <= 0.3 s at 65k)
-                      against rebuilt from the cached listings (assemble_program + the
-                      analyses), and what writing the cache entry costs
+                      the cache (build_program + inspect_program, the goal <= 0.3 s at 65k;
+                      CPU, then wall) against rebuilt from the cached listings
+                      (assemble_program + the analyses), what writing the cache entry costs
+                      and the pickle's size
   tui                 wall time from exec to the first painted SASS row of `sassview tui
                       KERNEL` in a pseudo-terminal (goal <= 0.5 s), warm cache
 Bytecode is on (PYTHONDONTWRITEBYTECODE unset, .pyc files under a temporary
@@ -28,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import io
 import os
 import resource
 import subprocess
@@ -71,8 +73,11 @@ def big_kernel() -> Path:
     return path
 
 
-def model_times(kernel: Path, cache: Path, repeat: int) -> tuple[int, float, float, float]:
-    """(instructions, load, rebuild, write) CPU seconds for the cached kernel, in-process."""
+def model_times(
+    kernel: Path, cache: Path, repeat: int
+) -> tuple[int, int, float, float, float, float]:
+    """(instructions, pickle bytes, load, load wall, rebuild, write) seconds (CPU but the
+    wall one) for the cached kernel, in-process."""
     sys.path.insert(0, str(ROOT))
     os.environ["SASSVIEW_CACHE_DIR"] = str(cache)
     from sassview import build
@@ -99,7 +104,24 @@ def model_times(kernel: Path, cache: Path, repeat: int) -> tuple[int, float, flo
         Store("bench-write").discard(key)
 
     count = sum(len(k.instructions) for k in program.kernels)
-    return count, *(best_process_cpu(f, repeat) for f in (load, rebuild, write))  # type: ignore[return-value]
+    size = _pickled_size(bundle)
+    wall = min(_wall(load) for _ in range(repeat))
+    load_cpu, rebuild_cpu, write_cpu = (best_process_cpu(f, repeat) for f in (load, rebuild, write))
+    return count, size, load_cpu, wall, rebuild_cpu, write_cpu
+
+
+def _pickled_size(obj: object) -> int:
+    from sassview.cache.model_pickle import ModelPickler
+
+    buffer = io.BytesIO()
+    ModelPickler(buffer).dump(obj)
+    return len(buffer.getvalue())
+
+
+def _wall(fn) -> float:  # type: ignore[no-untyped-def]
+    start = time.perf_counter()
+    fn()
+    return time.perf_counter() - start
 
 
 def best_process_cpu(fn, repeat: int) -> float:  # type: ignore[no-untyped-def]
@@ -187,11 +209,12 @@ def main() -> None:
             warm = best_cpu(check, env, args.repeat)
             shown = kernel.relative_to(ROOT) if kernel.is_relative_to(ROOT) else kernel
             row(f"warm check {shown}", warm, base, f"(first run {cold:.2f} s)")
-            count, load, rebuild, write = model_times(kernel, cache, args.repeat)
+            count, size, load, wall, rebuild, write = model_times(kernel, cache, args.repeat)
             print(
-                f"  model of {count} instructions: loaded {load * 1000:.1f} ms, rebuilt "
-                f"{rebuild * 1000:.1f} ms (x{rebuild / load:.1f}); writing it {write * 1000:.1f}"
-                f" ms ({write / max(cold, rebuild):.1%} of the cold build)"
+                f"  model of {count} instructions: loaded {load * 1000:.1f} ms ({wall * 1000:.1f}"
+                f" ms wall), rebuilt {rebuild * 1000:.1f} ms (x{rebuild / load:.1f}); writing it"
+                f" {write * 1000:.1f} ms ({write / max(cold, rebuild):.1%} of the cold build);"
+                f" pickle {size / 1e6:.2f} MB"
             )
             if not args.skip_tui:
                 wall, cpu = tui_first_paint(kernel, env, min(args.repeat, 5))

@@ -18,7 +18,10 @@ _R = TypeVar("_R")
 
 
 def without_gc(fn: Callable[_P, _R]) -> Callable[_P, _R]:
-    """Run `fn` with the cyclic collector paused (and restored, if it was on)."""
+    """Run `fn` with the cyclic collector paused (and restored, if it was on), then age what
+    exists (`age_all`): what `fn` made lives on, and young, the next collections would rescan
+    it all (measured: 0.09-0.18 s of a 65k-instruction kernel's 1.2-1.5 s build and analysis
+    in a process that keeps the collector on; 0.1-0.15 s after loading its cached model)."""
 
     @functools.wraps(fn)
     def paused(*args: _P.args, **kwargs: _P.kwargs) -> _R:
@@ -27,7 +30,8 @@ def without_gc(fn: Callable[_P, _R]) -> Callable[_P, _R]:
         try:
             return fn(*args, **kwargs)
         finally:
-            if collect:
+            if collect:  # the outermost pause: an inner one leaves it to this
+                age_all()
                 gc.enable()
 
     return paused
@@ -50,6 +54,20 @@ def pause(*, freeze: bool = False) -> Callable[[], None]:
             gc.enable()
 
     return resume
+
+
+def age_all() -> None:
+    """Move every object the collector tracks into its oldest generation, at once (O(1)):
+    for the 10^5-10^6 records a paused build or load makes. Left young, the young collections
+    after it would scan them all before they age; old, only a full collection does, and the
+    collector schedules those by how many objects survived young ones, which these did not.
+    Nothing is kept from the collector: garbage among the objects moved is collected by the
+    next full collection. gc.freeze then
+    gc.unfreeze is that move; skipped where objects are frozen already (by the TUI after its
+    first load, `pause`, or by the user's program), which gc.unfreeze would let go."""
+    if gc.get_freeze_count() == 0:
+        gc.freeze()
+        gc.unfreeze()
 
 
 def _unfreeze_at_exit() -> None:

@@ -159,6 +159,14 @@ class _Tripwire:
             id="other-code",
         ),
         pytest.param({"writer": "sassview", "pickle": 99}, id="other-format"),
+        pytest.param(  # an entry of the format before (cache/model_pickle.py), all else right
+            {
+                "writer": "sassview",
+                "pickle": pickled.PICKLE_FORMAT - 1,
+                "code": pickled.code_version(),
+            },
+            id="previous-format",
+        ),
     ],
 )
 def test_an_entry_sassview_did_not_write_for_this_code_is_never_unpickled(

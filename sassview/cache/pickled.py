@@ -1,13 +1,13 @@
 """Entries that hold one pickled object: the built model and what the analyses made of it.
 
 A warm run would otherwise rebuild from the cached listings what nothing has changed: 1.5 to
-2 s of CPU to read and analyse a 65k-instruction cubin's, against ~0.3 s to load its pickle
+2 s of CPU to read and analyse a 65k-instruction cubin's, against ~0.2 s to load its pickle
 (benchmarks/bench_warm.py). Pickle, protocol 5: the model is a tree of NamedTuples and frozen
 records that share operands, source locations and strings, and pickle's memo keeps that sharing,
 so loading is one C loop with no conversion step; a columnar form would rebuild the same
-objects in Python. Measured and left out, each worth under a tenth of the load: writing
-NamedTuples as tuple.__new__ calls, interning the PTX operands, deriving the correspondence
-tables on load. What remains is the objects themselves (~1.3 million at 65k instructions).
+objects in Python. How the model's records are written (shared strings, what dominates the
+load) is cache/model_pickle.py's. What remains is the objects themselves (~1.5 million at 65k
+instructions).
 
 Trust. Unpickling runs whatever code the data names, so an entry is only as trustworthy as the
 directory it lies in. The cache directory is the user's own (like pip's or Triton's): whoever
@@ -25,7 +25,6 @@ sassview's modules, the parsers and analyses included, makes every old entry unr
 
 from __future__ import annotations
 
-import copyreg
 import hashlib
 import io
 import logging
@@ -34,16 +33,16 @@ import pickle
 import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from types import MappingProxyType
 from typing import Any
 
+from sassview.cache.model_pickle import ModelPickler
 from sassview.cache.store import Store, make_key
 from sassview.gcpause import without_gc
 from sassview.memo import memoized
 
 log = logging.getLogger("sassview.cache")
 
-PICKLE_FORMAT = 1  # bump when the way objects are written changes
+PICKLE_FORMAT = 2  # bump when the way objects are written changes (cache/model_pickle.py)
 FILE = "object.pickle"
 WRITER = "sassview"
 _PACKAGE = Path(__file__).resolve().parents[1]
@@ -66,21 +65,6 @@ def code_version() -> str:
     return sha.hexdigest()
 
 
-def _mapping_proxy(items: dict[Any, Any]) -> MappingProxyType[Any, Any]:
-    return MappingProxyType(items)
-
-
-def _reduce_proxy(proxy: MappingProxyType[Any, Any]) -> tuple[Any, ...]:
-    return (_mapping_proxy, (dict(proxy),))
-
-
-class _Pickler(pickle.Pickler):
-    """The model's read-only mappings are MappingProxyType, which pickle refuses: they are
-    written as the dict they wrap."""
-
-    dispatch_table = {**copyreg.dispatch_table, MappingProxyType: _reduce_proxy}
-
-
 def object_key(kind: str, parts: Mapping[str, object]) -> str:
     """The key of an object entry: the caller's `parts` (what the object derives from), the
     code that made it and the way it is written."""
@@ -92,7 +76,7 @@ def put(kind: str, key: str, obj: object) -> bool:
     pickled (the caller has the object and loses only the next run's speed)."""
     buffer = io.BytesIO()
     try:
-        _Pickler(buffer, protocol=5).dump(obj)
+        ModelPickler(buffer).dump(obj)
     except (pickle.PicklingError, TypeError, AttributeError, RecursionError) as exc:
         log.info("cache: cannot pickle a %s (%s); not caching it", kind, exc)
         return False
@@ -127,8 +111,9 @@ def discard(kind: str, key: str) -> None:
     Store(kind).discard(key)
 
 
-# The collector paused: loading makes 10^5 acyclic records, and its rescans of them would
-# cost three times the load itself (measured on a 65k-instruction model).
+# The collector paused: loading makes 10^6 acyclic records, and its rescans of them would
+# cost three times the load itself (measured on a 65k-instruction model); then aged, so that
+# the young collections after it do not rescan them either (gcpause.without_gc).
 @without_gc
 def _load(data: bytes) -> object | None:
     try:
