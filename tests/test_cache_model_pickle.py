@@ -26,7 +26,7 @@ from sassview.ir import (
     SassInstruction,
     SourceLoc,
 )
-from sassview.views.summary import program_summary
+from sassview.report.summary import program_summary
 
 
 @pytest.fixture(autouse=True)
