@@ -16,7 +16,7 @@ from cute_data import recorded
 import sassview
 from sassview import export
 from sassview.analyses import REGISTRY, occupancy
-from sassview.analyses.async_copy import AsyncCopyFacts
+from sassview.analyses.async_copy import AsyncCopyFacts, MbarrierKind, MbarrierOps
 from sassview.analyses.base import AnalysisContext
 from sassview.analyses.facts import Facts, Record, plain
 from sassview.analyses.loops.entry import LoopJson, LoopKey, UnrollFacts
@@ -224,6 +224,8 @@ def test_no_fact_of_any_record_is_untyped_at_any_depth() -> None:
     assert not found, f"untyped facts: {found}"
 
 
-def test_the_loop_keys_a_reader_may_pick_are_the_loop_json_keys() -> None:
-    """`LoopKey` lists `LoopJson`'s keys for the report's pick of them: the two stay one list."""
+def test_the_key_lists_beside_a_typed_dict_name_its_keys() -> None:
+    """`LoopKey` lists `LoopJson`'s keys for the report's pick of them, `MbarrierKind` the
+    counts of `MbarrierOps`: each pair stays one list (mypy checks one way only)."""
     assert set(get_args(LoopKey)) == set(get_type_hints(LoopJson))
+    assert set(get_args(MbarrierKind)) == set(get_type_hints(MbarrierOps)) - {"by_mnemonic"}

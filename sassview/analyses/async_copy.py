@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar, TypedDict, cast
+from typing import Any, ClassVar, Literal, TypedDict
 
 from sassview.analyses.base import AnalysisContext, Annotation, Findings, Severity
 from sassview.analyses.facts import Facts
@@ -73,6 +73,13 @@ class Barrier(TypedDict):
     id: int | None  # None: a cluster barrier, or an id held in a register
     kind: str  # sync, arrive, reduce, other, cluster-arrive, cluster-wait
     threads: int | None
+
+
+# What an mbarrier instruction does (_mbarrier_kind): each is a key of MbarrierOps.
+MbarrierKind = Literal[
+    "init", "arrive", "arrive_expect_tx", "expect_tx", "complete_tx", "try_wait",
+    "try_wait_retry", "test_wait", "inval", "other",
+]  # fmt: skip
 
 
 class MbarrierOps(TypedDict, total=False):
@@ -126,7 +133,7 @@ def run(ctx: AnalysisContext) -> Findings:
     bulk: dict[str, list[SassInstruction]] = {
         "copies_in": [], "copies_out": [], "reductions": [], "prefetches": [], "commits": []
     }  # fmt: skip
-    mbar: dict[str, int] = {}
+    mbar: dict[MbarrierKind, int] = {}
     mbar_mnemonics: dict[str, int] = {}
     mbar_addrs: list[int] = []
     barriers: list[Barrier] = []
@@ -195,9 +202,7 @@ def run(ctx: AnalysisContext) -> Findings:
         bulk={k: len(v) for k, v in bulk.items()},
         bulk_waits=[w for w in waits if w["kind"] == "bulk"],
         other_waits=[w for w in waits if w["kind"] == "other"],
-        # The kinds are _mbarrier_kind's names, MbarrierOps' keys: mypy cannot follow a key
-        # that is a value, so the dict is declared what it is.
-        mbarrier_ops=cast(MbarrierOps, {**mbar, "by_mnemonic": mbar_mnemonics}),
+        mbarrier_ops=_mbarrier_ops(mbar, mbar_mnemonics),
         ptx_mbarrier_ops=_ptx_mbarrier_ops(kernel, ctx.shared(ptx_opcodes)),
         barriers=barriers,
         warp_syncs=counts["warp_syncs"],
@@ -246,7 +251,7 @@ def run(ctx: AnalysisContext) -> Findings:
         )
     if mbar:
         summary = ", ".join(f"{n} {k}" for k, n in mbar.items())
-        notes.append(_note(kernel, mbar_addrs, f"mbarrier: {summary}", dict(mbar)))
+        notes.append(_note(kernel, mbar_addrs, f"mbarrier: {summary}", dict(mbar.items())))
     notes.extend(_barrier_notes(kernel, barriers, bar_ins))
     return Findings(facts=facts, annotations=tuple(notes))
 
@@ -268,7 +273,16 @@ def _barrier(ins: SassInstruction) -> Barrier:
     return {"address": ins.address, "id": _imm(ins, 0), "kind": kind, "threads": _imm(ins, 1)}
 
 
-def _mbarrier_kind(ins: SassInstruction) -> str | None:
+def _mbarrier_ops(kinds: Mapping[MbarrierKind, int], mnemonics: dict[str, int]) -> MbarrierOps:
+    """The fact: the kinds in the order found, then `by_mnemonic`."""
+    out: MbarrierOps = {}
+    for kind, count in kinds.items():
+        out[kind] = count
+    out["by_mnemonic"] = mnemonics
+    return out
+
+
+def _mbarrier_kind(ins: SassInstruction) -> MbarrierKind | None:
     op, mods = ins.opcode, ins.modifiers
     if op == "SYNCS":
         head = mods[0] if mods else ""
