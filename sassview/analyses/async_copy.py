@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal, TypedDict
 
 from sassview.analyses.base import AnalysisContext, Annotation, Findings, Severity
 from sassview.analyses.facts import Facts
@@ -56,6 +56,49 @@ _WATCHED = frozenset(
 )  # fmt: skip
 
 
+class ScoreboardWait(TypedDict):
+    """One `DEPBAR.LE SB0, n` (the `cp_async_waits`, `bulk_waits` and `other_waits`)."""
+
+    address: int
+    scoreboard: str | None  # SB0, ...
+    pending: int | None  # the n of .LE: groups still allowed in flight
+    kind: str  # "cp.async", "bulk" or "other": which copies it waits for
+    ptx: str | None  # the PTX mnemonic it came from
+
+
+class Barrier(TypedDict):
+    """One block, named or cluster barrier (BAR, UCGABAR_ARV, UCGABAR_WAIT)."""
+
+    address: int
+    id: int | None  # None: a cluster barrier, or an id held in a register
+    kind: str  # sync, arrive, reduce, other, cluster-arrive, cluster-wait
+    threads: int | None
+
+
+# What an mbarrier instruction does (_mbarrier_kind): each is a key of MbarrierOps.
+MbarrierKind = Literal[
+    "init", "arrive", "arrive_expect_tx", "expect_tx", "complete_tx", "try_wait",
+    "try_wait_retry", "test_wait", "inval", "other",
+]  # fmt: skip
+
+
+class MbarrierOps(TypedDict, total=False):
+    """mbarrier operations of the SASS by kind (only the kinds found, in the order found),
+    and `by_mnemonic`: the same instructions by SASS mnemonic (always there)."""
+
+    init: int
+    arrive: int
+    arrive_expect_tx: int
+    expect_tx: int
+    complete_tx: int
+    try_wait: int
+    try_wait_retry: int
+    test_wait: int
+    inval: int
+    other: int
+    by_mnemonic: dict[str, int]
+
+
 @dataclass(frozen=True, slots=True, eq=False)
 class AsyncCopyFacts(Facts):
     """Asynchronous copies (cp.async, TMA, bulk), their waits, mbarriers and block barriers."""
@@ -64,16 +107,16 @@ class AsyncCopyFacts(Facts):
     cp_async: int
     cp_async_bits: dict[str, int]  # access width ("128") -> cp.async count
     cp_async_groups: int
-    cp_async_waits: list[dict[str, Any]]
+    cp_async_waits: list[ScoreboardWait]
     cp_async_arrives: int
     tma: dict[str, int]  # loads, stores, reductions, ... -> count
     bulk_copies: int
     bulk: dict[str, int]
-    bulk_waits: list[dict[str, Any]]
-    other_waits: list[dict[str, Any]]
-    mbarrier_ops: dict[str, Any]  # kind -> count, and by_mnemonic: {mnemonic: count}
+    bulk_waits: list[ScoreboardWait]
+    other_waits: list[ScoreboardWait]
+    mbarrier_ops: MbarrierOps
     ptx_mbarrier_ops: dict[str, int]
-    barriers: list[dict[str, Any]]
+    barriers: list[Barrier]
     warp_syncs: int
     nanosleeps: int
     ldmatrix: int
@@ -90,10 +133,10 @@ def run(ctx: AnalysisContext) -> Findings:
     bulk: dict[str, list[SassInstruction]] = {
         "copies_in": [], "copies_out": [], "reductions": [], "prefetches": [], "commits": []
     }  # fmt: skip
-    mbar: dict[str, int] = {}
+    mbar: dict[MbarrierKind, int] = {}
     mbar_mnemonics: dict[str, int] = {}
     mbar_addrs: list[int] = []
-    barriers: list[dict[str, Any]] = []
+    barriers: list[Barrier] = []
     bar_ins: list[SassInstruction] = []
     counts = {"warp_syncs": 0, "nanosleeps": 0, "ldmatrix": 0, "stmatrix": 0, "cp_async_arrives": 0}
     for ins in kernel.instructions:
@@ -159,7 +202,7 @@ def run(ctx: AnalysisContext) -> Findings:
         bulk={k: len(v) for k, v in bulk.items()},
         bulk_waits=[w for w in waits if w["kind"] == "bulk"],
         other_waits=[w for w in waits if w["kind"] == "other"],
-        mbarrier_ops={**mbar, "by_mnemonic": mbar_mnemonics},
+        mbarrier_ops=_mbarrier_ops(mbar, mbar_mnemonics),
         ptx_mbarrier_ops=_ptx_mbarrier_ops(kernel, ctx.shared(ptx_opcodes)),
         barriers=barriers,
         warp_syncs=counts["warp_syncs"],
@@ -208,7 +251,7 @@ def run(ctx: AnalysisContext) -> Findings:
         )
     if mbar:
         summary = ", ".join(f"{n} {k}" for k, n in mbar.items())
-        notes.append(_note(kernel, mbar_addrs, f"mbarrier: {summary}", dict(mbar)))
+        notes.append(_note(kernel, mbar_addrs, f"mbarrier: {summary}", dict(mbar.items())))
     notes.extend(_barrier_notes(kernel, barriers, bar_ins))
     return Findings(facts=facts, annotations=tuple(notes))
 
@@ -221,7 +264,7 @@ def _imm(ins: SassInstruction, index: int) -> int | None:
     return None
 
 
-def _barrier(ins: SassInstruction) -> dict[str, Any]:
+def _barrier(ins: SassInstruction) -> Barrier:
     if ins.opcode == "UCGABAR_ARV":
         return {"address": ins.address, "id": None, "kind": "cluster-arrive", "threads": None}
     if ins.opcode == "UCGABAR_WAIT":
@@ -230,7 +273,16 @@ def _barrier(ins: SassInstruction) -> dict[str, Any]:
     return {"address": ins.address, "id": _imm(ins, 0), "kind": kind, "threads": _imm(ins, 1)}
 
 
-def _mbarrier_kind(ins: SassInstruction) -> str | None:
+def _mbarrier_ops(kinds: Mapping[MbarrierKind, int], mnemonics: dict[str, int]) -> MbarrierOps:
+    """The fact: the kinds in the order found, then `by_mnemonic`."""
+    out: MbarrierOps = {}
+    for kind, count in kinds.items():
+        out[kind] = count
+    out["by_mnemonic"] = mnemonics
+    return out
+
+
+def _mbarrier_kind(ins: SassInstruction) -> MbarrierKind | None:
     op, mods = ins.opcode, ins.modifiers
     if op == "SYNCS":
         head = mods[0] if mods else ""
@@ -263,7 +315,7 @@ def _retries_try_wait(kernel: Any, table: Any, ins: SassInstruction) -> bool:
 
 def _wait(
     ins: SassInstruction, kernel: Any, table: Any, has_cp: bool, has_bulk: bool
-) -> dict[str, Any]:
+) -> ScoreboardWait:
     board = ins.operands[0].text if ins.operands else None
     pending = _imm(ins, 1)
     ptx = ptx_for(kernel, table, ins.address)
@@ -312,9 +364,9 @@ def _note(kernel: Any, addresses: list[int], message: str, data: dict[str, Any])
 
 
 def _barrier_notes(
-    kernel: Any, barriers: list[dict[str, Any]], instructions: list[SassInstruction]
+    kernel: Any, barriers: list[Barrier], instructions: list[SassInstruction]
 ) -> list[Annotation]:
-    groups: dict[tuple[str, Any, Any], list[SassInstruction]] = {}
+    groups: dict[tuple[str, int | None, int | None], list[SassInstruction]] = {}
     for fact, ins in zip(barriers, instructions, strict=True):
         groups.setdefault((fact["kind"], fact["id"], fact["threads"]), []).append(ins)
     out = []

@@ -29,7 +29,7 @@ import bisect
 import functools
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar, TypedDict, TypeVar
 
 from sassview.analyses.base import AnalysisContext, Annotation, Findings, Severity
 from sassview.analyses.facts import Facts
@@ -71,6 +71,18 @@ def width_notes_reviser(kind: str) -> Any:
     return importlib.import_module(module).revised if module else None
 
 
+class AccessWidth(TypedDict):
+    """One memory instruction's width (the `accesses` of the facts)."""
+
+    address: int
+    opcode: str  # the SASS mnemonic, LDG.E.128
+    space: str  # global, shared, local, constant, generic
+    direction: str  # load, store, atomic
+    bits: int | str  # per thread; "bulk" for TMA and bulk copies
+    source_line: int | None  # the user's line
+    ptx: str | None  # the PTX mnemonic it came from
+
+
 @dataclass(frozen=True, slots=True, eq=False)
 class MemoryFacts(Facts):
     """The widest access per space and direction (bits per thread; None: no such access)."""
@@ -83,7 +95,7 @@ class MemoryFacts(Facts):
     # TMA and bulk copies move a tile, not a width per thread: counted apart.
     bulk_global_loads: int
     bulk_global_stores: int
-    accesses: list[dict[str, Any]]  # one per access, in address order
+    accesses: list[AccessWidth]  # one per access, in address order
     by_line: dict[str, dict[str, dict[str, int]]]  # source line -> kind -> {bits: count}
 
 
@@ -154,14 +166,14 @@ def _access_facts(
     table: Mapping[int, PtxInstruction],
     found: Iterable[MemoryAccess],
     locs: Iterable[SourceLoc | None],
-) -> list[dict[str, Any]]:
+) -> list[AccessWidth]:
     """One fact per access. A kernel has thousands of accesses but a handful of SASS and PTX
     instruction forms: each mnemonic text is made once, and shared by the facts."""
     to_ptx = kernel.correspondence.sass_ptx
     # (opcode, modifiers) -> mnemonic, for SASS and PTX forms alike: the text is the same
     # function of the two in both.
     names: dict[tuple[str, tuple[str, ...]], str] = {}
-    out = []
+    out: list[AccessWidth] = []
     for acc, loc in zip(found, locs, strict=True):
         ins = acc.instruction
         form = (ins.opcode, ins.modifiers)

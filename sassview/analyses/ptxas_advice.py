@@ -24,7 +24,7 @@ How it can be wrong:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar, TypedDict
 
 from sassview.analyses.base import AnalysisContext, Annotation, Findings, Severity
 from sassview.analyses.facts import Facts
@@ -64,6 +64,14 @@ _INJECTED_HINT = (
 )
 
 
+class Advisory(TypedDict):
+    """One ptxas advisory about this kernel (a `PtxasAdvisory` less its function)."""
+
+    code: str  # C7511, ...
+    text: str
+    ptx_line: int | None
+
+
 @dataclass(frozen=True, slots=True, eq=False)
 class PtxasFacts(Facts):
     """What ptxas' log says about this kernel (or a function it calls)."""
@@ -71,7 +79,7 @@ class PtxasFacts(Facts):
     ANALYSIS: ClassVar[str] = "ptxas"
     wgmma_serialized: bool
     injected_waits: int
-    advisories: list[dict[str, Any]]  # code, text, ptx_line
+    advisories: list[Advisory]
 
 
 def run(ctx: AnalysisContext) -> Findings:

@@ -24,9 +24,9 @@ with inner loops are read outside them: their own code per trip, the inner loops
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import ClassVar, TypedDict
 
 from sassview.analyses.base import AnalysisContext, Annotation, Findings, Severity
 from sassview.analyses.facts import Facts
@@ -154,11 +154,11 @@ def _place(line: int | None, loop: int) -> str:
     return f"line {line}" if line is not None else f"loop {loop}"
 
 
-def placed_text(fact: Mapping[str, Any], place: str | None) -> str:
+def placed_text(fact: LoopFact, place: str | None) -> str:
     """A loop's `text` with the loop named by `place` (the loop census' name for the SASS
     loop: its statement's line, and which remainder loop it is), where the census has one.
     This analysis knows only the SASS loop's own line, which two remainder loops share."""
-    text: str = fact["text"]
+    text = fact["text"]
     if place is None:
         return text
     return place + text[len(_place(fact["source_line"], fact["loop"])) :]
@@ -211,12 +211,40 @@ def _exposed_note(s: LoopSchedule) -> Annotation | None:
     )
 
 
+class WaitFact(TypedDict):
+    """A `Wait` of a loop's trip, as the facts give it."""
+
+    address: int
+    scoreboard: int
+    producer: int
+    opcode: str
+    kind: str
+    cycles_between: int
+    carried: bool
+    on: str
+
+
+class LoopFact(TypedDict):
+    """A `LoopSchedule`, as the facts give it, with its row's words (`text`)."""
+
+    loop: int
+    source_line: int | None
+    instructions: int
+    issue_cycles: int
+    math_cycles: int
+    math_share: float
+    branches: bool
+    inner_loops: int
+    waits: list[WaitFact]
+    text: str  # describe()
+
+
 @dataclass(frozen=True, slots=True, eq=False)
 class ScheduleFacts(Facts):
     """The issue cycles per trip of every SASS loop, from the control codes (none before sm_70)."""
 
     ANALYSIS: ClassVar[str] = "schedule"
-    loops: list[dict[str, Any]]  # one per loop: loop, source_line, issue_cycles, math_share, ...
+    loops: list[LoopFact]  # one per SASS loop with a schedule
 
 
 def run(ctx: AnalysisContext) -> Findings:
@@ -236,7 +264,7 @@ def run(ctx: AnalysisContext) -> Findings:
     return Findings(facts=ScheduleFacts(loops=[_facts(s) for s in schedules]), annotations=notes)
 
 
-def _facts(s: LoopSchedule) -> dict[str, Any]:
+def _facts(s: LoopSchedule) -> LoopFact:
     return {
         "loop": s.loop,
         "source_line": s.source_line,

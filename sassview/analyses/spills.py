@@ -23,7 +23,7 @@ How it can be wrong:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import ClassVar, TypedDict
 
 from sassview.analyses.base import AnalysisContext, Annotation, Findings, Severity
 from sassview.analyses.facts import Facts
@@ -46,6 +46,24 @@ LOCAL_HINT = (
 )
 
 
+class SpillLine(TypedDict):
+    """The spills of one source line (`by_line`), bytes per thread."""
+
+    stores: int
+    loads: int
+    store_bytes: int
+    load_bytes: int
+    by_width: dict[str, int]  # access width ("128") -> instructions
+
+
+class LocalArrayLine(TypedDict):
+    """The local-array accesses of one source line (`local_array_by_line`)."""
+
+    loads: int
+    stores: int
+    bytes: int  # moved per thread, loads and stores together
+
+
 @dataclass(frozen=True, slots=True, eq=False)
 class SpillFacts(Facts):
     """Register spills and local arrays: counts, bytes per thread, and the lines they are on."""
@@ -63,8 +81,8 @@ class SpillFacts(Facts):
     registers: int
     register_limit: int | None
     classified_by: str  # "nvdisasm", "ptxas-report" or "heuristic"
-    by_line: dict[str, dict[str, Any]]
-    local_array_by_line: dict[str, dict[str, Any]]
+    by_line: dict[str, SpillLine]  # source line key -> its spills
+    local_array_by_line: dict[str, LocalArrayLine]
 
 
 def run(ctx: AnalysisContext) -> Findings:
@@ -128,17 +146,17 @@ def run(ctx: AnalysisContext) -> Findings:
                 data={"store_bytes": res.spill_store_bytes, "load_bytes": res.spill_load_bytes},
             )
         )
-    for key, (entry, members) in array_lines.items():
+    for key, (array, members) in array_lines.items():
         notes.append(
             Annotation(
                 kind="local-array",
                 severity=Severity.NOTE,
-                message=f"line {key}: {_n(entry['loads'], 'load')} and "
-                f"{_n(entry['stores'], 'store')} of an array in local memory",
+                message=f"line {key}: {_n(array['loads'], 'load')} and "
+                f"{_n(array['stores'], 'store')} of an array in local memory",
                 hint=LOCAL_HINT,
                 addresses=tuple(i.address for i in members),
                 source=distinct_locs(members),
-                data={"line": key, **entry},
+                data={"line": key, **array},
             )
         )
     return Findings(facts=facts, annotations=tuple(notes))
@@ -164,8 +182,8 @@ def _bits(ins: SassInstruction) -> int:
 
 def _spill_lines(
     spill: list[SassInstruction], keys: LineKeys
-) -> dict[str, tuple[dict[str, Any], list[SassInstruction]]]:
-    out: dict[str, tuple[dict[str, Any], list[SassInstruction]]] = {}
+) -> dict[str, tuple[SpillLine, list[SassInstruction]]]:
+    out: dict[str, tuple[SpillLine, list[SassInstruction]]] = {}
     for ins in spill:
         key = keys.of(ins) or "?"
         if key not in out:
@@ -176,22 +194,28 @@ def _spill_lines(
         entry, members = out[key]
         members.append(ins)
         bits = _bits(ins)
-        what = "store" if ins.opcode == "STL" else "load"
-        entry[what + "s"] += 1
-        entry[what + "_bytes"] += bits // 8
+        if ins.opcode == "STL":
+            entry["stores"] += 1
+            entry["store_bytes"] += bits // 8
+        else:
+            entry["loads"] += 1
+            entry["load_bytes"] += bits // 8
         entry["by_width"][str(bits)] = entry["by_width"].get(str(bits), 0) + 1
     return out
 
 
 def _array_lines(
     arrays: list[SassInstruction], keys: LineKeys
-) -> dict[str, tuple[dict[str, Any], list[SassInstruction]]]:
-    out: dict[str, tuple[dict[str, Any], list[SassInstruction]]] = {}
+) -> dict[str, tuple[LocalArrayLine, list[SassInstruction]]]:
+    out: dict[str, tuple[LocalArrayLine, list[SassInstruction]]] = {}
     for ins in arrays:
         key = keys.of(ins) or "?"
         entry, members = out.setdefault(key, ({"loads": 0, "stores": 0, "bytes": 0}, []))
         members.append(ins)
-        entry["stores" if ins.opcode == "STL" else "loads"] += 1
+        if ins.opcode == "STL":
+            entry["stores"] += 1
+        else:
+            entry["loads"] += 1
         entry["bytes"] += _bits(ins) // 8
     return out
 

@@ -32,7 +32,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
-from typing import Any, ClassVar, Protocol
+from typing import ClassVar, Protocol, TypedDict
 
 from sassview.analyses.base import AnalysisContext, Annotation, Findings, Severity
 from sassview.analyses.facts import Facts
@@ -93,7 +93,35 @@ def is_fma(ins: SassInstruction) -> bool:
     return not is_move(ins)
 
 
-def decode(ins: SassInstruction, ptx_text: str | None = None) -> dict[str, Any]:
+class _DecodedExtra(TypedDict, total=False):
+    """The keys of `Decoded` only some ops have (Python 3.10 has no NotRequired)."""
+
+    scale: str  # the scale-factor type of a block-scaled op (OMMA.SF ... .E8)
+    # tcgen05 alone (_descriptor_shape):
+    kind: str | None  # the PTX kind::
+    cta_group: int  # 1, or 2 for .cta_group::2 (UTC*MMA.2CTA)
+    descriptor: str | None  # the constant instruction descriptor, hex; None: unknown
+    sparse: bool  # where the descriptor decodes
+
+
+class Decoded(_DecodedExtra):
+    """What one tensor instruction's modifiers (and a tcgen05 op's descriptor) say."""
+
+    shape: str | None  # m16n8k16, as PTX writes it; None: not in the SASS
+    accumulator: str | None
+    inputs: str | None  # BF16, E4M3.E5M2 where A and B differ; tcgen05: kind::f16 or its types
+
+
+class TensorOp(Decoded):
+    """One kind of tensor op of the kernel (the `ops` of the facts): one per (mnemonic, inputs,
+    shape); the JSON keys are mnemonic, path, the decoded ones, count."""
+
+    mnemonic: str
+    path: str | None  # tcgen05, wgmma, mma.sync
+    count: int
+
+
+def decode(ins: SassInstruction, ptx_text: str | None = None) -> Decoded:
     """Shape and types of one tensor instruction, from its modifiers (tcgen05: from its PTX)."""
     fam = ins.opcode
     shape = None
@@ -120,7 +148,7 @@ def decode(ins: SassInstruction, ptx_text: str | None = None) -> dict[str, Any]:
     else:
         acc = types[0] if types else "F16"
         inputs = _join(types[1:] or (["F16"] if fam.startswith("H") else []))
-    out: dict[str, Any] = {"shape": shape, "accumulator": acc, "inputs": inputs}
+    out: Decoded = {"shape": shape, "accumulator": acc, "inputs": inputs}
     if scale is not None:
         out["scale"] = scale
     return out
@@ -138,7 +166,7 @@ class TensorCoreFacts(Facts):
 
     ANALYSIS: ClassVar[str] = "tensor_cores"
     path: str  # tcgen05, wgmma, mma.sync, ... or "none"
-    ops: list[dict[str, Any]]  # one per (mnemonic, inputs, shape), with its count
+    ops: list[TensorOp]  # one per (mnemonic, inputs, shape), with its count
     fences: int
     waits: int
     per_loop: dict[str, str]  # SASS loop index -> its path
@@ -167,20 +195,21 @@ def run(ctx: AnalysisContext) -> Findings:
             fences += ins.modifiers[:1] == ("ARRIVE",)
             waits += ins.modifiers[:1] == ("DEPBAR",)
     fma_addresses = fma.keys()
-    ops: dict[tuple[str, str | None, str | None], dict[str, Any]] = {}
+    ops: dict[tuple[str, str | None, str | None], TensorOp] = {}
     for index, ins in tensor:
         if path_of(ins.opcode) == "tcgen05":
             ptx = ptx_for(kernel, table, ins.address)
             decoded = decode(ins, ptx.mnemonic if ptx is not None else None)
-            decoded.update(_descriptor_shape(ctx, index, ins, decoded["inputs"]))
+            _descriptor_shape(ctx, index, ins, decoded)
         else:
             decoded = decode(ins)
         # tcgen05: one opcode, several kind:: and shapes
         key = (ins.mnemonic, decoded["inputs"], decoded["shape"])
         entry = ops.get(key)
         if entry is None:
-            entry = ops[key] = {"mnemonic": ins.mnemonic, "path": path_of(ins.opcode), **decoded}
-            entry["count"] = 0
+            entry = ops[key] = {
+                "mnemonic": ins.mnemonic, "path": path_of(ins.opcode), **decoded, "count": 0
+            }  # fmt: skip
         entry["count"] += 1
     path = _best(path_of(i.opcode) for _, i in tensor)
     tensor_paths = {i.address: str(path_of(i.opcode)) for _, i in tensor}
@@ -228,25 +257,23 @@ def run(ctx: AnalysisContext) -> Findings:
     return Findings(facts=facts, annotations=tuple(annotations))
 
 
-def _descriptor_shape(
-    ctx: AnalysisContext, index: int, ins: SassInstruction, kind: str | None
-) -> dict[str, Any]:
-    """A tcgen05 op's cta group, and its shape and types where its instruction descriptor is a
-    constant (analyses/tcgen05_idesc.py)."""
+def _descriptor_shape(ctx: AnalysisContext, index: int, ins: SassInstruction, out: Decoded) -> None:
+    """Adds a tcgen05 op's kind and cta group to `out` (its `decode`), and its shape and types
+    where its instruction descriptor is a constant (analyses/tcgen05_idesc.py)."""
+    kind = out["inputs"]  # decode's kind:: of the PTX
     group = 2 if "2CTA" in ins.modifiers else 1
-    out: dict[str, Any] = {"kind": kind, "cta_group": group, "descriptor": None}
+    out["kind"], out["cta_group"], out["descriptor"] = kind, group, None
     reg = next((o.text[6:-1] for o in ins.operands if o.text.startswith("idesc[")), None)
     if reg is None or ctx.cfg is None:  # the recorded-case tests run without a CFG
-        return out
+        return
     value = constant_before(ctx.kernel.instructions, ctx.cfg, reg, index)
     if value is None:
-        return out
+        return
     out["descriptor"] = f"{value:#x}"
     decoded = decode_idesc(value, kind, group)
     if decoded is not None:
-        out.update(shape=decoded.shape, accumulator=decoded.accumulator)
-        out.update(inputs=decoded.inputs, sparse=decoded.sparse)
-    return out
+        out["shape"], out["accumulator"] = decoded.shape, decoded.accumulator
+        out["inputs"], out["sparse"] = decoded.inputs, decoded.sparse
 
 
 def _best(paths: Iterable[str | None]) -> str:
@@ -333,7 +360,7 @@ _EMULATION_HINT = {
 
 def _tensor_note(
     path: str,
-    ops: list[dict[str, Any]],
+    ops: list[TensorOp],
     tensor: list[SassInstruction],
     fences: int,
     waits: int,

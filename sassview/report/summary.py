@@ -13,7 +13,7 @@ from typing import Any
 from sassview.analyses import Annotation
 from sassview.analyses.async_copy import AsyncCopyFacts
 from sassview.analyses.facts import plain
-from sassview.analyses.loops.entry import UnrollFacts
+from sassview.analyses.loops.entry import LoopKey, UnrollFacts
 from sassview.analyses.memory_use import memory_use_text
 from sassview.analyses.memory_width import MemoryFacts
 from sassview.analyses.ptxas_advice import PtxasFacts
@@ -79,13 +79,14 @@ def _register_key(name: str) -> tuple[str, int]:
     return (m.group(1), int(m.group(2))) if m else (name, 0)
 
 
-_TRITON = ("triton_factor", "triton_remainder")  # only on loops of Triton kernels
-# A loop's keys (docs/json.md): schema 1's, then the census' (schema 2).
-_LOOP_KEYS = (
+# A loop's keys (docs/json.md): schema 1's, then the census' (schema 2), then Triton's factor
+# (only on loops of Triton kernels). Typed as LoopJson's keys: a key it lost is a mypy error.
+_LOOP_KEYS: tuple[LoopKey, ...] = (
     *("source_line", "file", "depth", "has_back_edge", "achieved_factor", "requested_factor"),
     *("remainder", "statement", "requested_by"),
     *("kind", "factor", "ptx_factor", "copies", "trip_count", "inlined_at", "parent"),
     "summary",  # the loop in words (LoopEntry.summary): what `check` prints
+    "triton_factor",
 )
 
 
@@ -118,7 +119,7 @@ def _analysis(insp: Inspection) -> dict[str, Any]:
     spins = _partition_spins(insp)
     return {
         "loops": [
-            {k: e[k] for k in (*_LOOP_KEYS, *_TRITON) if k in e}
+            {k: e[k] for k in _LOOP_KEYS if k in e}
             for e in (
                 entry.to_json()
                 for entry in insp.typed_facts(UnrollFacts).entries

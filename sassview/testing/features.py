@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from sassview.analyses.async_copy import AsyncCopyFacts
 from sassview.analyses.ptxas_advice import PtxasFacts
 from sassview.analyses.spills import SpillFacts
-from sassview.analyses.tensor_cores import TensorCoreFacts
+from sassview.analyses.tensor_cores import TensorCoreFacts, TensorOp
 from sassview.frontends.arch import FEATURES_BY_NAME
 from sassview.inspection import Inspection
 from sassview.testing.failures import FeatureMismatch, compose, counted
@@ -34,8 +34,8 @@ class Feature:
     targets: tuple[str, ...] = ()  # the only architectures that have it (empty: any)
 
 
-def _tensor_ops(insp: Inspection) -> list[dict[str, Any]]:
-    return list(insp.typed_facts(TensorCoreFacts).ops)
+def _tensor_ops(insp: Inspection) -> list[TensorOp]:
+    return insp.typed_facts(TensorCoreFacts).ops
 
 
 def _tensor_summary(insp: Inspection) -> str:

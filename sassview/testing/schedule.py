@@ -10,10 +10,9 @@ smaller share of them on the math the loop exists for.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from sassview.analyses.schedule import ScheduleFacts
+from sassview.analyses.schedule import LoopFact, ScheduleFacts
 from sassview.testing.failures import SassviewAssertionError, compose
 
 if TYPE_CHECKING:
@@ -24,7 +23,7 @@ class ScheduleMismatch(SassviewAssertionError):
     """A loop takes more issue cycles per trip (or less math) than the test allows."""
 
 
-def _loop_at(k: Subject, line: int) -> Mapping[str, Any]:
+def _loop_at(k: Subject, line: int) -> LoopFact:
     """The SASS loop at `line`; where ptxas left a remainder loop beside the main one, the
     main loop: the one with the most instructions (the unrolled body)."""
     __tracebackhide__ = True

@@ -16,13 +16,64 @@ confident wrong number.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal
+from typing import ClassVar, Literal, TypedDict
 
 from sassview.analyses.facts import Facts
 from sassview.ir import SourceLoc
 
 Kind = Literal["rolled", "full", "gone"]
 Request = int | str | None  # N, "full", or nothing asked
+# The JSON keys one frontend adds to its loops (`LoopEntry.extra`): Triton's factor before the
+# PTX (schema 1's key), a requested loop's ptxas factor (unroll.py's loops of Python kernels).
+ExtraKey = Literal["triton_factor", "ptxas_factor"]
+
+
+class InlinedAt(TypedDict):
+    file: str | None
+    line: int
+
+
+class _LoopJsonExtra(TypedDict, total=False):
+    """The keys of `LoopJson` only some loops have (Python 3.10 has no NotRequired)."""
+
+    requested_by: str  # where not a C++ pragma
+    triton_factor: int | None
+    ptxas_factor: int | None
+
+
+class LoopJson(_LoopJsonExtra):
+    """A `LoopEntry` as the JSON writes it (`LoopEntry.to_json`, docs/json.md)."""
+
+    source_line: int | None
+    file: str | None
+    depth: int
+    has_back_edge: bool
+    achieved_factor: int | None
+    requested_factor: Request
+    remainder: bool
+    first_address: int | None
+    instructions: int
+    statement: bool
+    sass_loops: list[int]
+    remainder_loops: list[int]
+    kind: Kind
+    factor: int | None
+    copies: int | None
+    ptx_factor: int | None
+    trip_count: int | None
+    inlined_at: list[InlinedAt]
+    parent: int | None
+    back_edges: list[list[int]]
+    summary: str
+
+
+# Every key of LoopJson, for a reader that picks some by name (report/summary.py).
+LoopKey = Literal[
+    "source_line", "file", "depth", "has_back_edge", "achieved_factor", "requested_factor",
+    "remainder", "first_address", "instructions", "statement", "sass_loops", "remainder_loops",
+    "kind", "factor", "copies", "ptx_factor", "trip_count", "inlined_at", "parent", "back_edges",
+    "summary", "requested_by", "triton_factor", "ptxas_factor",
+]  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -50,7 +101,7 @@ class LoopEntry:
     blocks: tuple[int, ...] = ()  # of the main SASS loop
     first_address: int | None = None
     instructions: int = 0  # in the main SASS loop, or of the statement's code when none is left
-    extra: tuple[tuple[str, Any], ...] = ()  # JSON keys of one frontend (triton_factor, ...)
+    extra: tuple[tuple[ExtraKey, int | None], ...] = ()  # JSON keys of one frontend
 
     @property
     def place(self) -> str:
@@ -103,11 +154,11 @@ class LoopEntry:
         want = "" if self.requested is None else f" (asked {self.requested})"
         return f"{where} {text}{want}"
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> LoopJson:
         """The JSON form (docs/json.md, schema 2): the schema-1 keys where their meaning holds
         (`achieved_factor` is the factor of a rolled loop, the copies of a full one, as before),
         plus the census keys and the loop's words (`summary`), for every view to read."""
-        out: dict[str, Any] = {
+        out: LoopJson = {
             "source_line": self.line,
             "file": self.file,
             "depth": self.depth,
@@ -132,7 +183,8 @@ class LoopEntry:
         }
         if self.requested is not None and self.requested_by != "pragma":
             out["requested_by"] = self.requested_by
-        out.update(self.extra)
+        for key, value in self.extra:
+            out[key] = value
         return out
 
 
@@ -194,5 +246,5 @@ class UnrollFacts(Facts):
     """Each source loop's unrolling: `entries` typed (what views read), `loops` their JSON."""
 
     ANALYSIS: ClassVar[str] = "unroll"
-    loops: list[dict[str, Any]]
+    loops: list[LoopJson]
     entries: tuple[LoopEntry, ...]

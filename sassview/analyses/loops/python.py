@@ -46,7 +46,7 @@ from sassview.analyses.loops.census import (
     _ptx,
     chained_sources,
 )
-from sassview.analyses.loops.entry import LoopEntry
+from sassview.analyses.loops.entry import ExtraKey, LoopEntry
 from sassview.analyses.loops.files import SourceFiles
 from sassview.analyses.tile_loops import TritonLoop, divides_most, triton_loops
 from sassview.frontends import registry
@@ -105,7 +105,9 @@ class _TileCensus(_Census):
         entry = super()._entry(key, *args)
         if self._ir_unrolls():
             # `triton_factor`: schema 1's key for the copies Triton made, kept (docs/json.md)
-            made = (("triton_factor", entry.ptx_factor),) if entry.kind == "rolled" else ()
+            made: tuple[tuple[ExtraKey, int | None], ...] = ()
+            if entry.kind == "rolled":
+                made = (("triton_factor", entry.ptx_factor),)
             entry = replace(entry, unroller="Triton", extra=made)
         return entry
 
