@@ -26,7 +26,7 @@ from sassview.graph.dataflow import (
     instruction_effects,
     register_columns,
 )
-from sassview.graph.lanes import BlockShape
+from sassview.graph.lane_values import BlockShape
 from sassview.graph.loops import Loop, find_loops
 from sassview.ir import Kernel, Program
 
