@@ -145,7 +145,7 @@ def test_many_assertions_compile_once(project: pytest.Pytester) -> None:
     write(project, "test_k.py", tests)
     result = run(project, "-v")
     result.assert_outcomes(passed=10)
-    result.stdout.fnmatch_lines(["sassview: 1 compiles, 1 kernels inspected; cache: *"])
+    result.stdout.fnmatch_lines(["sassview: 1 kernel files loaded, 1 kernels inspected; cache: *"])
 
 
 def test_filecheck_messages_point_at_the_test_file(project: pytest.Pytester) -> None:
@@ -476,5 +476,8 @@ def test_workers_sharing_a_kernel_build_it_once_and_the_controller_sums_up(
     )
     result.assert_outcomes(passed=2)
     result.stdout.fnmatch_lines(
-        ["sassview: 2 compiles, 2 kernels inspected; cache: 2 built, 2 read (* after waiting*)"]
+        [
+            "sassview: 2 kernel files loaded, 2 kernels inspected;"
+            " cache: 2 built, 2 read (* after waiting*)"
+        ]
     )

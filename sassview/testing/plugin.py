@@ -359,7 +359,10 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
         # Summed over the xdist workers on the controller: a kernel two workers shared shows
         # as one build and one wait (cache/locks.py), not two builds.
         terminalreporter.write_line(
-            f"sassview: {counts['loads']} compiles, {counts['kernels']} kernels inspected; "
+            # "loads", not "compiles": a load the cache (or another worker) served compiled
+            # nothing; the cache's own counts say what was built.
+            f"sassview: {counts['loads']} kernel files loaded, {counts['kernels']} kernels "
+            "inspected; "
             f"cache: {counts['builds']} built, {counts['hits']} read "
             f"({counts['waited']} after waiting for another process)"
         )
