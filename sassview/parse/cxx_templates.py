@@ -17,9 +17,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from sassview.parse.ptx_lex import matching_paren
+
 _SUFFIX = re.compile(r"^(-?\d+)[uUlL]*$")
 _PARAMETER_NAME = re.compile(r"(\w+)\s*(?:=.*)?$", re.DOTALL)
 _TYPE_PARAMETER = re.compile(r"^(?:typename|class)\b")
+_BODY_OR_END = re.compile(r"[;{]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,18 +124,9 @@ def _bind(parameters: list[str], arguments: list[str]) -> dict[str, int]:
 def _body_start(text: str, paren: int) -> int | None:
     """The `{` opening the function whose parameter list opens at `paren`; None if a `;`
     (a declaration) comes first."""
-    depth = 0
-    for n in range(paren, len(text)):
-        ch = text[n]
-        if ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-        elif depth == 0 and ch == ";":
-            return None
-        elif depth == 0 and ch == "{":
-            return n
-    return None
+    close = matching_paren(text, paren)
+    found = _BODY_OR_END.search(text, close) if close >= 0 else None
+    return found.start() if found is not None and found.group() == "{" else None
 
 
 def _matching_brace(text: str, start: int) -> int:
