@@ -168,3 +168,28 @@ def test_helpers_are_not_suggested_for_declaration_kernels_are(tmp_path: Path) -
     with collecting():
         kernel_file = import_kernel_file(path)
     assert [u.name for u in kernel_file.undeclared] == ["other_kernel"]
+
+
+def test_a_stride_declared_a_multiple_of_16_is_info_not_advice_to_pass_1() -> None:
+    """A column walk (`rows * stride_m + col`) declared with stride_m a multiple of 16 (what
+    args=dict(stride_m=4096) gives): no launch of that declaration passes 1, so "declare it
+    =1" would be wrong advice: the finding is INFO and says so. Undeclared, it stays a note."""
+    tk = module("triton_memory")
+    signature = {"X": "*fp32", "OUT": "*fp32", "M": "i32", "stride_m": "i32"}
+    constexprs = {"BLOCK_M": 128}
+
+    def finding(divisibility: list[str]) -> Any:
+        art = compile_triton(
+            tk.column_walk, signature=signature, constexprs=constexprs,
+            divisibility=divisibility, arch="sm_90a",
+        )  # fmt: skip
+        (insp,) = sassview.analyze(sassview.from_artifacts(art))
+        (found,) = [a for a in insp.annotations if a.kind == "runtime-stride"]
+        return found
+
+    plain = finding([])
+    assert plain.severity.name == "NOTE" and "declare it so" in plain.hint
+    declared = finding(["stride_m"])
+    assert declared.severity.name == "INFO"
+    assert "no launch of this declaration makes it 1" in declared.hint
+    assert declared.data["declared_multiple"] is True  # and `sassview try` tries no =1

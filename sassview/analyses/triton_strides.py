@@ -18,6 +18,12 @@ a value varying along dimension 0 of 1; `tt.expand_dims`, `tt.broadcast` and ele
 `tt.addptr`, `tt.broadcast` and loop-carried `scf.for` iter_args carry the mark to the
 pointer a load or store takes.
 
+In a kernel.py, a parameter declared a multiple of 16 (`args=` with such a value, or
+`divisibility=`: Triton's `{tt.divisibility = 16}`) is no launch's 1: the walk along it may be
+by design (a column sum, `rows * stride_m`), so the finding is INFO there, its hint saying so,
+and the coalescing analysis reports what the stride costs; from Triton's cache it stays a note
+(a transposed or sliced tensor passed: `.contiguous()`).
+
 How it can be wrong: a stride reached through another op (a `arith.extsi` to i64 is followed,
 a select or a call is not) is missed; a stride that is truly never 1 (a gather's) is reported
 too, and the hint is then wrong: only the user knows the launch.
@@ -35,7 +41,9 @@ from sassview.ir import SourceLoc
 from sassview.parse.mlir import LOCATION, location_resolver
 
 _FUNC = re.compile(r"^\s*tt\.func\b[^(]*\((.*)\)\s*attributes")
-_ARG = re.compile(r"%([\w$.-]+):\s*i(?:32|64)\b")
+# An integer parameter, and whether Triton specialized it as a multiple of 16 (a launch value
+# divisible by 16: never 1, so no launch of this specialization makes it the constexpr 1).
+_ARG = re.compile(r"%([\w$.-]+):\s*i(?:32|64)\b(\s*\{[^}]*tt\.divisibility\s*=\s*16\b)?")
 _DEF = re.compile(r"^\s*(%[\w$.#-]+)(?::\d+)?\s*=\s*([\w.]+)\s*(.*)$")
 _USE = re.compile(r"%[\w$.#-]+")
 _AXIS = re.compile(r"axis\s*=\s*(\d+)")
@@ -64,7 +72,7 @@ def strided_accesses(ttir: str) -> list[tuple[str, str, str]]:
     for line in ttir.splitlines():
         header = _FUNC.match(line)
         if header:
-            flow = _Flow(param={f"%{a}": a for a in _ARG.findall(header.group(1))})
+            flow = _Flow(param={f"%{a}": a for a, _ in _ARG.findall(header.group(1))})
             continue
         access = _ACCESS.match(line)
         if access:
@@ -79,6 +87,14 @@ def strided_accesses(ttir: str) -> list[tuple[str, str, str]]:
         if found:
             _step(flow, found.group(1), found.group(2), found.group(3))
     return out
+
+
+def divisible_parameters(ttir: str) -> frozenset[str]:
+    """The integer parameters Triton specialized as multiples of 16 (never 1 at this launch)."""
+    header = next((m for m in map(_FUNC.match, ttir.splitlines()) if m), None)
+    if header is None:
+        return frozenset()
+    return frozenset(a for a, divisible in _ARG.findall(header.group(1)) if divisible)
 
 
 def _carry_iter_args(flow: _Flow, line: str) -> None:
@@ -127,8 +143,10 @@ def run(ctx: AnalysisContext) -> Findings:
     for kind, name, where in strided_accesses(ttir):
         places = grouped.setdefault(name, {"load": set(), "store": set()})
         places[kind] |= _own_lines(resolve(where) if where else frozenset(), art.source_path)
+    declared = frozenset() if from_cache else divisible_parameters(ttir)
     annotations = tuple(
-        _annotation(ctx, name, places, from_cache) for name, places in grouped.items()
+        _annotation(ctx, name, places, from_cache, name in declared)
+        for name, places in grouped.items()
     )
     facts = TritonStrideFacts(runtime_strides=sorted(grouped))
     return Findings(facts=facts, annotations=annotations)
@@ -142,7 +160,11 @@ def _own_lines(frames: Iterable[tuple[str, int]], source: str | None) -> set[Sou
 
 
 def _annotation(
-    ctx: AnalysisContext, name: str, places: dict[str, set[SourceLoc]], from_cache: bool
+    ctx: AnalysisContext,
+    name: str,
+    places: dict[str, set[SourceLoc]],
+    from_cache: bool,
+    declared_multiple: bool = False,
 ) -> Annotation:
     lines = sorted(places["load"] | places["store"], key=lambda s: (s.file, s.line))
     what = " and ".join(k + "s" for k in ("load", "store") if places[k])
@@ -156,6 +178,12 @@ def _annotation(
             f"the launch that compiled this passed {name} != 1 (a transposed or sliced"
             " tensor?): pass a contiguous tensor (.contiguous()) and Triton specializes"
             f" {name} to 1 and vectorizes"
+        )
+    elif declared_multiple:
+        hint = (
+            f"{name} is declared a multiple of 16 (args= or divisibility=), so no launch of"
+            " this declaration makes it 1: a walk along it by design is strided (see the"
+            f" uncoalesced finding); if the real launch passes {name}=1, declare that instead"
         )
     else:
         hint = (
@@ -171,10 +199,10 @@ def _annotation(
     )  # fmt: skip
     return Annotation(
         "runtime-stride",
-        Severity.NOTE,
+        Severity.INFO if declared_multiple else Severity.NOTE,
         message,
         hint,
         addresses=addresses,
         source=tuple(lines),
-        data={"argument": name},
+        data={"argument": name, "declared_multiple": declared_multiple},
     )

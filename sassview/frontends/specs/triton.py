@@ -203,8 +203,8 @@ def width_knob(decl: Declaration) -> Knob | None:
 def finding_knob(kind: str, data: Mapping[str, Any], decl: Declaration) -> Knob | None:
     """A contiguous dimension's stride passed at run time (analyses/triton_strides.py): the
     stride launched as 1, which Triton specializes to a constexpr 1."""
-    if kind != "runtime-stride":
-        return None
+    if kind != "runtime-stride" or data.get("declared_multiple"):
+        return None  # declared a multiple of 16: 1 is no launch of this declaration
     from sassview.frontends.triton_args import unit_stride_settings
 
     name = str(data.get("argument"))

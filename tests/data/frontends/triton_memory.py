@@ -32,3 +32,15 @@ def transpose_tile(x_ptr, y_ptr, N: tl.constexpr, TILE: tl.constexpr):
     r = tl.arange(0, TILE)
     tile = tl.load(x_ptr + r[:, None] * N + r[None, :])  # along rows
     tl.store(y_ptr + r[None, :] * N + r[:, None], tile)  # along columns (transposed)
+
+
+@triton.jit
+def column_walk(X, OUT, M, stride_m, BLOCK_M: tl.constexpr):
+    """A column sum: rows * stride_m + col, the stride a run-time argument (tests/
+    test_triton_strides.py: a runtime-stride note unless it is specialized divisible by 16)."""
+    col = tl.program_id(0)
+    acc = tl.zeros([BLOCK_M], dtype=tl.float32)
+    for off in range(0, M, BLOCK_M):
+        rows = off + tl.arange(0, BLOCK_M)
+        acc += tl.load(X + rows * stride_m + col, mask=rows < M, other=0.0)
+    tl.store(OUT + col, tl.sum(acc, axis=0))
