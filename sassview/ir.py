@@ -37,8 +37,12 @@ class SourceLoc(NamedTuple):
 
     @property
     def outermost(self) -> SourceLoc:
-        *_, last = self.frames()
-        return last
+        # A loop, not frames(): asked for every location of every finding (94k on a 65k
+        # kernel's warm check, where unpacking the generator took ~45 ms).
+        loc = self
+        while loc.inlined_at is not None:
+            loc = loc.inlined_at
+        return loc
 
     def __str__(self) -> str:
         text = f"{self.file}:{self.line}" + (f":{self.column}" if self.column else "")

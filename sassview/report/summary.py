@@ -62,6 +62,14 @@ def _source_text(loc: Any) -> str:
     return f"{outer.file}:{outer.line}"
 
 
+def _source_texts(locs: Sequence[Any]) -> list[str]:
+    """The sorted distinct "file:line" of the outermost frames of `locs`. Lines deduplicated
+    before they are formatted: a 65k kernel's findings name 94k locations, and formatting each
+    took ~75 ms of a 540 ms warm check (cProfile); the result is the same list."""
+    outer = {(o.file, o.line) for o in (loc.outermost for loc in locs)}
+    return sorted(f"{file}:{line}" for file, line in outer)
+
+
 def annotation_data(a: Annotation) -> dict[str, Any]:
     return {
         "kind": a.kind,
@@ -70,7 +78,7 @@ def annotation_data(a: Annotation) -> dict[str, Any]:
         "hint": a.hint,
         "addresses": list(a.addresses),
         "loops": list(a.loops),
-        "source": sorted({_source_text(s) for s in a.source}),
+        "source": _source_texts(a.source),
     }
 
 
