@@ -41,6 +41,7 @@ def library_include_dirs(texts: Iterable[bytes]) -> list[Path]:
     wanted = {
         lib[0]
         for text in texts
+        if b"include" in text  # no directive to read: skip cleaning the whole text
         for name in _INCLUDE.findall(clean(text))
         if (lib := _library(name.decode(errors="replace")))
     }
