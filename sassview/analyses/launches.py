@@ -16,16 +16,18 @@ in other files are not seen.
 
 from __future__ import annotations
 
-import ast
-import operator
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from types import MappingProxyType
+from typing import NamedTuple
 
 from sassview.analyses.base import AnalysisContext
 from sassview.graph.lane_values import BlockShape
+from sassview.memo import memoized
 from sassview.parse.cxx_templates import integer_argument, split_top, template_arguments
+from sassview.parse.source_loops import constant_expression
 
 _COMMENTS = re.compile(r"//[^\n]*|/\*.*?\*/", re.DOTALL)
 _LAUNCH = re.compile(
@@ -38,17 +40,6 @@ _CONSTANT = re.compile(
     r"(\w+)\s*=\s*([^;]+);"
 )
 _DIM3_VARIABLE = re.compile(r"\bdim3\s+(\w+)\s*(?:=\s*dim3\s*)?[({]([^;]*?)[)}]\s*;")
-_SUFFIX = re.compile(r"\b(\d+)[uUlL]+\b")
-_BINARY: Mapping[type, Callable[[int, int], int]] = {
-    ast.Add: operator.add,
-    ast.Sub: operator.sub,
-    ast.Mult: operator.mul,
-    ast.Div: operator.floordiv,  # C's integer division, for the positive sizes launched
-    ast.FloorDiv: operator.floordiv,
-    ast.Mod: operator.mod,
-    ast.LShift: operator.lshift,
-    ast.RShift: operator.rshift,
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,24 +52,42 @@ class LaunchShape:
     reason: str
 
 
+class _Launch(NamedTuple):
+    name: str  # the kernel's identifier, without namespaces or template arguments
+    targs: str | None  # `<TILE, ROWS>` as written, if any
+    dims: tuple[int, int, int] | None  # the block, None when it is not read as constants
+    line: int
+
+
+@memoized(8)
+def _file_launches(source: str) -> tuple[tuple[_Launch, ...], Mapping[str, int]]:
+    """Every `name<<<...>>>` of a source and the constants its arguments may use: read once a
+    file (the warp model and occupancy ask for each kernel of it)."""
+    text = _COMMENTS.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), source)
+    constants = _constants(text)
+    launches = []
+    for launch in _LAUNCH.finditer(text):
+        args = split_top(launch.group("config"))
+        dims = _block_dims(args[1], text, constants) if len(args) >= 2 else None
+        name = launch.group("name").split("::")[-1]
+        line = text.count("\n", 0, launch.start()) + 1
+        launches.append(_Launch(name, launch.group("targs"), dims, line))
+    return tuple(launches), MappingProxyType(constants)
+
+
 def launch_shape(source: str, display_name: str) -> LaunchShape | None:
     """The block the kernel of that (demangled) name is launched with in `source`; None when
     no launch of it is there."""
-    text = _COMMENTS.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), source)
-    constants = _constants(text)
+    launches, constants = _file_launches(source)
     base, wanted = template_arguments(display_name)
     shapes: dict[tuple[int, int, int], int] = {}
-    for launch in _LAUNCH.finditer(text):
-        if launch.group("name").split("::")[-1] != base:
+    for launch in launches:
+        if launch.name != base or not _same_instantiation(launch.targs, wanted, constants):
             continue
-        if not _same_instantiation(launch.group("targs"), wanted, constants):
-            continue
-        line = text.count("\n", 0, launch.start()) + 1
-        args = split_top(launch.group("config"))
-        dims = _block_dims(args[1], text, constants) if len(args) >= 2 else None
-        if dims is None:
+        if launch.dims is None:
+            line = launch.line
             return LaunchShape(None, line, f"the launch at line {line} has a run-time block")
-        shapes.setdefault(dims, line)
+        shapes.setdefault(launch.dims, launch.line)
     if not shapes:
         return None
     if len(shapes) > 1:
@@ -100,7 +109,7 @@ def _same_instantiation(
     if len(given) != len(wanted):
         return False
     for g, w in zip(given, wanted, strict=True):
-        value, expected = _integer(g, constants), integer_argument(w)
+        value, expected = constant_expression(g, constants), integer_argument(w)
         if value is not None:
             if value != expected:
                 return False
@@ -132,7 +141,7 @@ def _block_dims(
 
 
 def _dims(parts: list[str], constants: Mapping[str, int]) -> tuple[int, int, int] | None:
-    values = [_integer(p, constants) for p in parts]
+    values = [constant_expression(p, constants) for p in parts]
     if not 1 <= len(values) <= 3 or any(v is None or v <= 0 for v in values):
         return None
     x, y, z = [*values, 1, 1][:3]
@@ -150,38 +159,10 @@ def _constants(text: str) -> dict[str, int]:
     for _ in range(4):  # constants defined from constants, a few levels deep
         for name, exprs in found.items():
             if len(exprs) == 1 and name not in values:
-                value = _integer(next(iter(exprs)), values)
+                value = constant_expression(next(iter(exprs)), values)
                 if value is not None:
                     values[name] = value
     return values
-
-
-def _integer(expression: str, constants: Mapping[str, int]) -> int | None:
-    """An integer C expression of literals and known constants; None for anything else."""
-    text = _SUFFIX.sub(r"\1", expression.strip())
-    try:
-        tree = ast.parse(text, mode="eval")
-    except SyntaxError:
-        return None
-    return _evaluate(tree.body, constants)
-
-
-def _evaluate(node: ast.expr, constants: Mapping[str, int]) -> int | None:
-    if isinstance(node, ast.Constant) and type(node.value) is int:
-        return node.value
-    if isinstance(node, ast.Name):
-        return constants.get(node.id, {"true": 1, "false": 0}.get(node.id))
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-        inner = _evaluate(node.operand, constants)
-        return None if inner is None else -inner
-    if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
-        left, right = _evaluate(node.left, constants), _evaluate(node.right, constants)
-        if left is None or right is None:
-            return None
-        if isinstance(node.op, (ast.Div, ast.FloorDiv, ast.Mod)) and right == 0:
-            return None
-        return _BINARY[type(node.op)](left, right)
-    return None
 
 
 def launched_block(ctx: AnalysisContext) -> BlockShape | None:

@@ -104,7 +104,7 @@ class OccupancyFacts(Facts):
     ANALYSIS: ClassVar[str] = "occupancy"
     known: bool
     arch: str
-    block_source: str | None  # reqntid, maxntid, num_warps or sweep (block_sizes)
+    block_source: str | None  # reqntid, launch, maxntid, num_warps or sweep (block_sizes)
     max_warps: int = 0
     shared_dynamic_known: bool = False
     points: list[OccupancyPoint] = dataclasses.field(default_factory=list)

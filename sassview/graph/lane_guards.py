@@ -377,7 +377,7 @@ _INDEX_OPS = frozenset(
     {
         *("IADD3", "IADD", "VIADD", "IMAD", "IMUL", "LEA", "SHF", "SHL", "SHR", "LOP3", "LOP"),
         *("MOV", "IMNMX", "VIMNMX", "SEL", "ISETP", "PLOP3", "SGXT", "BMSK", "IABS", "FLO"),
-        *("POPC", "BREV", "PRMT", "HFMA2", "CS2R", "S2UR", "R2UR", "LDC", "ULDC", "IMAD.WIDE"),
+        *("POPC", "BREV", "PRMT", "HFMA2", "CS2R", "S2UR", "R2UR", "LDC", "ULDC"),
         *("UIADD3", "UIMAD", "ULEA", "USHF", "ULOP3", "UMOV", "USEL", "UISETP", "UPLOP3"),
         *("UIMNMX", "USGXT", "UFLO", "UPOPC", "UPRMT", "UBREV", "UBMSK", "S2R", "P2R", "R2P"),
     }

@@ -137,6 +137,7 @@ def _code_before(text: str, pos: int) -> bool:
     return bool(text[text.rfind("\n", 0, pos) + 1 : pos].strip())
 
 
+@memoized(8)
 def blanked(text: str) -> str:
     """The text with every comment, string, character literal and preprocessor line turned to
     spaces (newlines kept, so positions and line numbers stay). A `#` counts as a directive only
@@ -218,20 +219,26 @@ _FOR_HEADER = re.compile(
 )
 
 
-def _evaluate(expr: str, macros: Mapping[str, int]) -> int | None:
-    """An integer constant expression of literals and integer macros, or None."""
+_LITERAL_SUFFIX = re.compile(r"\b(\d+)[uUlL]+\b")  # 128u, 4096UL: the value is the digits
+
+
+def constant_expression(expr: str, names: Mapping[str, int]) -> int | None:
+    """An integer constant expression of C literals (any `u`/`l` suffix), `true`/`false` and
+    the integer constants `names`, with + - * / % << >> and unary minus; None for anything
+    else (a variable, a call, a division by zero). Loop headers and launch configurations
+    (`sassview.analyses.launches`) are read with it."""
     import ast
 
     try:
-        tree = ast.parse(expr.strip().rstrip("uUlL"), mode="eval")
+        tree = ast.parse(_LITERAL_SUFFIX.sub(r"\1", expr.strip()), mode="eval")
     except SyntaxError:
         return None
 
     def value(node: ast.AST) -> int | None:
-        if isinstance(node, ast.Constant) and isinstance(node.value, int):
+        if isinstance(node, ast.Constant) and type(node.value) is int:
             return node.value
         if isinstance(node, ast.Name):
-            return macros.get(node.id)
+            return names.get(node.id, {"true": 1, "false": 0}.get(node.id))
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
             v = value(node.operand)
             return -v if v is not None else None
@@ -244,8 +251,10 @@ def _evaluate(expr: str, macros: Mapping[str, int]) -> int | None:
                 return ops[type(node.op)]
             if isinstance(node.op, (ast.Div, ast.FloorDiv)) and b:
                 return a // b
-            if isinstance(node.op, ast.LShift) and 0 <= b < 64:
-                return a << b
+            if isinstance(node.op, ast.Mod) and b:
+                return a % b
+            if isinstance(node.op, (ast.LShift, ast.RShift)) and 0 <= b < 64:
+                return a << b if isinstance(node.op, ast.LShift) else a >> b
         return None
 
     return value(tree.body)
@@ -257,16 +266,16 @@ def trip_count(header: str, macros: Mapping[str, int]) -> int | None:
     if not m or m.group(1) != m.group(3):
         return None
     var, init, op, bound, step = m.group(1), m.group(2), m.group(4), m.group(5), m.group(6)
-    start, end = _evaluate(init, macros), _evaluate(bound, macros)
+    start, end = constant_expression(init, macros), constant_expression(bound, macros)
     step_text = step.replace(" ", "")
     if step_text in (f"++{var}", f"{var}++"):
         delta: int | None = 1
     elif step_text in (f"--{var}", f"{var}--"):
         delta = -1
     elif step_text.startswith(f"{var}+="):
-        delta = _evaluate(step_text[len(var) + 2 :], macros)
+        delta = constant_expression(step_text[len(var) + 2 :], macros)
     elif step_text.startswith(f"{var}-="):
-        d = _evaluate(step_text[len(var) + 2 :], macros)
+        d = constant_expression(step_text[len(var) + 2 :], macros)
         delta = -d if d is not None else None
     else:
         return None

@@ -177,15 +177,8 @@ def _register_budget(insp: Inspection) -> dict[str, Any] | None:
     f = insp.typed_facts(RegisterBudgetFacts)
     if not f.budgets:
         return None
-    return {
-        "launch_registers": f.launch_registers,
-        "threads": f.threads,
-        "pool": f.pool,
-        "warp_groups": f.warp_groups,
-        "budgets": plain(f.budgets),
-        "increase_groups_that_fit": f.increase_groups_that_fit,
-        "text": f.text,
-    }
+    data: dict[str, Any] = plain(f)  # every field, in field order (with budgets, none hidden)
+    return data
 
 
 def _occupancy(insp: Inspection) -> dict[str, Any] | None:
