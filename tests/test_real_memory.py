@@ -200,3 +200,37 @@ def test_narrow_lines_interleaved_with_coalesced_ones_are_one_note() -> None:
     infos = [a for a in narrow if a.severity is Severity.INFO]
     assert len(notes) == 1 and notes[0].message.startswith("3 lines (5-9): ")
     assert len(infos) == 1 and infos[0].data["lines"] and "coalesced" in infos[0].message
+
+
+def app(module: Any, kernel: str) -> Findings:
+    prog = program("recorded", "real_app", "sm_90a")
+    k = prog.kernel(kernel)
+    return module.run(AnalysisContext(prog, k, None, (), None))  # type: ignore[no-any-return, arg-type]
+
+
+def test_library_shaped_kernels_counted_by_hand() -> None:
+    # tests/data/analyses/sources/real_app.cu, warp 0 of main()'s launches.
+    # softmax_rows<256>: row[c], c = threadIdx.x + 256 i in three block-stride loops (their
+    # remainder tests chosen by the trip count): 32 consecutive floats, 4 sectors, wherever
+    # counted; red[] by one lane or 8 lanes in a row: no conflict.
+    softmax = app(coalescing, "softmax_rows")
+    assert softmax.facts["block"].endswith("(from the launch at real_app.cu:76)")
+    every = counted(softmax, *GLOBAL)
+    known = {shape: n for shape, n in every.items() if shape[2] is not None}
+    assert known == {("load", 32, 4, 4): 58}
+    shared = counted(app(bank_conflicts, "softmax_rows"), *SHARED)
+    assert {ways for _, _, ways, _ in shared} == {1}
+    # staged_scale: cp.async of a float4 a lane (16 of 16 sectors), the float4 stores alike,
+    # LDS.128 of consecutive float4s: 4 phases of 8 lanes, 4 wavefronts.
+    assert counted(app(coalescing, "staged_scale"), *GLOBAL) == {
+        ("load", 32, 16, 16): 6,
+        ("store", 32, 16, 16): 5,
+    }
+    assert counted(app(bank_conflicts, "staged_scale"), *SHARED) == {("load", 128, 4, 4): 5}
+    # wmma_gemm: load_matrix_sync straight from global memory: 8 rows of 4 lanes x 4 bytes,
+    # rows K halves apart, 8 sectors where 4 would do (the fix: stage through shared memory);
+    # the fragments whose lane arithmetic is not followed are unknown with the reason.
+    wmma = app(coalescing, "wmma_gemm")
+    assert ("load", 32, 8, 4) in counted(wmma, *GLOBAL)
+    unknown = [a for a in wmma.facts["accesses"] if a["sectors"] is None]
+    assert unknown and all(a["unknown"] for a in unknown)

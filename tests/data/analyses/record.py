@@ -56,6 +56,10 @@ CASES: dict[str, dict[str, object]] = {
         "source": "tests/data/analyses/sources/real_memory.cu",
         "archs": ["sm_80", "sm_90a"],
     },
+    "real_app": {
+        "source": "tests/data/analyses/sources/real_app.cu",
+        "archs": ["sm_90a"],
+    },
     "spill": {
         "source": "tests/corpus/sources/spill.cu",
         "archs": ["sm_80", "sm_90a"],
