@@ -16,12 +16,9 @@ from cute_data import recorded
 import sassview
 from sassview import export
 from sassview.analyses import REGISTRY, occupancy
-from sassview.analyses.async_copy import AsyncCopyFacts, MbarrierKind, MbarrierOps
 from sassview.analyses.base import AnalysisContext
 from sassview.analyses.facts import Facts, Record, plain
 from sassview.analyses.loops.entry import LoopJson, LoopKey, UnrollFacts
-from sassview.analyses.memory_width import MemoryFacts
-from sassview.analyses.ptxas_advice import PtxasFacts
 from sassview.analyses.records import (
     BankFacts,
     CoalescingFacts,
@@ -33,9 +30,14 @@ from sassview.analyses.records import (
     WarpPartitionFacts,
     WarpRoleFacts,
 )
-from sassview.analyses.schedule import ScheduleFacts
-from sassview.analyses.spills import SpillFacts
-from sassview.analyses.tensor_cores import TensorCoreFacts
+from sassview.analyses.records_compute import PtxasFacts, ScheduleFacts, TensorCoreFacts
+from sassview.analyses.records_memory import (
+    AsyncCopyFacts,
+    MbarrierKind,
+    MbarrierOps,
+    MemoryFacts,
+    SpillFacts,
+)
 from sassview.api import load_triton_cache
 from sassview.inspection import Inspection, inspect_program
 

@@ -18,6 +18,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from sassview.analyses import REGISTRY
 from sassview.graph import loops
 from sassview.graph.cfg import ControlFlowGraph, build_cfg, build_ptx_cfg
 from sassview.graph.dominators import immediate_dominators, reachable
@@ -135,6 +136,8 @@ def test_a_warm_check_imports_no_compiler_bindings_no_tool_finder_no_networkx_no
     warm = _modules_of_a_check(tmp_path, source)
     assert [m for m in warm if m.split(".")[0] in HEAVY or m.startswith(HEAVY)] == []
     assert [m for m in warm if m.startswith(READERS)] == []
+    # nor an analysis: the cached facts' records live apart from them (analyses/records*.py)
+    assert [m for m in warm if m in REGISTRY.values()] == []
 
 
 def test_a_tools_location_is_remembered_until_the_import_path_changes(

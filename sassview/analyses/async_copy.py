@@ -31,11 +31,9 @@ How it can be wrong:
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any, ClassVar, Literal, TypedDict
+from typing import Any
 
 from sassview.analyses.base import AnalysisContext, Annotation, Findings, Severity
-from sassview.analyses.facts import Facts
 from sassview.analyses.memory import (
     access_bits,
     distinct_locs,
@@ -43,6 +41,13 @@ from sassview.analyses.memory import (
     ptx_for,
     ptx_lines,
     ptx_opcodes,
+)
+from sassview.analyses.records_memory import (
+    AsyncCopyFacts,
+    Barrier,
+    MbarrierKind,
+    MbarrierOps,
+    ScoreboardWait,
 )
 from sassview.ir import OperandKind, SassInstruction
 
@@ -54,73 +59,6 @@ _WATCHED = frozenset(
      "BAR", "UCGABAR_ARV", "UCGABAR_WAIT", "WARPSYNC", "NANOSLEEP", "LDSM", "STSM", "ARRIVES",
      "SYNCS", "ATOMS"}
 )  # fmt: skip
-
-
-class ScoreboardWait(TypedDict):
-    """One `DEPBAR.LE SB0, n` (the `cp_async_waits`, `bulk_waits` and `other_waits`)."""
-
-    address: int
-    scoreboard: str | None  # SB0, ...
-    pending: int | None  # the n of .LE: groups still allowed in flight
-    kind: str  # "cp.async", "bulk" or "other": which copies it waits for
-    ptx: str | None  # the PTX mnemonic it came from
-
-
-class Barrier(TypedDict):
-    """One block, named or cluster barrier (BAR, UCGABAR_ARV, UCGABAR_WAIT)."""
-
-    address: int
-    id: int | None  # None: a cluster barrier, or an id held in a register
-    kind: str  # sync, arrive, reduce, other, cluster-arrive, cluster-wait
-    threads: int | None
-
-
-# What an mbarrier instruction does (_mbarrier_kind): each is a key of MbarrierOps.
-MbarrierKind = Literal[
-    "init", "arrive", "arrive_expect_tx", "expect_tx", "complete_tx", "try_wait",
-    "try_wait_retry", "test_wait", "inval", "other",
-]  # fmt: skip
-
-
-class MbarrierOps(TypedDict, total=False):
-    """mbarrier operations of the SASS by kind (only the kinds found, in the order found),
-    and `by_mnemonic`: the same instructions by SASS mnemonic (always there)."""
-
-    init: int
-    arrive: int
-    arrive_expect_tx: int
-    expect_tx: int
-    complete_tx: int
-    try_wait: int
-    try_wait_retry: int
-    test_wait: int
-    inval: int
-    other: int
-    by_mnemonic: dict[str, int]
-
-
-@dataclass(frozen=True, slots=True, eq=False)
-class AsyncCopyFacts(Facts):
-    """Asynchronous copies (cp.async, TMA, bulk), their waits, mbarriers and block barriers."""
-
-    ANALYSIS: ClassVar[str] = "async_copy"
-    cp_async: int
-    cp_async_bits: dict[str, int]  # access width ("128") -> cp.async count
-    cp_async_groups: int
-    cp_async_waits: list[ScoreboardWait]
-    cp_async_arrives: int
-    tma: dict[str, int]  # loads, stores, reductions, ... -> count
-    bulk_copies: int
-    bulk: dict[str, int]
-    bulk_waits: list[ScoreboardWait]
-    other_waits: list[ScoreboardWait]
-    mbarrier_ops: MbarrierOps
-    ptx_mbarrier_ops: dict[str, int]
-    barriers: list[Barrier]
-    warp_syncs: int
-    nanosleeps: int
-    ldmatrix: int
-    stmatrix: int
 
 
 def run(ctx: AnalysisContext) -> Findings:

@@ -28,11 +28,9 @@ from __future__ import annotations
 import bisect
 import functools
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any, ClassVar, TypedDict, TypeVar
+from typing import Any, TypeVar
 
 from sassview.analyses.base import AnalysisContext, Annotation, Findings, Severity
-from sassview.analyses.facts import Facts
 from sassview.analyses.memory import (
     MemoryAccess,
     base_text,
@@ -42,6 +40,7 @@ from sassview.analyses.memory import (
     ptx_lines,
     user_locs,
 )
+from sassview.analyses.records_memory import AccessWidth, MemoryFacts
 from sassview.analyses.width_hints import MERGE_HINT, NARROW_HINT, hints_for
 from sassview.ir import Kernel, OperandKind, PtxInstruction, SassInstruction, SourceLoc
 from sassview.memo import memoized
@@ -69,34 +68,6 @@ def width_notes_reviser(kind: str) -> Any:
     frontend = spec(kind)
     module = frontend.width_notes if frontend is not None else None
     return importlib.import_module(module).revised if module else None
-
-
-class AccessWidth(TypedDict):
-    """One memory instruction's width (the `accesses` of the facts)."""
-
-    address: int
-    opcode: str  # the SASS mnemonic, LDG.E.128
-    space: str  # global, shared, local, constant, generic
-    direction: str  # load, store, atomic
-    bits: int | str  # per thread; "bulk" for TMA and bulk copies
-    source_line: int | None  # the user's line
-    ptx: str | None  # the PTX mnemonic it came from
-
-
-@dataclass(frozen=True, slots=True, eq=False)
-class MemoryFacts(Facts):
-    """The widest access per space and direction (bits per thread; None: no such access)."""
-
-    ANALYSIS: ClassVar[str] = "memory"
-    max_global_load_bits: int | None
-    max_global_store_bits: int | None
-    max_shared_load_bits: int | None
-    max_shared_store_bits: int | None
-    # TMA and bulk copies move a tile, not a width per thread: counted apart.
-    bulk_global_loads: int
-    bulk_global_stores: int
-    accesses: list[AccessWidth]  # one per access, in address order
-    by_line: dict[str, dict[str, dict[str, int]]]  # source line -> kind -> {bits: count}
 
 
 def run(ctx: AnalysisContext) -> Findings:

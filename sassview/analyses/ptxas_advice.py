@@ -23,16 +23,11 @@ How it can be wrong:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar, TypedDict
-
 from sassview.analyses.base import AnalysisContext, Annotation, Findings, Severity
-from sassview.analyses.facts import Facts
+from sassview.analyses.records_compute import PtxasFacts
 from sassview.build import demangle
 from sassview.ir import SourceLoc
-
-if TYPE_CHECKING:
-    from sassview.parse.ptxas_log import PtxasAdvisory
+from sassview.parse.ptxas_log import PtxasAdvisory, parse_ptxas_advisories
 
 SERIALIZED = "wgmma.mma_async instructions are serialized"
 INJECTED_WAIT = "wgmma.wait_group is injected"
@@ -64,31 +59,10 @@ _INJECTED_HINT = (
 )
 
 
-class Advisory(TypedDict):
-    """One ptxas advisory about this kernel (a `PtxasAdvisory` less its function)."""
-
-    code: str  # C7511, ...
-    text: str
-    ptx_line: int | None
-
-
-@dataclass(frozen=True, slots=True, eq=False)
-class PtxasFacts(Facts):
-    """What ptxas' log says about this kernel (or a function it calls)."""
-
-    ANALYSIS: ClassVar[str] = "ptxas"
-    wgmma_serialized: bool
-    injected_waits: int
-    advisories: list[Advisory]
-
-
 def run(ctx: AnalysisContext) -> Findings:
     kernel = ctx.kernel
     log = ctx.program.artifacts.compile_log
     single = len(ctx.program.kernels) == 1
-    # Imported here: a warm check unpickles this module's facts record, and reads no log.
-    from sassview.parse.ptxas_log import parse_ptxas_advisories
-
     advisories = parse_ptxas_advisories(log)
     callees = (
         _callees(ctx) if any(a.function not in (None, kernel.name) for a in advisories) else ()

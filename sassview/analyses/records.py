@@ -1,4 +1,6 @@
-"""The facts records of eight analyses, apart from the analyses that make them.
+"""The facts records of eight analyses, apart from the analyses that make them, and the
+memory-use line worded from two of them (`memory_use_text`). records_memory.py and
+records_compute.py hold six more analyses' records, split by topic to keep each module small.
 
 A warm run loads each kernel's Inspection from the cache and never runs an analysis; unpickling
 a record imports the module that defines it, and the views import the records to read them.
@@ -76,6 +78,43 @@ class BankFacts(Facts):
     conflicted: int
     unknown: int
     worst_ways: int  # the largest n-way conflict of any access (1 when none)
+
+
+# The memory-use line: both analyses' counts in one sentence, worded once for `check`, the
+# JSON's `memory_use.text`, the export and the TUI.
+def memory_use_text(coalescing: CoalescingFacts, banks: BankFacts) -> str:
+    """The one-line summary of both analyses' facts: 'global: 12 of 14 accesses coalesced;
+    shared: 1 4-way conflict' (what `check` prints, and the JSON's `memory_use.text`)."""
+    total = len(coalescing.accesses)
+    text = "global: none" if not total else f"global: {coalescing.coalesced} of {total}"
+    if total:
+        text += f" access{'es' if total != 1 else ''} coalesced"
+        if coalescing.unknown:
+            text += f" ({coalescing.unknown} unknown)"
+    shared = banks.accesses
+    if not shared:
+        return text + "; shared: none"
+    ways: dict[int, int] = {}
+    for a in shared:
+        w = a["ways"]
+        if w is not None and w > 1:
+            ways[w] = ways.get(w, 0) + 1
+    if ways:
+        parts = [
+            f"{n} {w}-way conflict{'s' if n != 1 else ''}"
+            for w, n in sorted(ways.items(), reverse=True)
+        ]
+        text += "; shared: " + ", ".join(parts)
+    else:
+        known = len(shared) - banks.unknown
+        of = f"{known} of " if banks.unknown else ""
+        accesses = f"{len(shared)} access{'es' if len(shared) != 1 else ''}"
+        if not known:  # "no conflicts in 2 accesses (2 unknown)" would claim what is unknown
+            return text + f"; shared: {accesses}, all unknown"
+        text += f"; shared: no conflicts in {of}{accesses}"
+    if banks.unknown:
+        text += f" ({banks.unknown} unknown)"
+    return text
 
 
 # occupancy.py

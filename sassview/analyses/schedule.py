@@ -26,10 +26,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import ClassVar, TypedDict
 
 from sassview.analyses.base import AnalysisContext, Annotation, Findings, Severity
-from sassview.analyses.facts import Facts
+from sassview.analyses.records_compute import LoopFact, ScheduleFacts, loop_place
 from sassview.graph.loops import Loop
 from sassview.ir import ControlCode, Kernel, SassInstruction
 from sassview.opcodes import instruction_category
@@ -133,7 +132,7 @@ def loop_schedule(kernel: Kernel, loop: Loop, inner: Sequence[Loop] = ()) -> Loo
 def describe(s: LoopSchedule) -> str:
     """`line 9: 52 issue cycles per trip, 38% on math; the tightest wait: LDG.E 12 cycles
     before its use`: the one wording of a loop's schedule."""
-    text = f"{_place(s.source_line, s.loop)}: {s.issue_cycles} issue cycles per trip"
+    text = f"{loop_place(s.source_line, s.loop)}: {s.issue_cycles} issue cycles per trip"
     text += " (both arms of its branches)" if s.branches else ""
     if s.inner_loops:
         plural = "s" if s.inner_loops > 1 else ""
@@ -148,20 +147,6 @@ def describe(s: LoopSchedule) -> str:
         tight = min(memory, key=lambda w: w.cycles_between)
         text += f"; tightest load wait: {tight.opcode} {tight.cycles_between} cycles before use"
     return text + " (ptxas' plan)"
-
-
-def _place(line: int | None, loop: int) -> str:
-    return f"line {line}" if line is not None else f"loop {loop}"
-
-
-def placed_text(fact: LoopFact, place: str | None) -> str:
-    """A loop's `text` with the loop named by `place` (the loop census' name for the SASS
-    loop: its statement's line, and which remainder loop it is), where the census has one.
-    This analysis knows only the SASS loop's own line, which two remainder loops share."""
-    text = fact["text"]
-    if place is None:
-        return text
-    return place + text[len(_place(fact["source_line"], fact["loop"])) :]
 
 
 # A loop "exists for its math" from this share of its issue cycles on, and a global load's
@@ -195,11 +180,12 @@ def _exposed_note(s: LoopSchedule) -> Annotation | None:
     wait = exposed_load(s)
     if wait is None:
         return None
+    place = loop_place(s.source_line, s.loop)
     return Annotation(
         kind="exposed-load",
         severity=Severity.NOTE,
         message=(
-            f"{_place(s.source_line, s.loop)}: a trip waits on {wait.opcode} {wait.cycles_between} "
+            f"{place}: a trip waits on {wait.opcode} {wait.cycles_between} "
             f"issue cycles after issuing it ({round(100 * s.math_share)}% of the loop's cycles "
             "are math): nothing else is scheduled over the load's latency, so each trip stalls "
             "unless other warps run meanwhile (ptxas' plan, not a measurement)"
@@ -209,42 +195,6 @@ def _exposed_note(s: LoopSchedule) -> Annotation | None:
         loops=(s.loop,),
         data={"cycles_between": wait.cycles_between, "producer": wait.producer},
     )
-
-
-class WaitFact(TypedDict):
-    """A `Wait` of a loop's trip, as the facts give it."""
-
-    address: int
-    scoreboard: int
-    producer: int
-    opcode: str
-    kind: str
-    cycles_between: int
-    carried: bool
-    on: str
-
-
-class LoopFact(TypedDict):
-    """A `LoopSchedule`, as the facts give it, with its row's words (`text`)."""
-
-    loop: int
-    source_line: int | None
-    instructions: int
-    issue_cycles: int
-    math_cycles: int
-    math_share: float
-    branches: bool
-    inner_loops: int
-    waits: list[WaitFact]
-    text: str  # describe()
-
-
-@dataclass(frozen=True, slots=True, eq=False)
-class ScheduleFacts(Facts):
-    """The issue cycles per trip of every SASS loop, from the control codes (none before sm_70)."""
-
-    ANALYSIS: ClassVar[str] = "schedule"
-    loops: list[LoopFact]  # one per SASS loop with a schedule
 
 
 def run(ctx: AnalysisContext) -> Findings:

@@ -22,11 +22,7 @@ How it can be wrong:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import ClassVar, TypedDict
-
 from sassview.analyses.base import AnalysisContext, Annotation, Findings, Severity
-from sassview.analyses.facts import Facts
 from sassview.analyses.memory import (
     LineKeys,
     access_bits,
@@ -34,6 +30,7 @@ from sassview.analyses.memory import (
     line_keys,
     never_executes,
 )
+from sassview.analyses.records_memory import LocalArrayLine, SpillFacts, SpillLine
 from sassview.ir import Kernel, OperandKind, SassInstruction
 
 SPILL_MARK = "SpillRefill"
@@ -44,45 +41,6 @@ LOCAL_HINT = (
     "dynamically indexed array in local memory: index it with compile-time constants "
     "(fully unrolled loop) to keep it in registers"
 )
-
-
-class SpillLine(TypedDict):
-    """The spills of one source line (`by_line`), bytes per thread."""
-
-    stores: int
-    loads: int
-    store_bytes: int
-    load_bytes: int
-    by_width: dict[str, int]  # access width ("128") -> instructions
-
-
-class LocalArrayLine(TypedDict):
-    """The local-array accesses of one source line (`local_array_by_line`)."""
-
-    loads: int
-    stores: int
-    bytes: int  # moved per thread, loads and stores together
-
-
-@dataclass(frozen=True, slots=True, eq=False)
-class SpillFacts(Facts):
-    """Register spills and local arrays: counts, bytes per thread, and the lines they are on."""
-
-    ANALYSIS: ClassVar[str] = "spills"
-    spills: bool
-    spill_store_bytes: int | None  # from the ptxas report; None when there was none
-    spill_load_bytes: int | None
-    spill_instructions: int
-    spill_stores: int
-    spill_loads: int
-    local_array_instructions: int
-    local_bytes: int
-    stack_frame_bytes: int
-    registers: int
-    register_limit: int | None
-    classified_by: str  # "nvdisasm", "ptxas-report" or "heuristic"
-    by_line: dict[str, SpillLine]  # source line key -> its spills
-    local_array_by_line: dict[str, LocalArrayLine]
 
 
 def run(ctx: AnalysisContext) -> Findings:

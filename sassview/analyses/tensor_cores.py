@@ -31,12 +31,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass
-from typing import ClassVar, Protocol, TypedDict
+from typing import Protocol
 
 from sassview.analyses.base import AnalysisContext, Annotation, Findings, Severity
-from sassview.analyses.facts import Facts
 from sassview.analyses.memory import distinct_locs, ptx_for, ptx_lines, ptx_opcodes
+from sassview.analyses.records_compute import Decoded, TensorCoreFacts, TensorOp
 from sassview.analyses.tcgen05_idesc import constant_before, decode_idesc
 from sassview.frontends.arch import FEATURES_BY_NAME
 from sassview.ir import Kernel, SassInstruction, SourceLoc
@@ -93,34 +92,6 @@ def is_fma(ins: SassInstruction) -> bool:
     return not is_move(ins)
 
 
-class _DecodedExtra(TypedDict, total=False):
-    """The keys of `Decoded` only some ops have (Python 3.10 has no NotRequired)."""
-
-    scale: str  # the scale-factor type of a block-scaled op (OMMA.SF ... .E8)
-    # tcgen05 alone (_descriptor_shape):
-    kind: str | None  # the PTX kind::
-    cta_group: int  # 1, or 2 for .cta_group::2 (UTC*MMA.2CTA)
-    descriptor: str | None  # the constant instruction descriptor, hex; None: unknown
-    sparse: bool  # where the descriptor decodes
-
-
-class Decoded(_DecodedExtra):
-    """What one tensor instruction's modifiers (and a tcgen05 op's descriptor) say."""
-
-    shape: str | None  # m16n8k16, as PTX writes it; None: not in the SASS
-    accumulator: str | None
-    inputs: str | None  # BF16, E4M3.E5M2 where A and B differ; tcgen05: kind::f16 or its types
-
-
-class TensorOp(Decoded):
-    """One kind of tensor op of the kernel (the `ops` of the facts): one per (mnemonic, inputs,
-    shape); the JSON keys are mnemonic, path, the decoded ones, count."""
-
-    mnemonic: str
-    path: str | None  # tcgen05, wgmma, mma.sync
-    count: int
-
-
 def decode(ins: SassInstruction, ptx_text: str | None = None) -> Decoded:
     """Shape and types of one tensor instruction, from its modifiers (tcgen05: from its PTX)."""
     fam = ins.opcode
@@ -158,22 +129,6 @@ def _join(types: Sequence[str]) -> str | None:
     if not types:
         return None
     return types[0] if len(set(types)) == 1 else ".".join(types)
-
-
-@dataclass(frozen=True, slots=True, eq=False)
-class TensorCoreFacts(Facts):
-    """The tensor-core path the kernel takes, its MMA ops, and an FMA fallback where it has none."""
-
-    ANALYSIS: ClassVar[str] = "tensor_cores"
-    path: str  # tcgen05, wgmma, mma.sync, ... or "none"
-    ops: list[TensorOp]  # one per (mnemonic, inputs, shape), with its count
-    fences: int
-    waits: int
-    per_loop: dict[str, str]  # SASS loop index -> its path
-    fma: dict[str, int]  # FMA opcode -> count
-    fma_fallback: bool
-    fma_fallback_loops: list[int]
-    ptx_ops: dict[str, int]
 
 
 def run(ctx: AnalysisContext) -> Findings:

@@ -22,9 +22,9 @@ from pathlib import Path, PurePosixPath
 
 from sassview.analyses.base import Annotation, Severity
 from sassview.analyses.loops.entry import UnrollFacts, verdict
-from sassview.analyses.memory_use import memory_use_text
-from sassview.analyses.records import BankFacts, CoalescingFacts
-from sassview.analyses.tensor_cores import TensorCoreFacts, path_of
+from sassview.analyses.records import BankFacts, CoalescingFacts, memory_use_text
+from sassview.analyses.records_compute import TensorCoreFacts
+from sassview.analyses.tensor_cores import path_of
 from sassview.inspection import Inspection
 from sassview.ir import SourceLoc
 

@@ -11,12 +11,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from sassview.analyses import Annotation
-from sassview.analyses.async_copy import AsyncCopyFacts
 from sassview.analyses.facts import plain
 from sassview.analyses.loops.entry import LoopKey, UnrollFacts
-from sassview.analyses.memory_use import memory_use_text
-from sassview.analyses.memory_width import MemoryFacts
-from sassview.analyses.ptxas_advice import PtxasFacts
 from sassview.analyses.records import (
     BankFacts,
     CoalescingFacts,
@@ -24,10 +20,15 @@ from sassview.analyses.records import (
     RegisterBudgetFacts,
     WarpPartitionFacts,
     WarpRoleFacts,
+    memory_use_text,
 )
-from sassview.analyses.schedule import ScheduleFacts, placed_text
-from sassview.analyses.spills import SpillFacts
-from sassview.analyses.tensor_cores import TensorCoreFacts
+from sassview.analyses.records_compute import (
+    PtxasFacts,
+    ScheduleFacts,
+    TensorCoreFacts,
+    placed_text,
+)
+from sassview.analyses.records_memory import AsyncCopyFacts, MemoryFacts, SpillFacts
 from sassview.inspection import Inspection
 from sassview.ir import SCHEMA_VERSION, Kernel, Program
 from sassview.opcodes import instruction_category

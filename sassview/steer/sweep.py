@@ -16,13 +16,10 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from sassview.analyses.async_copy import AsyncCopyFacts
 from sassview.analyses.loops.entry import UnrollFacts
-from sassview.analyses.memory_width import MemoryFacts
 from sassview.analyses.records import OccupancyFacts
-from sassview.analyses.schedule import ScheduleFacts
-from sassview.analyses.spills import SpillFacts
-from sassview.analyses.tensor_cores import TensorCoreFacts
+from sassview.analyses.records_compute import ScheduleFacts, TensorCoreFacts
+from sassview.analyses.records_memory import AsyncCopyFacts, MemoryFacts, SpillFacts
 from sassview.errors import InputError
 from sassview.frontends.build_options import BuildOptions, declaration_settings
 from sassview.frontends.declaration import Declaration, KernelFile

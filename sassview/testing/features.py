@@ -12,10 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from sassview.analyses.async_copy import AsyncCopyFacts
-from sassview.analyses.ptxas_advice import PtxasFacts
-from sassview.analyses.spills import SpillFacts
-from sassview.analyses.tensor_cores import TensorCoreFacts, TensorOp
+from sassview.analyses.records_compute import PtxasFacts, TensorCoreFacts, TensorOp
+from sassview.analyses.records_memory import AsyncCopyFacts, SpillFacts
 from sassview.frontends.arch import FEATURES_BY_NAME
 from sassview.inspection import Inspection
 from sassview.testing.failures import FeatureMismatch, compose, counted

@@ -22,7 +22,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from sassview.analyses.spills import SpillFacts
+from sassview.analyses.records_memory import SpillFacts
 from sassview.inspection import Inspection
 from sassview.testing import listing as _listing
 from sassview.testing.failures import (

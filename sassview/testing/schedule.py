@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from sassview.analyses.schedule import LoopFact, ScheduleFacts
+from sassview.analyses.records_compute import LoopFact, ScheduleFacts
 from sassview.testing.failures import SassviewAssertionError, compose
 
 if TYPE_CHECKING:

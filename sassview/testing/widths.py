@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from sassview.analyses.memory_width import MemoryFacts
+from sassview.analyses.records_memory import MemoryFacts
 from sassview.testing.failures import WidthMismatch, compare, compose, counted, holds, spec_text
 
 if TYPE_CHECKING:

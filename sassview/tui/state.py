@@ -16,8 +16,7 @@ from pathlib import Path
 from typing import NamedTuple, overload
 
 from sassview.analyses import Annotation, Severity
-from sassview.analyses.async_copy import AsyncCopyFacts
-from sassview.analyses.memory_width import MemoryFacts
+from sassview.analyses.records_memory import AsyncCopyFacts, MemoryFacts
 from sassview.inspection import Inspection
 from sassview.ir import ControlCode, SassInstruction, SourceLoc
 from sassview.opcodes import category

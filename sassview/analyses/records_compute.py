@@ -1,0 +1,133 @@
+"""The facts records of the tensor-core, schedule and ptxas-advisory analyses, apart from the
+analyses that make them (as records.py holds eight others'; records_memory.py three more), and
+the words a schedule row is read in where the loop census renames its loop (`placed_text`).
+
+A warm run unpickles each kernel's Inspection and runs no analysis: unpickling a record imports
+the module that defines it, and the report layer imports the records to read them. Here that
+is this light module, not the analyses with their helpers (tensor_cores' regexes and the
+tcgen05 descriptor decoder, the schedule's loop graph). Each analysis imports its record from
+here and documents its facts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar, TypedDict
+
+from sassview.analyses.facts import Facts
+
+
+# tensor_cores.py: the matrix-multiply path, with shapes and types
+class _DecodedExtra(TypedDict, total=False):
+    """The keys of `Decoded` only some ops have (Python 3.10 has no NotRequired)."""
+
+    scale: str  # the scale-factor type of a block-scaled op (OMMA.SF ... .E8)
+    # tcgen05 alone (_descriptor_shape):
+    kind: str | None  # the PTX kind::
+    cta_group: int  # 1, or 2 for .cta_group::2 (UTC*MMA.2CTA)
+    descriptor: str | None  # the constant instruction descriptor, hex; None: unknown
+    sparse: bool  # where the descriptor decodes
+
+
+class Decoded(_DecodedExtra):
+    """What one tensor instruction's modifiers (and a tcgen05 op's descriptor) say."""
+
+    shape: str | None  # m16n8k16, as PTX writes it; None: not in the SASS
+    accumulator: str | None
+    inputs: str | None  # BF16, E4M3.E5M2 where A and B differ; tcgen05: kind::f16 or its types
+
+
+class TensorOp(Decoded):
+    """One kind of tensor op of the kernel (the `ops` of the facts): one per (mnemonic, inputs,
+    shape); the JSON keys are mnemonic, path, the decoded ones, count."""
+
+    mnemonic: str
+    path: str | None  # tcgen05, wgmma, mma.sync
+    count: int
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class TensorCoreFacts(Facts):
+    """The tensor-core path the kernel takes, its MMA ops, and an FMA fallback where it has none."""
+
+    ANALYSIS: ClassVar[str] = "tensor_cores"
+    path: str  # tcgen05, wgmma, mma.sync, ... or "none"
+    ops: list[TensorOp]  # one per (mnemonic, inputs, shape), with its count
+    fences: int
+    waits: int
+    per_loop: dict[str, str]  # SASS loop index -> its path
+    fma: dict[str, int]  # FMA opcode -> count
+    fma_fallback: bool
+    fma_fallback_loops: list[int]
+    ptx_ops: dict[str, int]
+
+
+# schedule.py: issue cycles per trip and waits, from the control codes
+class WaitFact(TypedDict):
+    """A `Wait` of a loop's trip, as the facts give it."""
+
+    address: int
+    scoreboard: int
+    producer: int
+    opcode: str
+    kind: str
+    cycles_between: int
+    carried: bool
+    on: str
+
+
+class LoopFact(TypedDict):
+    """A `LoopSchedule`, as the facts give it, with its row's words (`text`)."""
+
+    loop: int
+    source_line: int | None
+    instructions: int
+    issue_cycles: int
+    math_cycles: int
+    math_share: float
+    branches: bool
+    inner_loops: int
+    waits: list[WaitFact]
+    text: str  # describe()
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class ScheduleFacts(Facts):
+    """The issue cycles per trip of every SASS loop, from the control codes (none before sm_70)."""
+
+    ANALYSIS: ClassVar[str] = "schedule"
+    loops: list[LoopFact]  # one per SASS loop with a schedule
+
+
+def loop_place(line: int | None, loop: int) -> str:
+    """How a schedule row names its loop: by its source line, else by its index."""
+    return f"line {line}" if line is not None else f"loop {loop}"
+
+
+def placed_text(fact: LoopFact, place: str | None) -> str:
+    """A loop's `text` with the loop named by `place` (the loop census' name for the SASS
+    loop: its statement's line, and which remainder loop it is), where the census has one.
+    The schedule analysis knows only the SASS loop's own line, which two remainder loops share."""
+    text = fact["text"]
+    if place is None:
+        return text
+    return place + text[len(loop_place(fact["source_line"], fact["loop"])) :]
+
+
+# ptxas_advice.py: what ptxas' own report says
+class Advisory(TypedDict):
+    """One ptxas advisory about this kernel (a `PtxasAdvisory` less its function)."""
+
+    code: str  # C7511, ...
+    text: str
+    ptx_line: int | None
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class PtxasFacts(Facts):
+    """What ptxas' log says about this kernel (or a function it calls)."""
+
+    ANALYSIS: ClassVar[str] = "ptxas"
+    wgmma_serialized: bool
+    injected_waits: int
+    advisories: list[Advisory]
