@@ -8,29 +8,61 @@ an entry used.
 - store.py: entries written atomically, read whole and verified by their digests;
 - layout.py: where things live, and the proof that something is sassview's to delete;
 - sweep.py: info, clear and prune, which touch only what that proof covers;
+- limit.py: the size limit, read without the sweep (most commands run with none);
 - removal.py: removing one directory, renamed aside first, and saying what really happened;
 - scratch.py: the tools' long-lived working directories;
 - locks.py: one build per key across processes (pytest-xdist workers wait, then read).
 - remote.py: a shared store at $SASSVIEW_CACHE_URL (fsspec), read through and written back.
+
+Each module loads when a name of it is first used (`__getattr__` below), as `import sassview`
+loads its API: a warm run reads entries and needs store.py alone.
 """
 
 from __future__ import annotations
 
-from sassview.cache.layout import FORMAT_VERSION, MARKER, cache_root, enabled, state
-from sassview.cache.locks import release as release_claim
-from sassview.cache.scratch import scratch_dir
-from sassview.cache.store import STATS, Entry, Store, digest, make_key
-from sassview.cache.sweep import (
-    CacheInfo,
-    Cleanup,
-    clear,
-    enforce_limit,
-    info,
-    parse_megabytes,
-    prune,
-    size_limit,
-)
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from sassview.cache.limit import parse_megabytes, size_limit
 from sassview.errors import SassviewError
+
+if TYPE_CHECKING:
+    from sassview.cache.layout import FORMAT_VERSION, MARKER, cache_root, enabled, state
+    from sassview.cache.locks import release as release_claim
+    from sassview.cache.scratch import scratch_dir
+    from sassview.cache.store import STATS, Entry, Store, digest, make_key
+    from sassview.cache.sweep import CacheInfo, Cleanup, clear, info, prune
+
+# Each name -> (module, its name there), imported on first use: a warm run reads entries
+# (store.py) and never surveys, sweeps or unpacks scratch directories; importing every module
+# here cost each command ~8 ms of CPU (python -X importtime, a warm check of vecadd).
+_WHERE: dict[str, tuple[str, str]] = {
+    **{n: ("layout", n) for n in ("FORMAT_VERSION", "MARKER", "cache_root", "enabled", "state")},
+    "release_claim": ("locks", "release"),
+    "scratch_dir": ("scratch", "scratch_dir"),
+    **{n: ("store", n) for n in ("STATS", "Entry", "Store", "digest", "make_key")},
+    **{n: ("sweep", n) for n in ("CacheInfo", "Cleanup", "clear", "info", "prune")},
+}
+
+
+def enforce_limit() -> Cleanup | None:
+    """Remove the least recently used entries until they fit in $SASSVIEW_CACHE_MAX_MB (the
+    CLI calls this after each command); with no limit set, nothing to import or survey."""
+    if size_limit() is None:
+        return None
+    from sassview.cache.sweep import enforce_limit as trim
+
+    return trim()
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _WHERE:
+        raise AttributeError(f"module 'sassview.cache' has no attribute {name!r}")
+    module, attribute = _WHERE[name]
+    value = getattr(importlib.import_module(f"sassview.cache.{module}"), attribute)
+    globals()[name] = value  # once: later reads are plain attribute reads
+    return value
+
 
 __all__ = [
     "FORMAT_VERSION",

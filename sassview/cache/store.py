@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
 
-from sassview.cache import locks, remote
+from sassview.cache import locks
 from sassview.cache.layout import (
     FORMAT_VERSION,
     MANIFEST,
@@ -115,6 +115,8 @@ class Store:
     def _from_remote(self, key: str) -> Entry | None:
         """A local miss read through $SASSVIEW_CACHE_URL (cache/remote.py), copied into the
         local store; None when there is no remote, it misses, or it is broken."""
+        from sassview.cache import remote  # here: a warm run hits the local store
+
         found = remote.fetch(self.kind, key)
         if found is None:
             return None
@@ -165,7 +167,7 @@ class Store:
             if self.kind in BUILT_ONCE:
                 STATS["builds"] += 1
                 locks.release(self.kind, key)
-        if entry is not None and self.kind in BUILT_ONCE and remote.url():
+        if entry is not None and self.kind in BUILT_ONCE:
             _upload(self.kind, key, entry)  # after the release: a waiting process reads it now
         return entry
 
@@ -206,7 +208,12 @@ class Store:
 
 
 def _upload(kind: str, key: str, entry: Entry) -> None:
-    """Write back an entry built here, as the local store holds it (best effort)."""
+    """Write back an entry built here, as the local store holds it (best effort), where
+    $SASSVIEW_CACHE_URL names a remote."""
+    from sassview.cache import remote  # here: most runs have none, and a warm run writes none
+
+    if not remote.url():
+        return
     try:
         manifest = (entry.path / MANIFEST).read_bytes()
     except OSError:

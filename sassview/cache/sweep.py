@@ -13,12 +13,11 @@ process's compile.
 
 from __future__ import annotations
 
-import math
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
 from sassview.cache.layout import Item, Survey, cache_root, enabled, survey
+from sassview.cache.limit import size_limit
 from sassview.cache.removal import Outcome, remove_empty_dirs, remove_flat, remove_tree
 from sassview.errors import SassviewError
 
@@ -138,27 +137,6 @@ def _prune(found: Survey, max_bytes: float) -> Cleanup:
         total -= e.size  # gone, or another process's pruner took it: either way not ours now
     tally.tidy()
     return Cleanup(found.root, tally.done, tally.freed, tally.failed, tally.why, garbage)
-
-
-def parse_megabytes(text: str, what: str) -> float:
-    """A size in MB as bytes: a number >= 0, or inf for no limit (1e400 is inf too)."""
-    hint = "give a size in MB, e.g. 500; 0 keeps nothing, inf means no limit"
-    try:
-        mb = float(text)
-    except ValueError:
-        raise SassviewError(f"{what}={text!r} is not a number", hint) from None
-    if math.isnan(mb) or mb < 0:
-        raise SassviewError(f"{what}={text!r} is not a size", hint)
-    return mb * 1_000_000
-
-
-def size_limit() -> float | None:
-    """Bytes allowed by $SASSVIEW_CACHE_MAX_MB, or None for no limit."""
-    text = os.environ.get("SASSVIEW_CACHE_MAX_MB", "").strip()
-    if not text:
-        return None
-    limit = parse_megabytes(text, "SASSVIEW_CACHE_MAX_MB")
-    return None if math.isinf(limit) else limit
 
 
 def enforce_limit() -> Cleanup | None:

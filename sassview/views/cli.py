@@ -88,7 +88,6 @@ def check(
     """Compile or read each PATH (.cu, .ptx, .cubin, fatbin) and report every kernel's resources."""
     from sassview.analyses.loops.across import ArchDifference, arch_differences
     from sassview.api import load
-    from sassview.frontends.discover import directory_kind
     from sassview.frontends.paths import input_file
     from sassview.gcpause import pause as pause_gc
     from sassview.inspection import inspect_program
@@ -105,8 +104,11 @@ def check(
         shape = _block_shape(block)
         for path in paths:
             _progress(f"sassview: reading {path} …")
-            if path.is_dir() and directory_kind(path) is None:  # a Triton cache is read
-                raise InputError(f"{path} is a directory, not a file", _directory_hint(path))
+            if path.is_dir():  # a Triton cache is read; discover.py loads for a directory only
+                from sassview.frontends.discover import directory_kind
+
+                if directory_kind(path) is None:
+                    raise InputError(f"{path} is a directory, not a file", _directory_hint(path))
             if not path.is_dir():
                 input_file(path)  # a link loop or a dangling link said as such, before any lookup
             with user_output_to_stderr():  # a kernel.py's prints must not reach the JSON

@@ -8,12 +8,16 @@ entries only, and `clear` removes both.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 
-from sassview import cache
-from sassview.cache import CacheInfo, Cleanup
+from sassview import cache  # its modules load on first use (sassview/cache/__init__.py)
 from sassview.errors import SassviewError
 from sassview.views.fail import fail as _fail
+
+if TYPE_CHECKING:
+    from sassview.cache import CacheInfo, Cleanup
 
 _SHOWN = 5  # foreign paths named one by one; the rest are counted
 
