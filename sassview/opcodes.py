@@ -253,10 +253,14 @@ def category(opcode: str) -> str:
     return _LOOKUP.get(opcode, "other")
 
 
+# The opcodes ptxas also writes moves with (is_move): a count by opcode reads the others whole.
+MOVES_AS_MATH = frozenset({"HFMA2"})
+
+
 def is_move(ins: SassInstruction) -> bool:
     """`HFMA2(.MMA) R5, -RZ, RZ, 0, 2.38e-07`: a half multiply-add by zero is how ptxas writes
     a move of a constant. Counted as a move, not fp16 math."""
-    if ins.opcode != "HFMA2" or len(ins.operands) < 3:
+    if ins.opcode not in MOVES_AS_MATH or len(ins.operands) < 3:
         return False
     return any(op.registers and op.registers[0].is_zero for op in ins.operands[1:3])
 
