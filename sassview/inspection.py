@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import PurePath
 from types import MappingProxyType
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from sassview.analyses import Annotation, Findings, run_all
 from sassview.analyses.base import AnalysisContext
@@ -26,9 +26,11 @@ from sassview.graph.dataflow import (
     instruction_effects,
     register_columns,
 )
-from sassview.graph.lane_values import BlockShape
 from sassview.graph.loops import Loop, find_loops
 from sassview.ir import Kernel, Program
+
+if TYPE_CHECKING:
+    from sassview.graph.lane_values import BlockShape  # the caller's: a warm run reads none
 
 # Files a user writes kernels in: what a listing shows as "the source".
 SOURCE_SUFFIXES = (".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c", ".h", ".hpp", ".py", ".ptx")

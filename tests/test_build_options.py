@@ -71,7 +71,8 @@ def header(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_every_view_takes_the_same_build_options() -> None:
     for name in ("check", "tui", "export", "sweep", "try", "diff"):
-        command = cli.commands[name]
+        command = cli.get_command(click.Context(cli), name)
+        assert command is not None
         flags = {f for p in command.params if isinstance(p, click.Option) for f in p.opts}
         assert set(BUILD_OPTIONS) <= flags, f"{name} lacks {set(BUILD_OPTIONS) - flags}"
 

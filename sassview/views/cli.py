@@ -7,6 +7,7 @@ hint; a traceback means a bug in sassview.
 
 from __future__ import annotations
 
+import importlib
 import json
 import signal
 import sys
@@ -17,12 +18,6 @@ import click
 
 from sassview.errors import InputError, SassviewError
 from sassview.views.cli_build import arch_list, build_options, file_build
-from sassview.views.cli_cache import cache_group as _cache_group
-from sassview.views.cli_diff import diff as _diff
-from sassview.views.cli_export import export_command as _export
-from sassview.views.cli_filecheck import filecheck as _filecheck
-from sassview.views.cli_sweep import sweep as _sweep
-from sassview.views.cli_try import try_command as _try
 from sassview.views.cli_tui import install as _install_tui
 from sassview.views.fail import fail as _fail
 from sassview.views.variant_limit import MAX_VARIANTS_HELP
@@ -38,7 +33,32 @@ def _progress(text: str) -> None:
         click.echo(text, err=True)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _LazyGroup(click.Group):
+    """The commands in modules of their own (cli_*.py), each imported when it is named (click's
+    lazy-group pattern): `check` and `tui` import none of them, `--help` each to list it. Eager,
+    they cost every command ~5 ms of CPU (python -X importtime)."""
+
+    LAZY = {
+        "cache": "cli_cache:cache_group",
+        "diff": "cli_diff:diff",
+        "export": "cli_export:export_command",
+        "filecheck": "cli_filecheck:filecheck",
+        "sweep": "cli_sweep:sweep",
+        "try": "cli_try:try_command",
+    }
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *self.LAZY})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in self.LAZY and cmd_name not in self.commands:
+            module, name = self.LAZY[cmd_name].split(":")
+            command = getattr(importlib.import_module(f"sassview.views.{module}"), name)
+            self.add_command(command, cmd_name)
+        return super().get_command(ctx, cmd_name)
+
+
+@click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="sassview", prog_name="sassview")
 @click.option(
     "--verbose",
@@ -348,7 +368,4 @@ def _keep_cache_in_its_limit() -> None:
         click.echo(f"warning: {exc.message} ({exc.hint})", err=True)
 
 
-# Commands in modules of their own (cli_*.py), registered on the group.
-for _command in (_sweep, _try, _diff, _filecheck, _export, _cache_group):
-    cli.add_command(_command)
 _install_tui(cli)  # `sassview tui PATH`, and `sassview PATH` for short

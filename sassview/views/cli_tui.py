@@ -80,7 +80,7 @@ def install(group: click.Group) -> None:
     def resolve_command(
         ctx: click.Context, args: list[str]
     ) -> tuple[str | None, click.Command | None, list[str]]:
-        if args and args[0] not in group.commands and _openable(args[0]):
+        if args and args[0] not in group.list_commands(ctx) and _openable(args[0]):
             return "tui", tui, args
         return resolve(ctx, args)
 
