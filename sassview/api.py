@@ -15,7 +15,6 @@ from sassview.cache import release_claim as release_claims
 from sassview.frontends.arch import parse_arch_list
 from sassview.frontends.build_options import CUDA_SUFFIXES
 from sassview.frontends.cuda import compile_cuda
-from sassview.frontends.files import assemble_ptx, load_file
 from sassview.frontends.paths import check_ptxas_can_name, input_file
 from sassview.ir import Artifacts, Program
 
@@ -65,6 +64,8 @@ def compile(  # noqa: A001 - the natural name; sassview.compile reads well
 
 
 def from_ptx(ptx: str, *, arch: str | None = None, options: Sequence[str] = ()) -> Program:
+    from sassview.frontends.files import assemble_ptx
+
     return build_program(assemble_ptx(ptx, arch=arch, options=tuple(options)), where="<ptx>")
 
 
@@ -138,6 +139,9 @@ def load(
         ]
     if p.suffix == ".py":
         return load_kernel_file(p, arch=arch)[1]
+    # PTX, cubins, fatbins: frontends/files.py and the tools it runs, imported for those alone
+    from sassview.frontends.files import load_file
+
     archs_for_ptx = parse_arch_list(arch) if arch is not None else [None]
     programs = []
     for a in archs_for_ptx:

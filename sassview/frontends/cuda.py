@@ -26,11 +26,8 @@ from sassview import cache
 from sassview.errors import CompileError, InputError, ToolchainError
 from sassview.frontends import depcache
 from sassview.frontends.arch import parse_arch
-from sassview.frontends.cuda_errors import nvcc_compile_error, nvrtc_compile_error
-from sassview.frontends.cuda_source import host_refusal, instantiation_source, no_kernel_error
 from sassview.frontends.includes import IncludeScan, local_includes
 from sassview.frontends.libheaders import library_include_dirs
-from sassview.frontends.nvrtc_api import nvrtc_compile
 from sassview.ir import Artifacts
 from sassview.toolchain.locate import host_compiler, nvcc_info, toolchain_versions
 
@@ -84,7 +81,11 @@ class CudaRequest:
 
     @property
     def appendix(self) -> str:
-        return instantiation_source(self.instantiate) if self.instantiate else ""
+        if not self.instantiate:
+            return ""
+        from sassview.frontends.cuda_source import instantiation_source
+
+        return instantiation_source(self.instantiate)
 
 
 def compile_cuda(
@@ -182,6 +183,12 @@ def _via_nvrtc(req: CudaRequest, *, fall_back: bool) -> Artifacts:
     if entry is None:
         started = time.perf_counter()
         text = req.data + b"\n" + req.appendix.encode() if req.appendix else req.data
+        # Imported on a miss: a warm run finds the compile cached, and needs neither NVRTC's
+        # call (in a child process) nor the error wording (~5 ms of a warm check's imports).
+        from sassview.frontends.cuda_errors import nvrtc_compile_error
+        from sassview.frontends.cuda_source import host_refusal
+        from sassview.frontends.nvrtc_api import nvrtc_compile
+
         try:
             out = nvrtc_compile(text, req.name, opts)
         except CompileError as exc:  # an option NVRTC does not take may be nvcc's
@@ -292,6 +299,8 @@ def _via_nvcc(req: CudaRequest, reason: str) -> Artifacts:
         "nvcc: compiled %s for %s in %.2f s", req.name, req.arch, time.perf_counter() - started
     )
     if not out.ok:
+        from sassview.frontends.cuda_errors import nvcc_compile_error
+
         raise nvcc_compile_error(out.log, req.arch, req.instantiate, lambda: _includer_hint(req))
     key = depcache.record(base, found, out.deps, lists, _probed(req))
     results.put(key, {"kernel.ptx": out.ptx, "kernel.cubin": out.cubin, "compile.log": out.log})
@@ -357,6 +366,8 @@ def _checked(
 ) -> Artifacts:
     """The artifacts of a compile that made at least one kernel; else an input error."""
     if ".entry" not in ptx:
+        from sassview.frontends.cuda_source import no_kernel_error
+
         raise no_kernel_error(req.name, _texts(req, inputs), host_reason)
     return Artifacts(
         kind="cuda",

@@ -2,17 +2,41 @@
 
 Everything comes from pip wheels found through `cuda.pathfinder`; a system CUDA is never needed.
 Each tool can be overridden by an environment variable (see `locate.OVERRIDES`).
+
+The names below load their module on first use (as sassview.cache's do): a warm run asks the
+remembered versions (locate.py) and runs no tool, so it need not import run.py and subprocess.
 """
 
-from sassview.toolchain.locate import (
-    OVERRIDES,
-    ToolInfo,
-    cuobjdump,
-    nvdisasm,
-    survey,
-    toolchain_versions,
-)
-from sassview.toolchain.run import run_tool
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from sassview.toolchain.locate import (
+        OVERRIDES,
+        ToolInfo,
+        cuobjdump,
+        nvdisasm,
+        survey,
+        toolchain_versions,
+    )
+    from sassview.toolchain.run import run_tool
+
+_WHERE = {
+    **dict.fromkeys(
+        ("OVERRIDES", "ToolInfo", "cuobjdump", "nvdisasm", "survey", "toolchain_versions"),
+        "locate",
+    ),
+    "run_tool": "run",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _WHERE:
+        raise AttributeError(f"module 'sassview.toolchain' has no attribute {name!r}")
+    return getattr(importlib.import_module(f"sassview.toolchain.{_WHERE[name]}"), name)
+
 
 __all__ = [
     "OVERRIDES",
