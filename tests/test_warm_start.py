@@ -107,6 +107,20 @@ READERS = (
     "sassview.parse.ptx",
 )
 
+# What only a compile, a tool run, a directory, the remote cache, a sweep of the cache or
+# another command needs: each loads where it is used (sassview.cache and sassview.toolchain
+# name their modules lazily, the CLI's other commands load when named).
+COLD = (
+    "subprocess",
+    "sassview.toolchain.run",
+    "sassview.frontends.nvrtc_api",
+    "sassview.frontends.files",
+    "sassview.frontends.discover",
+    "sassview.cache.remote",
+    "sassview.cache.sweep",
+    *(f"sassview.views.cli_{c}" for c in ("cache", "diff", "export", "filecheck", "sweep", "try")),
+)
+
 
 def _modules_of_a_check(cache: Path, source: str) -> list[str]:
     env = {**os.environ, "SASSVIEW_CACHE_DIR": str(cache), "PYTHONPATH": str(ROOT)}
@@ -138,6 +152,7 @@ def test_a_warm_check_imports_no_compiler_bindings_no_tool_finder_no_networkx_no
     assert [m for m in warm if m.startswith(READERS)] == []
     # nor an analysis: the cached facts' records live apart from them (analyses/records*.py)
     assert [m for m in warm if m in REGISTRY.values()] == []
+    assert [m for m in warm if m in COLD] == []
 
 
 def test_a_tools_location_is_remembered_until_the_import_path_changes(
