@@ -12,16 +12,12 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from sassview.frontends.build_options import (
-    CUDA_SUFFIXES,
-    BuildOptions,
-    FileBuild,
-    resolve_build,
-)
+if TYPE_CHECKING:  # imported where a command runs: --help and doctor read no build
+    from sassview.frontends.build_options import BuildOptions, FileBuild
 
 F = TypeVar("F", bound=Callable[..., Any])
 _NAMES = (
@@ -112,6 +108,8 @@ def build_options(*, build_dir_flags: Sequence[str] = ("-p", "--build-dir")) -> 
 
 
 def _record(given: dict[str, Any]) -> BuildOptions:
+    from sassview.frontends.build_options import BuildOptions
+
     where: bool | Path = given["build_dir"] if given["build_dir"] is not None else True
     return BuildOptions(
         defines=tuple(given["defines"]),
@@ -129,6 +127,8 @@ def _record(given: dict[str, Any]) -> BuildOptions:
 def file_build(path: Path, build: BuildOptions) -> FileBuild:
     """`build` for `path` with its project's flags in; what was taken is said on stderr, and
     so is a build option given for a file it does not apply to."""
+    from sassview.frontends.build_options import CUDA_SUFFIXES, BuildOptions, resolve_build
+
     if path.suffix not in CUDA_SUFFIXES and build != BuildOptions():
         where = (
             "a kernel.py declares its own (sv.cuda_file(..., defines=..., options=...))"

@@ -11,12 +11,15 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from sassview.errors import SassviewError
-from sassview.frontends.build_options import BuildOptions
 from sassview.views.cli_build import build_options
+
+if TYPE_CHECKING:
+    from sassview.frontends.build_options import BuildOptions
 
 # What `sassview PATH` accepts as a PATH when the file does not exist yet (a typo is better
 # reported by `tui` as a missing file than by click as an unknown command).
