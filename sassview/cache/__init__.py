@@ -34,8 +34,8 @@ if TYPE_CHECKING:
     from sassview.cache.sweep import CacheInfo, Cleanup, clear, info, prune
 
 # Each name -> (module, its name there), imported on first use: a warm run reads entries
-# (store.py) and never surveys, sweeps or unpacks scratch directories; importing every module
-# here cost each command ~8 ms of CPU (python -X importtime, a warm check of vecadd).
+# (store.py) and never surveys or sweeps, `--help` reads none. Importing every module here cost
+# `sassview --help` 12 of its 76 ms of CPU (min of 15 runs, as benchmarks/bench_warm.py counts).
 _WHERE: dict[str, tuple[str, str]] = {
     **{n: ("layout", n) for n in ("FORMAT_VERSION", "MARKER", "cache_root", "enabled", "state")},
     "release_claim": ("locks", "release"),

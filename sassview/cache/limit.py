@@ -1,6 +1,6 @@
 """The cache's size limit, $SASSVIEW_CACHE_MAX_MB, read apart from the sweep that enforces it:
 every command asks for it (the CLI trims after each), and most run with no limit set, so they
-need not import sweep.py and the layout survey behind it (~3 ms of a `--help`'s CPU).
+need not import sweep.py and the layout survey and removals behind it.
 """
 
 from __future__ import annotations
