@@ -1,0 +1,83 @@
+// Warp-level reductions the way library code writes them, each where ptxas cannot prove the
+// warp converged (inside a lane-dependent branch): ptxas guards the warp-synchronous sequence
+// with BRA.DIV and lays a divergent copy of it at the kernel's end. Loop claims checked by
+// hand in tests/test_real_loops.py.
+#include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
+namespace cg = cooperative_groups;
+
+// cg::reduce over a 32-thread tile in a branch: 5 shuffle steps (the header's loop).
+__global__ void tile32_in_branch(const float* x, float* out) {
+    auto warp = cg::tiled_partition<32>(cg::this_thread_block());
+    float v = x[threadIdx.x];
+    if (threadIdx.x < 32) {
+        v = cg::reduce(warp, v, cg::plus<float>());
+        if (threadIdx.x == 0) out[blockIdx.x] = v;
+    }
+}
+
+// cg::reduce over a 16-thread tile in a branch: 4 shuffle steps.
+__global__ void tile16_in_branch(const float* x, float* out) {
+    auto half = cg::tiled_partition<16>(cg::this_thread_block());
+    float v = x[threadIdx.x];
+    if (threadIdx.x < 64) {
+        v = cg::reduce(half, v, cg::greater<float>());
+        if (half.thread_rank() == 0) out[threadIdx.x / 16] = v;
+    }
+}
+
+// The hand-written butterfly: a constant loop of __shfl_xor_sync, in a branch.
+__global__ void shfl_loop_in_branch(const float* x, float* out, int n) {
+    float v = x[threadIdx.x];
+    if (threadIdx.x < n) {
+        for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+    }
+    out[threadIdx.x] = v;
+}
+
+// A shuffle in a loop ptxas must keep rolled: the trip count is a kernel argument.
+__global__ void shfl_runtime_loop(const float* x, float* out, int steps) {
+    float v = x[threadIdx.x];
+    if (threadIdx.x < 48) {
+#pragma unroll 1
+        for (int s = 0; s < steps; ++s) v += __shfl_down_sync(0xffffffffu, v, 1);
+    }
+    out[threadIdx.x] = v;
+}
+
+// __reduce_add_sync (REDUX on sm_80 and later) in a branch, and a constant loop around it.
+__global__ void redux_in_branch(const int* x, int* out) {
+    int v = x[threadIdx.x];
+    if (threadIdx.x < 32) {
+        for (int r = 0; r < 3; ++r) v = __reduce_add_sync(0xffffffffu, v) + r;
+    }
+    out[threadIdx.x] = v;
+}
+
+// A tile reduction in a branch inside a run-time loop: the divergent copy jumps back into the
+// loop's body, so it is part of the SASS loop.
+__global__ void reduce_per_chunk(const float* x, float* out, int chunks) {
+    auto tile = cg::tiled_partition<16>(cg::this_thread_block());
+    for (int c = 0; c < chunks; ++c) {
+        float v = x[c * blockDim.x + threadIdx.x];
+        if (threadIdx.x < 64) v = cg::reduce(tile, v, cg::plus<float>());
+        if (tile.thread_rank() == 0) out[c * 8 + threadIdx.x / 16] = v;
+    }
+}
+
+int main() {
+    float *x, *y;
+    int *a, *b;
+    cudaMalloc(&x, 4096);
+    cudaMalloc(&y, 4096);
+    cudaMalloc(&a, 4096);
+    cudaMalloc(&b, 4096);
+    tile32_in_branch<<<8, 128>>>(x, y);
+    tile16_in_branch<<<8, 128>>>(x, y);
+    shfl_loop_in_branch<<<8, 128>>>(x, y, 40);
+    shfl_runtime_loop<<<8, 128>>>(x, y, 5);
+    redux_in_branch<<<8, 128>>>(a, b);
+    reduce_per_chunk<<<8, 128>>>(x, y, 16);
+    cudaDeviceSynchronize();
+    return 0;
+}
