@@ -218,9 +218,11 @@ class _Listing:
     fallbacks: tuple[Fallback, ...] = ()
 
 
-def _sass(ctx: AnalysisContext) -> _Listing:
+def _sass(ctx: AnalysisContext, files: SourceFiles) -> _Listing:
     ins = ctx.kernel.instructions
-    diverged = fallbacks(ctx.cfg, ins)
+    # Most big kernels are straight-line code of a source with no loop statement at all.
+    looped = any(files.loops(f) for f in files.names)
+    diverged = fallbacks(ctx.cfg, ins) if looped else ()
     return _Listing(
         ins,
         ctx.cfg,
@@ -229,7 +231,7 @@ def _sass(ctx: AnalysisContext) -> _Listing:
         lambda lp: loop_candidates(lp, ctx.cfg, ins),
         [i.ptx_line for i in ins],
         ctx.shared(chained_sources),
-        _uncounted(ctx.cfg, ins, diverged),
+        _uncounted(ctx.cfg, ins, diverged) if looped else frozenset(),
         diverged,
     )
 
@@ -507,7 +509,7 @@ class _Census(_Measure):
 
         ptx = ctx.program.ptx
         self.asm = CallSites(ptx.inline_asm if ptx else ())
-        super().__init__(_sass(ctx), _Tree(files), self.asm)
+        super().__init__(_sass(ctx, files), _Tree(files), self.asm)
 
     def findings(self) -> Findings:
         keys = {k for k in self.key if k is not None} | set(self.groups)
