@@ -134,6 +134,22 @@ WARP_FALLBACKS: dict[str, dict[Where, str]] = {
         # remainder loop /*0a20*/-/*0c50*/ 1; the tile-16 reduce 4 SHFL + 4 FADD per chunk.
         ("reduce_per_chunk", "warp_fallbacks.cu", 61, None): "unrolled by 4, with a remainder loop",
         ("reduce_per_chunk", CR, 67, 63): FULL.format(4) + FALLBACKS.format(10, 0xC70),
+        # an 8-lane tile outside any branch: 3 SHFL.BFLY (mask 0x181f) + 3 FADD, each step
+        # behind a BRA.DIV (/*00e0*/, /*0190*/, /*0240*/), the fallbacks CALLs from /*0320*/.
+        ("tile8_reduce", CR, 67, 71): FULL.format(3) + FALLBACKS.format(3, 0x320),
+        # coalesced_threads() after a data-dependent branch: all 32 lanes take the tile path,
+        # 5 SHFL.BFLY + 5 FADD at /*03e0*/-/*0470*/; otherwise the scan over the mask, a run-time
+        # loop /*0170*/-/*03a0*/ (1 SHFL.IDX + 1 FADD a trip) around a binary search
+        # /*0210*/-/*0310*/ (POPC). No BRA.DIV: the group is the lanes that are there.
+        ("coalesced_reduce", CR, 67, 81): FULL.format(5),
+        ("coalesced_reduce", "coalesced_scan.h", 87, 81): "not unrolled",
+        ("coalesced_reduce", "coalesced_scan.h", 97, 81): "not unrolled",
+        # CUB: i += 128 is NVVM x4, ptxas x4 (16 LDG a trip from /*02c0*/, a 1-LDG remainder
+        # loop before it); BlockReduce's warp reduction is inline asm by template recursion (no
+        # statement); its `for (warp_idx = 1; warp_idx < warps; ...)` over 4 warps is the 3
+        # FADD after the BAR.SYNC (one LDS.64 + one LDS of the other warps' sums).
+        ("cub_block_sum", "warp_fallbacks.cu", 93, None): X16,
+        ("cub_block_sum", "block_reduce_warp_reductions.cuh", 162, 94): FULL.format(3),
     },
     "sm_90a": {
         ("tile32_in_branch", CR, 67, 14): FULL.format(5),
@@ -156,6 +172,21 @@ WARP_FALLBACKS: dict[str, dict[Where, str]] = {
         # /*01f0*/-/*0870*/ 4 LDG a trip, the remainder loop /*0920*/-/*0ad0*/ 1.
         ("reduce_per_chunk", "warp_fallbacks.cu", 61, None): "unrolled by 4, with a remainder loop",
         ("reduce_per_chunk", CR, 67, 63): FULL.format(4) + FALLBACKS.format(5, 0xAF0),
+        # one BRA.DIV (/*0100*/) for the 3 steps, the fallback at /*0260*/.
+        ("tile8_reduce", CR, 67, 71): FULL.format(3) + FALLBACK.format(0x260),
+        # coalesced_threads() after a data-dependent branch: all 32 lanes take the tile path,
+        # 5 SHFL.BFLY + 5 FADD at /*03e0*/-/*0470*/; otherwise the scan over the mask, a run-time
+        # loop /*0170*/-/*03a0*/ (1 SHFL.IDX + 1 FADD a trip) around a binary search
+        # /*0210*/-/*0310*/ (POPC). No BRA.DIV: the group is the lanes that are there.
+        ("coalesced_reduce", CR, 67, 81): FULL.format(5),
+        ("coalesced_reduce", "coalesced_scan.h", 87, 81): "not unrolled",
+        ("coalesced_reduce", "coalesced_scan.h", 97, 81): "not unrolled",
+        # CUB: i += 128 is NVVM x4, ptxas x4 (16 LDG a trip from /*02c0*/, a 1-LDG remainder
+        # loop before it); BlockReduce's warp reduction is inline asm by template recursion (no
+        # statement); its `for (warp_idx = 1; warp_idx < warps; ...)` over 4 warps is the 3
+        # FADD after the BAR.SYNC (/*0960*/) (one LDS.64 + one LDS of the other warps' sums).
+        ("cub_block_sum", "warp_fallbacks.cu", 93, None): X16,
+        ("cub_block_sum", "block_reduce_warp_reductions.cuh", 162, 94): FULL.format(3),
     },
 }
 

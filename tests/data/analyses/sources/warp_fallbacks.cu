@@ -1,7 +1,7 @@
-// Warp-level reductions the way library code writes them, each where ptxas cannot prove the
-// warp converged (inside a lane-dependent branch): ptxas guards the warp-synchronous sequence
-// with BRA.DIV and lays a divergent copy of it at the kernel's end. Loop claims checked by
-// hand in tests/test_real_loops.py.
+// Warp-level reductions as library code writes them: where ptxas cannot prove the warp
+// converged (a lane-dependent branch, a tile narrower than the warp) BRA.DIV picks a copy laid
+// after the EXIT; beside them cooperative groups' coalesced group and CUB's block reduction.
+// Every loop claim checked by hand in tests/test_real_loops.py.
 #include <cooperative_groups.h>
 #include <cooperative_groups/reduce.h>
 namespace cg = cooperative_groups;
@@ -65,6 +65,36 @@ __global__ void reduce_per_chunk(const float* x, float* out, int chunks) {
     }
 }
 
+// A tile of 8 outside any branch: narrower than the warp, so still a BRA.DIV; 3 steps.
+__global__ void tile8_reduce(const float* x, float* out) {
+    auto t = cg::tiled_partition<8>(cg::this_thread_block());
+    float v = cg::reduce(t, x[threadIdx.x], cg::plus<float>());
+    if (t.thread_rank() == 0) out[threadIdx.x / 8] = v;
+}
+
+// The lanes a data-dependent branch leaves: cg::reduce takes the tile path when all 32 are
+// there, else an inclusive scan over the mask (two run-time loops in coalesced_scan.h).
+__global__ void coalesced_reduce(const float* x, float* out) {
+    float v = x[threadIdx.x];
+    if (v > 0.f) {
+        auto g = cg::coalesced_threads();
+        v = cg::reduce(g, v, cg::plus<float>());
+        if (g.thread_rank() == 0) out[threadIdx.x / 32] = v;
+    }
+}
+
+// CUB's block reduction after a block-stride loop: its warp reduction is template recursion
+// over inline asm (no loop statement), the combine of the 4 warps' sums a loop in its header.
+#include <cub/block/block_reduce.cuh>
+__global__ void cub_block_sum(const float* x, float* out, int n) {
+    using Reduce = cub::BlockReduce<float, 128>;
+    __shared__ typename Reduce::TempStorage tmp;
+    float acc = 0.f;
+    for (int i = threadIdx.x; i < n; i += 128) acc += x[i];
+    float v = Reduce(tmp).Sum(acc);
+    if (threadIdx.x == 0) out[blockIdx.x] = v;
+}
+
 int main() {
     float *x, *y;
     int *a, *b;
@@ -78,6 +108,9 @@ int main() {
     shfl_runtime_loop<<<8, 128>>>(x, y, 5);
     redux_in_branch<<<8, 128>>>(a, b);
     reduce_per_chunk<<<8, 128>>>(x, y, 16);
+    tile8_reduce<<<8, 128>>>(x, y);
+    coalesced_reduce<<<8, 128>>>(x, y);
+    cub_block_sum<<<8, 128>>>(x, y, 4096);
     cudaDeviceSynchronize();
     return 0;
 }
