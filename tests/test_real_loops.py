@@ -6,7 +6,7 @@ copy). Loops in headers are cooperative groups' own: `coalesced_reduce.h` line 6
 `for (int mask = TySize >> 1; mask > 0; mask >>= 1) out = op(out, group.shfl_xor(out, mask))`,
 5 steps over a 32-thread tile, 4 over a 16-thread one.
 
-Each label is the census' verdict and request (`entry.verdict` and `asked`: what `check`
+Each label is the census' claim (`entry.claim`: the verdict and the request, what `check`
 prints after the place), keyed by (kernel, file, line of the loop statement, the line of the
 main file it is inlined at), each commented with the SASS that makes it true: the main loop's
 addresses and what one trip runs, or the copies of a fully unrolled body. A kernel's claims
@@ -23,7 +23,7 @@ from analyses_data import program
 
 from sassview.analyses.base import AnalysisContext
 from sassview.analyses.loops import census
-from sassview.analyses.loops.entry import asked, verdict
+from sassview.analyses.loops.entry import claim
 from sassview.graph.cfg import build_cfg
 from sassview.graph.divergence import fallbacks, unsourced
 from sassview.graph.loops import find_loops
@@ -122,9 +122,12 @@ WARP_FALLBACKS: dict[str, dict[Where, str]] = {
         + FALLBACKS.format(2, 0x1A0),
         # #pragma unroll 1 around __shfl_down_sync: /*00c0*/-/*0140*/ 1 FADD a trip; the
         # BRA.CONV /*00e0*/ falls through to a CALL for a diverged warp (/*00f0*/).
-        ("shfl_runtime_loop", "warp_fallbacks.cu", 43, None): "not unrolled"
-        + FALLBACK.format(0xF0)
-        + " (asked: #pragma unroll 1)",
+        (
+            "shfl_runtime_loop",
+            "warp_fallbacks.cu",
+            43,
+            None,
+        ): "not unrolled (asked: #pragma unroll 1)" + FALLBACK.format(0xF0),
         # r < 3 around __reduce_add_sync: 3 REDUX.SUM, BRA.DIV /*0090*/ -> /*0180*/ and
         # /*00c0*/ -> /*01c0*/.
         ("redux_in_branch", "warp_fallbacks.cu", 52, None): FULL.format(3)
@@ -212,7 +215,7 @@ def claims(mode: str, case: str, arch: str) -> dict[Where, str]:
             main = e.inlined_at[-1].line if e.inlined_at else None
             where = (kernel, Path(e.file or "?").name, e.line or 0, main)
             assert where not in out, f"two entries for {where}"
-            out[where] = verdict(e) + asked(e) if e.statement else f"no statement: {e.summary()}"
+            out[where] = claim(e) if e.statement else f"no statement: {e.summary()}"
     return out
 
 

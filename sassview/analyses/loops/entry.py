@@ -137,7 +137,7 @@ class LoopEntry:
     def summary(self) -> str:
         """`line 9: unrolled by 4, with a remainder loop (asked: #pragma unroll 4)`: the loop
         in the long words of `check` and the exports' loop tables."""
-        return f"{self.place}: {verdict(self)}{asked(self)}"
+        return f"{self.place}: {claim(self)}"
 
     def tag(self) -> str:
         """`l9 x4+rem (asked 4)`, `l14@73 full x8`, `l28 factor unknown`: the same verdict in
@@ -203,6 +203,13 @@ def verdict(e: LoopEntry) -> str:
     """What the compiler made of the loop, in words, without its place: `summary`, the census'
     info finding and assert_unrolled read it."""
     return _made(e) + diverged(e.fallbacks)
+
+
+def claim(e: LoopEntry) -> str:
+    """The verdict with the request beside what was made of it: `not unrolled (asked: #pragma
+    unroll 1), plus a diverged-warp fallback at /*00f0*/ (not counted)` (`summary` without
+    the place)."""
+    return _made(e) + asked(e) + diverged(e.fallbacks)
 
 
 def diverged(fallbacks: tuple[int, ...]) -> str:
