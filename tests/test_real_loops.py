@@ -30,9 +30,11 @@ from sassview.graph.loops import find_loops
 
 Where = tuple[str, str, int, int | None]  # kernel, file name, line, main-file call site
 CR = "coalesced_reduce.h"
+WF = "warp_fallbacks.cu"
 FULL = "fully unrolled ({} copies, no loop left)"
 FALLBACK = ", plus a diverged-warp fallback at /*{:04x}*/ (not counted)"
 FALLBACKS = ", plus {} diverged-warp fallbacks from /*{:04x}*/ (not counted)"
+ROLLED_1 = "not unrolled (asked: #pragma unroll 1)"
 X16 = "unrolled by 16 (x4 by NVVM, then x4 by ptxas), with a remainder loop"
 
 REAL_APP: dict[Where, str] = {
@@ -118,24 +120,17 @@ WARP_FALLBACKS: dict[str, dict[Where, str]] = {
         # the hand-written o = 16 .. 1 butterfly in a branch: 5 SHFL + 5 FADD on the fast
         # path; BRA.DIV /*0090*/ -> /*01a0*/ (step 1) and /*00c0*/ -> /*0200*/ (steps 2-5,
         # 3 FADD, back to /*0140*/ for the 5th): the census said 8 copies.
-        ("shfl_loop_in_branch", "warp_fallbacks.cu", 33, None): FULL.format(5)
-        + FALLBACKS.format(2, 0x1A0),
+        ("shfl_loop_in_branch", WF, 33, None): FULL.format(5) + FALLBACKS.format(2, 0x1A0),
         # #pragma unroll 1 around __shfl_down_sync: /*00c0*/-/*0140*/ 1 FADD a trip; the
         # BRA.CONV /*00e0*/ falls through to a CALL for a diverged warp (/*00f0*/).
-        (
-            "shfl_runtime_loop",
-            "warp_fallbacks.cu",
-            43,
-            None,
-        ): "not unrolled (asked: #pragma unroll 1)" + FALLBACK.format(0xF0),
+        ("shfl_runtime_loop", WF, 43, None): ROLLED_1 + FALLBACK.format(0xF0),
         # r < 3 around __reduce_add_sync: 3 REDUX.SUM, BRA.DIV /*0090*/ -> /*0180*/ and
         # /*00c0*/ -> /*01c0*/.
-        ("redux_in_branch", "warp_fallbacks.cu", 52, None): FULL.format(3)
-        + FALLBACKS.format(2, 0x180),
+        ("redux_in_branch", WF, 52, None): FULL.format(3) + FALLBACKS.format(2, 0x180),
         # c < chunks: /*01c0*/-/*09a0*/ 4 LDG and 4 reductions a trip (10 fallbacks inside
         # the SASS loop, laid out after the EXIT from /*0c70*/, jumping back into it), the
         # remainder loop /*0a20*/-/*0c50*/ 1; the tile-16 reduce 4 SHFL + 4 FADD per chunk.
-        ("reduce_per_chunk", "warp_fallbacks.cu", 61, None): "unrolled by 4, with a remainder loop",
+        ("reduce_per_chunk", WF, 61, None): "unrolled by 4, with a remainder loop",
         ("reduce_per_chunk", CR, 67, 63): FULL.format(4) + FALLBACKS.format(10, 0xC70),
         # an 8-lane tile outside any branch: 3 SHFL.BFLY (mask 0x181f) + 3 FADD, each step
         # behind a BRA.DIV (/*00e0*/, /*0190*/, /*0240*/), the fallbacks CALLs from /*0320*/.
@@ -151,7 +146,7 @@ WARP_FALLBACKS: dict[str, dict[Where, str]] = {
         # loop before it); BlockReduce's warp reduction is inline asm by template recursion (no
         # statement); its `for (warp_idx = 1; warp_idx < warps; ...)` over 4 warps is the 3
         # FADD after the BAR.SYNC (one LDS.64 + one LDS of the other warps' sums).
-        ("cub_block_sum", "warp_fallbacks.cu", 93, None): X16,
+        ("cub_block_sum", WF, 93, None): X16,
         ("cub_block_sum", "block_reduce_warp_reductions.cuh", 162, 94): FULL.format(3),
     },
     "sm_90a": {
@@ -162,18 +157,12 @@ WARP_FALLBACKS: dict[str, dict[Where, str]] = {
         ("tile16_in_branch", CR, 67, 24): FULL.format(4) + FALLBACK.format(0x2E0),
         # 5 SHFL + 5 FADD; the fallback /*01c0*/-/*03e0*/ 5 WARPSYNC.COLLECTIVE steps and 4
         # FADD, back to /*0150*/ (the census said 9 copies).
-        ("shfl_loop_in_branch", "warp_fallbacks.cu", 33, None): FULL.format(5)
-        + FALLBACK.format(0x1C0),
+        ("shfl_loop_in_branch", WF, 33, None): FULL.format(5) + FALLBACK.format(0x1C0),
         # WARPSYNC.ALL + SHFL.DOWN in the loop /*00b0*/-/*0100*/: no fallback on sm_90a.
-        (
-            "shfl_runtime_loop",
-            "warp_fallbacks.cu",
-            43,
-            None,
-        ): "not unrolled (asked: #pragma unroll 1)",
-        ("redux_in_branch", "warp_fallbacks.cu", 52, None): FULL.format(3) + FALLBACK.format(0x190),
+        ("shfl_runtime_loop", WF, 43, None): ROLLED_1,
+        ("redux_in_branch", WF, 52, None): FULL.format(3) + FALLBACK.format(0x190),
         # /*01f0*/-/*0870*/ 4 LDG a trip, the remainder loop /*0920*/-/*0ad0*/ 1.
-        ("reduce_per_chunk", "warp_fallbacks.cu", 61, None): "unrolled by 4, with a remainder loop",
+        ("reduce_per_chunk", WF, 61, None): "unrolled by 4, with a remainder loop",
         ("reduce_per_chunk", CR, 67, 63): FULL.format(4) + FALLBACKS.format(5, 0xAF0),
         # one BRA.DIV (/*0100*/) for the 3 steps, the fallback at /*0260*/.
         ("tile8_reduce", CR, 67, 71): FULL.format(3) + FALLBACK.format(0x260),
@@ -188,7 +177,7 @@ WARP_FALLBACKS: dict[str, dict[Where, str]] = {
         # loop before it); BlockReduce's warp reduction is inline asm by template recursion (no
         # statement); its `for (warp_idx = 1; warp_idx < warps; ...)` over 4 warps is the 3
         # FADD after the BAR.SYNC (/*0960*/) (one LDS.64 + one LDS of the other warps' sums).
-        ("cub_block_sum", "warp_fallbacks.cu", 93, None): X16,
+        ("cub_block_sum", WF, 93, None): X16,
         ("cub_block_sum", "block_reduce_warp_reductions.cuh", 162, 94): FULL.format(3),
     },
 }
