@@ -24,9 +24,11 @@ from analyses_data import program
 from sassview.analyses.base import AnalysisContext
 from sassview.analyses.loops import census
 from sassview.analyses.loops.entry import claim
-from sassview.graph.cfg import build_cfg
+from sassview.graph.cfg import ControlFlowGraph, build_cfg
 from sassview.graph.divergence import fallbacks, unsourced
 from sassview.graph.loops import find_loops
+from sassview.ir import SassInstruction
+from sassview.parse.sass_text import parse_sass_text
 
 Where = tuple[str, str, int, int | None]  # kernel, file name, line, main-file call site
 CR = "coalesced_reduce.h"
@@ -227,3 +229,66 @@ def test_the_diverged_copy_and_the_unsourced_subroutine_are_found() -> None:
     assert ins[found.instructions[-1]].address == 0x2CF0
     gone = sorted(unsourced(cfg, ins))
     assert ins[gone[0]].address == 0x2D00 and gone[-1] == len(ins) - 1
+
+
+def _listing(body: str) -> tuple[tuple[SassInstruction, ...], ControlFlowGraph]:
+    """A CFG from listing lines `ADDR TEXT` (hex address, then the instruction or a label)."""
+    lines = ['\t.section\t.text.k,"ax",@progbits', "k:"]
+    for row in body.strip().splitlines():
+        address, text = row.split(None, 1)
+        lines.append(text if text.endswith(":") else f"        /*{int(address, 16):04x}*/ {text} ;")
+    ins = parse_sass_text("\n".join(lines) + "\n").functions[0].instructions
+    return ins, build_cfg(ins)
+
+
+# ptxas' shape: the fast step, the EXIT, then the diverged copy jumping back to the join.
+DIVERGED = """
+    00 {first}
+    10 BRA.DIV UR4, `(.L_div)
+    20 SHFL.BFLY PT, R3, R0, 0x10, 0x1f
+    30 .L_join:
+    30 FADD R0, R0, R3
+    40 EXIT
+    50 .L_div:
+    50 WARPSYNC.COLLECTIVE R8, 0x70
+    60 SHFL.BFLY P0, R3, R0, R13, R15
+    70 ENDCOLLECTIVE
+    80 BRA `(.L_join)
+    90 BRA 0x90
+"""
+
+
+def test_a_diverged_copy_is_the_blocks_only_its_branch_leads_to() -> None:
+    ins, cfg = _listing(DIVERGED.format(first="NOP"))
+    (found,) = fallbacks(cfg, ins)
+    assert (found.branch, found.first_address) == (0x10, 0x50)
+    assert [ins[i].address for i in found.instructions] == [0x50, 0x60, 0x70, 0x80]
+    # The same code entered another way too is no fallback: nothing proves it the copy.
+    ins, cfg = _listing(DIVERGED.format(first="@P1 BRA `(.L_div)"))
+    assert fallbacks(cfg, ins) == ()
+
+
+def test_a_convergence_branch_falls_through_to_its_diverged_copy() -> None:
+    # sm_80's rolled __shfl_down_sync loop: BRA.CONV jumps to the fast SHFL when converged,
+    # else falls through to the CALL of ptxas' shuffle subroutine.
+    ins, cfg = _listing("""
+        00 .L_top:
+        00 BRA.CONV ~URZ, `(.L_fast)
+        10 MOV R2, 0x30
+        20 CALL.REL.NOINC `(.L_sub)
+        30 BRA `(.L_join)
+        40 .L_fast:
+        40 SHFL.DOWN PT, R0, R5, 0x1, 0x1f
+        50 .L_join:
+        50 FADD R5, R0, R5
+        60 @!P0 BRA `(.L_top)
+        70 EXIT
+        80 .L_sub:
+        80 WARPSYNC 0xffffffff
+        90 SHFL.DOWN PT, R0, R5, 0x1, 0x1f
+        a0 RET.REL.NODEC R2 `(k)
+        b0 BRA 0xb0
+    """)
+    (found,) = fallbacks(cfg, ins)
+    assert (found.branch, found.first_address) == (0x00, 0x10)
+    assert [ins[i].address for i in found.instructions] == [0x10, 0x20, 0x30]
