@@ -150,6 +150,15 @@ WARP_FALLBACKS: dict[str, dict[Where, str]] = {
         # FADD after the BAR.SYNC (one LDS.64 + one LDS of the other warps' sums).
         ("cub_block_sum", WF, 93, None): X16,
         ("cub_block_sum", "block_reduce_warp_reductions.cuh", 162, 94): FULL.format(3),
+        # o = 16 .. 1 by o >>= 1: 5 iterations from the header; two shuffles a step on one
+        # line (10 SHFL.BFLY, 2 per offset, 10 FADD from /*0070*/): read as 10 copies before.
+        ("two_sums", WF, 101, None): FULL.format(5),
+        # cg::reduce of a float2: 10 SHFL.BFLY (2 per offset 0x10 .. 0x1) and 10 FADD on
+        # Add2's line: 5 steps of two values (read as 10 copies before); of a Welford triple:
+        # 5 steps, each a division (5 FCHK from /*0080*/, 5 CALLs of its slow path) and 5
+        # FFMA; its m2 and n shuffles partly folded (18 SHFL for both reduces, not 25).
+        ("struct_reduces", CR, 67, 118): FULL.format(5),
+        ("struct_reduces", CR, 67, 119): FULL.format(5),
     },
     "sm_90a": {
         ("tile32_in_branch", CR, 67, 14): FULL.format(5),
@@ -181,6 +190,15 @@ WARP_FALLBACKS: dict[str, dict[Where, str]] = {
         # FADD after the BAR.SYNC (/*0960*/) (one LDS.64 + one LDS of the other warps' sums).
         ("cub_block_sum", WF, 93, None): X16,
         ("cub_block_sum", "block_reduce_warp_reductions.cuh", 162, 94): FULL.format(3),
+        # o = 16 .. 1 by o >>= 1: 5 iterations from the header; two shuffles a step on one
+        # line (10 SHFL.BFLY, 2 per offset, 10 FADD from /*0070*/): read as 10 copies before.
+        ("two_sums", WF, 101, None): FULL.format(5),
+        # cg::reduce of a float2: 10 SHFL.BFLY (2 per offset 0x10 .. 0x1) and 10 FADD on
+        # Add2's line: 5 steps of two values (read as 10 copies before); of a Welford triple:
+        # 5 steps, each a division (5 FCHK from /*0080*/, 5 CALLs of its slow path) and 5
+        # FFMA; its m2 and n shuffles partly folded (18 SHFL for both reduces, not 25).
+        ("struct_reduces", CR, 67, 118): FULL.format(5),
+        ("struct_reduces", CR, 67, 119): FULL.format(5),
     },
 }
 

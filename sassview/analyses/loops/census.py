@@ -59,7 +59,7 @@ from sassview.analyses.tile_loops import divides_most
 from sassview.graph.cfg import ControlFlowGraph, build_ptx_cfg
 from sassview.graph.divergence import Fallback, fallbacks, unsourced
 from sassview.graph.loops import Loop, find_ptx_loops, loop_candidates
-from sassview.ir import Kernel, PtxInstruction, SassInstruction, SourceLoc
+from sassview.ir import Kernel, OperandKind, PtxInstruction, SassInstruction, SourceLoc
 from sassview.opcodes import is_move
 from sassview.parse.inline_asm import CallSites
 from sassview.parse.source_loops import SourceLoop
@@ -73,6 +73,7 @@ _MEMORY = ("LD", "ST", "ATOM", "RED", "TEX", "TLD", "SULD", "SUST", "LDGSTS", "U
 # Named like memory, but none: constants, cp.async's commit, a warp's REDUX (`__reduce_*_sync`
 # and the lane masks of a cooperative-groups tile narrower than the warp, computed once)
 _NOT_MEMORY = ("LDC", "LDGDEPBAR", "REDUX")
+_SHUFFLES = frozenset(("BFLY", "DOWN", "UP"))  # SHFL kinds whose lane operand is an offset
 _MATH = frozenset(
     ("FADD", "FFMA", "FMUL", "FMNMX", "DADD", "DFMA", "DMUL", "HADD2", "HMUL2", "HFMA2", "MUFU")
     + ("HMMA", "IMMA", "DMMA", "BMMA", "HGMMA", "IGMMA", "QGMMA")
@@ -478,24 +479,30 @@ class _Measure:
     def measured_copies(self, key: _Key, factors: dict[_Key, int | None]) -> int | None:
         """Copies of a full entry with no constant trip count: its own code's counts over the
         executions of its statement (the copies and factor of the entries around it)."""
+        found = self.runs(key, factors)
+        if found is None:
+            return None
+        runs, where = found
+        own = Counter(
+            {p: n for p, n in self.counts(self.region(where), key).items() if p[1] == key}
+        )
+        total = _copies(own)
+        return total // runs if total and total % runs == 0 else None
+
+    def runs(self, key: _Key, factors: dict[_Key, int | None]) -> tuple[int, Loop | None] | None:
+        """(executions of a full entry's statement per trip of the SASS loop around it, that
+        loop: None outside every loop), or None where a copy count or factor between them is
+        unknown."""
         runs, k = 1, self.tree.parent(key)
         while k is not None and k not in self.groups:
             c = self.copies.get(k)
             if c is None:
                 return None
             runs, k = runs * c, self.tree.parent(k)
-        where: Loop | None = None
-        if k is not None:
-            f = factors.get(k)
-            if f is None:
-                return None
-            runs *= f
-            where = self.mains[k]
-        own = Counter(
-            {p: n for p, n in self.counts(self.region(where), key).items() if p[1] == key}
-        )
-        total = _copies(own)
-        return total // runs if total and total % runs == 0 else None
+        if k is None:
+            return runs, None
+        f = factors.get(k)
+        return (runs * f, self.mains[k]) if f is not None else None
 
 
 class _Census(_Measure):
@@ -585,6 +592,43 @@ class _Census(_Measure):
             if here and at is not None and ins[i].address in inside:
                 return tuple(at.frames())[1:]
         return ()
+
+    def measured_copies(self, key: _Key, factors: dict[_Key, int | None]) -> int | None:
+        """`_Measure.measured_copies`, corrected by the statement's shuffles: a butterfly's
+        steps each shuffle by their own lane offset (`shuffle_steps`), so a count k times the
+        steps, with k shuffles of each offset a run, is k values reduced in one loop (a
+        float2: 10 FADD on one line for 5 steps), not 5k copies. Other counts stand: the
+        shuffles can miss a step ptxas folded or gave another inline chain (a Welford
+        triple's, beside a float2's, shows 4 offsets of its 5 steps)."""
+        found = super().measured_copies(key, factors)
+        where = self.runs(key, factors)
+        shuffles = self.shuffle_steps(self.region(where[1]), key) if where else None
+        if shuffles is None or found is None or where is None:
+            return found
+        steps, each = shuffles
+        k, rest = divmod(found, steps)
+        return steps if k > 1 and not rest and each == k * where[0] else found
+
+    def shuffle_steps(self, indices: Iterable[int], key: _Key) -> tuple[int, int] | None:
+        """(distinct lane offsets, shuffles of each) of the entry's own SHFL.BFLY/DOWN/UP
+        among `indices`, when there are two or more offsets, each as often as the others, and
+        all immediates (a butterfly unrolled: 0x10, 0x8, 0x4, 0x2, 0x1); else None."""
+        offsets: Counter[int | float] = Counter()
+        ins = self.ctx.kernel.instructions
+        for i in indices:
+            x = ins[i]
+            if x.opcode != "SHFL" or self.key[i] != key or i in self.uncounted:
+                continue
+            if _SHUFFLES.isdisjoint(x.modifiers) or len(x.operands) < 4:
+                continue
+            offset = x.operands[3].value
+            if x.operands[3].kind is not OperandKind.IMMEDIATE or offset is None:
+                return None  # a lane offset known only at run time
+            offsets[offset] += 1
+        counts = set(offsets.values())
+        if len(offsets) < 2 or len(counts) > 1:
+            return None
+        return len(offsets), counts.pop()
 
     def code_of(self, key: _Key) -> tuple[int, ...]:
         """The addresses of the code of an entry and of the entries inside it."""

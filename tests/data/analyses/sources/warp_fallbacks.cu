@@ -95,6 +95,31 @@ __global__ void cub_block_sum(const float* x, float* out, int n) {
     if (threadIdx.x == 0) out[blockIdx.x] = v;
 }
 
+// Two values reduced in one butterfly, both shuffles on one line: 10 FADD for 5 steps.
+__global__ void two_sums(const float* x, float* out) {
+    float a = x[threadIdx.x], b = x[threadIdx.x + 128];
+    for (int o = 16; o > 0; o >>= 1) a += __shfl_xor_sync(~0u, a, o), b += __shfl_xor_sync(~0u, b, o);
+    out[threadIdx.x] = a * b;
+}
+
+// cg::reduce of a float2 (two shuffles a step) and of a Welford triple (three).
+struct Add2 {
+    __device__ float2 operator()(float2 p, float2 q) const { return make_float2(p.x + q.x, p.y + q.y); }
+};
+struct MeanVar { float mean, m2, n; };
+struct Welford {
+    __device__ MeanVar operator()(const MeanVar& a, const MeanVar& b) const {
+        float n = a.n + b.n, d = b.mean - a.mean, r = b.n / n;
+        return {a.mean + d * r, a.m2 + b.m2 + d * d * a.n * r, n};
+    }
+};
+__global__ void struct_reduces(const float* x, float* out) {
+    auto warp = cg::tiled_partition<32>(cg::this_thread_block());
+    float2 v = cg::reduce(warp, make_float2(x[threadIdx.x], x[threadIdx.x + 128]), Add2());
+    MeanVar w = cg::reduce(warp, MeanVar{x[threadIdx.x], 0.f, 1.f}, Welford());
+    out[threadIdx.x] = v.x * v.y + w.mean * w.m2;
+}
+
 int main() {
     float *x, *y;
     int *a, *b;
@@ -111,6 +136,8 @@ int main() {
     tile8_reduce<<<8, 128>>>(x, y);
     coalesced_reduce<<<8, 128>>>(x, y);
     cub_block_sum<<<8, 128>>>(x, y, 4096);
+    two_sums<<<8, 128>>>(x, y);
+    struct_reduces<<<8, 128>>>(x, y);
     cudaDeviceSynchronize();
     return 0;
 }
