@@ -290,7 +290,13 @@ def test_loop_words_and_directives_count_only_where_cpp_has_them() -> None:
         ("int i = 0; i != 10; i += 2", 5),
         ("int k = 0; k < BK * 2; k += 16", 1),
         ("int i = threadIdx.x; i < n; i += blockDim.x", None),
-        ("int i = 0; i < 10; i *= 2", None),
+        ("int i = 0; i < 10; i *= 2", None),  # 0 * 2 stays 0
+        ("int o = 16; o > 0; o >>= 1", 5),  # a warp butterfly
+        ("unsigned s = 1; s < 256; s *= 2", 8),
+        ("int o = 16; o > 0; o /= 2", 5),
+        ("int i = 1; i <= 64; i <<= 1", 7),
+        ("int i = -8; i < 0; i /= 2", 4),  # -8, -4, -2, -1, then -1 / 2 == 0 (toward zero)
+        ("int i = 1; i > 0; i <<= 1", None),  # overflows in C; here past 4096 trips
         ("int i = 0; j < 10; ++i", None),
     ],
 )

@@ -214,7 +214,8 @@ def _requested(lines: list[str], line: int, macros: Mapping[str, int]) -> Reques
 
 _FOR_HEADER = re.compile(
     r"^\s*(?:(?:const\s+)?(?:unsigned\s+|signed\s+)?(?:int|long|short|char|size_t|auto|"
-    r"int\d+_t|uint\d+_t)\s+)?(\w+)\s*=\s*([^;]+);\s*(\w+)\s*(<=|<|>=|>|!=)\s*([^;]+);\s*(.+?)\s*$",
+    r"int\d+_t|uint\d+_t)\s+|(?:const\s+)?(?:unsigned|signed)\s+)?"  # or `unsigned s`
+    r"(\w+)\s*=\s*([^;]+);\s*(\w+)\s*(<=|<|>=|>|!=)\s*([^;]+);\s*(.+?)\s*$",
     re.S,
 )
 
@@ -278,7 +279,7 @@ def trip_count(header: str, macros: Mapping[str, int]) -> int | None:
         d = constant_expression(step_text[len(var) + 2 :], macros)
         delta = -d if d is not None else None
     else:
-        return None
+        return _geometric_trips(var, step_text, start, op, end, macros)
     if start is None or end is None or not delta:
         return None
     if op in ("<=", ">="):
@@ -289,6 +290,47 @@ def trip_count(header: str, macros: Mapping[str, int]) -> int | None:
     if op == "!=" and span % delta:
         return None
     return max(0, -(-span // delta))  # ceil(span / delta); span and delta share a sign
+
+
+_GEOMETRIC = ("<<=", ">>=", "*=", "/=")
+_COMPARE: dict[str, Callable[[int, int], bool]] = {
+    "<": lambda a, b: a < b,
+    "<=": lambda a, b: a <= b,
+    ">": lambda a, b: a > b,
+    ">=": lambda a, b: a >= b,
+    "!=": lambda a, b: a != b,
+}
+
+
+def _geometric_trips(
+    var: str, step: str, start: int | None, op: str, end: int | None, macros: Mapping[str, int]
+) -> int | None:
+    """Iterations of a header stepping by a factor: `o >>= 1`, `s *= 2`, `o /= 2` (a warp
+    butterfly's `for (int o = 16; o > 0; o >>= 1)`: 5), counted by running the header; None
+    for a step that stalls (`i *= 2` from 0) or runs past 4096 iterations."""
+    kind = next((k for k in _GEOMETRIC if step.startswith(var + k)), None)
+    if kind is None or start is None or end is None:
+        return None
+    by = constant_expression(step[len(var) + len(kind) :], macros)
+    if by is None or (kind in ("*=", "/=") and by < 2) or (kind in ("<<=", ">>=") and by < 1):
+        return None
+    value, trips, test = start, 0, _COMPARE[op]
+    while test(value, end):
+        if trips == 4096:
+            return None
+        nxt = (
+            value << by
+            if kind == "<<="
+            else value >> by
+            if kind == ">>="
+            else value * by
+            if kind == "*="
+            else int(value / by)  # C's division truncates toward zero
+        )
+        if nxt == value:
+            return None  # 0 * 2, -1 >> 1: it never ends
+        value, trips = nxt, trips + 1
+    return trips
 
 
 def _scan_loop(

@@ -107,6 +107,7 @@ _LOOP_KEYS: tuple[LoopKey, ...] = (
     *("source_line", "file", "depth", "has_back_edge", "achieved_factor", "requested_factor"),
     *("remainder", "statement", "requested_by"),
     *("kind", "factor", "ptx_factor", "copies", "trip_count", "inlined_at", "parent"),
+    "fallbacks",  # the copies a diverged warp runs instead (BRA.DIV), not counted
     "summary",  # the loop in words (LoopEntry.summary): what `check` prints
     "triton_factor",
 )

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from sassview.analyses.loops.entry import LoopEntry, UnrollFacts, asked, verdict
+from sassview.analyses.loops.entry import LoopEntry, UnrollFacts, claim
 from sassview.testing.failures import UnrollMismatch, compose
 
 if TYPE_CHECKING:
@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
 def describe(entry: LoopEntry) -> str:
     """What the compiler made of one source loop, in words."""
-    return verdict(entry) + asked(entry)
+    return claim(entry)
 
 
 def satisfied(entry: LoopEntry, factor: int | str | None, copies: int | None) -> bool:

@@ -25,6 +25,13 @@ of them. The same measure over the PTX CFG and its .loc chains gives NVVM's fact
 else its own code's counts over the executions of its statement (the copies and factors of the
 entries around it).
 
+Some code is placed but not counted (`_uncounted`): the copy of warp-level code ptxas makes
+for a diverged warp (`BRA.DIV`'s fallback, graph/divergence.py: cooperative groups' `reduce`
+in a branch is 5 shuffle steps on the fast path, and the fallback is named on the entry, not
+counted), ptxas' subroutines with no line of their own (the division slow path, which the line
+table gives the row before it), and YIELD hints (whatever row was in force). A SHFL counts
+with memory, one per step of a butterfly whose combine may be a compare and select.
+
 Code is placed by its inline chain as the PTX gives it (`chained_sources`): ptxas' line table
 gives the code of two call sites of one helper (two identical calls, two instantiations of a
 template) the first site's chain, the PTX instruction each SASS instruction came from has its
@@ -50,8 +57,9 @@ from sassview.analyses.loops.files import SourceFiles
 from sassview.analyses.loops.findings import describe
 from sassview.analyses.tile_loops import divides_most
 from sassview.graph.cfg import ControlFlowGraph, build_ptx_cfg
+from sassview.graph.divergence import Fallback, fallbacks, unsourced
 from sassview.graph.loops import Loop, find_ptx_loops, loop_candidates
-from sassview.ir import Kernel, PtxInstruction, SassInstruction, SourceLoc
+from sassview.ir import Kernel, OperandKind, PtxInstruction, SassInstruction, SourceLoc
 from sassview.opcodes import is_move
 from sassview.parse.inline_asm import CallSites
 from sassview.parse.source_loops import SourceLoop
@@ -62,6 +70,10 @@ _Pair = tuple[str, SourceLoc, int]  # (opcode, location, weight kind: see _weigh
 _STATEMENT, _BODY, _INLINED = 0, 1, 2  # where an instruction sits in its entry
 
 _MEMORY = ("LD", "ST", "ATOM", "RED", "TEX", "TLD", "SULD", "SUST", "LDGSTS", "UBLKCP", "UTMA")
+# Named like memory, but none: constants, cp.async's commit, a warp's REDUX (`__reduce_*_sync`
+# and the lane masks of a cooperative-groups tile narrower than the warp, computed once)
+_NOT_MEMORY = ("LDC", "LDGDEPBAR", "REDUX")
+_SHUFFLES = frozenset(("BFLY", "DOWN", "UP"))  # SHFL kinds whose lane operand is an offset
 _MATH = frozenset(
     ("FADD", "FFMA", "FMUL", "FMNMX", "DADD", "DFMA", "DMUL", "HADD2", "HMUL2", "HFMA2", "MUFU")
     + ("HMMA", "IMMA", "DMMA", "BMMA", "HGMMA", "IGMMA", "QGMMA")
@@ -70,8 +82,10 @@ _MATH = frozenset(
 
 def weight(ins: SassInstruction) -> tuple[int, int]:
     """(kind, weight): 2 float/tensor math, 1 memory (weighing its 32-bit words: four stores
-    merged into one STS.128 count 4), 0 what does not follow the iterations (moves, integer
-    and address arithmetic, compares, branches: strength-reduced, shared by the copies)."""
+    merged into one STS.128 count 4) and lane exchange (a SHFL: one per step of a butterfly,
+    whose combining op may be a compare and select), 0 what does not follow the iterations
+    (moves, integer and address arithmetic, compares, branches: strength-reduced, shared by
+    the copies)."""
     op = ins.opcode
     if "SpillRefill" in ins.marks:
         return -1, 0  # register-allocator traffic, not a copy of the source statement
@@ -79,7 +93,9 @@ def weight(ins: SassInstruction) -> tuple[int, int]:
         return 0, 1
     if op in _MATH:
         return 2, 1
-    if op.startswith(_MEMORY) and not op.startswith("LDC"):
+    if op == "SHFL":
+        return 1, 1
+    if op.startswith(_MEMORY) and not op.startswith(_NOT_MEMORY):
         return 1, 4 if "128" in ins.modifiers else 2 if "64" in ins.modifiers else 1
     return 0, 1
 
@@ -197,10 +213,17 @@ class _Listing:
     ptx_lines: Sequence[int | None] = ()
     # Each instruction's location with its inline chain (SASS: see `chained_sources`)
     sources: Sequence[SourceLoc | None] = ()
+    # Instructions that are no copy of their statement (`_uncounted`): placed, never counted
+    uncounted: frozenset[int] = frozenset()
+    # The diverged-warp copies (SASS: graph/divergence.py), named on the entry holding them
+    fallbacks: tuple[Fallback, ...] = ()
 
 
-def _sass(ctx: AnalysisContext) -> _Listing:
+def _sass(ctx: AnalysisContext, files: SourceFiles) -> _Listing:
     ins = ctx.kernel.instructions
+    # Most big kernels are straight-line code of a source with no loop statement at all.
+    looped = any(files.loops(f) for f in files.names)
+    diverged = fallbacks(ctx.cfg, ins) if looped else ()
     return _Listing(
         ins,
         ctx.cfg,
@@ -209,7 +232,28 @@ def _sass(ctx: AnalysisContext) -> _Listing:
         lambda lp: loop_candidates(lp, ctx.cfg, ins),
         [i.ptx_line for i in ins],
         ctx.shared(chained_sources),
+        _uncounted(ctx.cfg, ins, diverged) if looped else frozenset(),
+        diverged,
     )
+
+
+# ptxas' scheduling hints and padding: their line is whatever row was in force (a YIELD in a
+# histogram's atomic loop named the line of the loop before it, which hid the loop).
+_HINTS = frozenset(("YIELD", "NOP"))
+
+
+def _uncounted(
+    cfg: ControlFlowGraph, ins: Sequence[SassInstruction], diverged: tuple[Fallback, ...]
+) -> frozenset[int]:
+    """Instructions no copy of their statement: a diverged warp's second copy of code the
+    fast path holds (cooperative groups' `reduce` in a branch: 5 shuffle steps, and 5 again
+    after the EXIT), ptxas' subroutines whose line is the row before them (the division
+    slow path read as the reduction before it), scheduling hints. They still make their
+    statement's entry, but neither place a SASS loop nor count as copies."""
+    out = {i for f in diverged for i in f.instructions}
+    out.update(unsourced(cfg, ins))
+    out.update(i for i, x in enumerate(ins) if x.opcode in _HINTS)
+    return frozenset(out)
 
 
 def chained_sources(kernel: Kernel) -> list[SourceLoc | None]:
@@ -276,6 +320,7 @@ class _Measure:
         placed = [place(src) if src and looped else (None, -1) for src in self.sources]
         self.key = [k for k, _ in placed]
         self.role = [r for _, r in placed]
+        self.uncounted = listing.uncounted
         self._regions: dict[int | None, list[int]] = {}
         self.groups: dict[_Key, list[Loop]] = {}
         self.loose: list[Loop] = []
@@ -327,7 +372,8 @@ class _Measure:
 
     def holder(self, code: list[int]) -> _Key | None:
         """The deepest entry holding all the code of `code` (instruction indices)."""
-        return self.tree.lca(k for i in code if (k := self.key[i]) is not None)
+        skip = self.uncounted
+        return self.tree.lca(k for i in code if (k := self.key[i]) is not None and i not in skip)
 
     def can_hold(self, key: _Key) -> bool:
         """Whether the statement of `key` may be a SASS loop's (a Python loop unrolled while
@@ -368,10 +414,11 @@ class _Measure:
         """`counts` as (body, the statement's own lines)."""
         body: Counter[tuple[_Pair, _Key]] = Counter()
         header: Counter[tuple[_Pair, _Key]] = Counter()
+        skip = self.uncounted
         for i in indices:
             k = self.key[i]
             ins = self.ins[i]
-            if k is None or key not in self.tree.around(k):
+            if k is None or i in skip or key not in self.tree.around(k):
                 continue
             kind, n = self.listing.weight(ins)
             if kind < 0:
@@ -432,24 +479,30 @@ class _Measure:
     def measured_copies(self, key: _Key, factors: dict[_Key, int | None]) -> int | None:
         """Copies of a full entry with no constant trip count: its own code's counts over the
         executions of its statement (the copies and factor of the entries around it)."""
+        found = self.runs(key, factors)
+        if found is None:
+            return None
+        runs, where = found
+        own = Counter(
+            {p: n for p, n in self.counts(self.region(where), key).items() if p[1] == key}
+        )
+        total = _copies(own)
+        return total // runs if total and total % runs == 0 else None
+
+    def runs(self, key: _Key, factors: dict[_Key, int | None]) -> tuple[int, Loop | None] | None:
+        """(executions of a full entry's statement per trip of the SASS loop around it, that
+        loop: None outside every loop), or None where a copy count or factor between them is
+        unknown."""
         runs, k = 1, self.tree.parent(key)
         while k is not None and k not in self.groups:
             c = self.copies.get(k)
             if c is None:
                 return None
             runs, k = runs * c, self.tree.parent(k)
-        where: Loop | None = None
-        if k is not None:
-            f = factors.get(k)
-            if f is None:
-                return None
-            runs *= f
-            where = self.mains[k]
-        own = Counter(
-            {p: n for p, n in self.counts(self.region(where), key).items() if p[1] == key}
-        )
-        total = _copies(own)
-        return total // runs if total and total % runs == 0 else None
+        if k is None:
+            return runs, None
+        f = factors.get(k)
+        return (runs * f, self.mains[k]) if f is not None else None
 
 
 class _Census(_Measure):
@@ -458,11 +511,12 @@ class _Census(_Measure):
     def __init__(self, ctx: AnalysisContext, files: SourceFiles) -> None:
         self.ctx = ctx
         self.nvvm: dict[_Key, int | None] = {}  # NVVM's factors (the PTX loops')
+        self.diverged: dict[_Key, tuple[int, ...]] = {}  # see `fallbacks_of`
         self.factors: dict[_Key, int | None] = {}  # the SASS loops'
 
         ptx = ctx.program.ptx
         self.asm = CallSites(ptx.inline_asm if ptx else ())
-        super().__init__(_sass(ctx), _Tree(files), self.asm)
+        super().__init__(_sass(ctx, files), _Tree(files), self.asm)
 
     def findings(self) -> Findings:
         keys = {k for k in self.key if k is not None} | set(self.groups)
@@ -486,6 +540,7 @@ class _Census(_Measure):
                 self.copies[k] = self.measured_copies(k, factors)
         self.factors = factors
         self.nvvm = self._nvvm_factors()
+        self.diverged = self.fallbacks_of()
         order = sorted(keys | gone, key=self._order)
         index = {k: n for n, k in enumerate(order)}
         entries: list[LoopEntry] = []
@@ -538,14 +593,61 @@ class _Census(_Measure):
                 return tuple(at.frames())[1:]
         return ()
 
+    def measured_copies(self, key: _Key, factors: dict[_Key, int | None]) -> int | None:
+        """`_Measure.measured_copies`, corrected by the statement's shuffles: a butterfly's
+        steps each shuffle by their own lane offset (`shuffle_steps`), so a count k times the
+        steps, with k shuffles of each offset a run, is k values reduced in one loop (a
+        float2: 10 FADD on one line for 5 steps), not 5k copies. Other counts stand: the
+        shuffles can miss a step ptxas folded or gave another inline chain (a Welford
+        triple's, beside a float2's, shows 4 offsets of its 5 steps)."""
+        found = super().measured_copies(key, factors)
+        where = self.runs(key, factors)
+        shuffles = self.shuffle_steps(self.region(where[1]), key) if where else None
+        if shuffles is None or found is None or where is None:
+            return found
+        steps, each = shuffles
+        k, rest = divmod(found, steps)
+        return steps if k > 1 and not rest and each == k * where[0] else found
+
+    def shuffle_steps(self, indices: Iterable[int], key: _Key) -> tuple[int, int] | None:
+        """(distinct lane offsets, shuffles of each) of the entry's own SHFL.BFLY/DOWN/UP
+        among `indices`, when there are two or more offsets, each as often as the others, and
+        all immediates (a butterfly unrolled: 0x10, 0x8, 0x4, 0x2, 0x1); else None."""
+        offsets: Counter[int | float] = Counter()
+        ins = self.ctx.kernel.instructions
+        for i in indices:
+            x = ins[i]
+            if x.opcode != "SHFL" or self.key[i] != key or i in self.uncounted:
+                continue
+            if _SHUFFLES.isdisjoint(x.modifiers) or len(x.operands) < 4:
+                continue
+            offset = x.operands[3].value
+            if x.operands[3].kind is not OperandKind.IMMEDIATE or offset is None:
+                return None  # a lane offset known only at run time
+            offsets[offset] += 1
+        counts = set(offsets.values())
+        if len(offsets) < 2 or len(counts) > 1:
+            return None
+        return len(offsets), counts.pop()
+
     def code_of(self, key: _Key) -> tuple[int, ...]:
         """The addresses of the code of an entry and of the entries inside it."""
-        ins = self.ctx.kernel.instructions
+        ins, skip = self.ctx.kernel.instructions, self.uncounted
         return tuple(
             ins[i].address
             for i, k in enumerate(self.key)
-            if k is not None and key in self.tree.around(k)
+            if k is not None and i not in skip and key in self.tree.around(k)
         )
+
+    def fallbacks_of(self) -> dict[_Key, tuple[int, ...]]:
+        """Entry -> the first addresses of the diverged-warp copies of its code: each copy
+        goes to the deepest entry holding all of its placed code."""
+        out: dict[_Key, tuple[int, ...]] = {}
+        for f in self.listing.fallbacks:
+            k = self.tree.lca(k for i in f.instructions if (k := self.key[i]) is not None)
+            if k is not None:
+                out[k] = (*out.get(k, ()), f.first_address)
+        return out
 
     def _order(self, key: _Key) -> tuple[bool, str, int, _Sites]:
         s = self.tree.loop(key)
@@ -571,6 +673,7 @@ class _Census(_Measure):
             "inlined_at": self.tree.sites.get(key, ()),
             "depth": len(self.tree.ancestors(parent)) + 1 if parent else 1,
             "parent": index.get(parent) if parent else None,
+            "fallbacks": self.diverged.get(key, ()),
         }
         if gone:
             return LoopEntry(kind="gone", **common)  # type: ignore[arg-type]
@@ -610,15 +713,19 @@ def _within(inner: Loop, outer: Loop, loops: tuple[Loop, ...]) -> bool:
 
 
 def _copies(counts: Counter[tuple[_Pair, _Key]]) -> int | None:
-    """Copies of straight-line code: the larger of what its math and its memory accesses say.
-    Both err low, not high: the first copy's math folds into constants (`a = 1; a = a*x + 1`
-    is an FADD, then FFMAs) and copies share loads of invariant or neighbouring elements."""
+    """Copies of straight-line code: what its math says, or its memory accesses where the
+    math finds no repeat (1). Math errs low where the first copy folds into constants (`a =
+    1; a = a*x + 1` is an FADD, then FFMAs); memory errs high where a line reads two arrays
+    (sgemm's `As[ty][k] * Bs[k][tx]`: 16 FFMA, but 16 LDS and 4 LDS.128 of 4 words, 32) and
+    low where copies share loads of invariant or neighbouring elements."""
     found = [
         divides_most(list(chosen.values()))
         for kind in (2, 1)
         if (chosen := Counter({p: n for p, n in counts.items() if p[0][2] == kind}))
     ]
-    return max(found) if found else divides_most(list(counts.values())) if counts else None
+    if not found:
+        return divides_most(list(counts.values())) if counts else None
+    return found[0] if found[0] > 1 else max(found)
 
 
 def _pool(counts: Counter[tuple[_Pair, _Key]]) -> Counter[tuple[_Pair, _Key]]:

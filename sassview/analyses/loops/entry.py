@@ -64,6 +64,7 @@ class LoopJson(_LoopJsonExtra):
     inlined_at: list[InlinedAt]
     parent: int | None
     back_edges: list[list[int]]
+    fallbacks: list[int]
     summary: str
 
 
@@ -72,7 +73,7 @@ LoopKey = Literal[
     "source_line", "file", "depth", "has_back_edge", "achieved_factor", "requested_factor",
     "remainder", "first_address", "instructions", "statement", "sass_loops", "remainder_loops",
     "kind", "factor", "copies", "ptx_factor", "trip_count", "inlined_at", "parent", "back_edges",
-    "summary", "requested_by", "triton_factor", "ptxas_factor",
+    "fallbacks", "summary", "requested_by", "triton_factor", "ptxas_factor",
 ]  # fmt: skip
 
 
@@ -102,6 +103,9 @@ class LoopEntry:
     first_address: int | None = None
     instructions: int = 0  # in the main SASS loop, or of the statement's code when none is left
     extra: tuple[tuple[ExtraKey, int | None], ...] = ()  # JSON keys of one frontend
+    # First addresses of the copies of its code a diverged warp runs instead (BRA.DIV's
+    # fallbacks, graph/divergence.py): not counted in `copies` or `factor`
+    fallbacks: tuple[int, ...] = ()
 
     @property
     def place(self) -> str:
@@ -133,7 +137,7 @@ class LoopEntry:
     def summary(self) -> str:
         """`line 9: unrolled by 4, with a remainder loop (asked: #pragma unroll 4)`: the loop
         in the long words of `check` and the exports' loop tables."""
-        return f"{self.place}: {verdict(self)}{asked(self)}"
+        return f"{self.place}: {claim(self)}"
 
     def tag(self) -> str:
         """`l9 x4+rem (asked 4)`, `l14@73 full x8`, `l28 factor unknown`: the same verdict in
@@ -179,6 +183,7 @@ class LoopEntry:
             "inlined_at": [{"file": c.file, "line": c.line} for c in self.inlined_at],
             "parent": self.parent,
             "back_edges": [list(e) for e in self.back_edges],
+            "fallbacks": list(self.fallbacks),
             "summary": self.summary(),
         }
         if self.requested is not None and self.requested_by != "pragma":
@@ -197,6 +202,27 @@ NO_CODE = "no code left"
 def verdict(e: LoopEntry) -> str:
     """What the compiler made of the loop, in words, without its place: `summary`, the census'
     info finding and assert_unrolled read it."""
+    return _made(e) + diverged(e.fallbacks)
+
+
+def claim(e: LoopEntry) -> str:
+    """The verdict with the request beside what was made of it: `not unrolled (asked: #pragma
+    unroll 1), plus a diverged-warp fallback at /*00f0*/ (not counted)` (`summary` without
+    the place)."""
+    return _made(e) + asked(e) + diverged(e.fallbacks)
+
+
+def diverged(fallbacks: tuple[int, ...]) -> str:
+    """`, plus a diverged-warp fallback at /*2a90*/ (not counted)`: the second copy ptxas
+    makes of warp-synchronous code it cannot prove converged (`BRA.DIV`)."""
+    if not fallbacks:
+        return ""
+    n = len(fallbacks)
+    which = "a diverged-warp fallback at" if n == 1 else f"{n} diverged-warp fallbacks from"
+    return f", plus {which} /*{fallbacks[0]:04x}*/ (not counted)"
+
+
+def _made(e: LoopEntry) -> str:
     if not e.statement:
         return "a loop of inline asm or made by the compiler (no loop statement)"
     if e.kind == "gone":

@@ -60,6 +60,10 @@ CASES: dict[str, dict[str, object]] = {
         "source": "tests/data/analyses/sources/real_app.cu",
         "archs": ["sm_90a"],
     },
+    "warp_fallbacks": {
+        "source": "tests/data/analyses/sources/warp_fallbacks.cu",
+        "archs": ["sm_80", "sm_90a"],
+    },
     "spill": {
         "source": "tests/corpus/sources/spill.cu",
         "archs": ["sm_80", "sm_90a"],

@@ -1,0 +1,123 @@
+"""Code a warp runs only when it arrives diverged, and code with no source line of its own.
+
+SASS, sm_70 and later. Where ptxas cannot prove that every lane of a warp-synchronous
+sequence's mask is converged (`__shfl_*_sync`, `__reduce_*_sync`, cooperative groups' tile
+`reduce` and `shfl`, inside a lane-dependent branch or a tile narrower than the warp), it
+guards the fast sequence with `BRA.DIV mask, L`. The branch is taken when the warp is
+diverged, to a second copy at L that ptxas lays out after the kernel's EXIT: each step
+synchronised (`WARPSYNC.COLLECTIVE` ... `ENDCOLLECTIVE`, or on sm_80 a `CALL.REL` of ptxas'
+own `__cuda_sm70_shflsync_*` subroutine), then a `BRA` back into the fast path after the step
+it replaces. `BRA.CONV` is the same choice the other way round: taken when converged, the
+slow path is its fall-through. A fallback is the blocks that only its branch leads to (those
+its first block dominates, over jumps and fall-throughs), so it ends where it rejoins the
+fast path. The two copies are one source statement run two ways, not two iterations.
+
+ptxas' own subroutines (the division slow path, the shuffle helpers above) carry no line of
+their own: nvdisasm's line table keeps the row before them, which is the last line of
+whatever code precedes them in the listing (a fallback's reduction, a loop's body).
+`unsourced` names the instructions of each such subroutine: every one has the location and
+PTX line of the instruction before its entry. A `__noinline__` function has rows of its own.
+
+How it can be wrong: a BRA.DIV whose target is also reached another way is no fallback here;
+a subroutine whose own rows happen to repeat the row before it (none seen) is unsourced.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from sassview.graph.cfg import ControlFlowGraph, EdgeKind
+from sassview.ir import SassInstruction
+
+
+@dataclass(frozen=True, slots=True)
+class Fallback:
+    """One diverged-warp copy: the branch choosing it and the blocks only it leads to."""
+
+    branch: int  # address of the BRA.DIV (or BRA.CONV)
+    first_address: int  # of the fallback's first instruction
+    blocks: frozenset[int]
+    instructions: tuple[int, ...]  # indices into the kernel's instruction sequence
+
+
+def fallbacks(
+    cfg: ControlFlowGraph, instructions: Sequence[SassInstruction]
+) -> tuple[Fallback, ...]:
+    """The diverged-warp copies of a kernel, in the order of their branches."""
+    blocks = cfg.blocks
+    succ: dict[int, list[int]] = {b.index: [] for b in blocks if b.reachable}
+    preds: dict[int, set[int]] = {k: set() for k in succ}
+    ways: dict[int, dict[EdgeKind, int]] = {}  # block -> its successor by each kind of edge
+    roots = {cfg.entry}
+    for e in cfg.edges:
+        if e.src in succ and e.dst in succ:
+            if e.kind in (EdgeKind.FALLTHROUGH, EdgeKind.TAKEN):
+                succ[e.src].append(e.dst)
+                preds[e.dst].add(e.src)
+                ways.setdefault(e.src, {})[e.kind] = e.dst
+            elif e.kind is EdgeKind.CALL:
+                roots.add(e.dst)  # a subroutine is entered by its calls: its own start
+    starts: dict[int, int] = {}  # first block of a fallback -> block of its branch
+    for k, way in ways.items():
+        ins = instructions[blocks[k].last]
+        if ins.opcode != "BRA" or len(set(way.values())) != 2:
+            continue
+        if "DIV" in ins.modifiers:
+            start = way[EdgeKind.TAKEN]  # taken when diverged
+        elif "CONV" in ins.modifiers:
+            start = way[EdgeKind.FALLTHROUGH]  # taken when converged
+        else:
+            continue
+        if preds[start] == {k} and start not in roots:
+            starts[start] = k
+    if not starts:
+        return ()
+    # Blocks reached without passing through any fallback's start: no fallback holds them.
+    common = _reach(succ, roots, avoid=set(starts))
+    found = []
+    for start, branch in sorted(starts.items(), key=lambda s: blocks[s[1]].start):
+        own = _reach(succ, {start}, avoid=common)
+        indices = tuple(i for k in sorted(own) for i in range(blocks[k].first, blocks[k].last + 1))
+        found.append(
+            Fallback(
+                branch=instructions[blocks[branch].last].address,
+                first_address=blocks[start].start,
+                blocks=frozenset(own),
+                instructions=indices,
+            )
+        )
+    return tuple(found)
+
+
+def _reach(succ: dict[int, list[int]], roots: set[int], *, avoid: set[int]) -> set[int]:
+    """The blocks paths from `roots` reach without entering `avoid` (roots always count)."""
+    seen = set(roots)
+    stack = list(roots)
+    while stack:
+        for nxt in succ.get(stack.pop(), ()):
+            if nxt not in seen and nxt not in avoid:
+                seen.add(nxt)
+                stack.append(nxt)
+    return seen
+
+
+def unsourced(cfg: ControlFlowGraph, instructions: Sequence[SassInstruction]) -> frozenset[int]:
+    """Indices of the instructions of subroutines (CALL targets, each laid out up to the next
+    one or the end) that have no line of their own: see the module docstring."""
+    entries = sorted(
+        {cfg.blocks[e.dst].first for e in cfg.edges if e.kind is EdgeKind.CALL and e.dst > 0}
+    )
+    out: set[int] = set()
+    for n, first in enumerate(entries):
+        end = entries[n + 1] if n + 1 < len(entries) else len(instructions)
+        before = instructions[first - 1]
+        here = (before.source, before.ptx_line)
+        if all(
+            (instructions[i].source, instructions[i].ptx_line) == here for i in range(first, end)
+        ):
+            out.update(range(first, end))
+    return frozenset(out)
+
+
+__all__ = ["Fallback", "fallbacks", "unsourced"]
