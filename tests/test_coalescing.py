@@ -306,7 +306,7 @@ def same_widths(
     )
 
 
-@pytest.mark.parametrize("case", ["coalescing", "lane_forms", "real_memory"])
+@pytest.mark.parametrize("case", ["coalescing", "lane_forms", "real_memory", "real_warps"])
 @pytest.mark.parametrize("block", [None, "32x32", "16x16"])
 @pytest.mark.parametrize("arch", ARCHS)
 @pytest.mark.parametrize("mode", ["recorded", "json"])

@@ -10,7 +10,12 @@ Also whether a branch is warp-uniform (`uniform_branches`): its predicate an ISE
 that differ by a uniform amount (`n > 12` on a trip count), a PLOP3 of such predicates, or a
 uniform predicate register; the warp model then merges definitions that reach a join along
 uniformly chosen paths and differ by a uniform amount (a pointer after the unrolled loop or
-after the remainder loop) instead of calling them unknown.
+after the remainder loop) instead of calling them unknown. A branch whose paths meet again
+(at its post-dominator) before anything on them writes the register asked about cannot make
+it differ, whatever it tests (a division's slow-path test on data, inside the loop). Paths
+are taken through the kernel body with each call paired with its return
+(`sassview.graph.lane_calls`); an ISETP reads concrete lanes as the 32-bit words they are
+(signed or `.U32`).
 
 Followed: `ISETP ... R0(tid), 0xf` whose operands differ by an amount known in every lane,
 under a predicated `EXIT`, a conditional branch into a block with one predecessor, or the
@@ -34,6 +39,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from sassview.graph.dataflow import Effects, instruction_effects
+from sassview.graph.lane_calls import Body
 from sassview.graph.lane_values import (
     ALL_LANES,
     MASK32,
@@ -81,8 +87,10 @@ class ActiveLanes:
         cfg: ControlFlowGraph,
         latches: Mapping[int, frozenset[int]],
         block: BlockShape,
+        body: Body | None = None,
     ) -> None:
         self._model = model
+        self._body = body or Body(cfg)  # calls paired with their returns
         self._ins = instructions
         self._cfg = cfg
         self._latches = latches  # loop header -> its latches
@@ -159,7 +167,7 @@ class ActiveLanes:
                     continue
                 latches = self._latches.get(b_, frozenset())
                 mask = 0
-                for p in block.predecessors:
+                for p in self._body.predecessors(b_):  # a return site: from its call
                     if p in latches:
                         continue
                     mask |= self._edge_mask(p, b_) if p in masks else first
@@ -183,31 +191,64 @@ class ActiveLanes:
             return mask
         return mask & self._guard_mask(str(guard), last.guard_negated != fallthrough, pred.last)
 
-    def uniform_branches(self, join: int) -> bool:
-        """Whether the whole warp reaches block `join` along one path: every conditional
-        branch on a path from `join`'s immediate dominator to it tests a warp-uniform
-        predicate (`uniform_predicate`), and none is indirect. A loop header is asked about
-        its entering edges (its back edges' branch is the loop's own, asked of its exit)."""
+    def uniform_branches(self, join: int, reg: str | None = None) -> bool:
+        """Whether the whole warp reaches block `join` along one path, as far as `reg` can
+        tell: every conditional branch on a path from `join`'s immediate dominator to it
+        tests a warp-uniform predicate (`uniform_predicate`), or (with `reg`) rejoins
+        before anything writes `reg` (`_rejoins_without`: the division slow path's branch
+        in a softmax loop), and none is indirect. A loop header is asked about its
+        entering edges (its back edges' branch is the loop's own, asked of its exit). A
+        paired call is a step from the calling block to its return site
+        (`sassview.graph.lane_calls`)."""
         idom = self._dominators().get(join)
         if idom is None or idom == join:
             return False
         latches = self._latches.get(join, frozenset())
         region = {idom}
-        todo = [p for p in self._cfg.blocks[join].predecessors if p not in latches]
+        todo = [p for p in self._body.predecessors(join) if p not in latches]
         while todo:
             b = todo.pop()
             if b not in region:
                 region.add(b)
-                todo.extend(self._cfg.blocks[b].predecessors)
+                todo.extend(self._body.predecessors(b))
         for b in region:
             block = self._cfg.blocks[b]
             last = self._ins[block.last]
             if block.unknown_successors or last.opcode in ("BRX", "JMX"):
                 return False
             conditional = last.guard is not None and last.guard.index is not None
-            if last.opcode == "BRA" and conditional and not self._branch_uniform(block.last):
+            if last.opcode != "BRA" or not conditional or self._branch_uniform(block.last):
+                continue
+            if reg is None or not self._rejoins_without(b, reg):
                 return False
         return True
+
+    def _rejoins_without(self, b: int, reg: str) -> bool:
+        """Whether the paths out of block b meet again (at its immediate post-dominator)
+        before any of them writes `reg`, a subroutine called on the way included: then the
+        branch that ends b cannot make `reg` differ between lanes, whatever it tests."""
+        stop = self._body.post_dominator(b)
+        if stop is None:
+            return False
+        succ = self._body.successors()
+        sites = self._body.sites
+        seen: set[int] = set()
+        todo = list(succ[b])
+        while todo:
+            x = todo.pop()
+            if x == stop or x in seen:
+                continue
+            if len(seen) > 64 or self._writes(x, reg):
+                return False
+            seen.add(x)
+            site = next((s for s in succ[x] if s in sites and sites[s].call == x), None)
+            if site is not None and any(self._writes(y, reg) for y in sites[site].subroutine):
+                return False
+            todo.extend(succ[x])
+        return True
+
+    def _writes(self, b: int, reg: str) -> bool:
+        return self._model._last_def(reg, b, self._cfg.blocks[b].last + 1) >= 0
 
     def _branch_uniform(self, index: int) -> bool:
         """A conditional branch the whole warp takes one way: its predicate is the same in
@@ -250,9 +291,10 @@ class ActiveLanes:
         if d >= 0:
             return [d]
         out: list[int] = []
-        todo, visited = list(self._cfg.blocks[b].predecessors), {b}
-        if not todo:
+        preds = self._preds(b, reg)
+        if not preds:
             return [-1]
+        todo, visited = list(preds), {b}
         while todo and len(out) < 16:
             p = todo.pop()
             if p in visited:
@@ -262,11 +304,23 @@ class ActiveLanes:
             d = self._model._last_def(reg, p, last + 1)
             if d >= 0:
                 out.append(d)
-            elif self._cfg.blocks[p].predecessors:
-                todo.extend(self._cfg.blocks[p].predecessors)
+                continue
+            preds = self._preds(p, reg)
+            if preds:
+                todo.extend(preds)
             else:
                 out.append(-1)
         return out or [-1]
+
+    def _preds(self, b: int, reg: str) -> tuple[int, ...] | None:
+        """The blocks `reg` reaches block b from: at a call's return site the calling block
+        alone, None where the subroutine writes `reg` (not followed)."""
+        site = self._body.sites.get(b)
+        if site is None:
+            return self._cfg.blocks[b].predecessors
+        if any(self._writes(y, reg) for y in site.subroutine):
+            return None
+        return self._body.predecessors(b)
 
     def _effects(self, index: int) -> Effects:
         if self._all_effects is None:
@@ -277,8 +331,7 @@ class ActiveLanes:
         if self._idom is None:
             from sassview.graph.dominators import immediate_dominators
 
-            succ = {b.index: b.successors for b in self._cfg.blocks}
-            self._idom = immediate_dominators(succ, self._cfg.entry)
+            self._idom = immediate_dominators(self._body.successors(), self._cfg.entry)
         return self._idom
 
     def uniform_predicate(self, pred: str, index: int, depth: int = 0) -> bool:
@@ -300,12 +353,12 @@ class ActiveLanes:
         loop too, is uniform (the greatest fixed point, as divergence analyses take it)."""
         if (pred, b) in self._asking:
             return True
-        preds = self._cfg.blocks[b].predecessors
+        preds = self._preds(b, pred)
         if not preds or depth > 8:
             return False
         self._asking.add((pred, b))
         try:
-            if len(preds) > 1 and not self.uniform_branches(b):
+            if len(preds) > 1 and not self.uniform_branches(b, pred):
                 return False
             return all(
                 self.uniform_predicate(pred, self._cfg.blocks[p].last + 1, depth + 1) for p in preds
@@ -359,9 +412,12 @@ class ActiveLanes:
         a, c = self._model._operand(ops[2], d), self._model._operand(ops[3], d)
         if isinstance(a, Unknown) or isinstance(c, Unknown):
             return None
-        if "U32" in mods and a.concrete and c.concrete:  # -1 is 0xffffffff to an unsigned test
-            a = LaneValue((), tuple([x & MASK32 for x in a.lanes]))
-            c = LaneValue((), tuple([x & MASK32 for x in c.lanes]))
+        if a.concrete and c.concrete:  # as the 32-bit registers hold them: -1 is 0xffffffff
+            # to an unsigned test, and `tid | 0xffffffe0` (lane - 32, as ptxas starts a
+            # block-stride loop) is negative to a signed one
+            unsigned = "U32" in mods
+            a = LaneValue((), tuple([_word(x, unsigned) for x in a.lanes]))
+            c = LaneValue((), tuple([_word(x, unsigned) for x in c.lanes]))
         diff = add(a, scale(c, -1))
         if not diff.concrete:
             return None
@@ -385,11 +441,18 @@ _INDEX_OPS = frozenset(
 _PLACE_REGISTERS = ("SR_TID", "SR_CTAID", "SR_LANEID", "SR_NTID", "SR_NCTAID")
 
 
+def _word(x: int, unsigned: bool) -> int:
+    """x as a 32-bit register holds it, read unsigned or signed."""
+    x &= MASK32
+    return x if unsigned or x < 1 << 31 else x - (1 << 32)
+
+
 def _index_arithmetic(ins: SassInstruction) -> bool:
     if ins.opcode not in _INDEX_OPS:
         return False
     if ins.opcode in ("S2R", "S2UR", "CS2R"):  # the thread's place, not a clock or a counter
         return any(op.text.startswith(_PLACE_REGISTERS) for op in ins.operands)
     if ins.opcode in ("LDC", "ULDC"):  # a kernel parameter, not a table indexed by a lane
-        return all(not op.registers for op in ins.operands[1:])
+        # (`LDC R4, c[0x0][RZ]` is blockDim.x: RZ indexes nothing)
+        return all(r.is_zero for op in ins.operands[1:] for r in op.registers)
     return True

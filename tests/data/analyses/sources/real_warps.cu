@@ -1,0 +1,74 @@
+// Warps that compute their own place, as application code does: a warp per row from the
+// signed global index (`warp = gid / 32`, `lane = gid % 32`), a warp-per-row layernorm-style
+// pass with a two-level reduction through shared memory, and WMMA fragments loaded from a
+// padded shared tile with a leading dimension. Its memory use is checked by hand in
+// tests/test_real_memory.py (the blocks are main()'s launches).
+#include <cuda_runtime.h>
+#include <cuda_fp16.h>
+#include <mma.h>
+#include <cstdio>
+using namespace nvcuda;
+
+// One warp per row: the warp id and lane from the signed global index.
+__global__ void warp_rows(const float* __restrict__ a, float* __restrict__ out, int n, int rows) {
+    int gid = blockIdx.x * blockDim.x + threadIdx.x;
+    int warp = gid / 32;
+    int lane = gid % 32;
+    if (warp >= rows) return;
+    float s = 0.f;
+    for (int j = lane; j < n; j += 32) s += a[warp * n + j];
+    for (int o = 16; o > 0; o /= 2) s += __shfl_xor_sync(0xffffffff, s, o);
+    if (lane == 0) out[warp] = s;
+}
+
+// Rows scaled by their warp's mean: the warp within the block from threadIdx.x (signed), each
+// warp's partial sums staged in shared memory, then read back by warp 0.
+__global__ void warp_scale(const float* __restrict__ x, float* __restrict__ y, int n) {
+    __shared__ float partial[8];
+    int tid = threadIdx.x;
+    int warp = tid / 32, lane = tid % 32;
+    const float* row = x + (size_t)blockIdx.x * n;
+    float s = 0.f;
+    for (int j = tid; j < n; j += 256) s += row[j];
+    for (int o = 16; o > 0; o /= 2) s += __shfl_xor_sync(0xffffffff, s, o);
+    if (lane == 0) partial[warp] = s;
+    __syncthreads();
+    float total = lane < 8 ? partial[lane] : 0.f;
+    for (int o = 4; o > 0; o /= 2) total += __shfl_xor_sync(0xffffffff, total, o);
+    float mean = total / n;
+    for (int j = tid; j < n; j += 256) y[(size_t)blockIdx.x * n + j] = row[j] - mean;
+}
+
+// WMMA from shared memory: a 16x16 half tile per warp, padded to 24 halves a row (the
+// leading dimension), stored by the warp's lanes, then loaded as matrix_a and matrix_b.
+#define LDS 24
+__global__ void wmma_shared(const half* __restrict__ A, const half* __restrict__ B, float* C) {
+    __shared__ half As[4][16 * LDS];
+    __shared__ half Bs[4][16 * LDS];
+    int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const half* a = A + (blockIdx.x * 4 + warp) * 256;
+    const half* b = B + (blockIdx.x * 4 + warp) * 256;
+    for (int e = lane; e < 256; e += 32) {
+        As[warp][(e / 16) * LDS + e % 16] = a[e];
+        Bs[warp][(e / 16) * LDS + e % 16] = b[e];
+    }
+    __syncwarp();
+    wmma::fragment<wmma::matrix_a, 16, 16, 16, half, wmma::row_major> fa;
+    wmma::fragment<wmma::matrix_b, 16, 16, 16, half, wmma::col_major> fb;
+    wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc;
+    wmma::fill_fragment(acc, 0.f);
+    wmma::load_matrix_sync(fa, As[warp], LDS);
+    wmma::load_matrix_sync(fb, Bs[warp], LDS);
+    wmma::mma_sync(acc, fa, fb, acc);
+    wmma::store_matrix_sync(C + (blockIdx.x * 4 + warp) * 256, acc, 16, wmma::mem_row_major);
+}
+
+int main() {
+    float *x, *y; half *a, *b;
+    cudaMalloc(&x, 1 << 24); cudaMalloc(&y, 1 << 24); cudaMalloc(&a, 1 << 22); cudaMalloc(&b, 1 << 22);
+    warp_rows<<<512, 256>>>(x, y, 1024, 4096);
+    warp_scale<<<1024, 256>>>(x, y, 4096);
+    wmma_shared<<<64, 128>>>(a, b, y);
+    cudaDeviceSynchronize();
+    printf("done\n");
+}
