@@ -410,11 +410,14 @@ def bitwise(lut: int, vals: list[LaneValue], ins: SassInstruction) -> Value:
     if len(symbolic) == 1 and any(x < 0 for x in vals[symbolic[0]].lanes):
         return Unknown(f"{ins.mnemonic} on a negative lane part", ins.address)
     if len(symbolic) == 1:
-        return Unknown(
-            f"{ins.mnemonic} on a symbolic lane-varying value whose lanes reach its "
-            f"run-time part's bits (aligned to {1 << vals[symbolic[0]].alignment_bits})",
-            ins.address,
+        names = ", ".join(sym for sym, _ in vals[symbolic[0]].terms)
+        why = (
+            f"{ins.mnemonic}: the lanes' bits and those of a run-time value ({names}) "
+            "meet in one bitwise operation"
         )
+        if "SR_TID." in names or "ntid." in names:  # a thread index the default warp leaves
+            why += " (the block is not known: pass --block)"
+        return Unknown(why, ins.address)
     return Unknown(f"{ins.mnemonic} on a symbolic lane-varying value", ins.address)
 
 
