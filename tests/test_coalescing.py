@@ -384,3 +384,18 @@ def test_a_guarded_load_follows_definitions_under_its_own_guard() -> None:
     glob = insp.facts("coalescing")
     assert glob["unknown"] == 0 and glob["coalesced"] == len(glob["accesses"]) == 3
     assert insp.facts("bank_conflicts")["unknown"] == 0
+
+
+@pytest.mark.compile
+def test_a_counter_zeroed_with_its_neighbour_by_cs2r_is_followed() -> None:
+    # sm_90a starts `acc` and `i` of `acc = fmaf(s[(threadIdx.x + i) % 512], s[i % 512], acc)`
+    # with one `CS2R R2, SRZ`, both registers zero: every read of s, the unrolled copies' and
+    # the remainder's, is 32 consecutive words wrapping at 512 or one word, 1 wavefront.
+    import sassview
+
+    prog = sassview.compile(path=rec.ROOT / "tests/corpus/sources/mma.cu", arch="sm_90a")
+    k = prog.kernel("_Z13cp_async_ffmaPKfPfi")
+    assert any(i.opcode == "CS2R" and i.operands[-1].text == "SRZ" for i in k.instructions)
+    facts = bank_conflicts.run(AnalysisContext(prog, k, None, (), None)).facts  # type: ignore[arg-type]
+    assert len(facts["accesses"]) == 10
+    assert {(a["wavefronts"], a["unknown"]) for a in facts["accesses"]} == {(1, None)}

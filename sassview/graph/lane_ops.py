@@ -12,9 +12,10 @@ concrete values), SHF (the sign `SHF.R.S32.HI R3, RZ, 0x1f, R4` of a global inde
 lanes below its alignment, bit by bit), PRMT (on concrete lanes, and the byte shifts that
 join a lane index under a row: `PRMT R5, R5, 0x6540, R0`), SGXT on concrete lanes, SEL of
 equal values or by a lane-exact predicate (USEL of uniform values), the half-float constant
-moves (`HFMA2.MMA R5, -RZ, RZ, 0, 2.38e-07`), constants, and the `[R2.64+UR4+0x10]` /
-`[R0.X4]` address forms; the uniform registers' own U* forms alike. Any other operation
-whose register inputs are all uniform gives a uniform result (a fresh symbol; a LOP3's keeps
+moves (`HFMA2.MMA R5, -RZ, RZ, 0, 2.38e-07`) and `CS2R R2, SRZ` (both registers zero),
+constants, and the `[R2.64+UR4+0x10]` / `[R0.X4]` address forms; the uniform registers' own
+U* forms alike. Any other operation whose register inputs are all uniform gives a uniform
+result (a fresh symbol; a LOP3's keeps
 the low bits it is known to clear, so a lane index ORed in below them stays exact); a load
 from a uniform address too. The high half of an `IMAD.WIDE.U32` of concrete lanes (ptxas'
 division by a constant: `x / 3` is the high word of x * 0xaaaaaaab, shifted) is exact, and
@@ -91,6 +92,8 @@ def result(m: Model, reg: str, d: int, ins: SassInstruction) -> Value:
         None,
     )
     opcode = ins.opcode
+    if opcode == "CS2R" and ops and ops[-1].text == "SRZ":  # `CS2R R2, SRZ`: R2 and R3 zero
+        return const(0)
     if dest is None or str(dest.registers[0]) != reg:
         part = _constant_part(ins, dest, reg)
         if part is not None:
