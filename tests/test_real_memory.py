@@ -249,7 +249,7 @@ def warps(module: Any, mode: str, arch: str, kernel: str, block: Any = None) -> 
     return module.run(AnalysisContext(prog, k, None, (), None, block))  # type: ignore[no-any-return, arg-type]
 
 
-# tests/data/analyses/sources/real_warps.cu, warp 0 of main()'s launches (256, 256, 128).
+# tests/data/analyses/sources/real_warps.cu, warp 0 of main()'s launches (256, 256, 128, 256).
 WARP_SECTORS: dict[str, dict[tuple[Any, ...], int]] = {
     # warp = gid / 32 and lane = gid % 32 of the signed int gid = blockIdx.x * 256 +
     # threadIdx.x: ptxas adds (gid >> 31) >>> 27 before the shift, 0 for an index that is
@@ -257,6 +257,10 @@ WARP_SECTORS: dict[str, dict[tuple[Any, ...], int]] = {
     # a[warp * n + j], j = lane + 32 i: 32 consecutive floats, 4 sectors, in every copy of
     # the loop ptxas unrolls by 16 and its remainders (29 loads); out[warp] by lane 0 alone.
     "warp_rows": {("load", 32, 4, 4): 29, ("store", 1, 1, 1): 1},
+    # x[gid]: 4 sectors; out[gid / 16] by each 16-thread tile's rank 0 (`LOP3.LUT P0, RZ,
+    # R4, 0xf, RZ, 0xc0`: threadIdx.x & 15 != 0 exits): lanes 0 and 16, adjacent words, 1
+    # sector of 1.
+    "tile16_sums": {("load", 32, 4, 4): 1, ("store", 2, 1, 1): 1},
     # a[e] and b[e], halves, e = lane + 32 i: 64 bytes, 2 sectors of 2 (14 loads: the loop
     # of 8 steps as ptxas splits it, 4 + 2 + 1 copies of the two). The stores of the
     # accumulator (ldm 16 floats): rows l/4 of 4 lanes x 8 bytes, 32 bytes each: 8 of 8.
@@ -302,3 +306,18 @@ def test_a_warp_id_of_a_block_not_known_is_unknown_and_says_so(arch: str) -> Non
     (reason,) = reasons
     assert reason is not None and "not known to be a multiple of 32" in reason
     assert "pass --block" in reason
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_a_bit_test_guard_splits_a_warp_but_does_not_drop_one(arch: str) -> None:
+    # `if (t16.thread_rank() == 0)` is `LOP3.LUT P0, RZ, R4, 0xf, RZ, 0xc0, !PT` then
+    # `@P0 EXIT`: lanes 0 and 16 store. A bit test the same in all of warp 0's lanes says
+    # which warps, not which lanes: setmaxnreg.cu's consumers (`threadIdx.x / 128 != 0`, a
+    # LOP3 against 0xffffff80) are warps 4-11, and their accesses are counted as warp 0's
+    # would be (93 loads and 93 stores of in[threadIdx.x + 384 j], 4 sectors), not dropped.
+    tile = counted(warps(coalescing, "recorded", arch, "tile16_sums"), *GLOBAL)
+    assert tile[("store", 2, 1, 1)] == 1
+    prog = program("recorded", "setmaxnreg", "sm_90a")
+    k = prog.kernel("overcommitted")
+    f = coalescing.run(AnalysisContext(prog, k, None, (), None))  # type: ignore[arg-type]
+    assert counted(f, *GLOBAL) == {("load", 32, 4, 4): 93, ("store", 32, 4, 4): 93}

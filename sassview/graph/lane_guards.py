@@ -17,7 +17,10 @@ are taken through the kernel body with each call paired with its return
 (`sassview.graph.lane_calls`); an ISETP reads concrete lanes as the 32-bit words they are
 (signed or `.U32`).
 
-Followed: `ISETP ... R0(tid), 0xf` whose operands differ by an amount known in every lane,
+Followed: `ISETP ... R0(tid), 0xf` whose operands differ by an amount known in every lane, a
+`LOP3.LUT P0, RZ, R4, 0xf, RZ, 0xc0` bit test known in every lane that splits the warp (a
+16-thread tile's rank 0; one the same in every lane tests the warp, not the lanes, and is
+not followed),
 under a predicated `EXIT`, a conditional branch into a block with one predecessor, or the
 access's own guard; a `SEL` picks per lane by such a predicate (`sassview.graph.lane_ops`).
 
@@ -48,6 +51,7 @@ from sassview.graph.lane_values import (
     Unknown,
     Value,
     add,
+    lop3_bits,
     scale,
 )
 from sassview.graph.sass_semantics import names
@@ -334,6 +338,17 @@ class ActiveLanes:
             self._idom = immediate_dominators(self._body.successors(), self._cfg.entry)
         return self._idom
 
+    def _bits_test(self, pred: str, d: int) -> int | None:
+        """A LOP3's predicate, where it splits the block's first warp (a tile's lane 0):
+        one that is the same in all its lanes is left unknown, as before this was followed,
+        since it tests the warp (`threadIdx.x / 128 == 0` of a warp-specialised kernel, as
+        ptxas writes it: `LOP3.LUT P0, RZ, R7, 0xffffff80, RZ, 0xc0`), and warp 0 would then
+        stand for the consumers' accesses it does not make."""
+        lanes = _lop3_test(self._ins[d], pred, lambda op: self._model._operand(op, d))
+        if lanes is None or lanes & self._block_lanes in (0, self._block_lanes):
+            return None
+        return lanes
+
     def uniform_predicate(self, pred: str, index: int, depth: int = 0) -> bool:
         """Whether predicate `pred` just before `index` is the same in every lane: a uniform
         predicate (UP0), or an ISETP of two values that differ by a warp-uniform amount,
@@ -390,7 +405,8 @@ class ActiveLanes:
 
     def predicate(self, pred: str, index: int) -> int | None:
         """Predicate `pred` just before `index`, lane by lane (bit l: true in lane l), where
-        an ISETP compares values whose difference is known in every lane; else None."""
+        an ISETP compares values whose difference is known in every lane, or a LOP3 tests
+        bits known in every lane; else None."""
         b = self._cfg.block_of_index(index).index
         d = self._model._last_def(pred, b, index)
         while d < 0:
@@ -400,6 +416,8 @@ class ActiveLanes:
             b = preds[0]
             d = self._model._last_def(pred, b, self._cfg.blocks[b].last + 1)
         ins = self._ins[d]
+        if ins.opcode == "LOP3" and ins.guard is None:
+            return self._bits_test(pred, d)
         if ins.opcode not in ("ISETP", "UISETP") or ins.guard is not None:
             return None
         mods = ins.modifiers
@@ -439,6 +457,25 @@ _INDEX_OPS = frozenset(
     }
 )
 _PLACE_REGISTERS = ("SR_TID", "SR_CTAID", "SR_LANEID", "SR_NTID", "SR_NCTAID")
+
+
+def _lop3_test(ins: SassInstruction, pred: str, operand: Callable[[Operand], Value]) -> int | None:
+    """`LOP3.LUT P0, RZ, R4, 0xf, RZ, 0xc0, !PT`: P0 = (the result != 0), lane by lane, where
+    the result is known in every lane (a tile's `thread_rank() == 0`: lanes 0 and 16 of a
+    16-thread tile); None for any other form."""
+    ops = ins.operands
+    if len(ops) != 7 or "LUT" not in ins.modifiers or not ops[0].registers:
+        return None
+    if str(ops[0].registers[0]) != pred or ops[6].text != "!PT":
+        return None
+    if not isinstance(ops[5].value, int):
+        return None
+    vals = [operand(op) for op in ops[2:5]]
+    if any(isinstance(v, Unknown) or not v.concrete for v in vals):
+        return None
+    a, b, c = (v.lanes for v in vals if isinstance(v, LaneValue))
+    lut = ops[5].value
+    return sum(1 << n for n in range(len(a)) if lop3_bits(lut, a[n], b[n], c[n]))
 
 
 def _word(x: int, unsigned: bool) -> int:

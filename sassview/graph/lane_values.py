@@ -376,7 +376,7 @@ def nonnegative(v: LaneValue) -> bool:
     return True
 
 
-def _lut(lut: int, a: int, b: int, c: int) -> int:
+def lop3_bits(lut: int, a: int, b: int, c: int) -> int:
     out = 0
     for i in range(8):
         if lut >> i & 1:
@@ -395,7 +395,9 @@ def bitwise(lut: int, vals: list[LaneValue], ins: SassInstruction) -> Value:
     if a.concrete and b.concrete and c.concrete:
         return LaneValue(
             (),
-            tuple([_lut(lut, x, y, z) for x, y, z in zip(a.lanes, b.lanes, c.lanes, strict=True)]),
+            tuple(
+                [lop3_bits(lut, x, y, z) for x, y, z in zip(a.lanes, b.lanes, c.lanes, strict=True)]
+            ),
         )
     symbolic = [i for i, v in enumerate(vals) if v.terms]
     if len(symbolic) == 1:
@@ -449,11 +451,11 @@ def _split_bits(lut: int, vals: list[LaneValue], j: int, ins: SassInstruction) -
 
     def on_high(s: int) -> int:
         args = iter(fixed)
-        return _lut(lut, *(s if i == j else next(args) for i in range(3))) & high
+        return lop3_bits(lut, *(s if i == j else next(args) for i in range(3))) & high
 
     zero, ones = on_high(0), on_high(high)
     lanes = tuple(
-        [_lut(lut, x, y, z) & low for x, y, z in zip(a.lanes, b.lanes, c.lanes, strict=True)]
+        [lop3_bits(lut, x, y, z) & low for x, y, z in zip(a.lanes, b.lanes, c.lanes, strict=True)]
     )
     if zero == 0 and ones == high:  # every bit of S kept
         return LaneValue(v.terms, lanes)
@@ -483,7 +485,9 @@ def _uniform_bits(lut: int, vals: list[LaneValue], name: str) -> LaneValue:
             for v, z in zip(vals, zeros, strict=True)
         ]
         choices = [(b,) if b is not None else (0, 1) for b in known]
-        if any(_lut(lut, x, y, z) & 1 for x in choices[0] for y in choices[1] for z in choices[2]):
+        if any(
+            lop3_bits(lut, x, y, z) & 1 for x in choices[0] for y in choices[1] for z in choices[2]
+        ):
             break
         t += 1
     return const(0) if t == 32 else symbol(name, 1 << t)
@@ -501,7 +505,7 @@ def _ring(lut: int, vals: list[LaneValue]) -> LaneValue | None:
     fixed = [w.lanes[0] for w in vals]
 
     def f(x: int) -> int:
-        return _lut(lut, *[x if i == j else fixed[i] for i in range(3)])
+        return lop3_bits(lut, *[x if i == j else fixed[i] for i in range(3)])
 
     m = f(MASK32)
     if f(0) != 0 or m == 0 or m == MASK32:

@@ -1,12 +1,15 @@
 // Warps that compute their own place, as application code does: a warp per row from the
 // signed global index (`warp = gid / 32`, `lane = gid % 32`), a warp-per-row layernorm-style
-// pass with a two-level reduction through shared memory, and WMMA fragments loaded from a
-// padded shared tile with a leading dimension. Its memory use is checked by hand in
+// pass with a two-level reduction through shared memory, tiles of 16 threads whose rank 0
+// writes, and WMMA fragments loaded from a padded shared tile with a leading dimension. Its memory use is checked by hand in
 // tests/test_real_memory.py (the blocks are main()'s launches).
 #include <cuda_runtime.h>
 #include <cuda_fp16.h>
 #include <mma.h>
+#include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
 #include <cstdio>
+namespace cg = cooperative_groups;
 using namespace nvcuda;
 
 // One warp per row: the warp id and lane from the signed global index.
@@ -39,6 +42,14 @@ __global__ void warp_scale(const float* __restrict__ x, float* __restrict__ y, i
     for (int j = tid; j < n; j += 256) y[(size_t)blockIdx.x * n + j] = row[j] - mean;
 }
 
+// Sums of 16 consecutive values by tiles of 16 threads: each tile's rank 0 writes its sum.
+__global__ void tile16_sums(const float* __restrict__ x, float* __restrict__ out) {
+    auto t16 = cg::tiled_partition<16>(cg::this_thread_block());
+    int gid = blockIdx.x * blockDim.x + threadIdx.x;
+    float v = cg::reduce(t16, x[gid], cg::plus<float>());
+    if (t16.thread_rank() == 0) out[gid / 16] = v;
+}
+
 // WMMA from shared memory: a 16x16 half tile per warp, padded to 24 halves a row (the
 // leading dimension), stored by the warp's lanes, then loaded as matrix_a and matrix_b.
 #define LDS 24
@@ -69,6 +80,7 @@ int main() {
     warp_rows<<<512, 256>>>(x, y, 1024, 4096);
     warp_scale<<<1024, 256>>>(x, y, 4096);
     wmma_shared<<<64, 128>>>(a, b, y);
+    tile16_sums<<<1024, 256>>>(x, y);
     cudaDeviceSynchronize();
     printf("done\n");
 }
