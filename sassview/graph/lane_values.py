@@ -78,7 +78,8 @@ class LaneValue(NamedTuple):
     def __str__(self) -> str:
         parts = [f"{c}*{s}" if c != 1 else s for s, c in self.terms]
         if self.uniform:
-            parts.append(str(self.lanes[0]))
+            if self.lanes[0] or not parts:  # `c[0x0][0x230]`, not `c[0x0][0x230] + 0`
+                parts.append(str(self.lanes[0]))
         else:
             parts.append("lanes(" + ",".join(map(str, self.lanes[:4])) + ",...)")
         return " + ".join(parts)
