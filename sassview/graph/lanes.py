@@ -2,9 +2,10 @@
 through the integer arithmetic ptxas emits, so the memory analyses can count the sectors and
 banks one warp-wide access touches.
 
-Three modules help it, each with its own docstring: `lane_values` (the values and their
-arithmetic), `lane_ops` (what each SASS instruction computes from its operands' values) and
-`lane_guards` (which lanes run an instruction). This one finds the definitions: backwards
+Five modules help it, each with its own docstring: `lane_values` (the values and their
+arithmetic), `lane_ops` (what each SASS instruction computes from its operands' values),
+`lane_guards` (which lanes run an instruction), `lane_uniform` (which branches send the whole
+warp one way) and `lane_calls` (each CALL paired with its return). This one finds the definitions: backwards
 through the control-flow graph, the last definition in the block, else the value at the
 block's entry, the same along every incoming edge (several reaching definitions that disagree
 are unknown, unless they differ by a uniform amount and every branch choosing between them is
