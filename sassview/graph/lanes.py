@@ -4,20 +4,20 @@ banks one warp-wide access touches.
 
 Five modules help it, each with its own docstring: `lane_values` (the values and their
 arithmetic), `lane_ops` (what each SASS instruction computes from its operands' values),
-`lane_guards` (which lanes run an instruction), `lane_uniform` (which branches send the whole
-warp one way) and `lane_calls` (each CALL paired with its return). This one finds the definitions: backwards
-through the control-flow graph, the last definition in the block, else the value at the
-block's entry, the same along every incoming edge (several reaching definitions that disagree
-are unknown, unless they differ by a uniform amount and every branch choosing between them is
-warp-uniform: then the warp took one of the paths and the value is the common lane pattern
-plus a uniform symbol). At a loop header the value coming around the back edge must keep the
-entering value's lanes and change only by a uniform step (a pointer advanced each iteration);
-the loop count becomes a symbol. A CALL's return site takes a register from the calling block
-alone where the subroutine does not write it (`sassview.graph.lane_calls`: the CFG's RETURN
-edges join every call of a subroutine). A path on which a register has no definition at all
-is left out of a join (`Undefined`). Values are computed on demand from the addresses of
-memory instructions and remembered per (register, definition); nothing is evaluated that no
-address reaches.
+`lane_guards` (which lanes run an instruction), `lane_uniform` (which branches send the
+whole warp one way) and `lane_calls` (each CALL paired with its return). This one finds the
+definitions: backwards through the control-flow graph, the last definition in the block,
+else the value at the block's entry, the same along every incoming edge (several reaching
+definitions that disagree are unknown, unless they differ by a uniform amount and every
+branch choosing between them is warp-uniform: then the warp took one of the paths and the
+value is the common lane pattern plus a uniform symbol). At a loop header the value coming
+around the back edge must keep the entering value's lanes and change only by a uniform step
+(a pointer advanced each iteration); the loop count becomes a symbol. A CALL's return site
+takes a register from the calling block alone where the subroutine does not write it
+(`sassview.graph.lane_calls`: the CFG's RETURN edges join every call of a subroutine). A
+path on which a register has no definition at all is left out of a join (`Undefined`).
+Values are computed on demand from the addresses of memory instructions and remembered per
+(register, definition); nothing is evaluated that no address reaches.
 
 How it can be wrong: a guarded access, and a guarded definition, takes definitions under its
 own guard (the predicate unchanged since, in its block) as unconditional; a register read
