@@ -249,7 +249,8 @@ def warps(module: Any, mode: str, arch: str, kernel: str, block: Any = None) -> 
     return module.run(AnalysisContext(prog, k, None, (), None, block))  # type: ignore[no-any-return, arg-type]
 
 
-# tests/data/analyses/sources/real_warps.cu, warp 0 of main()'s launches (256, 256, 128, 256).
+# tests/data/analyses/sources/real_warps.cu, warp 0 of main()'s launches (256 threads, 128 for
+# wmma_shared).
 WARP_SECTORS: dict[str, dict[tuple[Any, ...], int]] = {
     # warp = gid / 32 and lane = gid % 32 of the signed int gid = blockIdx.x * 256 +
     # threadIdx.x: ptxas adds (gid >> 31) >>> 27 before the shift, 0 for an index that is
@@ -261,6 +262,12 @@ WARP_SECTORS: dict[str, dict[tuple[Any, ...], int]] = {
     # R4, 0xf, RZ, 0xc0`: threadIdx.x & 15 != 0 exits): lanes 0 and 16, adjacent words, 1
     # sector of 1.
     "tile16_sums": {("load", 32, 4, 4): 1, ("store", 2, 1, 1): 1},
+    # block_sum: in[i] and in[i + 256], i = blockIdx.x * 512 + threadIdx.x: 4 sectors each;
+    # out[blockIdx.x] by thread 0, whose `ISETP.NE P1, tid, RZ` comes before the loops and
+    # the tail and reaches the `@P1 EXIT` after them along every path: 1 lane, 1 sector.
+    # (Its shared accesses, sdata[tid + s] for s = 128, 64, then 32 ... 1 through the
+    # volatile pointer, and sdata[0]: 32 consecutive words or one, 1 wavefront each.)
+    "block_sum": {("load", 32, 4, 4): 2, ("store", 1, 1, 1): 1},
     # a[e] and b[e], halves, e = lane + 32 i: 64 bytes, 2 sectors of 2 (14 loads: the loop
     # of 8 steps as ptxas splits it, 4 + 2 + 1 copies of the two). The stores of the
     # accumulator (ldm 16 floats): rows l/4 of 4 lanes x 8 bytes, 32 bytes each: 8 of 8.

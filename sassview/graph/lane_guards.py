@@ -200,15 +200,18 @@ class ActiveLanes:
     def predicate(self, pred: str, index: int) -> int | None:
         """Predicate `pred` just before `index`, lane by lane (bit l: true in lane l), where
         an ISETP compares values whose difference is known in every lane, or a LOP3 tests
-        bits known in every lane; else None."""
+        bits known in every lane; else None. The definition is the one every path to
+        `index` brings (`if (tid == 0) out[...] = sdata[0]` after a reduction's loops: the
+        ISETP before them)."""
         b = self._cfg.block_of_index(index).index
         d = self._model._last_def(pred, b, index)
-        while d < 0:
-            preds = self._cfg.blocks[b].predecessors
-            if len(preds) != 1:
+        if d < 0:
+            reaching = set(self.uniform.reaching(pred, b, index))
+            if len(reaching) != 1:
                 return None
-            b = preds[0]
-            d = self._model._last_def(pred, b, self._cfg.blocks[b].last + 1)
+            (d,) = reaching
+            if d < 0:
+                return None
         ins = self._ins[d]
         if ins.opcode == "LOP3" and ins.guard is None:
             return self._bits_test(pred, d)

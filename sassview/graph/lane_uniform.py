@@ -155,12 +155,12 @@ class UniformBranches:
         for reg in names(uses):
             if reg in ("RZ", "PT", "URZ", "UPT"):
                 continue
-            for d in self._reaching(reg, b, index):
+            for d in self.reaching(reg, b, index):
                 if d < 0 or not self._index_only(d, depth + 1, seen):
                     return False
         return True
 
-    def _reaching(self, reg: str, b: int, index: int) -> list[int]:
+    def reaching(self, reg: str, b: int, index: int) -> list[int]:
         """The definitions of `reg` that reach `index` in block b (-1: none, the entry)."""
         d = self._model._last_def(reg, b, index)
         if d >= 0:

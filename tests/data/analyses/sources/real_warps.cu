@@ -1,7 +1,8 @@
 // Warps that compute their own place, as application code does: a warp per row from the
 // signed global index (`warp = gid / 32`, `lane = gid % 32`), a warp-per-row layernorm-style
 // pass with a two-level reduction through shared memory, tiles of 16 threads whose rank 0
-// writes, and WMMA fragments loaded from a padded shared tile with a leading dimension. Its memory use is checked by hand in
+// writes, the classic block sum whose thread 0 writes after the loops, and WMMA fragments
+// loaded from a padded shared tile with a leading dimension. Its memory use is checked by hand in
 // tests/test_real_memory.py (the blocks are main()'s launches).
 #include <cuda_runtime.h>
 #include <cuda_fp16.h>
@@ -50,6 +51,28 @@ __global__ void tile16_sums(const float* __restrict__ x, float* __restrict__ out
     if (t16.thread_rank() == 0) out[gid / 16] = v;
 }
 
+// The classic block sum: two loads a thread, a tree in shared memory while more than a warp
+// is left, the last warp unrolled through a volatile pointer, thread 0 writes.
+__global__ void block_sum(const float* __restrict__ in, float* __restrict__ out, unsigned n) {
+    extern __shared__ float sdata[];
+    unsigned tid = threadIdx.x;
+    unsigned i = blockIdx.x * (blockDim.x * 2) + threadIdx.x;
+    float v = i < n ? in[i] : 0.f;
+    if (i + blockDim.x < n) v += in[i + blockDim.x];
+    sdata[tid] = v;
+    __syncthreads();
+    for (unsigned s = blockDim.x / 2; s > 32; s >>= 1) {
+        if (tid < s) sdata[tid] += sdata[tid + s];
+        __syncthreads();
+    }
+    if (tid < 32) {
+        volatile float* w = sdata;
+        w[tid] += w[tid + 32]; w[tid] += w[tid + 16]; w[tid] += w[tid + 8];
+        w[tid] += w[tid + 4]; w[tid] += w[tid + 2]; w[tid] += w[tid + 1];
+    }
+    if (tid == 0) out[blockIdx.x] = sdata[0];
+}
+
 // WMMA from shared memory: a 16x16 half tile per warp, padded to 24 halves a row (the
 // leading dimension), stored by the warp's lanes, then loaded as matrix_a and matrix_b.
 #define LDS 24
@@ -81,6 +104,7 @@ int main() {
     warp_scale<<<1024, 256>>>(x, y, 4096);
     wmma_shared<<<64, 128>>>(a, b, y);
     tile16_sums<<<1024, 256>>>(x, y);
+    block_sum<<<1024, 256, 256 * sizeof(float)>>>(x, y, 1u << 20);
     cudaDeviceSynchronize();
     printf("done\n");
 }
