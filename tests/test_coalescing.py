@@ -399,3 +399,24 @@ def test_a_counter_zeroed_with_its_neighbour_by_cs2r_is_followed() -> None:
     facts = bank_conflicts.run(AnalysisContext(prog, k, None, (), None)).facts  # type: ignore[arg-type]
     assert len(facts["accesses"]) == 10
     assert {(a["wavefronts"], a["unknown"]) for a in facts["accesses"]} == {(1, None)}
+
+
+@pytest.mark.compile
+def test_a_tile_loaded_by_a_block_stride_loop_divides_its_index() -> None:
+    # tests/corpus/sources/real/gemm_runner: As[i] = A[(row0 + i / BK) * K + k0 + i % BK] for
+    # i = threadIdx.x + blockDim.x * j, signed (`LEA.HI.SX32`). With the block known
+    # (--block 256 for <128, 128, 8, 8>) warp 0 reads 4 rows of 8 floats: 4 sectors, and B's
+    # row of 32; the launch's block is a template expression, so without --block i's step is
+    # blockDim.x, unknown modulo 8: unknown, and the reason says to pass --block.
+    import sassview
+
+    path = rec.ROOT / "tests/corpus/sources/real/gemm_runner/runner.cu"
+    prog = sassview.compile(path=path, arch="sm_90a")
+    k = prog.kernel("_Z11sgemm_tiledILi128ELi128ELi8ELi8EEviiiPKfS1_Pf")
+    ctx = AnalysisContext(prog, k, None, (), None, parse_block("256"))  # type: ignore[arg-type]
+    loads = [a for a in coalescing.run(ctx).facts["accesses"] if a["direction"] == "load"]
+    assert [(a["sectors"], a["min_sectors"]) for a in loads] == [(4, 4), (4, 4)]
+    assert loads[0]["pattern"].startswith("4 groups of lanes")
+    ctx = AnalysisContext(prog, k, None, (), None)  # type: ignore[arg-type]
+    loads = [a for a in coalescing.run(ctx).facts["accesses"] if a["direction"] == "load"]
+    assert all(a["sectors"] is None and "pass --block" in a["unknown"] for a in loads)

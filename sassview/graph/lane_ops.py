@@ -344,9 +344,13 @@ def _op_lea(m: Model, ins: SassInstruction, srcs: Sequence[Operand], d: int) -> 
         # `LEA.HI.SX32 R5, R0, R5, 0x1d`: b + the high word of (a, sign-extended) << s, i.e.
         # b + (a >> (32 - s)) arithmetically (a signed quotient's shift, see _multiply_high).
         a, b, s = vals
-        if not (a.concrete and s.concrete and s.uniform and 0 < s.lanes[0] <= 32):
+        if not (s.concrete and s.uniform and 0 < s.lanes[0] <= 32):
             return None
         n = 32 - s.lanes[0]
+        if not a.concrete:  # `i / 8` of a block-stride loop's i: exact where i's run-time
+            # part is a multiple of 2^n (then the shift divides it; else unknown, and why)
+            shifted = shift_right(a, const(n), ins)
+            return shifted if isinstance(shifted, Unknown) else add(b, shifted)
         return add(b, LaneValue((), tuple([_word(x, False) >> n for x in a.lanes])))
     if "HI" in ins.modifiers:
         if len(vals) != 4:

@@ -346,7 +346,7 @@ def shift_right(a: LaneValue, s: LaneValue, ins: SassInstruction) -> Value:
             "quotient depends on it"
         )
         if "ntid." in names:  # the block's size, when no block shape is known
-            why += " (blockDim is not known: pass --block, or launch the kernel in its file)"
+            why += " (blockDim is not known: pass --block)"
         return Unknown(why, ins.address)
     return LaneValue(tuple((sym, c >> n) for sym, c in a.terms), tuple([x >> n for x in a.lanes]))
 

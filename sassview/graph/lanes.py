@@ -421,6 +421,8 @@ class WarpModel:
         if all(v == guess for v in around):
             return entering  # not changed in the loop
         step = 0
+        names: set[str] = set()
+        forward = True
         for v in around:
             if isinstance(v, Unknown):
                 return v
@@ -428,7 +430,15 @@ class WarpModel:
             if not diff.uniform:
                 return Unknown(f"{reg} changes differently in each lane around the loop", start)
             step = gcd_step(step, diff)
-        return add(entering, symbol(counter, step or 1))
+            names.update(sym for sym, _ in diff.terms)
+            forward = forward and nonnegative(diff)
+        # The count of steps is not negative where no step is (a loop counting up: see
+        # lane_values.nonnegative), else any integer (`i -= 32`); a step of run-time size
+        # (`i += blockDim.x`) is named in it, so that what it depends on can be said.
+        name = counter if forward else f"steps@{start:04x}:{reg}"
+        if names:
+            name += "*(" + ", ".join(sorted(names)) + ")"
+        return add(entering, symbol(name, step or 1))
 
     def _merge(self, reg: str, values: list[Value], address: int, join: int | None = None) -> Value:
         """One value out of several reaching definitions: they must agree (or all be uniform
