@@ -211,6 +211,52 @@ def _modulo(v: LaneValue, mask: int) -> LaneValue | None:
     return LaneValue((), base, (), Wrap(modulus, step, "ptx", base, 1))
 
 
+def _place(v: LaneValue) -> bool:
+    """A global index: block indices times block sizes (positive coefficients, products of
+    those), plus lanes that are not negative; never negative unless it overflows an int."""
+    names = re.compile(r"ctaid\.[xyz]|ntid\.[xyz]")
+    rest = set("()* ")
+    return (
+        not v.scaled
+        and v.wrap is None
+        and all(x >= 0 for x in v.lanes)
+        and all(c > 0 and set(names.sub("", t)) <= rest for t, c in v.terms)
+    )
+
+
+def _shift_right(v: LaneValue, n: int) -> LaneValue | None:
+    """v >> n of a value with a run-time part: its sign (n = 31) of a global index is 0; a
+    run-time part a multiple of 2^n and lanes not negative divide exactly."""
+    if v.scaled or v.wrap is not None:
+        return None
+    if n >= 31 and _place(v):
+        return const(0)
+    if any(c % (1 << n) for _, c in v.terms) or any(x < 0 for x in v.lanes):
+        return None
+    return LaneValue(tuple((t, c >> n) for t, c in v.terms), tuple(x >> n for x in v.lanes))
+
+
+def _round_down(v: LaneValue, mask: int) -> LaneValue | None:
+    """v & -2^j (the low j bits cleared) of a run-time part that has none of them."""
+    j = (mask & -mask).bit_length() - 1
+    if mask != -(1 << j) or v.scaled or v.wrap is not None:
+        return None
+    if any(c % (1 << j) for _, c in v.terms) or any(x < 0 for x in v.lanes):
+        return None
+    return LaneValue(v.terms, tuple(x & mask for x in v.lanes))
+
+
+def _disjoint_or(high: LaneValue, low: LaneValue) -> LaneValue | None:
+    """high | low where they share no bit: high's run-time part a multiple of 2^k and its
+    lanes 0, low concrete in [0, 2^k): their sum (`((4 * ctaid + warp) << 8) | lane`)."""
+    if not high.terms or not low.concrete or high.scaled or high.wrap is not None:
+        return None
+    k = min((c & -c).bit_length() - 1 for _, c in high.terms)
+    if any(x for x in high.lanes) or any(not 0 <= x < 1 << k for x in low.lanes):
+        return None
+    return add(high, low)
+
+
 def _evaluate(
     op: str, mods: tuple[str, ...], srcs: list[LaneValue | None], texts: tuple[str, ...]
 ) -> LaneValue | None:
@@ -259,13 +305,21 @@ def _evaluate(
     if op == "shl" and vals[1].concrete and vals[1].uniform:
         return scale(vals[0], 1 << vals[1].lanes[0])
     if op == "and" and vals[1].concrete and vals[1].uniform and not vals[0].concrete:
+        if vals[1].lanes[0] < 0:
+            return _round_down(vals[0], vals[1].lanes[0])
         return _modulo(vals[0], vals[1].lanes[0])
+    if op == "shr" and vals[1].concrete and vals[1].uniform and not vals[0].concrete:
+        return _shift_right(vals[0], vals[1].lanes[0])
     if op == "bfe" and all(v.concrete for v in vals) and vals[1].uniform and vals[2].uniform:
         start, n = vals[1].lanes[0], vals[2].lanes[0]  # Triton's layouts: a bit of tid.x
         fields = [x >> start & ((1 << n) - 1) for x in vals[0].lanes]
         if "s32" in mods:
             fields = [f - (1 << n) if f >> (n - 1) else f for f in fields]
         return LaneValue((), tuple(fields))
+    if op == "or" and len(vals) == 2:  # a lane index ORed below an aligned row offset
+        joined = _disjoint_or(*vals) or _disjoint_or(vals[1], vals[0])
+        if joined is not None:
+            return joined
     if op in ("and", "or", "xor", "shr") and all(v.concrete for v in vals):
         fn = {
             "and": lambda x, y: x & y,

@@ -306,7 +306,7 @@ def same_widths(
     )
 
 
-@pytest.mark.parametrize("case", ["coalescing", "lane_forms", "real_memory"])
+@pytest.mark.parametrize("case", ["coalescing", "lane_forms", "real_memory", "real_warps"])
 @pytest.mark.parametrize("block", [None, "32x32", "16x16"])
 @pytest.mark.parametrize("arch", ARCHS)
 @pytest.mark.parametrize("mode", ["recorded", "json"])
@@ -384,3 +384,39 @@ def test_a_guarded_load_follows_definitions_under_its_own_guard() -> None:
     glob = insp.facts("coalescing")
     assert glob["unknown"] == 0 and glob["coalesced"] == len(glob["accesses"]) == 3
     assert insp.facts("bank_conflicts")["unknown"] == 0
+
+
+@pytest.mark.compile
+def test_a_counter_zeroed_with_its_neighbour_by_cs2r_is_followed() -> None:
+    # sm_90a starts `acc` and `i` of `acc = fmaf(s[(threadIdx.x + i) % 512], s[i % 512], acc)`
+    # with one `CS2R R2, SRZ`, both registers zero: every read of s, the unrolled copies' and
+    # the remainder's, is 32 consecutive words wrapping at 512 or one word, 1 wavefront.
+    import sassview
+
+    prog = sassview.compile(path=rec.ROOT / "tests/corpus/sources/mma.cu", arch="sm_90a")
+    k = prog.kernel("_Z13cp_async_ffmaPKfPfi")
+    assert any(i.opcode == "CS2R" and i.operands[-1].text == "SRZ" for i in k.instructions)
+    facts = bank_conflicts.run(AnalysisContext(prog, k, None, (), None)).facts  # type: ignore[arg-type]
+    assert len(facts["accesses"]) == 10
+    assert {(a["wavefronts"], a["unknown"]) for a in facts["accesses"]} == {(1, None)}
+
+
+@pytest.mark.compile
+def test_a_tile_loaded_by_a_block_stride_loop_divides_its_index() -> None:
+    # tests/corpus/sources/real/gemm_runner: As[i] = A[(row0 + i / BK) * K + k0 + i % BK] for
+    # i = threadIdx.x + blockDim.x * j, signed (`LEA.HI.SX32`). With the block known
+    # (--block 256 for <128, 128, 8, 8>) warp 0 reads 4 rows of 8 floats: 4 sectors, and B's
+    # row of 32; the launch's block is a template expression, so without --block i's step is
+    # blockDim.x, unknown modulo 8: unknown, and the reason says to pass --block.
+    import sassview
+
+    path = rec.ROOT / "tests/corpus/sources/real/gemm_runner/runner.cu"
+    prog = sassview.compile(path=path, arch="sm_90a")
+    k = prog.kernel("_Z11sgemm_tiledILi128ELi128ELi8ELi8EEviiiPKfS1_Pf")
+    ctx = AnalysisContext(prog, k, None, (), None, parse_block("256"))  # type: ignore[arg-type]
+    loads = [a for a in coalescing.run(ctx).facts["accesses"] if a["direction"] == "load"]
+    assert [(a["sectors"], a["min_sectors"]) for a in loads] == [(4, 4), (4, 4)]
+    assert loads[0]["pattern"].startswith("4 groups of lanes")
+    ctx = AnalysisContext(prog, k, None, (), None)  # type: ignore[arg-type]
+    loads = [a for a in coalescing.run(ctx).facts["accesses"] if a["direction"] == "load"]
+    assert all(a["sectors"] is None and "pass --block" in a["unknown"] for a in loads)

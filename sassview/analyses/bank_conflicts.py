@@ -159,7 +159,9 @@ def _fact(
         fact["unknown"] = value.reason
         return fact
     if not on:
-        fact["unknown"] = "no lane of the warp runs it (a guard on the lane index)"
+        fact["unknown"] = (
+            "no lane of the warp runs it (a guard on the lane index or the block's shape)"
+        )
         return fact
     every = instances(value, 4)
     if every is None:

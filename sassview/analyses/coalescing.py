@@ -188,7 +188,9 @@ def _fact(
     if isinstance(base, Unknown):
         fact["unknown"] = base.reason
     elif not picks:
-        fact["unknown"] = "no lane of the warp runs it (a guard on the lane index)"
+        fact["unknown"] = (
+            "no lane of the warp runs it (a guard on the lane index or the block's shape)"
+        )
     elif base.scaled:
         if base.wrap is not None:
             fact["unknown"] = f"a run-time stride and a wrap ({base.wrap.residue})"

@@ -7,11 +7,15 @@ how (the table `_EXACT`), which give each lane its own value, which load. The wa
 it back for operand values through `Model`.
 
 Followed exactly: MOV, IADD3, IMAD (with .WIDE, .SHL, .MOV, .IADD), LEA (and LEA.HI on
-concrete values), SHF, LOP3 (any LUT: AND, OR, XOR swizzles), SGXT on concrete lanes, SEL of
+concrete values), SHF (the sign `SHF.R.S32.HI R3, RZ, 0x1f, R4` of a global index is 0: see
+`lane_values.nonnegative`), LOP3 (any LUT: AND, OR, XOR swizzles; on a run-time part and
+lanes below its alignment, bit by bit), PRMT (on concrete lanes, and the byte shifts that
+join a lane index under a row: `PRMT R5, R5, 0x6540, R0`), SGXT on concrete lanes, SEL of
 equal values or by a lane-exact predicate (USEL of uniform values), the half-float constant
-moves (`HFMA2.MMA R5, -RZ, RZ, 0, 2.38e-07`), constants, and the `[R2.64+UR4+0x10]` /
-`[R0.X4]` address forms; the uniform registers' own U* forms alike. Any other operation
-whose register inputs are all uniform gives a uniform result (a fresh symbol; a LOP3's keeps
+moves (`HFMA2.MMA R5, -RZ, RZ, 0, 2.38e-07`) and `CS2R R2, SRZ` (both registers zero),
+constants, and the `[R2.64+UR4+0x10]` / `[R0.X4]` address forms; the uniform registers' own
+U* forms alike. Any other operation whose register inputs are all uniform gives a uniform
+result (a fresh symbol; a LOP3's keeps
 the low bits it is known to clear, so a lane index ORed in below them stays exact); a load
 from a uniform address too. The high half of an `IMAD.WIDE.U32` of concrete lanes (ptxas'
 division by a constant: `x / 3` is the high word of x * 0xaaaaaaab, shifted) is exact, and
@@ -44,6 +48,8 @@ from sassview.graph.lane_values import (
     known,
     low_zeros,
     multiply,
+    nonnegative,
+    scale,
     shift_left,
     shift_right,
     symbol,
@@ -86,6 +92,8 @@ def result(m: Model, reg: str, d: int, ins: SassInstruction) -> Value:
         None,
     )
     opcode = ins.opcode
+    if opcode == "CS2R" and ops and ops[-1].text == "SRZ":  # `CS2R R2, SRZ`: R2 and R3 zero
+        return const(0)
     if dest is None or str(dest.registers[0]) != reg:
         part = _constant_part(ins, dest, reg)
         if part is not None:
@@ -336,9 +344,13 @@ def _op_lea(m: Model, ins: SassInstruction, srcs: Sequence[Operand], d: int) -> 
         # `LEA.HI.SX32 R5, R0, R5, 0x1d`: b + the high word of (a, sign-extended) << s, i.e.
         # b + (a >> (32 - s)) arithmetically (a signed quotient's shift, see _multiply_high).
         a, b, s = vals
-        if not (a.concrete and s.concrete and s.uniform and 0 < s.lanes[0] <= 32):
+        if not (s.concrete and s.uniform and 0 < s.lanes[0] <= 32):
             return None
         n = 32 - s.lanes[0]
+        if not a.concrete:  # `i / 8` of a block-stride loop's i: exact where i's run-time
+            # part is a multiple of 2^n (then the shift divides it; else unknown, and why)
+            shifted = shift_right(a, const(n), ins)
+            return shifted if isinstance(shifted, Unknown) else add(b, shifted)
         return add(b, LaneValue((), tuple([_word(x, False) >> n for x in a.lanes])))
     if "HI" in ins.modifiers:
         if len(vals) != 4:
@@ -370,7 +382,11 @@ def _op_shf(m: Model, ins: SassInstruction, srcs: Sequence[Operand], d: int) -> 
         return shift_left(lo, s, ins)
     if "R" in mods:
         if "HI" in mods:
-            if lo != const(0) or "S32" in mods and not all(x >= 0 for x in hi.lanes):
+            if lo != const(0):
+                return None
+            if s.concrete and s.uniform and s.lanes[0] >= 31 and nonnegative(hi):
+                return const(0)  # the sign of a global index (`i / 32` of an int i)
+            if "S32" in mods and not all(x >= 0 for x in hi.lanes):
                 return None
             return shift_right(hi, s, ins)
         if "U64" in mods or "S64" in mods or hi == const(0):
@@ -465,6 +481,45 @@ def _op_sgxt(m: Model, ins: SassInstruction, srcs: Sequence[Operand], d: int) ->
     return LaneValue((), tuple(out))
 
 
+def _op_prmt(m: Model, ins: SassInstruction, srcs: Sequence[Operand], d: int) -> Value | None:
+    """`PRMT R5, R5, 0x6540, R0`: bytes of {b, a} picked by the selector's nibbles. Exact on
+    concrete lanes; where the low bytes come in order from one input and the rest in order
+    from the other's low bytes (0x6540: a's byte 0 under b's bytes 0-2), it is
+    `(lo & 0xff..) + hi * 256^m`, the high input symbolic too (ptxas joins a lane index and
+    a warp's row so: `(blockIdx.x * 4 + warp) * 256 + lane`)."""
+    if ins.modifiers or len(srcs) != 3 or not isinstance(srcs[1].value, int):
+        return None
+    vals = known(m._values([srcs[0], srcs[2]], d))
+    if isinstance(vals, Unknown):
+        return vals
+    a, b = vals
+    sel = [srcs[1].value >> (4 * i) & 0xF for i in range(4)]
+    if a.concrete and b.concrete:
+        out = []
+        for x, y in zip(a.lanes, b.lanes, strict=True):
+            word = (y & MASK32) << 32 | (x & MASK32)
+            out.append(sum(_byte(word, n) << (8 * i) for i, n in enumerate(sel)))
+        return LaneValue((), tuple(out))
+    for m_ in (1, 2, 3):
+        low, high = sel[:m_], sel[m_:]
+        for lo, hi, base in ((a, b, 0), (b, a, 4)):
+            if low == list(range(base, base + m_)) and high == list(
+                range(4 - base, 4 - base + 4 - m_)
+            ):
+                if not lo.concrete:
+                    return None
+                mask = (1 << (8 * m_)) - 1
+                kept = LaneValue((), tuple([x & mask for x in lo.lanes]))
+                return add(scale(hi, 1 << (8 * m_)), kept)
+    return None
+
+
+def _byte(word: int, n: int) -> int:
+    """Byte n & 7 of a 64-bit word, replicated from its sign bit where n has bit 3."""
+    byte = word >> (8 * (n & 7)) & 0xFF
+    return (0xFF if byte & 0x80 else 0) if n & 8 else byte
+
+
 _OpFn = Callable[[Model, SassInstruction, Sequence[Operand], int], "Value | None"]
 _EXACT: Mapping[str, _OpFn] = {
     "MOV": _op_mov,
@@ -480,4 +535,5 @@ _EXACT: Mapping[str, _OpFn] = {
     "SEL": _op_sel,
     "HFMA2": _op_hfma2,
     "SGXT": _op_sgxt,
+    "PRMT": _op_prmt,
 }

@@ -24,13 +24,16 @@ counts under a stated condition on the symbol. What cannot be followed is `Unkno
 reason. Never a guess.
 
 How it can be wrong: integers are unbounded (32-bit wraparound and the sign of .U32 forms are
-not modelled).
+not modelled; a LOP3 reads its lanes as 32-bit words); a global index (block indices times
+block sizes plus lanes, loop counts) is taken not to overflow an int, so that its sign is 0
+(`nonnegative`).
 """
 
 from __future__ import annotations
 
 import math
 import operator
+import re
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -75,7 +78,8 @@ class LaneValue(NamedTuple):
     def __str__(self) -> str:
         parts = [f"{c}*{s}" if c != 1 else s for s, c in self.terms]
         if self.uniform:
-            parts.append(str(self.lanes[0]))
+            if self.lanes[0] or not parts:  # `c[0x0][0x230]`, not `c[0x0][0x230] + 0`
+                parts.append(str(self.lanes[0]))
         else:
             parts.append("lanes(" + ",".join(map(str, self.lanes[:4])) + ",...)")
         return " + ".join(parts)
@@ -102,6 +106,14 @@ class Unknown(NamedTuple):
 
     reason: str
     address: int | None = None
+
+
+class Undefined(Unknown):
+    """A register no path defines before it is read (at the kernel's entry): a correct
+    program reads it along no path that arrives there, so where the definitions of a join
+    are merged, a path bringing it is one the read is not reached by (ptxas knows a
+    predicate the model does not: `@P0 IMAD R8, ...` where P0 is true whenever the loop
+    that set R8 did not run) and is left out. Values computed from it are it."""
 
 
 Value = LaneValue | Unknown
@@ -327,13 +339,45 @@ def shift_right(a: LaneValue, s: LaneValue, ins: SassInstruction) -> Value:
     if a.alignment_bits < n:
         if a.uniform:
             return symbol(f"({a})>>{n}@{ins.address:04x}")
-        return Unknown(
-            f"{ins.mnemonic}: a right shift of a symbolic lane-varying value", ins.address
+        names = ", ".join(sym for sym, _ in a.terms)
+        why = (
+            f"{ins.mnemonic}: a right shift by {n} of a lane value whose run-time part "
+            f"({names}) is not known to be a multiple of {1 << n}: which lanes share a "
+            "quotient depends on it"
         )
+        if "ntid." in names:  # the block's size, when no block shape is known
+            why += " (blockDim is not known: pass --block)"
+        return Unknown(why, ins.address)
     return LaneValue(tuple((sym, c >> n) for sym, c in a.terms), tuple([x >> n for x in a.lanes]))
 
 
-def _lut(lut: int, a: int, b: int, c: int) -> int:
+# The symbols of a thread's place in the grid, never negative: block indices, the block's
+# and the grid's extents (c[0x0][0x0..0x14]), loop iteration counts, the count of steps of a
+# join's paths from the least of them (lanes.WarpModel._uniform_join), and the tags of
+# products of those (`(SR_CTAID.X)*(ntid.x)@0040`).
+_PLACE = re.compile(
+    r"SR_CTAID\.[XYZ]|ntid\.[xyz]|c\[0x0\]\[0x(?:0|4|8|c|10|14)\]|iteration@[0-9a-f]+:\w+"
+    r"|paths@[0-9a-f]+:\w+|@[0-9a-f]{4}"
+)
+_PLACE_REST = frozenset("()*+ 0123456789")
+
+
+def nonnegative(v: LaneValue) -> bool:
+    """Whether v is at least 0 in every lane: its lanes are, and its run-time part is a sum,
+    with positive coefficients, of the thread's place in the grid (block indices and
+    extents, loop iteration counts, products of those): a global index
+    (`blockIdx.x * blockDim.x + threadIdx.x`) or a block-stride loop's, whose sign ptxas
+    tests before a signed division (`i / 32`). Taken, as C's int arithmetic lets a kernel
+    take, not to overflow: an index past 2^31 - 1 would be negative."""
+    if v.scaled or v.wrap is not None or any(x < 0 for x in v.lanes):
+        return False
+    for sym, c in v.terms:
+        if c <= 0 or not _PLACE_REST.issuperset(_PLACE.sub("", sym)):
+            return False
+    return True
+
+
+def lop3_bits(lut: int, a: int, b: int, c: int) -> int:
     out = 0
     for i in range(8):
         if lut >> i & 1:
@@ -352,28 +396,75 @@ def bitwise(lut: int, vals: list[LaneValue], ins: SassInstruction) -> Value:
     if a.concrete and b.concrete and c.concrete:
         return LaneValue(
             (),
-            tuple([_lut(lut, x, y, z) for x, y, z in zip(a.lanes, b.lanes, c.lanes, strict=True)]),
+            tuple(
+                [lop3_bits(lut, x, y, z) for x, y, z in zip(a.lanes, b.lanes, c.lanes, strict=True)]
+            ),
         )
     symbolic = [i for i, v in enumerate(vals) if v.terms]
-    k = min(32, min(vals[i].alignment_bits for i in symbolic))
+    if len(symbolic) == 1:
+        split = _split_bits(lut, vals, symbolic[0], ins)
+        if split is not None:
+            return split
+    if all(v.uniform for v in vals):
+        return _uniform_bits(lut, vals, f"lop3@{ins.address:04x}")
+    ring = _ring(lut, vals) if len(symbolic) == 1 else None
+    if ring is not None:
+        return ring
+    if len(symbolic) == 1 and any(x < 0 for x in vals[symbolic[0]].lanes):
+        return Unknown(f"{ins.mnemonic} on a negative lane part", ins.address)
+    if len(symbolic) == 1:
+        names = ", ".join(sym for sym, _ in vals[symbolic[0]].terms)
+        why = (
+            f"{ins.mnemonic}: the lanes' bits and those of a run-time value ({names}) "
+            "meet in one bitwise operation"
+        )
+        if "SR_TID." in names or "ntid." in names:  # a thread index the default warp leaves
+            why += " (the block is not known: pass --block)"
+        return Unknown(why, ins.address)
+    return Unknown(f"{ins.mnemonic} on a symbolic lane-varying value", ins.address)
+
+
+def _split_bits(lut: int, vals: list[LaneValue], j: int, ins: SassInstruction) -> Value | None:
+    """A bitwise operation on S + L (input j: S its run-time part, a multiple of 2^k; L its
+    lanes, all in [0, 2^k)) and concrete inputs: bit by bit, the low k bits of the result
+    come from L and the inputs' low bits, exact per lane; the bits from k up from S and the
+    inputs' high bits, which must be the same in every lane: the result's run-time part is
+    S where the operation keeps those bits of S (`x & 0xffffffc0`), none where it clears
+    them, else a fresh uniform symbol times the power of two below which it is known zero
+    (`(blockIdx.x * 128 + threadIdx.x) / 2 & 0x7ffffff0`, WMMA's warp row: the mask clears
+    bit 31 too). None when the input is not of that form (left to the other rules)."""
+    v = vals[j]
+    k = min(32, v.alignment_bits)
     low = (1 << k) - 1
-    if len(symbolic) != 1 or any(x < 0 or x > low for v in vals for x in v.lanes):
-        if all(v.uniform for v in vals):
-            return _uniform_bits(lut, vals, f"lop3@{ins.address:04x}")
-        ring = _ring(lut, vals) if len(symbolic) == 1 else None
-        if ring is not None:
-            return ring
-        return Unknown(f"{ins.mnemonic} on a symbolic lane-varying value", ins.address)
-    j = symbolic[0]
-    keep = [_lut(lut, *(1 if i == j else 0 for i in range(3))) & 1, _lut(lut, 0, 0, 0) & 1]
+    if k < 32 and any(x & MASK32 > low for x in v.lanes):  # 32-bit words: mod 2^32
+        return None
+    if k == 0:
+        return None
+    high = MASK32 & ~low
+    fixed = []
+    for i, w in enumerate(vals):
+        if i != j:
+            tops = {x & high for x in w.lanes}
+            if len(tops) != 1:
+                return None
+            fixed.append(tops.pop())
+    a, b, c = vals
+
+    def on_high(s: int) -> int:
+        args = iter(fixed)
+        return lop3_bits(lut, *(s if i == j else next(args) for i in range(3))) & high
+
+    zero, ones = on_high(0), on_high(high)
     lanes = tuple(
-        [_lut(lut, x, y, z) & low for x, y, z in zip(a.lanes, b.lanes, c.lanes, strict=True)]
+        [lop3_bits(lut, x, y, z) & low for x, y, z in zip(a.lanes, b.lanes, c.lanes, strict=True)]
     )
-    if keep == [1, 0]:
-        return LaneValue(vals[j].terms, lanes)
-    if keep == [0, 0]:
+    if zero == 0 and ones == high:  # every bit of S kept
+        return LaneValue(v.terms, lanes)
+    possible = zero | ones  # the bits of the result that may be set
+    if possible == 0:
         return LaneValue((), lanes)
-    return Unknown(f"{ins.mnemonic} sets the high bits of a symbolic value", ins.address)
+    t = (possible & -possible).bit_length() - 1
+    return add(symbol(f"lop3@{ins.address:04x}", 1 << t), LaneValue((), lanes))
 
 
 def low_zeros(v: LaneValue) -> int:
@@ -395,7 +486,9 @@ def _uniform_bits(lut: int, vals: list[LaneValue], name: str) -> LaneValue:
             for v, z in zip(vals, zeros, strict=True)
         ]
         choices = [(b,) if b is not None else (0, 1) for b in known]
-        if any(_lut(lut, x, y, z) & 1 for x in choices[0] for y in choices[1] for z in choices[2]):
+        if any(
+            lop3_bits(lut, x, y, z) & 1 for x in choices[0] for y in choices[1] for z in choices[2]
+        ):
             break
         t += 1
     return const(0) if t == 32 else symbol(name, 1 << t)
@@ -413,7 +506,7 @@ def _ring(lut: int, vals: list[LaneValue]) -> LaneValue | None:
     fixed = [w.lanes[0] for w in vals]
 
     def f(x: int) -> int:
-        return _lut(lut, *[x if i == j else fixed[i] for i in range(3)])
+        return lop3_bits(lut, *[x if i == j else fixed[i] for i in range(3)])
 
     m = f(MASK32)
     if f(0) != 0 or m == 0 or m == MASK32:

@@ -2,21 +2,27 @@
 through the integer arithmetic ptxas emits, so the memory analyses can count the sectors and
 banks one warp-wide access touches.
 
-Three modules help it, each with its own docstring: `lane_values` (the values and their
-arithmetic), `lane_ops` (what each SASS instruction computes from its operands' values) and
-`lane_guards` (which lanes run an instruction). This one finds the definitions: backwards
-through the control-flow graph, the last definition in the block, else the value at the
-block's entry, the same along every incoming edge (several reaching definitions that disagree
-are unknown, unless they differ by a uniform amount and every branch choosing between them is
-warp-uniform: then the warp took one of the paths and the value is the common lane pattern
-plus a uniform symbol). At a loop header the value coming around the back edge must keep the
-entering value's lanes and change only by a uniform step (a pointer advanced each iteration);
-the loop count becomes a symbol. Values are computed on demand from the addresses of memory
-instructions and remembered per (register, definition); nothing is evaluated that no address
-reaches.
+Five modules help it, each with its own docstring: `lane_values` (the values and their
+arithmetic), `lane_ops` (what each SASS instruction computes from its operands' values),
+`lane_guards` (which lanes run an instruction), `lane_uniform` (which branches send the
+whole warp one way) and `lane_calls` (each CALL paired with its return). This one finds the
+definitions: backwards through the control-flow graph, the last definition in the block,
+else the value at the block's entry, the same along every incoming edge (several reaching
+definitions that disagree are unknown, unless they differ by a uniform amount and every
+branch choosing between them is warp-uniform: then the warp took one of the paths and the
+value is the common lane pattern plus a uniform symbol). At a loop header the value coming
+around the back edge must keep the entering value's lanes and change only by a uniform step
+(a pointer advanced each iteration); the loop count becomes a symbol. A CALL's return site
+takes a register from the calling block alone where the subroutine does not write it
+(`sassview.graph.lane_calls`: the CFG's RETURN edges join every call of a subroutine). A
+path on which a register has no definition at all is left out of a join (`Undefined`).
+Values are computed on demand from the addresses of memory instructions and remembered per
+(register, definition); nothing is evaluated that no address reaches.
 
-How it can be wrong: a guarded access takes definitions under its own guard (the predicate
-unchanged since, in its block) as unconditional; see the other modules for theirs.
+How it can be wrong: a guarded access, and a guarded definition, takes definitions under its
+own guard (the predicate unchanged since, in its block) as unconditional; a register read
+where some path leaves it undefined is taken from the paths that define it (a correct program
+does not read it along the others); see the other modules for theirs.
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from sassview.graph import sass_semantics as sem
 from sassview.graph.dataflow import Effects, instruction_effects
+from sassview.graph.lane_calls import Body
 from sassview.graph.lane_guards import ActiveLanes
 from sassview.graph.lane_ops import PARSED, parse_address, result
 from sassview.graph.lane_values import (
@@ -35,6 +42,7 @@ from sassview.graph.lane_values import (
     BlockShape,
     Inexact,
     LaneValue,
+    Undefined,
     Unknown,
     Value,
     Wrap,
@@ -43,6 +51,7 @@ from sassview.graph.lane_values import (
     gcd_step,
     instances,
     lane_ids,
+    nonnegative,
     parse_block,
     scale,
     symbol,
@@ -97,9 +106,11 @@ class WarpModel:
         self._scans: dict[tuple[int, str], list[Any]] = {}
         self._defs: dict[int, list[int]] = {}  # block -> what each instruction writes (bits)
         self._kernel_effects = effects  # instruction_effects of the kernel, when known
+        self._body = Body(cfg)  # calls paired with their returns (lane_calls)
+        self._site_writes: dict[int, int] = {}  # return site -> what its subroutine writes
         self._depth = 0
         self._ctx: _Context | None = None  # the guarded access being evaluated, if any
-        self._guards = ActiveLanes(self, instructions, cfg, self._latches, block)
+        self._guards = ActiveLanes(self, instructions, cfg, self._latches, block, self._body)
         self._cur = (1, 0, -1)  # (first, last, index) of the block `access` asked last
 
     # -- addresses -------------------------------------------------------------------------
@@ -247,15 +258,48 @@ class WarpModel:
         pos, found, first, bit = state[:4]
         defs = self._defs.get(b)
         if defs is None:
-            block = self._cfg.blocks[b]
-            if self._kernel_effects is not None:
-                effects = self._kernel_effects[first : block.last + 1]
-            else:
-                effects = instruction_effects(self._ins[first : block.last + 1])
-            defs = self._defs[b] = [e[0] for e in effects]
+            defs = self._block_defs(b)
         stop = min(max(index, pos + _AHEAD), first + len(defs))
         found.extend([j for j, x in enumerate(defs[pos - first : stop - first], pos) if x & bit])
         state[0] = stop  # mutable state: no tuple rebuilt per question
+
+    def _block_defs(self, b: int) -> list[int]:
+        """What each instruction of block b writes (sass_semantics bits), remembered."""
+        block = self._cfg.blocks[b]
+        if self._kernel_effects is not None:
+            effects = self._kernel_effects[block.first : block.last + 1]
+        else:
+            effects = instruction_effects(self._ins[block.first : block.last + 1])
+        defs = self._defs[b] = [e[0] for e in effects]
+        return defs
+
+    def _after_call(self, reg: str, b: int) -> Sequence[int] | Unknown:
+        """The predecessors of block b to take `reg` from: at the return site of a CALL, the
+        calling block alone where the subroutine does not write `reg`, else why not
+        (`sassview.graph.lane_calls`); elsewhere all of them."""
+        site = self._body.sites.get(b)
+        if site is None:
+            return self._cfg.blocks[b].predecessors
+        if self.subroutine_writes(b) & _BITS.get(reg, -1):
+            call = self._ins[self._cfg.blocks[site.call].last].address
+            return Unknown(
+                f"{reg} is written by the subroutine called at /*{call:04x}*/ (its value "
+                "after the call is not followed)",
+                call,
+            )
+        return self._body.predecessors(b)
+
+    def subroutine_writes(self, site: int) -> int:
+        """The registers (bits) the subroutine called before return site `site` writes."""
+        writes = self._site_writes.get(site)
+        if writes is None:
+            blocks = self._body.sites[site].subroutine
+            writes = 0
+            for s in blocks:
+                for x in self._defs.get(s) or self._block_defs(s):
+                    writes |= x
+            self._site_writes[site] = writes
+        return writes
 
     def _remember(self, key: _Key, value: Value) -> Value:
         self._memo[key] = value
@@ -294,10 +338,18 @@ class WarpModel:
 
     def _definition(self, reg: str, d: int) -> Value:
         ins = self._ins[d]
-        value = result(self, reg, d, ins)
         guard = ins.guard
         if guard is None or (guard.index is None and not ins.guard_negated):
-            return value
+            return result(self, reg, d, ins)
+        # Where the predicate holds, the value is computed from operands that definitions
+        # under the same predicate set (`@P0 MOV R11, 0x400; @P0 LEA R15, R16, R11, 0x18`):
+        # in the definition's own context, as a guarded access's (see `_same_guard`).
+        outer = self._ctx
+        self._ctx = self._context(d)
+        try:
+            value = result(self, reg, d, ins)
+        finally:
+            self._ctx = outer
         # Under a predicate: where it is false the register keeps its previous value.
         b = self._cfg.block_of_index(d).index
         before = self._in_block(reg, b, d)
@@ -313,9 +365,11 @@ class WarpModel:
         if (reg, b) in self._active:
             self._cycles += 1
             return Unknown(f"{reg}: a cycle into /*{start:04x}*/ that is no loop", start)
-        preds = block.predecessors
+        preds = self._after_call(reg, b)
+        if isinstance(preds, Unknown):
+            return self._remember(key, preds)
         if not preds:
-            return self._remember(key, Unknown(f"{reg} has no definition", start))
+            return self._remember(key, Undefined(f"{reg} has no definition", start))
         if self._depth > _MAX_DEPTH:
             return Unknown(f"{reg}: its definition is too far back to follow", start)
         self._active.add((reg, b))
@@ -351,7 +405,15 @@ class WarpModel:
         key = ("in", reg, header, self._ctx)
         mark = len(self._journal)
         self._memo[key] = guess
-        around = [self._at_end(reg, p) for p in preds if p in latches]
+        # Around the back edges the walk meets the blocks between the header and the access
+        # again (a join inside the body, where the question started): with the header's value
+        # guessed, those are no cycle (one that is none passes the header and stops at the
+        # guess), so the blocks being computed outside are not the ones met inside.
+        outside, self._active = self._active, set()
+        try:
+            around = [self._at_end(reg, p) for p in preds if p in latches]
+        finally:
+            self._active = outside
         for k in self._journal[mark:]:  # computed from the guess: recomputed on demand
             self._memo.pop(k, None)
         del self._journal[mark:]
@@ -359,6 +421,8 @@ class WarpModel:
         if all(v == guess for v in around):
             return entering  # not changed in the loop
         step = 0
+        names: set[str] = set()
+        forward = True
         for v in around:
             if isinstance(v, Unknown):
                 return v
@@ -366,7 +430,15 @@ class WarpModel:
             if not diff.uniform:
                 return Unknown(f"{reg} changes differently in each lane around the loop", start)
             step = gcd_step(step, diff)
-        return add(entering, symbol(counter, step or 1))
+            names.update(sym for sym, _ in diff.terms)
+            forward = forward and nonnegative(diff)
+        # The count of steps is not negative where no step is (a loop counting up: see
+        # lane_values.nonnegative), else any integer (`i -= 32`); a step of run-time size
+        # (`i += blockDim.x`) is named in it, so that what it depends on can be said.
+        name = counter if forward else f"steps@{start:04x}:{reg}"
+        if names:
+            name += "*(" + ", ".join(sorted(names)) + ")"
+        return add(entering, symbol(name, step or 1))
 
     def _merge(self, reg: str, values: list[Value], address: int, join: int | None = None) -> Value:
         """One value out of several reaching definitions: they must agree (or all be uniform
@@ -376,6 +448,9 @@ class WarpModel:
         first = values[0]
         if all(v == first for v in values[1:]):
             return first
+        defined = [v for v in values if not isinstance(v, Undefined)]
+        if defined and len(defined) < len(values):  # paths the read is not reached by
+            return self._merge(reg, defined, address, join)
         for v in values:
             if isinstance(v, Unknown):
                 return v
@@ -408,7 +483,7 @@ class WarpModel:
                 return None
             step = gcd_step(step, diff)
         mark, cycles = len(self._journal), self._cycles
-        uniform = self._guards.uniform_branches(join)
+        uniform = self._guards.uniform_branches(join, reg)
         if self._cycles != cycles:
             # The branches' operands led back into a definition being computed: what was
             # remembered meanwhile rests on that cycle's unknown; forget it (recomputed when
@@ -418,6 +493,11 @@ class WarpModel:
             del self._journal[mark:]
         if not uniform:
             return None
+        # From the least of them when one is (a loop's index after it ran or not): the
+        # symbol, the paths' count of steps, is then not negative (lane_values.nonnegative).
+        for least in lanes:
+            if all(nonnegative(add(v, scale(least, -1))) for v in lanes):
+                return add(least, symbol(f"paths@{address:04x}:{reg}", step or 1))
         return add(first, symbol(f"{reg}@{address:04x}", step or 1))
 
     # -- operations ------------------------------------------------------------------------

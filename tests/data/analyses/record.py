@@ -64,6 +64,10 @@ CASES: dict[str, dict[str, object]] = {
         "source": "tests/data/analyses/sources/warp_fallbacks.cu",
         "archs": ["sm_80", "sm_90a"],
     },
+    "real_warps": {
+        "source": "tests/data/analyses/sources/real_warps.cu",
+        "archs": ["sm_80", "sm_90a"],
+    },
     "spill": {
         "source": "tests/corpus/sources/spill.cu",
         "archs": ["sm_80", "sm_90a"],
