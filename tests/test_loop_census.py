@@ -621,3 +621,11 @@ def test_python_labels_hold_on_a_live_compile() -> None:
         if len(here) != 1 or {k: getattr(here[0], k) for k in row["label"]} != row["label"]:
             wrong.append(row["loop"])
     assert not wrong
+
+
+def test_the_files_included_ahead_of_the_source_are_read_for_constants() -> None:
+    # nvcc's form and NVRTC's: --include-before and --included-by's includer context
+    from sassview.analyses.loops.files import pre_included
+
+    options = ["-I/x", "-include", "/a/ctx.h", "--pre-include=/b/ctx.h", "-include"]
+    assert pre_included(options) == [Path("/a/ctx.h"), Path("/b/ctx.h")]

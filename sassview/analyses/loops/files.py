@@ -8,6 +8,9 @@ loops use its includer's `#define`s and the other way round).
 A template kernel's integral parameters hold inside its definition's body
 (`sassview.parse.cxx_templates`): `for (k = 0; k < TILE; ++k)` in `sgemm<16>` has 16 iterations.
 
+The files a compile includes ahead of the source (`--include-before`, `--included-by`'s
+context) give their constants too: `#define WARPSIZE 32` in the includer of a header.
+
 How it can be wrong: constants are file-wide, not scoped; a header edited since the compile
 is read as it is now; one neither where the line table says nor beside the source has no loops.
 """
@@ -15,6 +18,7 @@ is read as it is now; one neither where the line table says nor beside the sourc
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
 
 from sassview.analyses.base import AnalysisContext
@@ -47,6 +51,8 @@ class SourceFiles:
         # Constants are file-wide and shared: a header's loops use the includer's, and the
         # includer's loops the header's (`#define TILE 8` in a .cuh).
         self._macros: dict[str, int] = {}
+        for pre in pre_included(art.options):  # first in the translation unit, no code
+            self._macros.update(integer_macros(_read(pre)))
         for name in sorted(set(names) - {self.main}):
             if self._cxx or not name.endswith(".py"):
                 self._macros.update(integer_macros(self.text(name)))
@@ -100,6 +106,26 @@ class SourceFiles:
 
     def statement(self, file: str, line: int) -> int | None:
         return self._scan(file)[2].get(line)
+
+
+def pre_included(options: Sequence[str]) -> list[Path]:
+    """The files a compile includes ahead of the source (nvcc's `-include PATH`, NVRTC's
+    `--pre-include=PATH`: --include-before, and --included-by's context of the includer):
+    their `#define`s hold in the source, though the line table never names them."""
+    found: list[Path] = []
+    for i, opt in enumerate(options):
+        if opt.startswith("--pre-include="):
+            found.append(Path(opt.partition("=")[2]))
+        elif opt == "-include" and i + 1 < len(options):
+            found.append(Path(options[i + 1]))
+    return found
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(errors="replace")
+    except OSError:  # the cache's context file swept since the compile: no constants
+        return ""
 
 
 def scan(text: str, macros: dict[str, int], *, python: bool) -> list[SourceLoop]:
