@@ -15,7 +15,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from sassview.analyses.loops.entry import LoopEntry
-from sassview.analyses.loops.findings import words
 
 _Where = tuple[str, str | None, int, tuple[tuple[str, int], ...]]  # kernel, file, line, sites
 
@@ -42,6 +41,9 @@ class ArchDifference:
 
     @property
     def hint(self) -> str:
+        # Imported here: findings (and graph.loops through it) is no part of a loop-free check
+        from sassview.analyses.loops.findings import words
+
         w = words(self.entry)
         full, rolled = w.full or "#pragma unroll", w.rolled
         return (

@@ -125,17 +125,25 @@ def words(e: LoopEntry) -> _Words:
     )
 
 
-def findings(e: LoopEntry) -> list[tuple[Severity, str, str]]:
+_Said = list[tuple[Severity, str, str]]  # (severity, message, hint)
+
+
+def findings(e: LoopEntry) -> _Said:
     """What a loop entry says beyond its verdict: a request not met, a constant-trip loop left
     rolled, a remainder the request made. Worded here only. A Python range call's request is
     met before the PTX: it is judged by the PTX factor where that is known."""
-    out: list[tuple[Severity, str, str]] = []
-    want, where, w = e.requested, e.where, words(e)
     f = e.factor
     if e.requested_by == "ptx":  # ptxas alone is judged: the copies of each PTX line
         f = dict(e.extra).get("ptxas_factor", f)
     elif e.requested_by != "pragma" and e.ptx_factor is not None:
         f = e.ptx_factor
+    return _unmet(e, f) + _unasked(e, f)
+
+
+def _unmet(e: LoopEntry, f: int | None) -> _Said:
+    """The request not met, if one was (`f`: the factor it is judged by)."""
+    out: _Said = []
+    want, where, w = e.requested, e.where, words(e)
     rolled = e.kind == "rolled"
     if want == "full" and rolled:
         out.append(
@@ -171,6 +179,14 @@ def findings(e: LoopEntry) -> list[tuple[Severity, str, str]]:
                 _CAPPED.format(knob=w.knob),
             )
         )
+    return out
+
+
+def _unasked(e: LoopEntry, f: int | None) -> _Said:
+    """What nobody asked for: a constant-trip loop left rolled, a remainder beside the loop."""
+    out: _Said = []
+    want, where, w = e.requested, e.where, words(e)
+    rolled = e.kind == "rolled"
     if rolled and e.trip_count and e.trip_count > 1 and want is None:
         out.append(
             (

@@ -38,16 +38,12 @@ from math import gcd
 from typing import Any
 
 from sassview.analyses.base import AnalysisContext, Findings
-from sassview.analyses.loops.census import (
-    _STATEMENT,
-    _Census,
-    _Key,
-    _Measure,
-    _ptx,
-    chained_sources,
-)
+from sassview.analyses.loops.census import Census
 from sassview.analyses.loops.entry import ExtraKey, LoopEntry
 from sassview.analyses.loops.files import SourceFiles
+from sassview.analyses.loops.listing import chained_sources, ptx_listing
+from sassview.analyses.loops.measure import Measure
+from sassview.analyses.loops.tree import STATEMENT, Key
 from sassview.analyses.tile_loops import TritonLoop, divides_most, triton_loops
 from sassview.frontends import registry
 from sassview.graph.loops import Loop
@@ -60,16 +56,16 @@ def run(ctx: AnalysisContext) -> Findings:
     return _TileCensus(ctx, files).findings()
 
 
-class _TileCensus(_Census):
+class _TileCensus(Census):
     """The census with the factors of tile languages (see the module docstring)."""
 
     def __init__(self, ctx: AnalysisContext, files: SourceFiles) -> None:
-        self._ptx_measure: tuple[_Measure, dict[int, PtxInstruction]] | None = None
-        self._before: dict[_Key, int | None] = {}
+        self._ptx_measure: tuple[Measure, dict[int, PtxInstruction]] | None = None
+        self._before: dict[Key, int | None] = {}
         self._mlir: dict[int, list[TritonLoop]] | None = None
         super().__init__(ctx, files)
 
-    def holder(self, code: list[int]) -> _Key | None:
+    def holder(self, code: list[int]) -> Key | None:
         """The deepest entry holding all of `code`; where the code has no common entry (the
         CuTe DSL names a helper's lines with no call chain: a K loop's body calls helpers with
         loops of their own), the one of the outermost statement that may be a loop whose
@@ -77,7 +73,7 @@ class _TileCensus(_Census):
         found = super().holder(code)
         if found is not None:
             return found
-        lines: dict[_Key, set[int]] = {}
+        lines: dict[Key, set[int]] = {}
         for i in code:
             k, src = self.key[i], self.sources[i]
             root = self.tree.ancestors(k)[-1] if k is not None else None
@@ -90,7 +86,7 @@ class _TileCensus(_Census):
         keys = (k for i in code if (k := self.key[i]) is not None and root in self.tree.around(k))
         return self.tree.lca(keys)
 
-    def measured_copies(self, key: _Key, factors: dict[_Key, int | None]) -> int | None:
+    def measured_copies(self, key: Key, factors: dict[Key, int | None]) -> int | None:
         """Unknown: without constant bounds the copies of a tile language's loop cannot be told
         from the instructions of one copy (a `cute.gemm` of two WGMMAs twice reads as four
         copies: hopper_gemm.py's 4-step K loop, whose 6 HGMMA ptxas kept at its line, read 6)."""
@@ -101,7 +97,7 @@ class _TileCensus(_Census):
         frontend = registry.spec(self.ctx.program.artifacts.kind)
         return frontend is not None and frontend.ir_unrolls
 
-    def _entry(self, key: _Key, *args: Any) -> LoopEntry:
+    def _entry(self, key: Key, *args: Any) -> LoopEntry:
         entry = super()._entry(key, *args)
         if self._ir_unrolls():
             # `triton_factor`: schema 1's key for the copies Triton made, kept (docs/json.md)
@@ -112,7 +108,7 @@ class _TileCensus(_Census):
         return entry
 
     def factor(
-        self, key: _Key, loops: list[Loop], copies: dict[_Key, int | None]
+        self, key: Key, loops: list[Loop], copies: dict[Key, int | None]
     ) -> tuple[int | None, Loop, list[Loop], bool]:
         rated = []
         for lp in loops:
@@ -126,21 +122,21 @@ class _TileCensus(_Census):
         self._before[key] = before
         return f, main, rest, (f or 1) > 1 and not rest and self._beside(key, main)
 
-    def _beside(self, key: _Key, main: Loop) -> bool:
+    def _beside(self, key: Key, main: Loop) -> bool:
         """Whether math or memory of the statement's body runs beside its main loop (in the
         loop around it, or outside every loop): NVVM's remainder, unrolled straight."""
         outer = self.listing.loops[main.parent] if main.parent is not None else None
         for i in self.region(outer):
             k = self.key[i]
             inside = k is not None and key in self.tree.around(k)
-            if inside and self.role[i] != _STATEMENT and self.listing.weight(self.ins[i])[0] > 0:
+            if inside and self.role[i] != STATEMENT and self.listing.weight(self.ins[i])[0] > 0:
                 return True
         return False
 
-    def _nvvm_factors(self) -> dict[_Key, int | None]:
+    def _nvvm_factors(self) -> dict[Key, int | None]:
         return dict(self._before)
 
-    def _ptxas_factor(self, key: _Key, loop: Loop) -> int | None:
+    def _ptxas_factor(self, key: Key, loop: Loop) -> int | None:
         """What ptxas unrolled: the copies of each PTX line of the statement's code in one
         trip (memory first, else math, else all), the largest number dividing most."""
         counts: Counter[tuple[str, int, int]] = Counter()
@@ -158,18 +154,18 @@ class _TileCensus(_Census):
                 return divides_most(chosen)
         return None
 
-    def _ptx(self) -> tuple[_Measure, dict[int, PtxInstruction]] | None:
+    def _ptx(self) -> tuple[Measure, dict[int, PtxInstruction]] | None:
         """The census' measure over the PTX (NVVM's side), built once."""
         if self._ptx_measure is None:
-            listing = _ptx(self.ctx)
+            listing = ptx_listing(self.ctx)
             if listing is None:
                 return None
             function = self.ctx.kernel.ptx
             by_line = {i.line: i for i in function.instructions} if function else {}
-            self._ptx_measure = (_Measure(listing, self.tree, self.asm), by_line)
+            self._ptx_measure = (Measure(listing, self.tree, self.asm), by_line)
         return self._ptx_measure
 
-    def _ptx_factor(self, key: _Key, loop: Loop) -> int | None:
+    def _ptx_factor(self, key: Key, loop: Loop) -> int | None:
         """The factor of the PTX loop the SASS loop's back branch comes from: beside a remainder
         loop, the census' ratio; alone, the greatest common divisor of its induction's step
         (over the source's) and the census' count, both multiples of it (a counter rescaled to
@@ -196,7 +192,7 @@ class _TileCensus(_Census):
         made = self._triton_factor(key)
         return made if made is not None else 1
 
-    def _triton_factor(self, key: _Key) -> int | None:
+    def _triton_factor(self, key: Key) -> int | None:
         """Triton's own factor for a statement of the main file not inlined, when its TTIR
         holds one loop on that line beside any remainder (`tile_loops.triton_loops`)."""
         art = self.ctx.program.artifacts

@@ -1,0 +1,130 @@
+"""What the census measures, on either side of ptxas: the SASS listing (`sass_listing`) or
+NVVM's PTX (`ptx_listing`), each with its CFG, its loops, its weights and where each of its
+instructions comes from. Apart from the measuring because the two sides differ only here: the
+SASS side gives each instruction the inline chain of the PTX instruction it came from
+(`chained_sources`) and sets aside the code that is placed but never counted (`_uncounted`:
+a diverged warp's fallback copy, ptxas' subroutines with no line of their own, scheduling
+hints), so the measuring reads one record and never asks which side it is on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sassview.analyses.base import AnalysisContext
+from sassview.analyses.loops.files import SourceFiles
+from sassview.analyses.loops.weights import ptx_weight, weight
+from sassview.graph.cfg import ControlFlowGraph, build_ptx_cfg
+from sassview.graph.divergence import Fallback, fallbacks, unsourced
+from sassview.graph.loops import Loop, find_ptx_loops, loop_candidates
+from sassview.ir import Kernel, PtxInstruction, SassInstruction, SourceLoc
+
+
+@dataclass(frozen=True, slots=True)
+class Listing:
+    """What the census measures: the SASS (ptxas' side) or the PTX (NVVM's side)."""
+
+    instructions: Sequence[SassInstruction] | Sequence[PtxInstruction]
+    cfg: ControlFlowGraph
+    loops: tuple[Loop, ...]
+    weight: Callable[[Any], tuple[int, int]]
+    # The source locations that may name a loop's statement, best first (SASS: the back-edge
+    # compare's; PTX: none, the deepest entry holding the loop's code decides).
+    candidates: Callable[[Loop], list[SourceLoc]]
+    # The PTX line of each instruction (SASS: the one it came from), to tell inline asm's code
+    ptx_lines: Sequence[int | None] = ()
+    # Each instruction's location with its inline chain (SASS: see `chained_sources`)
+    sources: Sequence[SourceLoc | None] = ()
+    # Instructions that are no copy of their statement (`_uncounted`): placed, never counted
+    uncounted: frozenset[int] = frozenset()
+    # The diverged-warp copies (SASS: graph/divergence.py), named on the entry holding them
+    fallbacks: tuple[Fallback, ...] = ()
+
+
+def sass_listing(ctx: AnalysisContext, files: SourceFiles) -> Listing:
+    ins = ctx.kernel.instructions
+    # Most big kernels are straight-line code of a source with no loop statement at all.
+    looped = any(files.loops(f) for f in files.names)
+    diverged = fallbacks(ctx.cfg, ins) if looped else ()
+    return Listing(
+        ins,
+        ctx.cfg,
+        ctx.loops,
+        weight,
+        lambda lp: loop_candidates(lp, ctx.cfg, ins),
+        [i.ptx_line for i in ins],
+        ctx.shared(chained_sources),
+        _uncounted(ctx.cfg, ins, diverged) if looped else frozenset(),
+        diverged,
+    )
+
+
+# ptxas' scheduling hints and padding: their line is whatever row was in force (a YIELD in a
+# histogram's atomic loop named the line of the loop before it, which hid the loop).
+_HINTS = frozenset(("YIELD", "NOP"))
+
+
+def _uncounted(
+    cfg: ControlFlowGraph, ins: Sequence[SassInstruction], diverged: tuple[Fallback, ...]
+) -> frozenset[int]:
+    """Instructions no copy of their statement: a diverged warp's second copy of code the
+    fast path holds (cooperative groups' `reduce` in a branch: 5 shuffle steps, and 5 again
+    after the EXIT), ptxas' subroutines whose line is the row before them (the division
+    slow path read as the reduction before it), scheduling hints. They still make their
+    statement's entry, but neither place a SASS loop nor count as copies."""
+    out = {i for f in diverged for i in f.instructions}
+    out.update(unsourced(cfg, ins))
+    out.update(i for i, x in enumerate(ins) if x.opcode in _HINTS)
+    return frozenset(out)
+
+
+def chained_sources(kernel: Kernel) -> list[SourceLoc | None]:
+    """Each SASS instruction's location, with the inline chain of the PTX instruction it came
+    from where ptxas' line table gives another: ptxas names the code of a helper inlined at two
+    call sites (or two instantiations of one template) by the first site's chain, the PTX's
+    `.loc ... inlined_at` tells them apart. Only where the innermost file and line agree. Read
+    through `AnalysisContext.shared`: computed once per kernel."""
+    ptx = kernel.ptx
+    by_line = {p.line: p.source for p in ptx.instructions if p.source} if ptx else {}
+    out: list[SourceLoc | None] = []
+    for i in kernel.instructions:
+        src = i.source
+        there = by_line.get(i.ptx_line) if i.ptx_line is not None else None
+        if (
+            src is not None
+            and there is not None
+            and there.inlined_at is not None
+            and (there.file, there.line) == (src.file, src.line)
+            and _sites(there) != _sites(src)
+        ):
+            src = src._replace(inlined_at=_plain(there.inlined_at))
+        out.append(src)
+    return out
+
+
+def _sites(loc: SourceLoc) -> tuple[tuple[str, int], ...]:
+    return tuple((f.file, f.line) for f in loc.frames())[1:]
+
+
+def _plain(loc: SourceLoc | None) -> SourceLoc | None:
+    """A chain of call sites without columns (ptxas' line table has none: pairs stay equal)."""
+    if loc is None:
+        return None
+    return SourceLoc(loc.file, loc.line, 0, _plain(loc.inlined_at))
+
+
+def ptx_listing(ctx: AnalysisContext) -> Listing | None:
+    function = ctx.kernel.ptx
+    if function is None or not function.instructions:
+        return None
+    cfg = build_ptx_cfg(function)
+    return Listing(
+        function.instructions,
+        cfg,
+        find_ptx_loops(cfg, function),
+        ptx_weight,
+        lambda lp: [],
+        [i.line for i in function.instructions],
+    )
