@@ -26,9 +26,9 @@ from collections.abc import Callable, Iterable
 from pathlib import PurePath
 
 from sassview.analyses.base import AnalysisContext, Findings
-from sassview.analyses.loops.census import weight as _weight
 from sassview.analyses.loops.entry import LoopEntry, UnrollFacts
 from sassview.analyses.loops.findings import describe
+from sassview.analyses.loops.weights import weight as _weight
 from sassview.analyses.memory import line_keys
 from sassview.analyses.tile_loops import divides_most
 from sassview.frontends import registry

@@ -62,7 +62,7 @@ from sassview.analyses.loops.findings import describe
 from sassview.analyses.loops.listing import chained_sources, ptx_listing, sass_listing
 from sassview.analyses.loops.measure import Measure
 from sassview.analyses.loops.tree import Key, Sites, Tree
-from sassview.analyses.loops.weights import SHUFFLES, weight
+from sassview.analyses.loops.weights import SHUFFLES
 from sassview.graph.loops import Loop
 from sassview.ir import OperandKind, SourceLoc
 from sassview.parse.inline_asm import CallSites
@@ -316,7 +316,3 @@ def _loose(loop: Loop, sites: tuple[SourceLoc, ...]) -> LoopEntry:
         first_address=loop.first_address,
         instructions=len(loop.addresses),
     )
-
-
-# `weight` is read here by analyses/unroll.py; it lives in weights.py
-__all__ = ["run", "weight"]
