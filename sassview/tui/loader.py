@@ -11,13 +11,16 @@ from __future__ import annotations
 import os
 import re
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from sassview.build import FirstKernel, first_kernel
 from sassview.errors import SassviewError
 from sassview.frontends.build_options import BuildOptions, resolve_build
 from sassview.inspection import Inspection
+from sassview.ir import Program
 
 # Architectures the picker offers for a source that sassview compiles (.cu, kernel.py, .ptx).
 COMMON_ARCHS = ("sm_80", "sm_86", "sm_89", "sm_90a", "sm_100a", "sm_120")
@@ -96,6 +99,23 @@ def load(target: Target) -> Loaded:
         raise SassviewError(f"{target.path}: no kernels", "is there a __global__ function?")
     watched = _watched(target.path, found)
     return Loaded(tuple(found), watched, tuple(notes), time.perf_counter() - start)
+
+
+@contextmanager
+def previewing(show: Callable[[Inspection], None]) -> Iterator[None]:
+    """Inside the block, a `load` whose first model is cached with its analyses calls `show`
+    with that model's first kernel before it loads the others (sassview.build.first_kernel):
+    the Inspection `load` returns first, when no `kernel` is asked for. Its Program is a
+    stand-in holding that one kernel, for painting it and never in a Loaded: what lists the
+    kernels, archs or variants reads the Loaded, whose Inspection has the same kernel (the
+    very objects: one pickle) in the whole Program."""
+
+    def first(found: FirstKernel) -> None:
+        kernel = found.inspection["kernel"]
+        show(Inspection(program=Program(found.artifacts, (kernel,)), **found.inspection))
+
+    with first_kernel(first):
+        yield
 
 
 def _named(insp: Inspection, name: str) -> bool:
