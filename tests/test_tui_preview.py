@@ -10,6 +10,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from conftest import CORPUS
 from textual.widgets import OptionList
 
@@ -42,11 +43,18 @@ async def _until(pilot: object, done: Callable[[], bool], seconds: float = 60.0)
         await pilot.pause(0.02)  # type: ignore[attr-defined]
 
 
-def test_the_first_kernel_is_painted_first_and_the_whole_load_changes_nothing_shown() -> None:
+@pytest.mark.parametrize("begun", ["in the app", "before the app"])
+def test_the_first_kernel_is_painted_first_and_the_whole_load_changes_nothing_shown(
+    begun: str,
+) -> None:
     whole = sassview.inspect(THREE_KERNELS)  # the model is cached with its analyses from here
     assert len(whole) == 3
     load, release = _held()
-    app = SassviewApp(Target(THREE_KERNELS), load=load, watch=False)
+    target = Target(THREE_KERNELS)
+    if begun == "in the app":
+        app = SassviewApp(target, load=load, watch=False)
+    else:  # as `sassview tui` opens it (sassview.tui.open_app)
+        app = SassviewApp(target, opening=loader.Opening(target, load), watch=False)
 
     async def go() -> None:
         async with app.run_test(size=(160, 48)) as pilot:
@@ -82,6 +90,20 @@ def test_a_key_that_lists_the_kernels_waits_for_the_whole_load() -> None:
             release.set()
             await _until(pilot, lambda: isinstance(app.screen, PickerScreen))
             assert app.screen.query_one(OptionList).option_count == 3
+
+    asyncio.run(go())
+
+
+def test_a_load_begun_before_the_app_that_fails_is_shown_in_the_app(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.cubin"
+    broken.write_bytes(b"not an ELF file")
+    target = Target(broken)
+    app = SassviewApp(target, opening=loader.Opening(target), watch=False)
+
+    async def go() -> None:
+        async with app.run_test(size=(160, 48)) as pilot:
+            await _until(pilot, lambda: app.loads == 1)
+            assert app.error is not None and app.view is None and app.loaded is None
 
     asyncio.run(go())
 

@@ -18,7 +18,16 @@ if TYPE_CHECKING:
 
 def run(target: Target) -> None:
     """Open the app on `target` and return when the user quits."""
-    app_class()(target).run()
+    open_app(target).run()
+
+
+def open_app(target: Target, *, watch: bool = True) -> SassviewApp:
+    """The app on `target`, whose load has begun before Textual is imported (loader.Opening:
+    the cache's reads and digests run beside the import)."""
+    from sassview.tui.loader import Opening
+
+    opening = Opening(target)
+    return app_class()(target, watch=watch, opening=opening)
 
 
 # Textual's modules make ~75k objects as they are imported, which the collector would rescan
@@ -32,4 +41,4 @@ def app_class() -> type[SassviewApp]:
     return SassviewApp
 
 
-__all__ = ["app_class", "run"]
+__all__ = ["app_class", "open_app", "run"]

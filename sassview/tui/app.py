@@ -91,7 +91,9 @@ class SassviewApp(NavigationApp, ResizingApp):
         watch: bool = True,
         poll_seconds: float = 0.5,
         width_memory: layout.WidthMemory | None = None,
+        opening: loader.Opening | None = None,
     ) -> None:
+        """`opening`: the load of `target`, begun already (`sassview.tui.open_app`)."""
         super().__init__()
         self.width_memory = width_memory or layout.WidthMemory()
         self.target = target
@@ -104,6 +106,7 @@ class SassviewApp(NavigationApp, ResizingApp):
         self.columns = True
         self.schedule = True  # the control-code column; off on a narrow screen
         self._initial = loaded
+        self._opening = opening
         self._load = load
         self._watcher = loader.Watcher() if watch else None
         self._poll_seconds = poll_seconds
@@ -192,8 +195,11 @@ class SassviewApp(NavigationApp, ResizingApp):
             self.post_message(Previewed(previewed[0], time.perf_counter() - start, painted))
             painted.wait(PREVIEW_WAIT)
 
+        opening, self._opening = (self._opening, None) if reason == "open" else (None, None)
         try:
-            if reason == "open" and target.kernel is None:  # it opens on the first kernel
+            if opening is not None:
+                loaded = opening.take(preview)
+            elif reason == "open" and target.kernel is None:  # it opens on the first kernel
                 with loader.previewing(preview):
                     loaded = self._load(target)
             else:
@@ -209,6 +215,8 @@ class SassviewApp(NavigationApp, ResizingApp):
             return
         finally:
             resume_gc()
+            if opening is not None:
+                opening.resume_gc()  # paused since before Textual's import
         if not worker.is_cancelled:
             self.post_message(Compiled(loaded, view, index, reason, target))
 

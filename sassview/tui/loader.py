@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -19,6 +20,7 @@ from pathlib import Path
 from sassview.build import FirstKernel, first_kernel
 from sassview.errors import SassviewError
 from sassview.frontends.build_options import BuildOptions, resolve_build
+from sassview.gcpause import pause as pause_gc
 from sassview.inspection import Inspection
 from sassview.ir import Program
 
@@ -116,6 +118,59 @@ def previewing(show: Callable[[Inspection], None]) -> Iterator[None]:
 
     with first_kernel(first):
         yield
+
+
+class Opening:
+    """The load of the file the app opens, begun before the app and Textual are imported: the
+    cache's reads and digests (hashlib and file reads let go of the GIL: ~65 ms of the 65k
+    kernel's load) then run beside Textual's import, on another core. The app's worker `take`s
+    it. The collector stays paused from here until the worker has it (`resume_gc`): the load
+    makes 10^6 records, which the collections the import would let run would rescan."""
+
+    def __init__(self, target: Target, load: Callable[[Target], Loaded] = load) -> None:
+        self.target = target
+        self.resume_gc = pause_gc(freeze=True)
+        self._load = load
+        self._first: Inspection | None = None
+        self._result: Loaded | Exception | None = None
+        self._ready = threading.Event()  # the first kernel is here, or the whole load is
+        self._done = threading.Event()
+        self._go_on = threading.Event()  # the first kernel is shown: load the others
+        # A daemon: an app that never starts (a failure before it mounts) leaves no process.
+        threading.Thread(target=self._run, name="sassview-opening", daemon=True).start()
+
+    def _run(self) -> None:
+        try:
+            if self.target.kernel is None:  # it opens on the first kernel
+                with previewing(self._hand_over):
+                    self._result = self._load(self.target)
+            else:
+                self._result = self._load(self.target)
+        except Exception as exc:  # the worker raises it, where every failure is shown
+            self._result = exc
+        finally:
+            self._done.set()
+            self._ready.set()
+
+    def _hand_over(self, first: Inspection) -> None:
+        self._first = first
+        self._ready.set()
+        self._go_on.wait()
+
+    def take(self, show: Callable[[Inspection], None]) -> Loaded:
+        """The load's result (raised, when it failed); `show` is called with its first kernel
+        first, when there is one before the whole load is in (as `previewing`'s)."""
+        self._ready.wait()
+        if self._first is not None and not self._done.is_set():
+            try:
+                show(self._first)
+            finally:
+                self._go_on.set()
+        self._done.wait()
+        if isinstance(self._result, Exception):
+            raise self._result
+        assert self._result is not None
+        return self._result
 
 
 def _named(insp: Inspection, name: str) -> bool:
