@@ -22,6 +22,7 @@ from sassview.analyses.async_copy import AsyncCopyFacts
 from sassview.analyses.memory_width import MemoryFacts
 from sassview.inspection import Inspection
 from sassview.ir import ControlCode, SassInstruction, SourceLoc
+from sassview.memo import Memo
 from sassview.opcodes import category
 
 LineKey = tuple[str, int]  # (file, line) of a source location
@@ -230,7 +231,7 @@ def build(insp: Inspection, *, read_file: bool = True) -> KernelView:
         main_file=main,
         source_lines=source_lines,
         source_note=note,
-        ptx_lines=tuple((insp.program.artifacts.ptx or "").splitlines()),
+        ptx_lines=text_lines(insp.program.artifacts.ptx or ""),
         ptx_start=kernel.ptx.start_line if kernel.ptx is not None else 0,
         sass_for_line=sass_for_line,
         sass_for_ptx=sass_for_ptx,
@@ -240,6 +241,20 @@ def build(insp: Inspection, *, read_file: bool = True) -> KernelView:
         findings=tuple(_finding(a, row_of) for a in insp.annotations),
         stages=dict(insp.program.artifacts.stages),
     )
+
+
+# By the text's identity (hashing a 4 MB module would cost what the split does): the kernels of
+# one file share their Program's one PTX text.
+_TEXT_LINES: Memo[int, tuple[str, tuple[str, ...]]] = Memo("tui.state.text_lines", 2)
+
+
+def text_lines(text: str) -> tuple[str, ...]:
+    """`text`'s lines, split once for all the kernels that show it (6 ms at 65k, per kernel
+    shown): and one tuple, so that what is measured on it is measured once (paint.widest)."""
+    found = _TEXT_LINES.get(id(text))
+    if found is None or found[0] is not text:
+        found = _TEXT_LINES[id(text)] = (text, tuple(text.splitlines()))
+    return found[1]
 
 
 def _frames(
