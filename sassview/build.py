@@ -170,9 +170,9 @@ def _is_cached_model(found: object) -> bool:
 
 class FirstKernel(NamedTuple):
     """The first kernel of a cached model with its Inspection's parts, loaded before the other
-    kernels (a 65k-instruction file of 8 kernels: ~1/6 of its load). No Program: the one
-    `build_program` returns holds them all; `inspection` is the Inspection's fields by name,
-    all but `program`."""
+    kernels (a 65k-instruction file of 8 kernels: 34 of its 165 ms of unpickling). No Program:
+    the one `build_program` returns holds them all; `inspection` is the Inspection's fields by
+    name, all but `program`."""
 
     artifacts: Artifacts  # the Program's, as build_program returns it
     inspection: Mapping[str, Any]

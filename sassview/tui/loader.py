@@ -3,7 +3,9 @@
 No Textual here (Harlequin's split): the app runs `load` in a worker thread and polls
 `Watcher.changed` on a timer; both are plain functions a test can call directly. Loading goes
 through the public API only (`sassview.api.load` / `load_kernel_file` + `analyze`), so the TUI
-shows exactly what `sassview check` reports.
+shows exactly what `sassview check` reports. The file the app opens is loaded from before
+Textual is imported (`Opening`), and a cached model's first kernel is handed over before its
+others are read (`previewing`): the app paints it meanwhile.
 """
 
 from __future__ import annotations
