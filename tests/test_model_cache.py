@@ -8,10 +8,12 @@ its stages and launch metadata, a CuTe DSL kernel's PTX assembled by nvJitLink.
 from __future__ import annotations
 
 import dataclasses
+import io
 import json
 import pickle
 from collections.abc import Callable
 from pathlib import Path
+from types import MappingProxyType
 
 import pytest
 
@@ -246,3 +248,67 @@ def test_two_compiles_that_differ_only_in_ptxas_compile_times_share_a_model() ->
     loaded = build.build_program(other)
     assert loaded.artifacts is other  # the caller's artifacts, its own log included
     assert dataclasses.replace(loaded, artifacts=artifacts) == built
+
+
+def test_a_cached_models_first_kernel_comes_before_the_rest_of_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    artifacts = _cuda("whole_program/sm_90a")  # three kernels
+    computed = inspect_program(build.build_program(artifacts))  # cached with its analyses
+    _no_assembly(monkeypatch)
+    events: list[object] = []
+    real = pickled._next
+
+    def loads(stream: pickle.Unpickler) -> object:
+        events.append("unpickled")
+        return real(stream)
+
+    monkeypatch.setattr(pickled, "_next", loads)
+    with build.first_kernel(events.append):
+        loaded = build.build_program(artifacts)
+        again = build.build_program(artifacts)  # only the first model of the block is shown
+    assert events[0] == "unpickled" and events[2:] == ["unpickled", "unpickled", "unpickled"]
+    first = events[1]
+    assert isinstance(first, build.FirstKernel)
+    assert first.inspection["kernel"] is loaded.kernels[0]  # the loaded model's own objects
+    served = inspect_program(loaded)
+    assert all(first.inspection[name] is getattr(served[0], name) for name in first.inspection)
+    assert set(first.inspection) == {f.name for f in dataclasses.fields(served[0])} - {"program"}
+    assert first.artifacts == loaded.artifacts
+    assert served == computed and again == loaded
+    (entry,) = _entries()
+    lead = pickle.Unpickler(io.BytesIO(entry.read_bytes())).load()
+    assert not _holds(lead, Program)  # the first kernel's part holds none of the others
+
+
+def _holds(obj: object, cls: type, seen: set[int] | None = None) -> bool:
+    """Whether `obj` is or refers to an instance of `cls` (through containers and fields)."""
+    seen = set() if seen is None else seen
+    if id(obj) in seen or isinstance(obj, str | bytes | int | float | type(None)):
+        return False
+    seen.add(id(obj))
+    if isinstance(obj, cls):
+        return True
+    if isinstance(obj, dict | MappingProxyType):
+        children: list[object] = [*obj.keys(), *obj.values()]
+    elif isinstance(obj, tuple | list | set | frozenset):
+        children = list(obj)
+    elif dataclasses.is_dataclass(obj):
+        children = [getattr(obj, f.name) for f in dataclasses.fields(obj)]
+    else:
+        children = list(getattr(obj, "__dict__", {}).values())
+    return any(_holds(c, cls, seen) for c in children)
+
+
+def test_no_first_kernel_is_shown_outside_the_block_or_for_a_model_without_analyses(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    artifacts = _cuda("spill/sm_80")
+    shown: list[build.FirstKernel] = []
+    with build.first_kernel(shown.append):
+        built = build.build_program(artifacts)  # assembled: nothing cached to show early
+    with build.first_kernel(shown.append):
+        build.build_program(artifacts)  # cached, but without its analyses yet
+    inspect_program(built)
+    build.build_program(artifacts)  # cached with them, but no block asks
+    assert shown == []

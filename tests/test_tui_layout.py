@@ -12,8 +12,11 @@ import json
 from pathlib import Path
 
 from conftest import CORPUS
+from pytest import MonkeyPatch
 from rich.color import Color
 from test_tui import opened, preloaded, recorded_app, run
+from textual.app import ComposeResult
+from textual.widgets import Footer
 from textual.widgets._footer import FooterKey
 
 from sassview.tui import layout
@@ -206,6 +209,28 @@ def test_the_footer_fits_80_columns_and_keeps_quit() -> None:
             assert all(a.region.right <= b.region.x for a, b in zip(keys, keys[1:], strict=False))
 
     run(go)
+
+
+def test_the_footer_makes_its_keys_once_as_the_app_opens(monkeypatch: MonkeyPatch) -> None:
+    """Opening changes the bindings several times at once (the focus, the screen's resume,
+    the footer's own mount): the keys are made once for them all (Textual's Footer: 4 times)."""
+    made: list[str] = []
+    real = Footer.compose
+
+    def counted(self: Footer) -> ComposeResult:
+        made.append("compose")
+        return real(self)
+
+    monkeypatch.setattr(Footer, "compose", counted)
+
+    async def go() -> None:
+        app = recorded_app("tiled")
+        async with opened(app) as pilot:
+            await pilot.pause(0.3)
+            assert "q" in [k.key for k in app.query(FooterKey)]
+
+    run(go)
+    assert len(made) == 2  # mounted, before any binding is known (no keys); then the keys
 
 
 def _luminance(c: Color) -> float:

@@ -9,6 +9,8 @@ waits on a compiler. Navigation actions live in its base class, `navigation.py`.
 from __future__ import annotations
 
 import gc
+import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -16,18 +18,21 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
+from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer
 from textual.worker import get_current_worker
 
 from sassview.gcpause import pause as pause_gc
+from sassview.inspection import Inspection
 from sassview.tui import layout, lexing, loader, state, sync
 from sassview.tui.loader import ErrorReport, Loaded, Target
-from sassview.tui.messages import Compiled, CompileFailed, CursorMoved, FindingChosen
+from sassview.tui.messages import Compiled, CompileFailed, CursorMoved, FindingChosen, Previewed
 from sassview.tui.navigation import NavigationApp
 from sassview.tui.paint import PtxPainter, SassPainter, SourcePainter
 from sassview.tui.resizing import ResizingApp
 from sassview.tui.widgets.findings import FindingsPanel
+from sassview.tui.widgets.footer import KeysFooter
 from sassview.tui.widgets.header import KernelHeader
 from sassview.tui.widgets.listing import Listing
 from sassview.tui.widgets.status import ErrorPanel, InfoBar, row_info
@@ -36,6 +41,11 @@ NARROW = 120  # below this many columns the PTX pane starts hidden
 SCHEDULE = 180  # below this many the schedule column does (it takes 20 of the SASS pane's)
 PALETTE = 90  # below this many the footer leaves out ^p (the footer's keys fill 80 columns)
 LEX_EVERY, LEX_SLICE = 0.05, 0.015  # a long source is lexed on 15 ms in every 50 (lexing.py)
+PREVIEW_WAIT = 2.0  # seconds an opening load waits for its first kernel's paint, at most
+
+
+class _Main(Screen[None]):
+    AUTO_FOCUS = "#sass"  # focused as the screen starts: the footer's keys are made for it once
 
 
 class SassviewApp(NavigationApp, ResizingApp):
@@ -81,7 +91,9 @@ class SassviewApp(NavigationApp, ResizingApp):
         watch: bool = True,
         poll_seconds: float = 0.5,
         width_memory: layout.WidthMemory | None = None,
+        opening: loader.Opening | None = None,
     ) -> None:
+        """`opening`: the load of `target`, begun already (`sassview.tui.open_app`)."""
         super().__init__()
         self.width_memory = width_memory or layout.WidthMemory()
         self.target = target
@@ -94,12 +106,15 @@ class SassviewApp(NavigationApp, ResizingApp):
         self.columns = True
         self.schedule = True  # the control-code column; off on a narrow screen
         self._initial = loaded
+        self._opening = opening
         self._load = load
         self._watcher = loader.Watcher() if watch else None
         self._poll_seconds = poll_seconds
         self.loads = 0  # how many loads have been shown (tests wait on it)
         self.current_line: int | None = None  # the source line of the last cursor move
         self._lexer_timer: Timer | None = None
+        self._painted: threading.Event | None = None  # a preview's, which its worker awaits
+        self._after_load: Callable[[], None] | None = None  # a key that needs the whole load
 
     def compose(self) -> ComposeResult:
         yield KernelHeader(id="header")
@@ -110,7 +125,10 @@ class SassviewApp(NavigationApp, ResizingApp):
             yield Listing("sass", id="sass")
         yield FindingsPanel(id="findings")
         yield InfoBar(id="info")
-        yield Footer()
+        yield KeysFooter()
+
+    def get_default_screen(self) -> Screen[None]:
+        return _Main(id="_default")
 
     def on_mount(self) -> None:
         self.query_one(ErrorPanel).show(None)
@@ -131,6 +149,8 @@ class SassviewApp(NavigationApp, ResizingApp):
 
     def on_unmount(self) -> None:
         gc.unfreeze()  # hand the objects back to the collector (tests run many apps)
+        if self._painted is not None:
+            self._painted.set()  # a worker waiting to load on has no screen to wait for
 
     def on_resize(self) -> None:
         self.screen.set_class(self.size.height < 30, "-small")
@@ -162,18 +182,51 @@ class SassviewApp(NavigationApp, ResizingApp):
         # collections rescan them while the view is built (3/4 of that build at 65k
         # instructions). Paused, then frozen as _apply does: they live as long as the view.
         resume_gc = pause_gc(freeze=True)
+        start = time.perf_counter()
+        previewed: list[state.KernelView] = []
+
+        def preview(insp: Inspection) -> None:
+            """The first kernel, painted before the other kernels are loaded; the load goes on
+            once it is on the screen (so the two do not share the CPU meanwhile)."""
+            if worker.is_cancelled:
+                return
+            previewed.append(state.build(insp))
+            painted = threading.Event()
+            self.post_message(Previewed(previewed[0], time.perf_counter() - start, painted))
+            painted.wait(PREVIEW_WAIT)
+
+        opening, self._opening = (self._opening, None) if reason == "open" else (None, None)
         try:
-            loaded = self._load(target)
+            if opening is not None:
+                loaded = opening.take(preview)
+            elif reason == "open" and target.kernel is None:  # it opens on the first kernel
+                with loader.previewing(preview):
+                    loaded = self._load(target)
+            else:
+                loaded = self._load(target)
             index = self._keep_selection(loaded)
-            view = state.build(loaded.inspections[index])
+            if previewed and previewed[0].inspection.kernel is loaded.inspections[index].kernel:
+                view = previewed[0]  # _apply gives it the loaded Inspection
+            else:
+                view = state.build(loaded.inspections[index])
         except Exception as exc:  # every failure is shown in the app, never a crash
             if not worker.is_cancelled:
                 self.post_message(CompileFailed(loader.report(exc), reason))
             return
         finally:
             resume_gc()
+            if opening is not None:
+                opening.resume_gc()  # paused since before Textual's import
         if not worker.is_cancelled:
             self.post_message(Compiled(loaded, view, index, reason, target))
+
+    def on_previewed(self, message: Previewed) -> None:
+        """The opening load's first kernel: shown as the whole load will show it (the same
+        rows, from the same objects), while nothing needs the other kernels."""
+        if self.view is None and self.loaded is None:
+            self._show(message.view, 0, None, message.seconds)
+        self._painted = message.painted
+        self.call_after_refresh(message.painted.set)
 
     def _keep_selection(self, loaded: Loaded) -> int:
         """After a recompile, show the same kernel (name, arch, variant) if it is still there."""
@@ -211,10 +264,16 @@ class SassviewApp(NavigationApp, ResizingApp):
         self.query_one(ErrorPanel).show(None)
         gc.unfreeze()  # the previous kernel may now be collected, cycles included
         self.loaded = loaded
+        if view.inspection is not loaded.inspections[index]:  # a preview's view (same kernel)
+            view.inspection = loaded.inspections[index]  # now in its whole Program
         self.views = {index: view}
         if self._watcher is not None:
             self._watcher.watch(loaded.watched)
-        self.show_kernel(index, keep_line=keep)
+        if view is not self.view:  # else shown as the preview, as it is now
+            self.show_kernel(index, keep_line=keep)
+        if self._after_load is not None:  # a key pressed while the preview was shown
+            self.call_later(self._after_load)
+            self._after_load = None
         for note in loaded.notes:
             self.notify(note, severity="warning", timeout=8, markup=False)
         # A big kernel is millions of long-lived objects: left to the cyclic GC, each full
@@ -228,6 +287,11 @@ class SassviewApp(NavigationApp, ResizingApp):
         view = self.views.get(index)
         if view is None:
             view = self.views[index] = state.build(self.loaded.inspections[index])
+        self._show(view, index, keep_line, self.loaded.seconds)
+
+    def _show(
+        self, view: state.KernelView, index: int, keep_line: int | None, seconds: float
+    ) -> None:
         self.view, self.index = view, index
         shown = self.pane("source").painter
         lexed = shown.shares(view) if isinstance(shown, SourcePainter) else None
@@ -240,7 +304,7 @@ class SassviewApp(NavigationApp, ResizingApp):
         self.pane("sass").border_title = "SASS  " + " ".join(painter.header().split())
         self.balance_panes(layout.wants(view, {p: self.pane(p).code_column for p in sync.PANES}))
         self.query_one(FindingsPanel).show(view.findings)
-        self._status(f"{self.loaded.seconds:.2f} s" if self.loaded.seconds else "")
+        self._status(f"{seconds:.2f} s" if seconds else "")
         self.finding_index = self.loop_index = -1
         self.match_rows = []
         if keep_line is not None and 0 < keep_line <= len(view.source_lines):
@@ -268,6 +332,25 @@ class SassviewApp(NavigationApp, ResizingApp):
                 self._lexer_timer = None
 
         self._lexer_timer = self.set_interval(LEX_EVERY, step)
+
+    # The keys that read the whole load, pressed while a preview is shown: done when it is in.
+    def action_pick_kernel(self) -> None:
+        self._when_loaded(super().action_pick_kernel)
+
+    def action_pick_arch(self) -> None:
+        self._when_loaded(super().action_pick_arch)
+
+    def action_pick_variant(self) -> None:
+        self._when_loaded(super().action_pick_variant)
+
+    def action_diff_variant(self) -> None:
+        self._when_loaded(super().action_diff_variant)
+
+    def _when_loaded(self, action: Callable[[], None]) -> None:
+        if self.loaded is None and self.view is not None and self.compiling:
+            self._after_load = action
+        else:
+            action()
 
     def _cursor_line(self) -> int | None:
         """The source line the user was last on, in whichever pane (kept across a recompile)."""

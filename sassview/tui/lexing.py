@@ -26,7 +26,10 @@ from pygments.token import _TokenType
 
 Token = tuple[_TokenType, str]
 FAR = 400  # lines: a read further than this past the head's end starts a window
-WARMUP = 120  # lines a window lexes before the line it was started for
+# Lines a window lexes before the line it was started for: GUARD, and 20 it serves above the
+# screen it was started for (a window is started for a screen's top row; lexing is ~0.12 ms a
+# line, and 120 here made the 65k kernel's first screen lex 169 lines, 21 ms: 109 take 14).
+WARMUP = 60
 GUARD = 40  # of those, the lines it lexes but never serves (the lexer finding its state)
 _BOUNDARY_SEARCH = 60  # lines searched back from the warm-up's start for a statement's end
 _CHUNK = 256  # tokens between two looks at the clock in `advance`

@@ -3,21 +3,28 @@
 No Textual here (Harlequin's split): the app runs `load` in a worker thread and polls
 `Watcher.changed` on a timer; both are plain functions a test can call directly. Loading goes
 through the public API only (`sassview.api.load` / `load_kernel_file` + `analyze`), so the TUI
-shows exactly what `sassview check` reports.
+shows exactly what `sassview check` reports. The file the app opens is loaded from before
+Textual is imported (`Opening`), and a cached model's first kernel is handed over before its
+others are read (`previewing`): the app paints it meanwhile.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import threading
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from sassview.build import FirstKernel, first_kernel
 from sassview.errors import SassviewError
 from sassview.frontends.build_options import BuildOptions, resolve_build
+from sassview.gcpause import pause as pause_gc
 from sassview.inspection import Inspection
+from sassview.ir import Program
 
 # Architectures the picker offers for a source that sassview compiles (.cu, kernel.py, .ptx).
 COMMON_ARCHS = ("sm_80", "sm_86", "sm_89", "sm_90a", "sm_100a", "sm_120")
@@ -96,6 +103,76 @@ def load(target: Target) -> Loaded:
         raise SassviewError(f"{target.path}: no kernels", "is there a __global__ function?")
     watched = _watched(target.path, found)
     return Loaded(tuple(found), watched, tuple(notes), time.perf_counter() - start)
+
+
+@contextmanager
+def previewing(show: Callable[[Inspection], None]) -> Iterator[None]:
+    """Inside the block, a `load` whose first model is cached with its analyses calls `show`
+    with that model's first kernel before it loads the others (sassview.build.first_kernel):
+    the Inspection `load` returns first, when no `kernel` is asked for. Its Program is a
+    stand-in holding that one kernel, for painting it and never in a Loaded: what lists the
+    kernels, archs or variants reads the Loaded, whose Inspection has the same kernel (the
+    very objects: one pickle) in the whole Program."""
+
+    def first(found: FirstKernel) -> None:
+        kernel = found.inspection["kernel"]
+        show(Inspection(program=Program(found.artifacts, (kernel,)), **found.inspection))
+
+    with first_kernel(first):
+        yield
+
+
+class Opening:
+    """The load of the file the app opens, begun before the app and Textual are imported: the
+    cache's reads and digests (hashlib and file reads let go of the GIL: ~65 ms of the 65k
+    kernel's load) then run beside Textual's import, on another core. The app's worker `take`s
+    it. The collector stays paused from here until the worker has it (`resume_gc`): the load
+    makes 10^6 records, which the collections the import would let run would rescan."""
+
+    def __init__(self, target: Target, load: Callable[[Target], Loaded] = load) -> None:
+        self.target = target
+        self.resume_gc = pause_gc(freeze=True)
+        self._load = load
+        self._first: Inspection | None = None
+        self._result: Loaded | Exception | None = None
+        self._ready = threading.Event()  # the first kernel is here, or the whole load is
+        self._done = threading.Event()
+        self._go_on = threading.Event()  # the first kernel is shown: load the others
+        # A daemon: an app that never starts (a failure before it mounts) leaves no process.
+        threading.Thread(target=self._run, name="sassview-opening", daemon=True).start()
+
+    def _run(self) -> None:
+        try:
+            if self.target.kernel is None:  # it opens on the first kernel
+                with previewing(self._hand_over):
+                    self._result = self._load(self.target)
+            else:
+                self._result = self._load(self.target)
+        except Exception as exc:  # the worker raises it, where every failure is shown
+            self._result = exc
+        finally:
+            self._done.set()
+            self._ready.set()
+
+    def _hand_over(self, first: Inspection) -> None:
+        self._first = first
+        self._ready.set()
+        self._go_on.wait()
+
+    def take(self, show: Callable[[Inspection], None]) -> Loaded:
+        """The load's result (raised, when it failed); `show` is called with its first kernel
+        first, when there is one before the whole load is in (as `previewing`'s)."""
+        self._ready.wait()
+        if self._first is not None and not self._done.is_set():
+            try:
+                show(self._first)
+            finally:
+                self._go_on.set()
+        self._done.wait()
+        if isinstance(self._result, Exception):
+            raise self._result
+        assert self._result is not None
+        return self._result
 
 
 def _named(insp: Inspection, name: str) -> bool:

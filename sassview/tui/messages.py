@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING
 from textual.message import Message
 
 if TYPE_CHECKING:
+    from threading import Event
+
     from textual.widget import Widget
 
     from sassview.tui.loader import ErrorReport, Loaded, Target
@@ -43,6 +45,17 @@ class Compiled(Message):
         self.view = view
         self.index = index  # which of loaded.inspections `view` is
         self.reason = reason  # "open", "change", "arch", "manual"
+
+
+class Previewed(Message):
+    """A worker opening a file has its first kernel before the rest of the load (a cached
+    model: `loader.previewing`); it waits for `painted` before it loads on."""
+
+    def __init__(self, view: KernelView, seconds: float, painted: Event) -> None:
+        super().__init__()
+        self.view = view  # its inspection's Program is a stand-in until Compiled replaces it
+        self.seconds = seconds  # since the load began: what the header says it took
+        self.painted = painted
 
 
 class CompileFailed(Message):

@@ -10,8 +10,10 @@ for each cursor move on a 100k-instruction kernel.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
+from operator import attrgetter
 from pathlib import Path
 from typing import NamedTuple, overload
 
@@ -19,6 +21,7 @@ from sassview.analyses import Annotation, Severity
 from sassview.analyses.records_memory import AsyncCopyFacts, MemoryFacts
 from sassview.inspection import Inspection
 from sassview.ir import ControlCode, SassInstruction, SourceLoc
+from sassview.memo import Memo
 from sassview.opcodes import category
 
 LineKey = tuple[str, int]  # (file, line) of a source location
@@ -150,13 +153,22 @@ class KernelView:
     ptx_lines: tuple[str, ...]
     ptx_start: int  # the kernel's .entry line (1-based), 0 when there is no PTX
     sass_for_line: dict[LineKey, list[int]]  # every frame matches, like the model
-    ptx_for_line: dict[LineKey, tuple[int, ...]]  # 1-based PTX lines
     sass_for_ptx: dict[int, list[int]]
-    ptx_home: dict[int, LineKey]
+    ptx_home: Mapping[int, LineKey]  # PTX line -> its source line (PtxHome: made when read)
     live_scale: int  # what a full live bar means: the kernel's register count or the peak
     loops: tuple[LoopView, ...]
     findings: tuple[FindingView, ...]
     stages: Mapping[str, str] = field(default_factory=dict)  # ttir, ttgir, llir ... as text
+
+    @cached_property
+    def ptx_for_line(self) -> dict[LineKey, tuple[int, ...]]:
+        """Source line -> its 1-based PTX lines, every frame matching: made on the first
+        source-pane move, not for the first screen (the 65k kernel's took 14 ms of it)."""
+        ptx_for_line: dict[LineKey, list[int]] = {}
+        for pline, loc in self.inspection.kernel.correspondence.ptx_source.items():
+            for f in loc.frames():
+                ptx_for_line.setdefault((f.file, f.line), []).append(pline)
+        return {k: tuple(sorted(set(v))) for k, v in ptx_for_line.items()}
 
     def line_of_row(self, row: int) -> LineKey | None:
         return self.sass.home[row] if 0 <= row < len(self.sass) else None
@@ -207,7 +219,6 @@ def build(insp: Inspection, *, read_file: bool = True) -> KernelView:
             else:
                 got.append(i)
     row_of = {x.address: i for i, x in enumerate(ins)}
-    ptx_for_line, ptx_home = _ptx_index(insp, main)
     source_lines, note = _source_text(insp, main, read_file)
     rows = SassRows(ins, home, _depths(insp, row_of), insp.liveness.counts.get("GPR", ()),
                     _widths(insp), _flags(insp), insp.kernel.control)  # fmt: skip
@@ -219,17 +230,30 @@ def build(insp: Inspection, *, read_file: bool = True) -> KernelView:
         main_file=main,
         source_lines=source_lines,
         source_note=note,
-        ptx_lines=tuple((insp.program.artifacts.ptx or "").splitlines()),
+        ptx_lines=text_lines(insp.program.artifacts.ptx or ""),
         ptx_start=kernel.ptx.start_line if kernel.ptx is not None else 0,
         sass_for_line=sass_for_line,
-        ptx_for_line=ptx_for_line,
         sass_for_ptx=sass_for_ptx,
-        ptx_home=ptx_home,
+        ptx_home=PtxHome(kernel.correspondence.ptx_source, main),
         live_scale=max(kernel.resources.registers, insp.liveness.peak, 1),
         loops=_loops(insp, row_of),
         findings=tuple(_finding(a, row_of) for a in insp.annotations),
         stages=dict(insp.program.artifacts.stages),
     )
+
+
+# By the text's identity (hashing a 4 MB module would cost what the split does): the kernels of
+# one file share their Program's one PTX text.
+_TEXT_LINES: Memo[int, tuple[str, tuple[str, ...]]] = Memo("tui.state.text_lines", 2)
+
+
+def text_lines(text: str) -> tuple[str, ...]:
+    """`text`'s lines, split once for all the kernels that show it (6 ms at 65k, per kernel
+    shown): and one tuple, so that what is measured on it is measured once (paint.widest)."""
+    found = _TEXT_LINES.get(id(text))
+    if found is None or found[0] is not text:
+        found = _TEXT_LINES[id(text)] = (text, tuple(text.splitlines()))
+    return found[1]
 
 
 def _frames(
@@ -247,18 +271,29 @@ def _frames(
     return home or (src.file, src.line)
 
 
-def _ptx_index(
-    insp: Inspection, main: str | None
-) -> tuple[dict[LineKey, tuple[int, ...]], dict[int, LineKey]]:
-    ptx_for_line: dict[LineKey, list[int]] = {}
-    ptx_home: dict[int, LineKey] = {}
-    for pline, loc in insp.kernel.correspondence.ptx_source.items():
-        for f in loc.frames():
-            ptx_for_line.setdefault((f.file, f.line), []).append(pline)
-        ptx_home[pline] = next(
-            ((f.file, f.line) for f in loc.frames() if f.file == main), (loc.file, loc.line)
-        )
-    return {k: tuple(sorted(set(v))) for k, v in ptx_for_line.items()}, ptx_home
+class PtxHome(Mapping[int, LineKey]):
+    """PTX line -> the source line it is coloured by (its frame in `main`, else its own), made
+    for each line when it is read: a screenful of PTX reads 50 of the module's 10^5 lines."""
+
+    def __init__(self, ptx_source: Mapping[int, SourceLoc], main: str | None) -> None:
+        self._source = ptx_source
+        self._main = main
+
+    def __getitem__(self, line: int) -> LineKey:
+        loc = self._source[line]
+        if loc.inlined_at is None:
+            return (loc.file, loc.line)
+        home = next((f for f in loc.frames() if f.file == self._main), loc)
+        return (home.file, home.line)
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._source)
+
+    def __len__(self) -> int:
+        return len(self._source)
+
+    def __contains__(self, line: object) -> bool:
+        return line in self._source
 
 
 def _source_text(
@@ -339,7 +374,11 @@ def _loops(insp: Inspection, row_of: Mapping[int, int]) -> tuple[LoopView, ...]:
     return tuple(out)
 
 
+_FILE_LINE = attrgetter("file", "line")
+
+
 def _finding(a: Annotation, row_of: Mapping[int, int]) -> FindingView:
-    rows = tuple(sorted(row_of[x] for x in a.addresses if x in row_of))
-    lines = tuple(dict.fromkeys((s.file, s.line) for s in a.source))
-    return FindingView(a, rows, lines)
+    # C-level maps: the 65k kernel's 4 findings name 11,781 locations (a generator over
+    # them took 17 ms of the first screen's CPU, these 2 ms).
+    rows = tuple(sorted(map(row_of.__getitem__, filter(row_of.__contains__, a.addresses))))
+    return FindingView(a, rows, tuple(dict.fromkeys(map(_FILE_LINE, a.source))))

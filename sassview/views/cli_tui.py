@@ -59,9 +59,9 @@ def tui(
         click.echo("hint: run `sassview check PATH` for a report on a pipe", err=True)
         sys.exit(2)
     try:
-        from sassview.tui.app import SassviewApp
+        from sassview.tui import open_app
 
-        SassviewApp(target, watch=not no_watch).run()
+        open_app(target, watch=not no_watch).run()
     except SassviewError as exc:  # only failures before the app starts land here
         click.echo(f"error: {exc.message}", err=True)
         sys.exit(exc.exit_code)
