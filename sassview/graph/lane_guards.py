@@ -31,6 +31,7 @@ import bisect
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
+from sassview.graph import lane_uniform
 from sassview.graph.lane_calls import Body
 from sassview.graph.lane_uniform import UniformBranches
 from sassview.graph.lane_values import (
@@ -60,14 +61,11 @@ _COMPARE: Mapping[str, Callable[[int], bool]] = {
 }
 
 
-class Model(Protocol):
-    """What the active lanes ask of the warp model (`sassview.graph.lanes.WarpModel`)."""
+class Model(lane_uniform.Model, Protocol):
+    """What the active lanes ask of the warp model (`sassview.graph.lanes.WarpModel`): the
+    uniformity questions' definitions and operands, and the access being evaluated."""
 
     _ctx: Any  # the guarded access being evaluated: None while the guards are asked
-
-    def _last_def(self, reg: str, b: int, index: int) -> int: ...
-
-    def _operand(self, op: Operand, d: int) -> Value: ...
 
 
 class ActiveLanes:
