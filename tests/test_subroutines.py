@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from analyses_data import program
 
+from sassview.graph.cfg import EdgeKind, build_cfg
 from sassview.ir import Kernel
 
 MODES = ["recorded", "json", "text"]
@@ -49,3 +50,18 @@ def test_softmax_division_slow_path_is_no_code_of_the_reduce_line(mode: str) -> 
     app = next(f.file for i in k.instructions if i.source for f in i.source.frames())
     line_28 = k.correspondence.sass_for_line(app, 28)  # the reduce's own code keeps its line
     assert line_28 and max(line_28) < 0x2D00
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_sm80_shuffle_helpers_have_no_line(mode: str) -> None:
+    # sm_80's diverged-warp fallbacks CALL __cuda_sm70_shflsync_* (and reduxsync), laid out
+    # after each kernel, each the last function of its section: none has a line row.
+    helpers = 0
+    for k in program(mode, "warp_fallbacks", "sm_80").kernels:
+        cfg = build_cfg(k.instructions)
+        starts = [cfg.blocks[e.dst].start for e in cfg.edges if e.kind is EdgeKind.CALL]
+        if starts:
+            helpers += 1
+            assert _lines(k, min(starts)) == {("", 0, None)}, k.name
+            assert _lines(k, 0, min(starts)) & {("", 0, None)} == set(), k.name
+    assert helpers == 7
