@@ -159,3 +159,16 @@ def test_a_diverged_warp_fallback_inside_a_loop_is_left_out(arch: str) -> None:
         assert (fact["instructions"], fact["issue_cycles"]) == (len(body), stalls)
         assert not {w["address"] for w in fact["waits"]} & fallback
     assert counted >= 1  # the main loop holds a fallback copy
+
+
+def test_a_body_whose_only_choice_picks_the_fallback_is_one_path() -> None:
+    # sm_80 shfl_runtime_loop (warp_fallbacks.cu line 43): the loop's one choice is the
+    # BRA.CONV between the shuffle and its diverged copy; set aside, the trip is one path.
+    # reduce_per_chunk keeps its two ifs (lines 63, 64): both arms are still counted.
+    by_name = {
+        i.kernel.name: i for i in inspect_program(program("recorded", "warp_fallbacks", "sm_80"))
+    }
+    (loop,) = by_name["_Z17shfl_runtime_loopPKfPfi"].facts("schedule")["loops"]
+    assert not loop["branches"] and "both arms" not in loop["text"]
+    main = by_name["_Z16reduce_per_chunkPKfPfi"].facts("schedule")["loops"][0]
+    assert main["branches"]
