@@ -58,7 +58,8 @@ class LineInfo:
     ptx_lines: dict[int, int] = field(default_factory=dict)
     labels: dict[str, int] = field(default_factory=dict)
     jump_tables: dict[int, tuple[str, ...]] = field(default_factory=dict)  # BRX -> label names
-    # First addresses of the functions (`.type NAME,@function`): no line row holds across one
+    # First addresses of the functions after a section's first (`.type NAME,@function`): no
+    # line row holds across one
     starts: frozenset[int] = frozenset()
 
     def jump_targets(self, address: int) -> tuple[int, ...]:
@@ -358,7 +359,9 @@ def read_line_info(text: str, where: str = "<nvdisasm text>") -> dict[str, LineI
                 for a, line in zip(addresses, lines, strict=True)
                 if _JUMP_TABLE in line
             }
-        info.starts = frozenset(addresses[i] for i in func.starts if i < len(addresses))
+        # The section's first function needs no cut (nothing is in force before it): most
+        # sections have no other, and the JSON reader then skips the test of each address.
+        info.starts = frozenset(addresses[i] for i in func.starts if 0 < i < len(addresses))
         # A label after the last instruction names nothing.
         info.labels = {label: addresses[i] for label, i in func.labels if i < len(addresses)}
     return out
