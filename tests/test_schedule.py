@@ -6,7 +6,11 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
+import pytest
+from analyses_data import program
+
 from sassview.build import build_program
+from sassview.graph.divergence import fallbacks
 from sassview.inspection import inspect_program
 from sassview.ir import Artifacts
 
@@ -135,3 +139,36 @@ def test_an_outer_loop_is_read_outside_its_inner_loop_by_hand() -> None:
     )
     inner = next(s for s in insp.facts("schedule")["loops"] if s["source_line"] == 45)
     assert (inner["instructions"], inner["issue_cycles"], inner["inner_loops"]) == (7, 25, 0)
+
+
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90a"])
+def test_a_diverged_warp_fallback_inside_a_loop_is_left_out(arch: str) -> None:
+    # warp_fallbacks.cu reduce_per_chunk: cg::reduce in `if (threadIdx.x < 64)` inside a
+    # run-time loop; ptxas' BRA.DIV copy jumps back into the body, so the SASS loop holds it.
+    # A trip runs one copy or the other: the fast path's is counted, the fallback's is not.
+    prog = program("recorded", "warp_fallbacks", arch)
+    (insp,) = (i for i in inspect_program(prog) if "reduce_per_chunk" in i.kernel.name)
+    ins, code = insp.kernel.instructions, insp.kernel.control_at
+    fallback = {ins[i].address for f in fallbacks(insp.cfg, ins) for i in f.instructions}
+    counted = 0
+    for lp, fact in zip(insp.loops, insp.facts("schedule")["loops"], strict=True):
+        body = [a for a in lp.addresses if a not in fallback]
+        if len(body) < len(lp.addresses):
+            counted += 1
+        stalls = sum(c.stall for a in body if (c := code(a)) is not None)
+        assert (fact["instructions"], fact["issue_cycles"]) == (len(body), stalls)
+        assert not {w["address"] for w in fact["waits"]} & fallback
+    assert counted >= 1  # the main loop holds a fallback copy
+
+
+def test_a_body_whose_only_choice_picks_the_fallback_is_one_path() -> None:
+    # sm_80 shfl_runtime_loop (warp_fallbacks.cu line 43): the loop's one choice is the
+    # BRA.CONV between the shuffle and its diverged copy; set aside, the trip is one path.
+    # reduce_per_chunk keeps its two ifs (lines 63, 64): both arms are still counted.
+    by_name = {
+        i.kernel.name: i for i in inspect_program(program("recorded", "warp_fallbacks", "sm_80"))
+    }
+    (loop,) = by_name["_Z17shfl_runtime_loopPKfPfi"].facts("schedule")["loops"]
+    assert not loop["branches"] and "both arms" not in loop["text"]
+    main = by_name["_Z16reduce_per_chunkPKfPfi"].facts("schedule")["loops"][0]
+    assert main["branches"]

@@ -6,7 +6,10 @@ sm_70 and later (a loop with inner loops: its own code outside them):
     the loop's blocks once, in address order. A body that branches (an `if` inside the loop)
     counts both arms, so the sum is an upper bound for a trip that takes one; a branch costs the
     stall written on it, like any instruction; a yield hint adds nothing (it lets the scheduler
-    switch warps, it does not stall this one);
+    switch warps, it does not stall this one). A diverged-warp fallback copy inside the loop
+    (graph/divergence: the second copy of a warp-synchronous step, taken by a BRA.DIV only
+    when the warp arrives diverged) is left out: a trip runs one copy or the other, and the
+    fast path's is the one counted;
   - the share of those cycles spent on the math the loop exists for (FP32/FP16/FP64 and tensor
     core instructions: their own stall counts over the total);
   - the waits: each instruction that waits on a scoreboard set by a variable-latency
@@ -29,6 +32,8 @@ from dataclasses import dataclass
 
 from sassview.analyses.base import AnalysisContext, Annotation, Findings, Severity
 from sassview.analyses.records_compute import LoopFact, ScheduleFacts, loop_place
+from sassview.graph.cfg import ControlFlowGraph, EdgeKind
+from sassview.graph.divergence import Fallback, fallbacks
 from sassview.graph.loops import Loop
 from sassview.ir import ControlCode, Kernel, SassInstruction
 from sassview.opcodes import instruction_category
@@ -109,11 +114,25 @@ def _waits(body: list[tuple[SassInstruction, ControlCode]]) -> tuple[Wait, ...]:
     return tuple(sorted(found, key=lambda w: w.address))
 
 
-def loop_schedule(kernel: Kernel, loop: Loop, inner: Sequence[Loop] = ()) -> LoopSchedule | None:
+def loop_schedule(
+    kernel: Kernel,
+    loop: Loop,
+    inner: Sequence[Loop] = (),
+    diverged: Sequence[Fallback] = (),
+    cfg: ControlFlowGraph | None = None,
+) -> LoopSchedule | None:
     """The schedule of one trip of `loop`; with `inner` (the loops directly inside it), of
     its own code outside them: an outer loop's trip runs its inner loops' trips a number of
-    times no count here knows, so they are left out, not summed."""
+    times no count here knows, so they are left out, not summed. The blocks of `diverged`
+    (the kernel's fallback copies, found on `cfg`) are left out too: see the module
+    docstring."""
+    copies = [f for f in diverged if f.blocks & loop.blocks]
+    ins = kernel.instructions
     skip = frozenset(a for lp in inner for a in lp.addresses)
+    skip |= frozenset(ins[i].address for f in copies for i in f.instructions)
+    branches = len(loop.blocks) > 1 and not inner
+    if copies and cfg is not None:
+        branches = branches and _branches(cfg, loop.blocks.difference(*(f.blocks for f in copies)))
     body = _body(kernel, loop, skip)
     if not body:
         return None
@@ -123,10 +142,22 @@ def loop_schedule(kernel: Kernel, loop: Loop, inner: Sequence[Loop] = ()) -> Loo
         instructions=len(body),
         issue_cycles=sum(code.stall for _, code in body),
         math_cycles=sum(code.stall for ins, code in body if instruction_category(ins) in MATH),
-        branches=len(loop.blocks) > 1 and not inner,
+        branches=branches,
         waits=_waits(body),
         inner_loops=len(inner),
     )
+
+
+def _branches(cfg: ControlFlowGraph, blocks: frozenset[int]) -> bool:
+    """Whether a body without its fallback copies still chooses between paths: a block with
+    two ways on inside it. The BRA.DIV (or BRA.CONV) choosing a copy leaves one way once the
+    copy is set aside, so a body whose only choice it was is one path (sm_80's
+    shfl_runtime_loop in tests/data/analyses/sources/warp_fallbacks.cu)."""
+    ways: dict[int, set[int]] = {}
+    for e in cfg.edges:
+        if e.kind in (EdgeKind.FALLTHROUGH, EdgeKind.TAKEN) and e.src in blocks and e.dst in blocks:
+            ways.setdefault(e.src, set()).add(e.dst)
+    return any(len(dsts) > 1 for dsts in ways.values())
 
 
 def describe(s: LoopSchedule) -> str:
@@ -204,10 +235,13 @@ def run(ctx: AnalysisContext) -> Findings:
     for lp in ctx.loops:
         if lp.parent is not None:
             children.setdefault(lp.parent, []).append(lp)
+    ins = ctx.kernel.instructions
+    diverged = fallbacks(ctx.cfg, ins) if ctx.loops and ctx.cfg is not None else ()
     schedules = [
         s
         for lp in ctx.loops
-        if (s := loop_schedule(ctx.kernel, lp, children.get(lp.index, ()))) is not None
+        if (s := loop_schedule(ctx.kernel, lp, children.get(lp.index, ()), diverged, ctx.cfg))
+        is not None
     ]
     # Only an innermost loop's trip is all of its work: the note reads those alone.
     notes = tuple(n for s in schedules if not s.inner_loops and (n := _exposed_note(s)) is not None)

@@ -1,4 +1,4 @@
-"""Code a warp runs only when it arrives diverged, and code with no source line of its own.
+"""Code a warp runs only when it arrives diverged.
 
 SASS, sm_70 and later. Where ptxas cannot prove that every lane of a warp-synchronous
 sequence's mask is converged (`__shfl_*_sync`, `__reduce_*_sync`, cooperative groups' tile
@@ -12,14 +12,11 @@ slow path is its fall-through. A fallback is the blocks that only its branch lea
 its first block dominates, over jumps and fall-throughs), so it ends where it rejoins the
 fast path. The two copies are one source statement run two ways, not two iterations.
 
-ptxas' own subroutines (the division slow path, the shuffle helpers above) carry no line of
-their own: nvdisasm's line table keeps the row before them, which is the last line of
-whatever code precedes them in the listing (a fallback's reduction, a loop's body).
-`unsourced` names the instructions of each such subroutine: every one has the location and
-PTX line of the instruction before its entry. A `__noinline__` function has rows of its own.
+ptxas' own subroutines (the shuffle helpers above, the division slow path) have no line rows
+of their own: the model gives their instructions no source line (parse/sass_text), so no view
+reads them as the code before them.
 
-How it can be wrong: a BRA.DIV whose target is also reached another way is no fallback here;
-a subroutine whose own rows happen to repeat the row before it (none seen) is unsourced.
+How it can be wrong: a BRA.DIV whose target is also reached another way is no fallback here.
 """
 
 from __future__ import annotations
@@ -102,22 +99,4 @@ def _reach(succ: dict[int, list[int]], roots: set[int], *, avoid: set[int]) -> s
     return seen
 
 
-def unsourced(cfg: ControlFlowGraph, instructions: Sequence[SassInstruction]) -> frozenset[int]:
-    """Indices of the instructions of subroutines (CALL targets, each laid out up to the next
-    one or the end) that have no line of their own: see the module docstring."""
-    entries = sorted(
-        {cfg.blocks[e.dst].first for e in cfg.edges if e.kind is EdgeKind.CALL and e.dst > 0}
-    )
-    out: set[int] = set()
-    for n, first in enumerate(entries):
-        end = entries[n + 1] if n + 1 < len(entries) else len(instructions)
-        before = instructions[first - 1]
-        here = (before.source, before.ptx_line)
-        if all(
-            (instructions[i].source, instructions[i].ptx_line) == here for i in range(first, end)
-        ):
-            out.update(range(first, end))
-    return frozenset(out)
-
-
-__all__ = ["Fallback", "fallbacks", "unsourced"]
+__all__ = ["Fallback", "fallbacks"]

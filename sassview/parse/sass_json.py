@@ -173,9 +173,10 @@ def _function(
     )
     chains = info.sources if info else {}
     ptx_lines = info.ptx_lines if info else {}
-    instructions = _read_in_bulk(raw, start, files, chains, ptx_lines)
+    starts = info.starts if info else frozenset()
+    instructions = _read_in_bulk(raw, start, files, chains, ptx_lines, starts)
     if instructions is None:
-        instructions = _read_one_by_one(raw, start, files, chains, ptx_lines, name, where)
+        instructions = _read_one_by_one(raw, start, files, chains, ptx_lines, starts, name, where)
     return SassFunction(name, instructions)
 
 
@@ -188,6 +189,7 @@ def _read_in_bulk(
     files: dict[int, str],
     chains: Mapping[int, SourceLoc],
     ptx_lines: Mapping[int, int],
+    starts: frozenset[int],
 ) -> tuple[SassInstruction, ...] | None:
     """The instructions of one function, read field by field over all entries at once (C-level
     map and zip instead of 10^5 turns of a Python loop); None when anything is unusual (an
@@ -204,7 +206,8 @@ def _read_in_bulk(
         addresses = range(start, start + INSTRUCTION_BYTES * len(raw), INSTRUCTION_BYTES)
         file_ids = list(map(dict.get, raw, repeat("source-file-id")))
         text_chains = map(chains.get, addresses) if chains else repeat(None)
-        sources = _sources(lines, file_ids, text_chains, files)
+        breaks = map(starts.__contains__, addresses) if starts else repeat(False)
+        sources = _sources(lines, file_ids, text_chains, breaks, files)
         if sources is None:
             return None
         predicates, marks, flows = _rare_fields(raw, lines)
@@ -245,17 +248,26 @@ def _read_in_bulk(
 
 
 def _sources(
-    lines: list[Any], file_ids: list[Any], chains: Iterable[SourceLoc | None], files: dict[int, str]
+    lines: list[Any],
+    file_ids: list[Any],
+    chains: Iterable[SourceLoc | None],
+    breaks: Iterable[bool],
+    files: dict[int, str],
 ) -> list[SourceLoc | None] | None:
     """Each entry's source line. The JSON gives one where a line-table row begins, held until
-    the next one, as in DWARF; the text's chain is richer (inline frames), and taken when it
-    names the same line, or when the JSON has none (nvdisasm 13.1 ignores -g in JSON mode).
+    the next one, as in DWARF, but not across a function's start (`breaks`: ptxas' own
+    subroutines have no rows, see parse/sass_text); the text's chain is richer (inline
+    frames), and taken when it names the same line, or when the JSON has none (nvdisasm 13.1
+    ignores -g in JSON mode).
     None if an entry names an unknown file. (`_read_one_by_one` ignores the line of an entry
     of two keys; with an opcode, that entry has no source-file-id: rejected here too.)"""
     out: list[SourceLoc | None] = []
     locs: dict[tuple[Any, Any], SourceLoc] = {}
     loc: SourceLoc | None = None
-    for line, file_id, chain in zip(lines, file_ids, chains, strict=False):  # chains may repeat
+    # chains and breaks may repeat
+    for line, file_id, chain, cut in zip(lines, file_ids, chains, breaks, strict=False):
+        if cut:
+            loc = None
         if line is not None:
             loc = locs.get((file_id, line))
             if loc is None:
@@ -305,6 +317,7 @@ def _read_one_by_one(
     files: dict[int, str],
     chains: Mapping[int, SourceLoc],
     ptx_lines: Mapping[int, int],
+    starts: frozenset[int],
     name: str,
     where: str,
 ) -> tuple[SassInstruction, ...]:
@@ -332,6 +345,8 @@ def _read_one_by_one(
         predicate, flow = "", False  # no other-attributes: not control flow, as the JSON says
         marks: tuple[str, ...] = ()
         line = get("source-line") if size > 2 else None
+        if address in starts:
+            loc = None  # no row holds across a function's start
         if line is not None:
             file_id = get("source-file-id")
             loc = locs.get((file_id, line))

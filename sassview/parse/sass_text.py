@@ -7,8 +7,13 @@ cuobjdump give, so `parse_sass_text` must yield the same instructions as the JSO
 same cubin. `read_line_info` is the cheap pass the model builder uses next to the JSON: the same
 scan, without building instructions.
 
-Line annotations apply to every following instruction until the next one of the same kind;
-a run of consecutive `//## File` lines is one inline chain, innermost first.
+Line annotations apply to every following instruction until the next one of the same kind,
+or up to the next function's `.type NAME,@function` line: ptxas lays its own subroutines out
+after the kernel in the kernel's section (the float division slow path, sm_80's
+`__cuda_sm70_shflsync_*`) with no line rows of their own, and nvdisasm's line table keeps
+the row before them (the last line of the kernel's code), so their instructions get no
+source line and no PTX line here, for every view at once. A run of consecutive `//## File`
+lines is one inline chain, innermost first.
 """
 
 from __future__ import annotations
@@ -53,6 +58,9 @@ class LineInfo:
     ptx_lines: dict[int, int] = field(default_factory=dict)
     labels: dict[str, int] = field(default_factory=dict)
     jump_tables: dict[int, tuple[str, ...]] = field(default_factory=dict)  # BRX -> label names
+    # First addresses of the functions after a section's first (`.type NAME,@function`): no
+    # line row holds across one
+    starts: frozenset[int] = frozenset()
 
     def jump_targets(self, address: int) -> tuple[int, ...]:
         names = self.jump_tables.get(address, ())
@@ -71,6 +79,7 @@ class _FunctionScan:
     name: str
     rows: list[_Row] = field(default_factory=list)
     labels: list[tuple[str, int]] = field(default_factory=list)  # (label, index in rows)
+    starts: list[int] = field(default_factory=list)  # index in rows of each function's first
 
 
 # What str.splitlines splits at: no record spans one, so records and the general path see the
@@ -273,6 +282,14 @@ class _Scan:
             self.chain, self.loc, self.ptx_line = [], None, None
             return
         stripped = line.strip()
+        if stripped.startswith(".type") and stripped.endswith(",@function"):
+            # A function starts: the kernel, or a subroutine laid out after it in its section.
+            # What a line row put in force ends with the code before it; a function with rows
+            # of its own (a __noinline__ one) states them before its first instruction.
+            self.chain, self.loc, self.ptx_line = [], None, None
+            if self.functions:
+                self.functions[-1].starts.append(len(self.rows))
+            return
         if self.functions and stripped.endswith(":"):
             label = _LABEL.match(stripped)
             if label:
@@ -342,6 +359,9 @@ def read_line_info(text: str, where: str = "<nvdisasm text>") -> dict[str, LineI
                 for a, line in zip(addresses, lines, strict=True)
                 if _JUMP_TABLE in line
             }
+        # The section's first function needs no cut (nothing is in force before it): most
+        # sections have no other, and the JSON reader then skips the test of each address.
+        info.starts = frozenset(addresses[i] for i in func.starts if 0 < i < len(addresses))
         # A label after the last instruction names nothing.
         info.labels = {label: addresses[i] for label, i in func.labels if i < len(addresses)}
     return out

@@ -3,8 +3,9 @@ NVVM's PTX (`ptx_listing`), each with its CFG, its loops, its weights and where 
 instructions comes from. Apart from the measuring because the two sides differ only here: the
 SASS side gives each instruction the inline chain of the PTX instruction it came from
 (`chained_sources`) and sets aside the code that is placed but never counted (`_uncounted`:
-a diverged warp's fallback copy, ptxas' subroutines with no line of their own, scheduling
-hints), so the measuring reads one record and never asks which side it is on.
+a diverged warp's fallback copy, scheduling hints; ptxas' own subroutines have no source
+line in the model, parse/sass_text), so the measuring reads one record and never asks which
+side it is on.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from sassview.analyses.base import AnalysisContext
 from sassview.analyses.loops.files import SourceFiles
 from sassview.analyses.loops.weights import ptx_weight, weight
 from sassview.graph.cfg import ControlFlowGraph, build_ptx_cfg
-from sassview.graph.divergence import Fallback, fallbacks, unsourced
+from sassview.graph.divergence import Fallback, fallbacks
 from sassview.graph.loops import Loop, find_ptx_loops, loop_candidates
 from sassview.ir import Kernel, PtxInstruction, SassInstruction, SourceLoc
 
@@ -56,7 +57,7 @@ def sass_listing(ctx: AnalysisContext, files: SourceFiles) -> Listing:
         lambda lp: loop_candidates(lp, ctx.cfg, ins),
         [i.ptx_line for i in ins],
         ctx.shared(chained_sources),
-        _uncounted(ctx.cfg, ins, diverged) if looped else frozenset(),
+        _uncounted(ins, diverged) if looped else frozenset(),
         diverged,
     )
 
@@ -66,16 +67,12 @@ def sass_listing(ctx: AnalysisContext, files: SourceFiles) -> Listing:
 _HINTS = frozenset(("YIELD", "NOP"))
 
 
-def _uncounted(
-    cfg: ControlFlowGraph, ins: Sequence[SassInstruction], diverged: tuple[Fallback, ...]
-) -> frozenset[int]:
+def _uncounted(ins: Sequence[SassInstruction], diverged: tuple[Fallback, ...]) -> frozenset[int]:
     """Instructions no copy of their statement: a diverged warp's second copy of code the
     fast path holds (cooperative groups' `reduce` in a branch: 5 shuffle steps, and 5 again
-    after the EXIT), ptxas' subroutines whose line is the row before them (the division
-    slow path read as the reduction before it), scheduling hints. They still make their
-    statement's entry, but neither place a SASS loop nor count as copies."""
+    after the EXIT), scheduling hints. They still make their statement's entry, but neither
+    place a SASS loop nor count as copies."""
     out = {i for f in diverged for i in f.instructions}
-    out.update(unsourced(cfg, ins))
     out.update(i for i, x in enumerate(ins) if x.opcode in _HINTS)
     return frozenset(out)
 

@@ -68,6 +68,10 @@ CASES: dict[str, dict[str, object]] = {
         "source": "tests/data/analyses/sources/real_warps.cu",
         "archs": ["sm_80", "sm_90a"],
     },
+    "subroutines": {
+        "source": "tests/data/analyses/sources/subroutines.cu",
+        "archs": ["sm_90a"],
+    },
     "spill": {
         "source": "tests/corpus/sources/spill.cu",
         "archs": ["sm_80", "sm_90a"],
