@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from conftest import CORPUS
+from textual.strip import Strip
 from textual.widgets import OptionList
 
 import sassview
@@ -19,6 +20,7 @@ from sassview.tui import loader
 from sassview.tui.app import SassviewApp
 from sassview.tui.loader import Loaded, Target
 from sassview.tui.screens.picker import PickerScreen
+from sassview.tui.widgets.listing import Listing
 
 THREE_KERNELS = CORPUS / "whole_program" / "sm_90a" / "kernel.cubin"
 
@@ -121,3 +123,39 @@ def test_a_cold_open_shows_the_whole_load_at_once(tmp_path: Path) -> None:
     assert shown == []  # built from the listings: there was no first kernel to show early
     found = load(Target(target))  # ...and cached with its analyses by then
     assert [i.kernel for i in shown] == [found.inspections[0].kernel]  # the very same objects
+
+
+def test_a_first_kernel_in_as_the_app_mounts_is_in_its_first_frame(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A cached model's first kernel is in as the app mounts (its read runs beside Textual's
+    import): the first frame shows it, no empty frame is laid out and painted before it."""
+    sassview.inspect(THREE_KERNELS)
+    load, release = _held()
+    target = Target(THREE_KERNELS)
+    opening = loader.Opening(target, load)
+    first = opening.first(60)
+    assert first is not None  # in before the app is made
+    painted: list[object] = []  # the SASS pane's painter at each row it paints
+    render_line = Listing.render_line
+
+    def spy(self: Listing, y: int) -> Strip:
+        if self.pane == "sass":
+            painted.append(self.painter)
+        return render_line(self, y)
+
+    monkeypatch.setattr(Listing, "render_line", spy)
+    app = SassviewApp(target, opening=opening, watch=False)
+
+    async def go() -> None:
+        async with app.run_test(size=(160, 48)) as pilot:
+            try:
+                await _until(pilot, lambda: bool(painted))
+                assert app.view is not None and app.view.inspection is first
+                assert None not in painted  # not one row painted before the kernel was there
+            finally:
+                release.set()
+            await _until(pilot, lambda: app.loads == 1)
+            assert app.view.inspection is app.loaded.inspections[0]  # type: ignore[union-attr]
+
+    asyncio.run(go())

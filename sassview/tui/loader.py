@@ -159,6 +159,13 @@ class Opening:
         self._ready.set()
         self._go_on.wait()
 
+    def first(self, wait: float = 0.0) -> Inspection | None:
+        """The first kernel, when it is in within `wait` seconds and the load waits for it to
+        be shown (None when the whole load is in, or failed); `take` then hands the same
+        object to `show`."""
+        self._ready.wait(wait)
+        return self._first if self._ready.is_set() and not self._done.is_set() else None
+
     def take(self, show: Callable[[Inspection], None]) -> Loaded:
         """The load's result (raised, when it failed); `show` is called with its first kernel
         first, when there is one before the whole load is in (as `previewing`'s)."""
