@@ -752,9 +752,9 @@ CASES += [
 
 
 def environment(case: Case, tmp: Path) -> dict[str, str]:
-    env = {**os.environ, **case.env(tmp)}
-    env.setdefault("SASSVIEW_CACHE_DIR", str(tmp / "cache"))
-    return env
+    """The case's own cache (tmp/cache) unless it names one: the caller's SASSVIEW_CACHE_DIR
+    (the test session's, or a user's under gen_errors) would hide what the case leaves."""
+    return {**os.environ, "SASSVIEW_CACHE_DIR": str(tmp / "cache"), **case.env(tmp)}
 
 
 # Helpers of the input-paths cases (called when a case runs, so defined after them).

@@ -44,24 +44,34 @@ def exported(source: Path, out: Path, cache: Path) -> str:
     return text.replace(source.name, "@")
 
 
+@pytest.fixture(scope="module")
+def ascii_export(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """The export an ASCII path gives: the same for every case below (the file's name is `@`,
+    paths are relative to its directory), so it is made once for the module."""
+    base = tmp_path_factory.mktemp("ascii")
+    plain = base / "k.cu"
+    plain.write_text(SOURCE)
+    expected = exported(plain, base / "out", base / "cache")
+    assert '"line": 2}, {"column": 0, "file": "@", "line": 7}' in expected  # inlined at line 7
+    return expected
+
+
 @pytest.mark.parametrize(
     "where",
     ["José/k.cu", "plain/kérnel.cu", "日本/été-ü.cu"],
     ids=["directory", "file", "both"],
 )
-def test_a_non_ascii_path_maps_every_line_back_to_the_real_file(tmp_path: Path, where: str) -> None:
+def test_a_non_ascii_path_maps_every_line_back_to_the_real_file(
+    tmp_path: Path, where: str, ascii_export: str
+) -> None:
     """nvdisasm writes such a name with C octal escapes (`Jos\\303\\251`), in its JSON too,
     where they are not valid JSON; ptxas splits a non-ASCII file name at an escape's `\\`.
     The listing must be the one an ASCII path gives, name for name."""
-    plain = tmp_path / "ascii" / "k.cu"
     other = tmp_path / where
-    for path in (plain, other):
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(SOURCE)
+    other.parent.mkdir(parents=True)
+    other.write_text(SOURCE)
     cache = tmp_path / "cache"
-    expected = exported(plain, tmp_path / "out-plain", cache)
-    assert '"line": 2}, {"column": 0, "file": "@", "line": 7}' in expected  # inlined at line 7
-    assert exported(other, tmp_path / "out-other", cache) == expected
+    assert exported(other, tmp_path / "out-other", cache) == ascii_export
     done = sassview("check", other, "--json", cache=cache)
     assert done.returncode == 0, done.stderr
     (program,) = json.loads(done.stdout)["programs"]
