@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from sassview.graph.cfg import ControlFlowGraph, EdgeKind
+from sassview.graph.dominators import reachable
 from sassview.ir import SassInstruction
 
 
@@ -71,10 +72,10 @@ def fallbacks(
     if not starts:
         return ()
     # Blocks reached without passing through any fallback's start: no fallback holds them.
-    common = _reach(succ, roots, avoid=set(starts))
+    common = reachable(succ, roots, avoid=starts)
     found = []
     for start, branch in sorted(starts.items(), key=lambda s: blocks[s[1]].start):
-        own = _reach(succ, {start}, avoid=common)
+        own = reachable(succ, start, avoid=common)
         indices = tuple(i for k in sorted(own) for i in range(blocks[k].first, blocks[k].last + 1))
         found.append(
             Fallback(
@@ -85,18 +86,6 @@ def fallbacks(
             )
         )
     return tuple(found)
-
-
-def _reach(succ: dict[int, list[int]], roots: set[int], *, avoid: set[int]) -> set[int]:
-    """The blocks paths from `roots` reach without entering `avoid` (roots always count)."""
-    seen = set(roots)
-    stack = list(roots)
-    while stack:
-        for nxt in succ.get(stack.pop(), ()):
-            if nxt not in seen and nxt not in avoid:
-                seen.add(nxt)
-                stack.append(nxt)
-    return seen
 
 
 __all__ = ["Fallback", "fallbacks"]

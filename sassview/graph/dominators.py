@@ -5,21 +5,27 @@ more than twice a whole `import sassview`, and every warm `sassview check` of a 
 loop paid it for one call. This is the algorithm networkx uses too, Cooper, Harvey and
 Kennedy's "A Simple, Fast Dominance Algorithm" (2001): iterate `idom` in reverse postorder,
 meeting predecessors by walking up the tree by postorder number, until nothing changes.
-tests/test_dominators.py checks it against networkx on every recorded CFG and on random graphs.
+tests/test_warm_start.py checks it against networkx on every recorded CFG and on random graphs.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Container, Iterable, Mapping
 
 
-def reachable(succ: Mapping[int, Collection[int]], start: int) -> set[int]:
-    """Every node a path from `start` reaches, `start` included."""
-    seen = {start}
-    stack = [start]
+def reachable(
+    succ: Mapping[int, Collection[int]],
+    start: int | Iterable[int],
+    *,
+    avoid: Container[int] = frozenset(),
+) -> set[int]:
+    """Every node a path from `start` (a node or several) reaches without entering `avoid`,
+    the starts included."""
+    seen = {start} if isinstance(start, int) else set(start)
+    stack = list(seen)
     while stack:
         for nxt in succ.get(stack.pop(), ()):
-            if nxt not in seen:
+            if nxt not in seen and nxt not in avoid:
                 seen.add(nxt)
                 stack.append(nxt)
     return seen

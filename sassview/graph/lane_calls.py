@@ -27,6 +27,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, NamedTuple
 
 from sassview.graph.cfg import EdgeKind
+from sassview.graph.dominators import immediate_dominators, reachable
 
 if TYPE_CHECKING:
     from sassview.graph.cfg import ControlFlowGraph
@@ -60,23 +61,11 @@ def return_sites(cfg: ControlFlowGraph) -> dict[int, ReturnSite]:
         target = calls.get(call)
         if target is None or site not in cfg.blocks[call].successors:
             continue
-        body = _reachable(within, target)
+        body = reachable(within, target)  # without RETURN edges
         if call in body or site in body:  # not a subroutine that returns by RET alone
             continue
         out[site] = ReturnSite(call, frozenset(rets), frozenset(body))
     return out
-
-
-def _reachable(within: dict[int, list[int]], first: int) -> set[int]:
-    """The blocks reachable from a subroutine's first block without a RETURN edge."""
-    seen = {first}
-    todo = [first]
-    while todo:
-        for s in within.get(todo.pop(), ()):
-            if s not in seen:
-                seen.add(s)
-                todo.append(s)
-    return seen
 
 
 class Body:
@@ -130,8 +119,6 @@ class Body:
         """The immediate post-dominator of block b in the body (None: the exit, or a block
         from which no path leaves the kernel, as a `BRA self` trap)."""
         if self._ipdom is None:
-            from sassview.graph.dominators import immediate_dominators
-
             exit_ = -1
             back: dict[int, list[int]] = {exit_: []}
             for src, dsts in self.successors().items():
