@@ -43,6 +43,7 @@ class _LazyGroup(click.Group):
         "diff": "cli_diff:diff",
         "export": "cli_export:export_command",
         "filecheck": "cli_filecheck:filecheck",
+        "mcp": "cli_mcp:mcp_command",
         "sweep": "cli_sweep:sweep",
         "try": "cli_try:try_command",
     }

@@ -54,6 +54,12 @@ COLUMNS = (
     type=click.IntRange(min=1),
     help=MAX_VARIANTS_HELP,
 )
+@click.option(
+    "--cluster",
+    metavar="ADDRESS",
+    help="Compile the variants on a Dask cluster (tcp://HOST:8786; default: $SASSVIEW_CLUSTER, "
+    "else this machine's cores).",
+)
 @build_options(build_dir_flags=("--build-dir",))  # -p is --param here
 def sweep(
     path: Path,
@@ -64,6 +70,7 @@ def sweep(
     sort_by: str | None,
     as_json: bool,
     max_variants: int | None,
+    cluster: str | None,
     build: BuildOptions,
 ) -> None:
     """Compile every variant of PATH (kernel.py or .cu) and compare them in one table."""
@@ -72,7 +79,7 @@ def sweep(
 
     try:
         with user_output_to_stderr():  # a kernel.py's prints must not reach the JSON
-            rows, notes = _run(path, params, archs, kernel, baseline, max_variants, build)
+            rows, notes = _run(path, params, archs, kernel, baseline, max_variants, build, cluster)
     except SassviewError as exc:
         _fail(exc)
         return
@@ -102,11 +109,18 @@ def _run(
     baseline: str | None,
     max_variants: int | None,
     build: BuildOptions,
+    cluster: str | None = None,
 ) -> tuple[list[Any], list[str]]:
     from sassview.build import build_program
     from sassview.frontends.arch import parse_arch_list
     from sassview.frontends.jobs import compile_all, plan
     from sassview.inspection import inspect_program
+    from sassview.steer.cluster import (
+        cluster_address,
+        recipe_for,
+        unshared_cache_note,
+        warm_on_cluster,
+    )
     from sassview.steer.sweep import build_rows, open_kernel_file, parse_params, with_grid
     from sassview.views.render import table_notes
 
@@ -119,8 +133,19 @@ def _run(
     allow_variants(len(jobs), max_variants, "the sweep")
     base = dict(p.split("=", 1) for p in baseline.split(",")) if baseline else None
     inspections = []
+    address = cluster_address(cluster)
     with _Progress(len(jobs)) as progress:
-        artifacts = compile_all(kernel_file, jobs=jobs, progress=progress.compiled)
+        if address:  # the workers compile into the cache; then read below, as locally
+            recipe = recipe_for(path, arch_names, found.options, grid)
+            note = unshared_cache_note(warm_on_cluster(address, recipe, jobs, progress.compiled))
+            if note:
+                click.echo(note, err=True)
+        artifacts = compile_all(
+            kernel_file,
+            jobs=jobs,
+            parallel=not address,
+            progress=None if address else progress.compiled,
+        )
         for a in artifacts:
             program = build_program(a, where=a.label)
             progress.read()
