@@ -11,8 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from tests.conftest import assert_clean_error, run_sassview
+from conftest import assert_clean_error, run_sassview
 
 distributed = pytest.importorskip("distributed", reason="Dask (pip install 'sassview[agents]')")
 pytestmark = pytest.mark.compile

@@ -231,3 +231,18 @@ def test_the_key_lists_beside_a_typed_dict_name_its_keys() -> None:
     counts of `MbarrierOps`: each pair stays one list (mypy checks one way only)."""
     assert set(get_args(LoopKey)) == set(get_type_hints(LoopJson))
     assert set(get_args(MbarrierKind)) == set(get_type_hints(MbarrierOps)) - {"by_mnemonic"}
+
+
+def test_every_module_of_analyses_is_an_analysis_or_a_named_helper() -> None:
+    """analyses/ holds the registry's analyses and the helpers its HELPERS table names, and
+    nothing else: a module neither lists is one a reader cannot place."""
+    from sassview.analyses import HELPERS
+
+    folder = Path(sassview.analyses.__file__).parent
+    modules = {p.stem for p in folder.glob("*.py") if p.stem != "__init__"}
+    modules |= {p.parent.name for p in folder.glob("*/__init__.py")}
+    analyses = {m.rsplit(".", 1)[-1] for m in REGISTRY.values()}
+    assert not analyses & set(HELPERS), "a module is both an analysis and a helper"
+    assert modules == analyses | set(HELPERS), (modules - analyses - set(HELPERS)) or (
+        analyses | set(HELPERS)
+    ) - modules
