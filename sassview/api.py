@@ -37,12 +37,14 @@ def compile(  # noqa: A001 - the natural name; sassview.compile reads well
     host_compiler: str | None = None,
     instantiate: Sequence[str] = (),
     include_before: Sequence[str | Path] = (),
+    toolchain: str | None = None,
 ) -> Program:
     """Compile CUDA C++ (text or a file) for one architecture and return its model.
 
     `compiler`: auto (NVRTC, or nvcc for host code and host headers), nvrtc or nvcc;
     `instantiate`: template kernels to compile (`"tile<128, float>"`); `include_before`: files
-    included ahead of the source (a header's includer context)."""
+    included ahead of the source (a header's includer context); `toolchain`: a CUDA release
+    added with `sassview toolchain add` ("12.9"), None or "default" for the installed one."""
     if path is not None:
         check_ptxas_can_name(input_file(path, wanted="a CUDA C++ file"))
     try:
@@ -57,6 +59,7 @@ def compile(  # noqa: A001 - the natural name; sassview.compile reads well
             host_compiler=host_compiler,
             instantiate=instantiate,
             include_before=include_before,
+            toolchain=toolchain,
         )
     finally:
         release_claims()  # a failed compile never put its entry (cache/locks.py)
@@ -107,6 +110,7 @@ def load(
     host_compiler: str | None = None,
     instantiate: Sequence[str] = (),
     include_before: Sequence[str | Path] = (),
+    toolchain: str | None = None,
 ) -> list[Program]:
     """Any file sassview reads -> one Program per (cubin, architecture).
 
@@ -115,9 +119,18 @@ def load(
     a kernel.py is imported and each declared kernel compiled (see sassview.declare); a
     Triton cache directory (or a TRITON_KERNEL_DUMP one, or one entry) gives every kernel in
     it, as compiled (`arch` is ignored).
-    `compiler`, `host_compiler`, `instantiate` and `include_before` are compile()'s.
+    `compiler`, `host_compiler`, `instantiate`, `include_before` and `toolchain` are
+    compile()'s; another `toolchain` than the default compiles CUDA C++ only.
     """
     p = Path(path)
+    if toolchain not in (None, "default") and p.suffix not in CUDA_SUFFIXES:
+        from sassview.errors import InputError
+
+        raise InputError(
+            f"--toolchain {toolchain}: {p.name} is not CUDA C++; another release compiles "
+            "CUDA C++ files only (a kernel.py, PTX and cubins go through the default)",
+            "drop --toolchain for this file, or point at the .cu file",
+        )
     if p.is_dir() and _directory_kind(p) == "triton-cache":  # kernels a run already compiled
         return load_triton_cache(p)
     input_file(p)  # a directory, a symlink loop or a missing file: said before anything runs
@@ -134,6 +147,7 @@ def load(
                 host_compiler=host_compiler,
                 instantiate=instantiate,
                 include_before=include_before,
+                toolchain=toolchain,
             )
             for a in archs
         ]
@@ -187,6 +201,7 @@ def inspect(
     host_compiler: str | None = None,
     instantiate: Sequence[str] = (),
     include_before: Sequence[str | Path] = (),
+    toolchain: str | None = None,
 ) -> list[Inspection]:
     """Any file sassview reads -> one Inspection per (program, kernel): what every view reads.
 
@@ -203,6 +218,7 @@ def inspect(
         host_compiler=host_compiler,
         instantiate=instantiate,
         include_before=include_before,
+        toolchain=toolchain,
     )
     if kernel is None:
         return [i for p in programs for i in analyze(p)]

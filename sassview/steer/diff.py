@@ -46,7 +46,7 @@ def parse_spec(text: str) -> Spec:
             raise InputError(
                 f"{text!r}: {item!r} is not KEY=VALUE", "e.g. kernel.py@sm_90a?num_warps=8"
             )
-        variant[key] = parse_value(value)
+        variant[key] = parse_value(value, key)
     return Spec(Path(path_text), arch or None, MappingProxyType(variant))
 
 

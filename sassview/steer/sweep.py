@@ -34,8 +34,15 @@ NUMERIC = ("registers", "spill_bytes", "shared_bytes", "instructions")
 DEFAULT_MAX_VARIANTS = 200
 
 
-def parse_value(text: str) -> Any:
-    """ "8" -> 8, "0.5" -> 0.5, "true"/"false" -> bool, anything else stays text."""
+# Keys whose values stay text: a CUDA release is "12.10", not the number 12.1.
+TEXT_KEYS = ("toolchain",)
+
+
+def parse_value(text: str, key: str = "") -> Any:
+    """ "8" -> 8, "0.5" -> 0.5, "true"/"false" -> bool, anything else (and the value of a key
+    in TEXT_KEYS) stays text."""
+    if key in TEXT_KEYS:
+        return text.strip()
     low = text.strip().lower()
     if low in ("true", "false"):
         return low == "true"
@@ -59,7 +66,8 @@ def parse_params(items: Sequence[str]) -> dict[str, tuple[Any, ...]]:
                 f"-p {item!r} is not KEY=VALUE[,VALUE...]",
                 "e.g. -p num_warps=4,8 or -p -maxrregcount=32,64",
             )
-        grid[key.strip()] = tuple(parse_value(v) for v in values.split(",") if v.strip())
+        name = key.strip()
+        grid[name] = tuple(parse_value(v, name) for v in values.split(",") if v.strip())
     return grid
 
 

@@ -44,6 +44,7 @@ class _LazyGroup(click.Group):
         "export": "cli_export:export_command",
         "filecheck": "cli_filecheck:filecheck",
         "sweep": "cli_sweep:sweep",
+        "toolchain": "cli_toolchain:toolchain_group",
         "try": "cli_try:try_command",
     }
 
@@ -280,8 +281,19 @@ def doctor() -> None:
             " on one release"
         )
     click.echo(f"cache    {cache.cache_root()}  {cache.state()}".rstrip())
+    problems += _doctor_toolchains()
     _doctor_frontends()
     sys.exit(2 if problems else 0)
+
+
+def _doctor_toolchains() -> int:
+    """The stored releases (`sassview toolchain list`); a broken one is a problem."""
+    from sassview.views.cli_toolchain import toolchain_lines
+
+    lines = toolchain_lines()[1:]  # the default's tools are listed above
+    for line in lines:
+        click.echo(f"{'stored' if 'BROKEN' not in line else 'BROKEN':<8} {line}")
+    return sum("BROKEN" in line for line in lines)
 
 
 def _doctor_frontends() -> None:
