@@ -39,6 +39,7 @@ class _LazyGroup(click.Group):
     they cost every command ~5 ms of CPU (python -X importtime)."""
 
     LAZY = {
+        "baseline": "cli_baseline:baseline",
         "cache": "cli_cache:cache_group",
         "diff": "cli_diff:diff",
         "export": "cli_export:export_command",

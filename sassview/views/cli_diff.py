@@ -76,6 +76,10 @@ def diff(
             "summary": [{"what": w, "a": x, "b": y} for w, x, y in change.summary],
             "opcodes": [{"opcode": o, "a": x, "b": y} for o, x, y in change.opcodes],
             "sass_diff": change.sass_diff, "ptx_diff": change.ptx_diff,
+            "verdict": change.classified.kind,
+            "verdicts": [{"class": v.kind, "what": v.what, "a": v.before, "b": v.after,
+                          "rule": v.rule, "evidence": list(v.evidence)}
+                         for v in change.classified.verdicts],
         }, indent=2))  # fmt: skip
     else:
         names = left.kernel.display_name
