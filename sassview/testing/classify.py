@@ -91,6 +91,18 @@ def _vector_twin(shape: str) -> str:
     return _UNIFORM_REG.sub(r"\1?", text).replace("URZ", "RZ").replace("UPT", "PT")
 
 
+_OPERANDS = re.compile(r"^((?:@!?U?P[?T]\s+)?\S+)(.*)$")
+_NUMBER = re.compile(r"-?\b(?:0x[0-9a-fA-F]+|\d+(?:\.\d+)?(?:e[+-]?\d+)?)\b")
+
+
+def _without_numbers(shape: str) -> str:
+    """The instruction with the numbers of its operands (not of its opcode) masked."""
+    match = _OPERANDS.match(shape)
+    if match is None:
+        return shape
+    return match.group(1) + _NUMBER.sub("#", match.group(2))
+
+
 def _blocks(listing: str) -> list[Counter[str]]:
     """Each basic block's instructions (register numbers dropped), as a multiset."""
     blocks: list[Counter[str]] = [Counter()]
@@ -246,6 +258,15 @@ def _listing_verdict(a: str, b: str, gone: list[str], new: list[str], explained:
             moved,
             moved,
             f"{moved} instructions moved between the uniform and vector datapaths",
+        )
+    if gone and Counter(map(_without_numbers, gone)) == Counter(map(_without_numbers, new)):
+        return Verdict(
+            BENIGN,
+            "listing",
+            len(gone),
+            len(new),
+            f"{len(gone)} instructions differ in their immediates or constant offsets only",
+            _evidence(gone, new, r".", 4),
         )
     changed = max(len(gone), len(new))
     share = changed / count
