@@ -123,3 +123,14 @@ def test_the_fixture_compiles_with_the_release(pytester: pytest.Pytester) -> Non
 
 
 pytest_plugins = ["pytester"]
+
+
+def test_triton_runs_the_release_s_ptxas_where_asked() -> None:
+    pytest.importorskip("triton")
+    kernel = ROOT / "examples/triton/kernel.py"
+    done = run_sassview("check", kernel, "-k", "scale", "-a", "sm_90a", "--toolchain", RELEASE)
+    assert done.returncode == 0, done.stderr
+    heads = [line for line in done.stdout.splitlines() if line.startswith("== ")]
+    assert heads and all("· ptxas 12.9.86 (toolchain 12.9)" in h for h in heads), heads
+    bundled = run_sassview("check", kernel, "-k", "scale", "-a", "sm_90a")
+    assert "(toolchain 12.9)" not in bundled.stdout

@@ -63,9 +63,11 @@ class Outcome:
 
 
 def toolchain_of(insp: Inspection) -> str:
-    """The release that compiled it: a stored toolchain's, else the default NVRTC's."""
+    """The release that compiled it: a stored toolchain's, else the ptxas Triton ran, else
+    the default NVRTC's."""
     tools = insp.program.artifacts.toolchain
-    return tools.get("stored") or tools.get("nvrtc") or "default"
+    ran = tools.get("ptxas") if "triton" in tools else tools.get("nvrtc")
+    return tools.get("stored") or ran or "default"
 
 
 def facts_of(insp: Inspection) -> dict[str, Any]:

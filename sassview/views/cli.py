@@ -136,7 +136,7 @@ def check(
             with user_output_to_stderr():  # a kernel.py's prints must not reach the JSON
                 found = file_build(path, build)
                 if path.suffix == ".py":
-                    programs = _load_kernel_file(path, archs, max_variants)
+                    programs = _load_kernel_file(path, archs, max_variants, build.toolchain)
                 elif path.is_dir():
                     programs = _load_triton_cache(path, kernel)
                 else:
@@ -218,12 +218,16 @@ def _block_shape(text: str | None) -> Any:
     return shape
 
 
-def _load_kernel_file(path: Path, archs: tuple[str, ...], max_variants: int | None) -> list[Any]:
+def _load_kernel_file(
+    path: Path, archs: tuple[str, ...], max_variants: int | None, toolchain: str | None = None
+) -> list[Any]:
     from sassview.api import load_kernel_file
     from sassview.views.variant_limit import variant_guard
 
     guard = variant_guard(max_variants, path.name)
-    kernel_file, programs = load_kernel_file(path, arch=list(archs) or None, allow=guard)
+    kernel_file, programs = load_kernel_file(
+        path, arch=list(archs) or None, allow=guard, toolchain=toolchain
+    )
     for u in kernel_file.undeclared:
         click.echo(f"{path}:{u.line}: note: {u.kind} kernel {u.name} is not declared", err=True)
         click.echo(f"  add: {u.hint}", err=True)

@@ -146,7 +146,8 @@ def file_build(path: Path, build: BuildOptions) -> FileBuild:
     so is a build option given for a file it does not apply to."""
     from sassview.frontends.build_options import CUDA_SUFFIXES, BuildOptions, resolve_build
 
-    if path.suffix not in CUDA_SUFFIXES and build != BuildOptions():
+    # --toolchain applies to a kernel.py too (its CUDA C++ and Triton declarations).
+    if path.suffix not in CUDA_SUFFIXES and build != BuildOptions(toolchain=build.toolchain):
         where = (
             "a kernel.py declares its own (sv.cuda_file(..., defines=..., options=...))"
             if path.suffix == ".py"
