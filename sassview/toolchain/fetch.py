@@ -86,9 +86,12 @@ def download(release: str, dest: Path, wheels: Path | None = None) -> tuple[list
                     detail=exc.detail,
                 ) from None
             if name == names[0]:
+                where = f"in {wheels}" if wheels is not None else "on the index"
                 raise ToolchainError(
-                    f"CUDA {release} has no NVRTC wheel ({name}) on the index",
-                    "name a release PyPI carries (12.0 to 13.x), e.g. 12.9",
+                    f"CUDA {release} has no NVRTC wheel ({name}) {where}",
+                    f"put {name} {release}'s wheel there"
+                    if wheels is not None
+                    else "name a release PyPI carries (12.0 to 13.x), e.g. 12.9",
                     detail=exc.detail,
                 ) from None
             names.remove(name)

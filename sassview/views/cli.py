@@ -293,11 +293,15 @@ def doctor() -> None:
 
 def _doctor_toolchains() -> int:
     """The stored releases (`sassview toolchain list`); a broken one is a problem."""
+    from sassview.toolchain.store import stored_releases
     from sassview.views.cli_toolchain import toolchain_lines
 
+    if not stored_releases():
+        click.echo(f"{'stored':<8} {'none':<10} other CUDA releases: sassview toolchain add 12.9")
+        return 0
     lines = toolchain_lines()[1:]  # the default's tools are listed above
     for line in lines:
-        click.echo(f"{'stored' if 'BROKEN' not in line else 'BROKEN':<8} {line}")
+        click.echo(f"{'BROKEN' if 'BROKEN' in line else 'stored':<8} {line}")
     return sum("BROKEN" in line for line in lines)
 
 

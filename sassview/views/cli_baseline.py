@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from sassview.errors import SassviewError
+from sassview.errors import InputError, SassviewError
 from sassview.frontends.build_options import BuildOptions
 from sassview.views.cli_build import arch_list, build_options, file_build
 from sassview.views.fail import fail as _fail
@@ -62,7 +62,7 @@ def baseline(
                 if i.kernel.is_entry and (not kernels or any(i.kernel.matches(k) for k in kernels))
             ]
             if kernels and not inspections:
-                raise SassviewError(
+                raise InputError(
                     f"{path}: no kernel named {', '.join(kernels)}", "check the --kernel names"
                 )
             for insp in inspections:
