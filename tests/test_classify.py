@@ -144,3 +144,15 @@ def test_a_loop_factor_change_is_significant_but_a_line_shift_is_not() -> None:
 def test_the_recorded_releases_really_differ(name: str) -> None:
     a, b = _pair(name)
     assert a["listing"] != b["listing"]
+
+
+def test_registers_that_cost_occupancy_at_a_tried_block_size_are_significant() -> None:
+    """tiled.cu names no block size: occupancy is tried at each (occupancy_sweep)."""
+    _, b = _pair("tiled")
+    before = {**b["facts"], "occupancy_sweep": "128:100 256:100 1024:100"}
+    after = {**before, "registers": 40, "occupancy_sweep": "128:100 256:100 1024:75"}
+    kinds = {v.what: v.kind for v in classify(before, b["listing"], after, b["listing"]).verdicts}
+    assert kinds == {"occupancy_sweep": SIGNIFICANT, "registers": SIGNIFICANT}
+    same = {**before, "registers": 18}
+    kinds = {v.what: v.kind for v in classify(before, b["listing"], same, b["listing"]).verdicts}
+    assert kinds == {"registers": BENIGN}

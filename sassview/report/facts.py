@@ -37,6 +37,15 @@ def _occupancy(insp: Inspection) -> float | None:
     return f.points[0].percent
 
 
+def _occupancy_sweep(insp: Inspection) -> str | None:
+    """Occupancy % at each block size sassview tries when the kernel names none
+    ("128:100 256:100 512:75"); None when its own size is known (then `occupancy` says it)."""
+    f = insp.typed_facts(OccupancyFacts)
+    if not f.known or f.block_source != "sweep":
+        return None
+    return " ".join(f"{p.threads}:{p.percent:g}" for p in f.points)
+
+
 def _loop_cycles(insp: Inspection) -> str:
     """`9:44 13:72`: issue cycles per trip of each innermost loop, by its line (the schedule)."""
     return " ".join(
@@ -63,5 +72,6 @@ def row_values(insp: Inspection) -> dict[str, Any]:
         "tma_loads": async_.tma["loads"],
         "loops": _loops(insp),
         "occupancy": _occupancy(insp),
+        "occupancy_sweep": _occupancy_sweep(insp),
         "loop_cycles": _loop_cycles(insp),
     }

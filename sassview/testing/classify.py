@@ -48,6 +48,8 @@ _ALWAYS = {
     "spill_bytes": "spills changed: local-memory traffic in the kernel's hot path",
     "shared_bytes": "shared memory per block changed: occupancy and the tiling it implies",
     "occupancy": "occupancy changed (warps per SM the registers and shared memory allow)",
+    "occupancy_sweep": "occupancy changed at a block size (the kernel names none: each size "
+    "sassview tries)",
     "global_load_bits": "the widest global load changed (vectorisation)",
     "global_store_bits": "the widest global store changed (vectorisation)",
     "tensor": "the tensor-core path changed",
@@ -213,7 +215,9 @@ def classify(
                 Verdict(SIGNIFICANT, what, facts_a.get(what), facts_b.get(what), rule, proof)
             )
     if facts_a.get("registers") != facts_b.get("registers"):
-        same_occupancy = facts_a.get("occupancy") == facts_b.get("occupancy")
+        same_occupancy = all(
+            facts_a.get(k) == facts_b.get(k) for k in ("occupancy", "occupancy_sweep")
+        )
         verdicts.append(
             Verdict(
                 BENIGN if same_occupancy else SIGNIFICANT,
