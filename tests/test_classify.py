@@ -156,3 +156,42 @@ def test_registers_that_cost_occupancy_at_a_tried_block_size_are_significant() -
     same = {**before, "registers": 18}
     kinds = {v.what: v.kind for v in classify(before, b["listing"], same, b["listing"]).verdicts}
     assert kinds == {"registers": BENIGN}
+
+
+def _division() -> tuple[dict[str, Any], str]:
+    """IEEE division (tests/data/toolchains/div_slowpath.cu): ptxas calls its own slow path."""
+    data = json.loads((DATA / "div_slowpath.json").read_text())
+    assert "$__internal_0_$__cuda_sm3x_div_rn_noftz_f32_slowpath:" in data["listing"]
+    return data["facts"], data["listing"]
+
+
+def test_a_change_inside_ptxas_own_subroutine_is_judged_apart_and_benign() -> None:
+    facts, listing = _division()
+    body, _, sub = listing.partition("$__internal_0_$__cuda_sm3x_div_rn_noftz_f32_slowpath:")
+    changed = sub.replace("VIADD R11, R3, 0xffffffff", "IADD3 R11, R3, -0x1, RZ", 1)
+    assert changed != sub
+    found = classify(
+        facts,
+        listing,
+        facts,
+        body + "$__internal_0_$__cuda_sm3x_div_rn_noftz_f32_slowpath:" + changed,
+    )
+    assert found.kind == BENIGN
+    (verdict,) = found.verdicts
+    assert verdict.what == "ptxas subroutine $__cuda_sm3x_div_rn_noftz_f32_slowpath"
+    assert verdict.evidence == ("- VIADD R?, R?, 0xffffffff ;", "+ IADD3 R?, R?, -0x1, RZ ;")
+
+
+def test_a_subroutine_numbered_otherwise_is_no_change() -> None:
+    facts, listing = _division()
+    renumbered = listing.replace("$__internal_0_", "$__internal_3_")
+    assert classify(facts, listing, facts, renumbered).kind == "same"
+
+
+def test_the_same_edit_in_the_kernel_body_is_not_the_subroutine_s() -> None:
+    facts, listing = _division()
+    changed = listing.replace(
+        "FFMA R7, R6, R7, R6 ;", "FFMA R7, R6, R7, R6 ;\n  FMUL R7, R7, 1 ;", 1
+    )
+    found = classify(facts, listing, facts, changed)
+    assert [v.what for v in found.verdicts] == ["listing"]

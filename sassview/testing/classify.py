@@ -14,8 +14,9 @@ multiset of instructions, register numbers aside, are "reordered only".
 
 How it can be wrong: the facts are static (issue cycles are the schedule's estimate, not a
 measurement); a change no fact covers (another address computation, a predicate) is "unclear",
-not "benign", when more than a few instructions differ; ptxas' own subroutines (a division's
-slow path) are compared as part of the kernel's listing, not apart.
+not "benign", when more than a few instructions differ. ptxas' own subroutines (a division's
+slow path, `$__internal_N_$...`) are compared apart, by name: one renamed by another release
+would read as one gone and one new.
 """
 
 from __future__ import annotations
@@ -203,6 +204,7 @@ def classify(
     """Each change between side A and side B, classified by the rules above."""
     if listing_a == listing_b and dict(facts_a) == dict(facts_b):
         return Classified(())
+    (listing_a, subs_a), (listing_b, subs_b) = _split(listing_a), _split(listing_b)
     gone, new = _changed_lines(listing_a, listing_b)
     verdicts: list[Verdict] = []
     for what, rule in _ALWAYS.items():
@@ -235,7 +237,47 @@ def classify(
         verdicts.append(_cycles_verdict(cycles[0], cycles[1], reordered))
     explained = any(v.kind == SIGNIFICANT for v in verdicts)
     verdicts.append(_listing_verdict(listing_a, listing_b, gone, new, explained))
+    verdicts += _subroutine_verdicts(subs_a, subs_b)
     return Classified(tuple(v for v in verdicts if v.what != "listing" or v.rule))
+
+
+# ptxas' own subroutines (the slow paths of IEEE division, square root, integer division):
+# nvdisasm labels them `$__internal_0_$__cuda_sm3x_div_rn_noftz_f32_slowpath` after the body.
+_PTXAS_SUBROUTINE = re.compile(r"^\$__internal_\d+_(\$\S+):$")
+
+
+def _split(listing: str) -> tuple[str, dict[str, str]]:
+    """(the kernel's own code, {ptxas subroutine name: its code}); the number nvdisasm gives
+    each subroutine is dropped from its name (another release numbers them otherwise)."""
+    body: list[str] = []
+    subs: dict[str, list[str]] = {}
+    current = body
+    for line in listing.splitlines():
+        match = _PTXAS_SUBROUTINE.match(line.strip())
+        if match:
+            current = subs.setdefault(match.group(1), [])
+            continue
+        current.append(re.sub(r"\$__internal_\d+_", "$__internal_", line))
+    return "\n".join(body), {name: "\n".join(lines) for name, lines in subs.items()}
+
+
+def _subroutine_verdicts(a: dict[str, str], b: dict[str, str]) -> list[Verdict]:
+    """A ptxas subroutine is compared apart from the kernel: a change inside one is benign (a
+    slow path, taken for special values only); one that appears or goes is unclear (the body's
+    CALL says which)."""
+    found = []
+    for name in sorted(set(a) | set(b)):
+        what = f"ptxas subroutine {name}"
+        if name not in a or name not in b:
+            side = "B" if name in b else "A"
+            found.append(Verdict(UNCLEAR, what, name in a, name in b, f"only side {side} has it"))
+            continue
+        if a[name] == b[name]:
+            continue
+        gone, new = _changed_lines(a[name], b[name])
+        rule = f"{max(len(gone), len(new))} instructions of this slow path differ"
+        found.append(Verdict(BENIGN, what, len(gone), len(new), rule, _evidence(gone, new, ".", 4)))
+    return found
 
 
 def _listing_verdict(a: str, b: str, gone: list[str], new: list[str], explained: bool) -> Verdict:
