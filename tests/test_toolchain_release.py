@@ -1,11 +1,11 @@
 """Two real CUDA releases: the installed one and 12.9, added with `sassview toolchain add 12.9`
 (CI does that before the suite: .ci/run). Without 12.9 these tests skip, naming the command;
-in CI (the CI variable set) they fail instead, so a CI that lost the step cannot pass quietly."""
+in CI (CI or SASSVIEW_REQUIRE_TOOLCHAINS set) they fail instead, so a CI that lost the step
+cannot pass quietly."""
 
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -14,7 +14,7 @@ import sassview
 from sassview.errors import SassviewError
 from sassview.testing.normalize import normalize_sass
 from sassview.toolchain import store
-from tests.conftest import run_sassview
+from tests.conftest import run_sassview, toolchains_required
 
 pytestmark = pytest.mark.compile
 RELEASE = "12.9"
@@ -32,7 +32,7 @@ def release_12_9() -> store.Toolchain:
             f"CUDA {RELEASE} is not in the toolchain store ({exc.message}): "
             f"`sassview toolchain add {RELEASE}`"
         )
-        if os.environ.get("CI"):
+        if toolchains_required():
             pytest.fail(why, pytrace=False)
         pytest.skip(why)
 
