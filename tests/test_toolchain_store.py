@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import os
 import shutil
+import subprocess
+import sys
 import zipfile
 from pathlib import Path
 
@@ -229,3 +232,20 @@ def test_the_cli_lists_adds_and_refuses_what_is_broken(
     assert_clean_error(done, "toolchain 11.0 has not been added", "sassview toolchain add 11.0")
     done = run_sassview("toolchain", "remove", "12.9", env=env)
     assert done.returncode == 0 and "removed toolchain 12.9" in done.stdout
+
+
+def test_two_adds_at_once_fetch_it_once(store_dir: Path, tmp_path: Path) -> None:
+    """The store's lock: the second add waits, then finds the first one's toolchain whole."""
+    wheels = release_wheels(tmp_path / "w")
+    env = {**os.environ, store.STORE_ENV: str(store_dir)}
+    argv = [sys.executable, "-m", "sassview", "toolchain", "add", "12.9", "--wheels", str(wheels)]
+    procs = [
+        subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        for _ in range(2)
+    ]
+    outs = [p.communicate(timeout=600) for p in procs]
+    assert [p.returncode for p in procs] == [0, 0], outs
+    said = sorted(out.split(":")[0] for out, _ in outs)
+    assert said == ["added toolchain 12.9", "toolchain 12.9 is already added (verified)"]
+    assert store.stored_releases() == ["12.9"]
+    assert sorted(p.name for p in store_dir.iterdir()) == [".lock", "12.9"]
