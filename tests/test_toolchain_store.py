@@ -249,3 +249,16 @@ def test_two_adds_at_once_fetch_it_once(store_dir: Path, tmp_path: Path) -> None
     assert said == ["added toolchain 12.9", "toolchain 12.9 is already added (verified)"]
     assert store.stored_releases() == ["12.9"]
     assert sorted(p.name for p in store_dir.iterdir()) == [".lock", "12.9"]
+
+
+def test_doctor_lists_the_stored_releases_and_triton_s_own_ptxas(
+    added: store.Toolchain, store_dir: Path
+) -> None:
+    done = run_sassview("doctor", env={store.STORE_ENV: str(store_dir)})
+    assert "stored   12.9       CUDA 12.9 (nvrtc 12.9.86, stored): nvrtc, ptxas" in done.stdout
+    try:
+        import triton  # noqa: F401
+    except ImportError:
+        return
+    assert "Triton's ptxas below sm_90: " in done.stdout
+    assert "Triton's ptxas from sm_90: " in done.stdout

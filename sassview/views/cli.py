@@ -316,6 +316,23 @@ def _doctor_frontends() -> None:
         brings = install_hint(f) if f.package else "comes with sassview"
         state = "ok" if version else "absent"
         click.echo(f"{state:<8} {f.kind:<10} {version or '-':<10} {f.title} ({calls}): {brings}")
+        if f.kind == "triton" and version:
+            _doctor_triton_ptxas()
+
+
+def _doctor_triton_ptxas() -> None:
+    """Triton runs its own ptxas, one below sm_90 and one from sm_90 on (its knobs, which
+    TRITON_PTXAS_PATH and TRITON_PTXAS_BLACKWELL_PATH set); `--toolchain R` replaces both."""
+    try:
+        from triton import knobs
+
+        tools = [("below sm_90", knobs.nvidia.ptxas), ("from sm_90", knobs.nvidia.ptxas_blackwell)]
+        found = [(where, tool.version, tool.path) for where, tool in tools]
+    except Exception as exc:  # a Triton without these knobs: say so, doctor goes on
+        click.echo(f"{'':<8} {'':<10} {'-':<10} Triton's ptxas: unknown ({type(exc).__name__})")
+        return
+    for where, version, path in found:
+        click.echo(f"{'':<8} {'':<10} {version:<10} Triton's ptxas {where}: {path}")
 
 
 def _doctor_nvcc(tools: list[Any]) -> int:
