@@ -20,6 +20,7 @@ from sassview.ir import Artifacts, Program
 
 if TYPE_CHECKING:
     from sassview.frontends.declaration import KernelFile
+    from sassview.frontends.jobs import Job
     from sassview.inspection import Inspection
 
 DEFAULT_ARCH = "sm_90a"
@@ -37,12 +38,14 @@ def compile(  # noqa: A001 - the natural name; sassview.compile reads well
     host_compiler: str | None = None,
     instantiate: Sequence[str] = (),
     include_before: Sequence[str | Path] = (),
+    toolchain: str | None = None,
 ) -> Program:
     """Compile CUDA C++ (text or a file) for one architecture and return its model.
 
     `compiler`: auto (NVRTC, or nvcc for host code and host headers), nvrtc or nvcc;
     `instantiate`: template kernels to compile (`"tile<128, float>"`); `include_before`: files
-    included ahead of the source (a header's includer context)."""
+    included ahead of the source (a header's includer context); `toolchain`: a CUDA release
+    added with `sassview toolchain add` ("12.9"), None or "default" for the installed one."""
     if path is not None:
         check_ptxas_can_name(input_file(path, wanted="a CUDA C++ file"))
     try:
@@ -57,6 +60,7 @@ def compile(  # noqa: A001 - the natural name; sassview.compile reads well
             host_compiler=host_compiler,
             instantiate=instantiate,
             include_before=include_before,
+            toolchain=toolchain,
         )
     finally:
         release_claims()  # a failed compile never put its entry (cache/locks.py)
@@ -79,21 +83,41 @@ def load_kernel_file(
     arch: str | Sequence[str] | None = None,
     parallel: bool = True,
     allow: Callable[[int], None] | None = None,
+    toolchain: str | None = None,
 ) -> tuple[KernelFile, list[Program]]:
     """Import a kernel.py, compile every declared (kernel, arch, variant); `arch` overrides the
     declarations' own architectures. `allow` sees how many compiles that is before any starts,
-    and may refuse them by raising (the CLI's --max-variants)."""
+    and may refuse them by raising (the CLI's --max-variants). `toolchain`: a stored CUDA
+    release for its CUDA C++ (NVRTC) and Triton (ptxas) declarations, as the variant value
+    `toolchain` (sweep's `-p toolchain=12.9`)."""
     from sassview.frontends.discover import import_kernel_file
     from sassview.frontends.jobs import compile_all, plan
 
     kernel_file = import_kernel_file(path)
     archs = [str(a) for a in parse_arch_list(arch)] if arch is not None else None
     jobs = plan(kernel_file, archs)
+    if toolchain not in (None, "default"):
+        jobs = _with_toolchain(kernel_file, jobs, str(toolchain))
     if allow is not None:
         allow(len(jobs))
     artifacts = compile_all(kernel_file, jobs=jobs, parallel=parallel)
     programs = [build_program(a, where=a.label or str(path)) for a in artifacts]
     return kernel_file, programs
+
+
+def _with_toolchain(kernel_file: KernelFile, jobs: list[Job], toolchain: str) -> list[Job]:
+    from sassview.errors import InputError
+    from sassview.frontends.jobs import Job
+
+    kinds = {kernel_file.declarations[j.declaration].kind for j in jobs}
+    other = sorted(kinds - {"cuda", "triton", "gluon"})
+    if other:
+        raise InputError(
+            f"--toolchain {toolchain}: {', '.join(other)} declarations compile with their own "
+            "toolchain only",
+            "drop --toolchain, or check the CUDA C++ and Triton kernels alone (--kernel)",
+        )
+    return [Job(j.declaration, j.arch, {**j.variant, "toolchain": toolchain}) for j in jobs]
 
 
 def load(
@@ -107,6 +131,7 @@ def load(
     host_compiler: str | None = None,
     instantiate: Sequence[str] = (),
     include_before: Sequence[str | Path] = (),
+    toolchain: str | None = None,
 ) -> list[Program]:
     """Any file sassview reads -> one Program per (cubin, architecture).
 
@@ -115,9 +140,18 @@ def load(
     a kernel.py is imported and each declared kernel compiled (see sassview.declare); a
     Triton cache directory (or a TRITON_KERNEL_DUMP one, or one entry) gives every kernel in
     it, as compiled (`arch` is ignored).
-    `compiler`, `host_compiler`, `instantiate` and `include_before` are compile()'s.
+    `compiler`, `host_compiler`, `instantiate`, `include_before` and `toolchain` are
+    compile()'s; another `toolchain` than the default compiles CUDA C++ only.
     """
     p = Path(path)
+    if toolchain not in (None, "default") and p.suffix not in (*CUDA_SUFFIXES, ".py"):
+        from sassview.errors import InputError
+
+        raise InputError(
+            f"--toolchain {toolchain}: {p.name} is not CUDA C++; another release compiles "
+            "CUDA C++ files only (a kernel.py, PTX and cubins go through the default)",
+            "drop --toolchain for this file, or point at the .cu file or kernel.py",
+        )
     if p.is_dir() and _directory_kind(p) == "triton-cache":  # kernels a run already compiled
         return load_triton_cache(p)
     input_file(p)  # a directory, a symlink loop or a missing file: said before anything runs
@@ -134,11 +168,12 @@ def load(
                 host_compiler=host_compiler,
                 instantiate=instantiate,
                 include_before=include_before,
+                toolchain=toolchain,
             )
             for a in archs
         ]
     if p.suffix == ".py":
-        return load_kernel_file(p, arch=arch)[1]
+        return load_kernel_file(p, arch=arch, toolchain=toolchain)[1]
     # PTX, cubins, fatbins: frontends/files.py and the tools it runs, imported for those alone
     from sassview.frontends.files import load_file
 
@@ -187,6 +222,7 @@ def inspect(
     host_compiler: str | None = None,
     instantiate: Sequence[str] = (),
     include_before: Sequence[str | Path] = (),
+    toolchain: str | None = None,
 ) -> list[Inspection]:
     """Any file sassview reads -> one Inspection per (program, kernel): what every view reads.
 
@@ -203,6 +239,7 @@ def inspect(
         host_compiler=host_compiler,
         instantiate=instantiate,
         include_before=include_before,
+        toolchain=toolchain,
     )
     if kernel is None:
         return [i for p in programs for i in analyze(p)]

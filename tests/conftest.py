@@ -58,3 +58,13 @@ def assert_clean_error(done: subprocess.CompletedProcess[str], *needles: str) ->
     assert done.stdout == ""
     for needle in needles:
         assert needle in done.stderr, done.stderr
+
+
+# Where CI must have the second CUDA release (`sassview toolchain add 12.9` in .ci/run): set by
+# .ci/run, or any CI that sets CI (GitHub Actions, GitLab, ...).
+REQUIRE_TOOLCHAINS_ENV = "SASSVIEW_REQUIRE_TOOLCHAINS"
+
+
+def toolchains_required() -> bool:
+    """Must the stored releases be there (fail), or may their tests skip?"""
+    return bool(os.environ.get(REQUIRE_TOOLCHAINS_ENV) or os.environ.get("CI"))

@@ -751,6 +751,89 @@ CASES += [
 ]
 
 
+# Other CUDA releases (`sassview toolchain`, --toolchain) and the baseline gate.
+def _store(tmp: Path) -> dict[str, str]:
+    return {"SASSVIEW_TOOLCHAINS_DIR": str(tmp / "toolchains")}
+
+
+def _torn_store(tmp: Path) -> dict[str, str]:
+    torn = tmp / "toolchains" / "12.9"
+    torn.mkdir(parents=True)
+    (torn / "SASSVIEW-TOOLCHAIN").write_text("sassview toolchain 12.9\n")
+    return _store(tmp)
+
+
+def _foreign_store(tmp: Path) -> dict[str, str]:
+    (tmp / "toolchains" / "12.8").mkdir(parents=True)
+    return _store(tmp)
+
+
+CASES += [
+    Case(
+        "toolchain-not-a-release",
+        "toolchains",
+        "--toolchain with something that is not MAJOR.MINOR",
+        lambda t: ["check", VECADD, "--toolchain", "latest"],
+        ("is not a CUDA release", "e.g. 12.9"),
+        env=_store,
+    ),
+    Case(
+        "toolchain-not-added",
+        "toolchains",
+        "--toolchain naming a release that was never added",
+        lambda t: ["check", VECADD, "--toolchain", "12.8"],
+        ("toolchain 12.8 has not been added", "sassview toolchain add 12.8"),
+        env=_store,
+    ),
+    Case(
+        "toolchain-torn",
+        "toolchains",
+        "--toolchain naming a release whose add never finished (no manifest)",
+        lambda t: ["check", VECADD, "--toolchain", "12.9"],
+        ("toolchain 12.9 is torn", "sassview toolchain remove 12.9"),
+        env=_torn_store,
+    ),
+    Case(
+        "toolchain-remove-foreign",
+        "toolchains",
+        "`toolchain remove` of a directory sassview did not write",
+        lambda t: ["toolchain", "remove", "12.8"],
+        ("is not a toolchain sassview added", "remove it by hand"),
+        env=_foreign_store,
+    ),
+    Case(
+        "toolchain-add-no-wheels",
+        "toolchains",
+        "`toolchain add --wheels DIR` where DIR has none of the release's wheels",
+        lambda t: ["toolchain", "add", "12.9", "--wheels", str(_directory(t, "wheels"))],
+        ("CUDA 12.9 has no NVRTC wheel (nvidia-cuda-nvrtc-cu12) in",),
+        env=_store,
+    ),
+    Case(
+        "toolchain-on-ptx",
+        "toolchains",
+        "--toolchain on a PTX file",
+        lambda t: ["check", _file(t, "k.ptx", ".version 8.0\n"), "--toolchain", "12.9"],
+        ("k.ptx is not CUDA C++",),
+        env=_store,
+    ),
+    Case(
+        "diff-one-side",
+        "toolchains",
+        "`diff FILE` with neither a second side nor two --toolchain",
+        lambda t: ["diff", VECADD],
+        ("diff needs two sides", "--toolchain 12.9 --toolchain default"),
+    ),
+    Case(
+        "baseline-unknown-kernel",
+        "toolchains",
+        "`baseline --kernel` naming no kernel of the file",
+        lambda t: ["baseline", VECADD, "--dir", str(t / "b"), "-k", "nope"],
+        ("no kernel named nope",),
+    ),
+]
+
+
 def environment(case: Case, tmp: Path) -> dict[str, str]:
     """The case's own cache (tmp/cache) unless it names one: the caller's SASSVIEW_CACHE_DIR
     (the test session's, or a user's under gen_errors) would hide what the case leaves."""

@@ -38,6 +38,8 @@ class BuildOptions:
     compile_commands: bool | Path = True
     # A file that #includes this header: its lines before that #include go first (includer.py).
     included_by: Path | None = None
+    # A CUDA release added with `sassview toolchain add` (toolchain/store.py); None: the default.
+    toolchain: str | None = None
 
     def compile_kwargs(self) -> dict[str, Any]:
         """The keywords of sassview.compile / load / inspect for this build."""
@@ -49,6 +51,7 @@ class BuildOptions:
             "host_compiler": self.host_compiler,
             "instantiate": self.instantiate,
             "include_before": self.include_before,
+            "toolchain": self.toolchain,
         }
 
 
@@ -137,6 +140,7 @@ def declared_build(
         include_before=tuple(base / p for p in settings.get("include_before", ())),
         compile_commands=base / where if isinstance(where, (str, Path)) else bool(where),
         included_by=base / settings["included_by"] if settings.get("included_by") else None,
+        toolchain=settings.get("toolchain"),
     )
 
 
@@ -155,4 +159,5 @@ def declaration_settings(build: BuildOptions) -> dict[str, Any]:
         "include_before": tuple(map(str, build.include_before)),
         "compile_commands": str(where) if isinstance(where, Path) else where,
         "included_by": str(build.included_by) if build.included_by else None,
+        "toolchain": build.toolchain,
     }

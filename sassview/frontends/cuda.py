@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
+from typing import TYPE_CHECKING
 
 from sassview import cache
 from sassview.errors import CompileError, InputError, ToolchainError
@@ -30,6 +31,10 @@ from sassview.frontends.includes import IncludeScan, local_includes
 from sassview.frontends.libheaders import library_include_dirs
 from sassview.ir import Artifacts
 from sassview.toolchain.locate import host_compiler, nvcc_info, toolchain_versions
+
+if TYPE_CHECKING:
+    from sassview.frontends.nvrtc_api import NvrtcOutput
+    from sassview.toolchain.store import Toolchain
 
 STRING_SOURCE_NAME = "kernel.cu"
 COMPILERS = ("auto", "nvrtc", "nvcc")
@@ -78,6 +83,7 @@ class CudaRequest:
     include_before: tuple[Path, ...]
     instantiate: tuple[str, ...]
     host_compiler: str | None
+    toolchain: Toolchain | None = None  # a stored release (toolchain/store.py); None: default
 
     @property
     def appendix(self) -> str:
@@ -100,8 +106,11 @@ def compile_cuda(
     host_compiler: str | None = None,
     instantiate: Sequence[str] = (),
     include_before: Sequence[str | Path] = (),
+    toolchain: str | None = None,
 ) -> Artifacts:
-    """Compile CUDA C++ for one architecture; cached by everything that went in."""
+    """Compile CUDA C++ for one architecture; cached by everything that went in.
+    `toolchain`: a release added with `sassview toolchain add` ("12.9"), compiled by its
+    NVRTC; None or "default": the release installed with sassview."""
     if source is None and path is None:
         raise InputError("nothing to compile", "pass CUDA C++ source text or a path")
     if compiler not in COMPILERS:
@@ -126,7 +135,10 @@ def compile_cuda(
         tuple(Path(p).resolve() for p in include_before),
         tuple(instantiate),
         host_compiler,
+        _stored_toolchain(toolchain),
     )
+    if request.toolchain is not None and compiler == "nvcc":
+        raise _no_stored_nvcc(request, "--compiler nvcc")
     if compiler == "nvcc":
         return _via_nvcc(request, "--compiler nvcc")
     return _via_nvrtc(request, fall_back=compiler == "auto")
@@ -151,11 +163,67 @@ def _with_library_headers(
     return dirs + tuple(library_include_dirs([data, *scan.present().values()]))
 
 
-def _via_nvrtc(req: CudaRequest, *, fall_back: bool) -> Artifacts:
-    opts = compile_options(req.arch, req.defines, req.include_dirs, req.options)
-    opts += [f"--pre-include={p}" for p in req.include_before]
-    scan = _local_scan(req)
+def _stored_toolchain(name: str | None) -> Toolchain | None:
+    """The stored release `name` names; None for the default (also when `name` is the
+    default's own release and no other copy of it was added)."""
+    if name is None or name == "default":
+        return None
+    from sassview.toolchain import store
+
+    release = store.parse_release(name)
+    default = toolchain_versions().get("nvrtc", "")
+    if release == default and not (store.store_root() / release).exists():
+        return None
+    return store.find(release)
+
+
+def _no_stored_nvcc(req: CudaRequest, reason: str) -> ToolchainError:
+    assert req.toolchain is not None
+    return ToolchainError(
+        f"{req.name} needs nvcc ({reason}), and a stored toolchain compiles with its NVRTC only "
+        f"(toolchain {req.toolchain.release})",
+        "compile it with the default toolchain, or make the file device-only for NVRTC",
+    )
+
+
+def _nvrtc_options(req: CudaRequest) -> list[str]:
+    """The default NVRTC unpacks its bundled headers into the cache; a stored one is given its
+    release's CUDA and CCCL headers with -I (NVRTC before 13 has no bundled-headers option)."""
+    if req.toolchain is None:
+        opts = compile_options(req.arch, req.defines, req.include_dirs, req.options)
+    else:
+        opts = [f"--gpu-architecture={req.arch}", "-lineinfo", "--ptxas-options=-v"]
+        opts += [f"-D{d}" for d in req.defines]
+        opts += [f"-I{Path(i).resolve()}" for i in req.include_dirs]
+        opts += [f"-I{i}" for i in req.toolchain.include_dirs] + list(req.options)
+    return opts + [f"--pre-include={p}" for p in req.include_before]
+
+
+def _versions(req: CudaRequest) -> dict[str, str]:
+    """The tools that made the artifacts (the cache key's); a stored toolchain by its manifest
+    digest, beside the default's nvdisasm that reads every release's cubins."""
     versions = toolchain_versions()
+    if req.toolchain is None:
+        return versions
+    tc = req.toolchain
+    nvrtc = tc.version_of("nvidia-cuda-nvrtc") or tc.release
+    return {**versions, "nvrtc": nvrtc, "stored": tc.release, "toolchain": tc.key}
+
+
+def _nvrtc_compile(req: CudaRequest, text: bytes, opts: list[str]) -> NvrtcOutput:
+    from sassview.frontends.nvrtc_api import nvrtc_compile
+
+    if req.toolchain is None:
+        return nvrtc_compile(text, req.name, opts)
+    from sassview.frontends.nvrtc_stored import compile_with
+
+    return compile_with(req.toolchain, text, req.name, opts)
+
+
+def _via_nvrtc(req: CudaRequest, *, fall_back: bool) -> Artifacts:
+    opts = _nvrtc_options(req)
+    scan = _local_scan(req)
+    versions = _versions(req)
     key = cache.make_key(
         {
             "frontend": "cuda",
@@ -187,10 +255,9 @@ def _via_nvrtc(req: CudaRequest, *, fall_back: bool) -> Artifacts:
         # call (in a child process) nor the error wording (~5 ms of a warm check's imports).
         from sassview.frontends.cuda_errors import nvrtc_compile_error
         from sassview.frontends.cuda_source import host_refusal
-        from sassview.frontends.nvrtc_api import nvrtc_compile
 
         try:
-            out = nvrtc_compile(text, req.name, opts)
+            out = _nvrtc_compile(req, text, opts)
         except CompileError as exc:  # an option NVRTC does not take may be nvcc's
             if not fall_back or not exc.detail:
                 raise
@@ -248,6 +315,8 @@ def _option_for_nvcc(req: CudaRequest, refused: CompileError) -> Artifacts:
 
 def _via_nvcc(req: CudaRequest, reason: str) -> Artifacts:
     """Compile with nvcc; `reason` says why nvcc (for the message when it cannot run)."""
+    if req.toolchain is not None:
+        raise _no_stored_nvcc(req, reason)
     from sassview.frontends.nvcc import nvcc_compile, nvcc_options
 
     host = host_compiler(req.host_compiler)

@@ -69,8 +69,13 @@ def compile_triton(
     num_stages: int = 3,
     num_ctas: int = 1,
     options: Mapping[str, Any] | None = None,
+    ptxas: tuple[str, str, str] | None = None,
 ) -> Artifacts:
     """Compile one `@triton.jit` kernel for one architecture, without a GPU.
+
+    `ptxas`: (a stored toolchain's key, its ptxas, its name for headers) to run instead of
+    the one Triton bundles (knobs.nvidia.ptxas below sm_90, ptxas_blackwell from sm_90 on:
+    both are set).
 
     `signature` maps parameter names to Triton types (`*fp32`, `i32`, `fp16`...); parameters given
     in `constexprs` may be left out of it. `divisibility` names the pointer or integer parameters
@@ -99,6 +104,7 @@ def compile_triton(
 
     target = GPUTarget("cuda", cc, 32)
     backend = make_backend(target)
+    swap = _ptxas_swapped(ptxas)
     with _quiet_fp_fusion_warning():
         try:
             parsed = backend.parse_options(dict(opts))
@@ -110,8 +116,11 @@ def compile_triton(
     path = fn.fn.__code__.co_filename  # as the line tables spell it
     versions = {
         "triton": triton.__version__,
-        "ptxas": _ptxas_version(backend),
+        # Triton's get_ptxas_version is lru-cached per arch: a swapped ptxas keys by its
+        # toolchain instead of by what the hash says.
+        "ptxas": ptxas[2] if ptxas else _ptxas_version(backend),
         **toolchain_versions(),
+        **({"stored": ptxas[0].split(":")[0], "toolchain": ptxas[0]} if ptxas else {}),
     }
     described = _describe(opts, parsed, sig, constants, divisibility)
     key = cache.make_key(
@@ -138,7 +147,7 @@ def compile_triton(
     else:
         source = _source_class(gluon)(fn=fn, signature=sig, constexprs=constants, attrs=attrs)
         started = time.perf_counter()
-        kernel, report = _run(triton, source, target, opts, fn)
+        kernel, report = _run(triton, source, target, opts, fn, swap)
         log.info(
             "triton: compiled %s for %s in %.2f s",
             fn.__name__,
@@ -460,7 +469,26 @@ def _quiet_fp_fusion_warning() -> Iterator[None]:
         yield
 
 
-def _run(triton: Any, source: Any, target: Any, opts: dict[str, Any], fn: Any) -> tuple[Any, str]:
+def _ptxas_swapped(ptxas: tuple[str, str, str] | None) -> Any:
+    """A context that points both of Triton's ptxas knobs at `ptxas` (or changes nothing)."""
+    if ptxas is None:
+        return contextlib.nullcontext()
+
+    @contextlib.contextmanager
+    def swapped() -> Iterator[None]:
+        from triton import knobs
+
+        with knobs.nvidia.scope():
+            knobs.nvidia.ptxas = ptxas[1]
+            knobs.nvidia.ptxas_blackwell = ptxas[1]
+            yield
+
+    return swapped()
+
+
+def _run(
+    triton: Any, source: Any, target: Any, opts: dict[str, Any], fn: Any, swap: Any = None
+) -> tuple[Any, str]:
     """Compile with line info on, ptxas' report captured and Triton's cache in a temporary place."""
     from triton import knobs
     from triton.compiler.errors import CompilationError
@@ -471,6 +499,8 @@ def _run(triton: Any, source: Any, target: Any, opts: dict[str, Any], fn: Any) -
         scratch = stack.enter_context(tempfile.TemporaryDirectory(dir=cache.scratch_dir("triton")))
         for group in (knobs.cache, knobs.compilation, knobs.nvidia, knobs.runtime):
             stack.enter_context(group.scope())
+        if swap is not None:
+            stack.enter_context(swap)
         knobs.cache.dir = scratch
         knobs.compilation.always_compile = True
         knobs.compilation.disable_line_info = False

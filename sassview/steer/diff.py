@@ -21,6 +21,7 @@ from sassview.errors import InputError
 from sassview.frontends.build_options import BuildOptions
 from sassview.inspection import Inspection
 from sassview.steer.sweep import NUMERIC, parse_value, row_values
+from sassview.testing.classify import Classified, classify, explain
 
 
 @dataclass(frozen=True)
@@ -46,7 +47,7 @@ def parse_spec(text: str) -> Spec:
             raise InputError(
                 f"{text!r}: {item!r} is not KEY=VALUE", "e.g. kernel.py@sm_90a?num_warps=8"
             )
-        variant[key] = parse_value(value)
+        variant[key] = parse_value(value, key)
     return Spec(Path(path_text), arch or None, MappingProxyType(variant))
 
 
@@ -118,6 +119,8 @@ class Change:
     opcodes: list[tuple[str, int, int]]  # (opcode, before, after) where counts differ
     sass_diff: list[str]  # unified diff of the normalised SASS ([] when the same)
     ptx_diff: list[str]
+    # Each change classified significant / benign / unclear (testing/classify.py).
+    classified: Classified = Classified(())
 
 
 def compare(a: Inspection, b: Inspection, *, names: tuple[str, str] = ("a", "b")) -> Change:
@@ -148,7 +151,8 @@ def compare(a: Inspection, b: Inspection, *, names: tuple[str, str] = ("a", "b")
     # A kernel renamed between the two sides (`pair`): its name in B's text reads as A's, so
     # the header names the rename and the listing diff shows only the code.
     same_name = _renamer(b.kernel.name, a.kernel.name)
-    sass = _udiff(normalize_sass(a.kernel), same_name(normalize_sass(b.kernel)), names)
+    listing_a, listing_b = normalize_sass(a.kernel), same_name(normalize_sass(b.kernel))
+    sass = _udiff(listing_a, listing_b, names)
     ptx_a = a.kernel.ptx and _function_text(a)
     ptx_b = b.kernel.ptx and same_name(_function_text(b))
     ptx = (
@@ -156,7 +160,7 @@ def compare(a: Inspection, b: Inspection, *, names: tuple[str, str] = ("a", "b")
         if ptx_a and ptx_b
         else []
     )
-    return Change(summary, opcodes, sass, ptx)
+    return Change(summary, opcodes, sass, ptx, classify(va, listing_a, vb, listing_b))
 
 
 def describe(change: Change, *, ptx: bool = False) -> list[str]:
@@ -171,6 +175,9 @@ def describe(change: Change, *, ptx: bool = False) -> list[str]:
         lines.append(
             "opcodes            " + ", ".join(f"{o} {x}->{y}" for o, x, y in change.opcodes[:12])
         )
+    if change.classified.verdicts:
+        lines.append(f"verdict            {change.classified.kind} (docs/toolchains.md: the rules)")
+        lines += ["  " + line for line in explain(change.classified)]
     lines += change.sass_diff
     if ptx:
         lines += change.ptx_diff

@@ -16,16 +16,13 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from sassview.analyses.loops.entry import UnrollFacts
-from sassview.analyses.records import OccupancyFacts
-from sassview.analyses.records_compute import ScheduleFacts, TensorCoreFacts
-from sassview.analyses.records_memory import AsyncCopyFacts, MemoryFacts, SpillFacts
 from sassview.errors import InputError
 from sassview.frontends.build_options import BuildOptions, declaration_settings
 from sassview.frontends.declaration import Declaration, KernelFile
 from sassview.frontends.jobs import Job
 from sassview.frontends.paths import check_ptxas_can_name, input_file
 from sassview.inspection import Inspection
+from sassview.report.facts import row_values as row_values  # moved; sweep still names it
 
 # The numbers a sweep compares; lower is better for each (the table marks the best).
 NUMERIC = ("registers", "spill_bytes", "shared_bytes", "instructions")
@@ -34,8 +31,15 @@ NUMERIC = ("registers", "spill_bytes", "shared_bytes", "instructions")
 DEFAULT_MAX_VARIANTS = 200
 
 
-def parse_value(text: str) -> Any:
-    """ "8" -> 8, "0.5" -> 0.5, "true"/"false" -> bool, anything else stays text."""
+# Keys whose values stay text: a CUDA release is "12.10", not the number 12.1.
+TEXT_KEYS = ("toolchain",)
+
+
+def parse_value(text: str, key: str = "") -> Any:
+    """ "8" -> 8, "0.5" -> 0.5, "true"/"false" -> bool, anything else (and the value of a key
+    in TEXT_KEYS) stays text."""
+    if key in TEXT_KEYS:
+        return text.strip()
     low = text.strip().lower()
     if low in ("true", "false"):
         return low == "true"
@@ -59,7 +63,8 @@ def parse_params(items: Sequence[str]) -> dict[str, tuple[Any, ...]]:
                 f"-p {item!r} is not KEY=VALUE[,VALUE...]",
                 "e.g. -p num_warps=4,8 or -p -maxrregcount=32,64",
             )
-        grid[key.strip()] = tuple(parse_value(v) for v in values.split(",") if v.strip())
+        name = key.strip()
+        grid[name] = tuple(parse_value(v, name) for v in values.split(",") if v.strip())
     return grid
 
 
@@ -115,56 +120,6 @@ class Row:
     variant: Mapping[str, Any]
     values: Mapping[str, Any]  # NUMERIC plus the text columns
     delta: Mapping[str, int | None]  # NUMERIC minus the baseline's; None for the baseline
-
-
-def _loops(insp: Inspection) -> str:
-    parts = []
-    for e in insp.typed_facts(UnrollFacts).loops:
-        if not e.get("statement", True):
-            continue
-        line = e["source_line"]
-        f = e["achieved_factor"]
-        mark = "full" if not e["has_back_edge"] else (f"x{f}" if f else "?")
-        parts.append(f"{line}:{mark}")
-    return " ".join(parts)
-
-
-def _occupancy(insp: Inspection) -> float | None:
-    """Occupancy % at the kernel's own block size; None when it is unknown (a sweep of sizes)."""
-    f = insp.typed_facts(OccupancyFacts)
-    if not f.known or f.block_source == "sweep":
-        return None
-    return f.points[0].percent
-
-
-def _loop_cycles(insp: Inspection) -> str:
-    """`9:44 13:72`: issue cycles per trip of each innermost loop, by its line (the schedule)."""
-    return " ".join(
-        f"{s['source_line'] if s['source_line'] is not None else '?'}:{s['issue_cycles']}"
-        for s in insp.typed_facts(ScheduleFacts).loops
-    )
-
-
-def row_values(insp: Inspection) -> dict[str, Any]:
-    r = insp.kernel.resources
-    mem = insp.typed_facts(MemoryFacts)
-    spill = insp.typed_facts(SpillFacts)
-    async_ = insp.typed_facts(AsyncCopyFacts)
-    return {
-        "registers": r.registers,
-        "spill_bytes": (spill.spill_store_bytes or 0) + (spill.spill_load_bytes or 0),
-        # Triton's shared memory is all dynamic: count what the launch requests too.
-        "shared_bytes": r.shared_user + (r.shared_dynamic or 0),
-        "instructions": sum(1 for i in insp.kernel.instructions if i.opcode != "NOP"),
-        "global_load_bits": mem.max_global_load_bits,
-        "global_store_bits": mem.max_global_store_bits,
-        "tensor": insp.typed_facts(TensorCoreFacts).path,
-        "cp_async": async_.cp_async,
-        "tma_loads": async_.tma["loads"],
-        "loops": _loops(insp),
-        "occupancy": _occupancy(insp),
-        "loop_cycles": _loop_cycles(insp),
-    }
 
 
 def _matches(variant: Mapping[str, Any], baseline: Mapping[str, Any]) -> bool:

@@ -6,17 +6,18 @@
 
 - `sassview_kernel(path=None, *, kernel=None, arch=None, defines=(), options=(),
   include_dirs=(), variant=None, compiler="auto", instantiate=(), include_before=(),
-  host_compiler=None, compile_commands=True, included_by=None) -> KernelUnderTest` compiles
-  (once per session) and inspects, built as `sassview check` builds the file: `compiler` is
+  host_compiler=None, compile_commands=True, included_by=None, toolchain=None) -> KernelUnderTest`
+  compiles (once per session) and inspects, built as `sassview check` builds the file: `compiler` is
   auto | nvrtc | nvcc, `instantiate` lists template kernels to compile (`"tile<128, float>"`),
   `compile_commands` takes the compile_commands.json above the file (a directory: the one
   there; False: none), `included_by` checks a header as that file includes it; a relative
-  path is looked up beside the test file, then under the rootdir.
+  path is looked up beside the test file, then under the rootdir; `toolchain` compiles CUDA
+  C++ with a release added by `sassview toolchain add` ("12.9").
 - `--sassview-arch sm_80,sm_90a` runs each test that uses the fixture once per architecture
   (ids `[sm_80]`, `[sm_90a]`); the `sassview_arch` ini option sets the default (sm_90a).
 - `@pytest.mark.sassview(arch=..., path=..., kernel=..., defines=..., options=...,
   include_dirs=..., variant=..., compiler=..., instantiate=..., include_before=...,
-  host_compiler=..., compile_commands=..., included_by=...)`
+  host_compiler=..., compile_commands=..., included_by=..., toolchain=...)`
   sets the fixture's defaults for a test, class or module
   (`pytestmark`); its `arch` pins the architectures, whatever the command line says.
 - A missing snapshot is written (a copied test passes on its first run) and named in the
@@ -58,6 +59,7 @@ _SETTINGS = (
     "host_compiler",
     "compile_commands",
     "included_by",
+    "toolchain",
 )
 
 
@@ -70,6 +72,10 @@ class _State:
     # What xdist workers reported (on the controller): loads, kernels, cache hits, builds, waits.
     workers: dict[str, int] = dataclasses.field(default_factory=dict)
     baseline: dict[str, int] = dataclasses.field(default_factory=dict)  # STATS at first use
+    gate: Path | None = None  # --sassview-baseline DIR: the compiler-upgrade gate's baselines
+    gate_update: bool = False
+    gate_written: list[str] = dataclasses.field(default_factory=list)
+    toolchain: str | None = None  # --sassview-toolchain: every CUDA C++ kernel's release
 
     def counts(self) -> dict[str, int]:
         """This process's loads, kernels and cache figures, plus what its workers reported."""
@@ -123,6 +129,27 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=False,
         help="fail on a missing sassview snapshot instead of writing it (for CI)",
     )
+    group.addoption(
+        "--sassview-toolchain",
+        metavar="RELEASE",
+        default=None,
+        help="compile every CUDA C++ kernel of sassview_kernel with this release "
+        "(`sassview toolchain add RELEASE`), unless a test names its own",
+    )
+    group.addoption(
+        "--sassview-baseline",
+        metavar="DIR",
+        default=None,
+        help="the compiler-upgrade gate: compare each kernel sassview_kernel loads with its "
+        "baseline in DIR (listing and facts per toolchain); fail on a significant or "
+        "unclear change, pass on a benign one",
+    )
+    group.addoption(
+        "--sassview-baseline-update",
+        action="store_true",
+        default=False,
+        help="write the baselines that differ or are missing (listed at the end)",
+    )
     parser.addini(
         "sassview_arch",
         "default architectures for sassview_kernel (comma-separated)",
@@ -137,9 +164,13 @@ def pytest_configure(config: pytest.Config) -> None:
         "variant=None, compiler='auto', instantiate=()): defaults for the sassview_kernel "
         "fixture; arch pins the architectures",
     )
+    gate = config.getoption("sassview_baseline")
     config.stash[_STATE] = _State(
         update=bool(config.getoption("sassview_update")),
         strict=bool(config.getoption("sassview_strict")),
+        gate=Path(gate) if gate else None,
+        gate_update=bool(config.getoption("sassview_baseline_update")),
+        toolchain=config.getoption("sassview_toolchain"),
     )
 
 
@@ -213,6 +244,7 @@ def sassview_kernel(
         host_compiler: str | None = None,
         compile_commands: bool | str | Path | None = None,
         included_by: str | Path | None = None,
+        toolchain: str | None = None,
     ) -> KernelUnderTest:
         __tracebackhide__ = True
         from sassview.errors import SassviewError
@@ -238,6 +270,7 @@ def sassview_kernel(
             include_before=tuple(Path(p) for p in pick(include_before, "include_before", ())),
             compile_commands=database if isinstance(database, bool) else Path(database),
             included_by=_maybe_path(pick(included_by, "included_by")),
+            toolchain=pick(toolchain, "toolchain", state.toolchain),
         )
         target = Target(where, arch or sassview_arch, build)
         try:
@@ -248,9 +281,41 @@ def sassview_kernel(
             pytest.skip(str(exc))
         except SassviewError as exc:
             pytest.fail(f"sassview: {where.name} ({target.arch}): {exc}", pytrace=False)
+        if state.gate is not None:
+            _gate(state, inspection)
         return KernelUnderTest(inspection, memo=memo, snapshots=slot)
 
     return load
+
+
+def _gate(state: _State, inspection: Any) -> None:
+    """The kernel against its baseline (testing/gate.py): a significant or unclear change,
+    or none recorded, fails the test with the classified diff."""
+    __tracebackhide__ = True
+    from sassview.testing.classify import explain
+    from sassview.testing.gate import check_kernel
+
+    assert state.gate is not None
+    outcome = check_kernel(state.gate, inspection, update=state.gate_update)
+    if outcome.wrote:
+        state.gate_written.append(str(outcome.path))
+    if outcome.passed:
+        return
+    where = f"{outcome.kernel} ({outcome.arch}, CUDA {outcome.toolchain})"
+    if outcome.classified is None:
+        pytest.fail(
+            f"sassview baseline: {where} has none at {outcome.path}; record it with "
+            "--sassview-baseline-update",
+            pytrace=False,
+        )
+    against = f" against the baseline of CUDA {outcome.against}" if outcome.against else ""
+    lines = explain(outcome.classified)
+    pytest.fail(
+        f"sassview baseline: {where} changed{against}: {outcome.status}\n"
+        + "\n".join(lines)
+        + "\naccept it with --sassview-baseline-update (and review the files it writes)",
+        pytrace=False,
+    )
 
 
 def _maybe_path(value: str | Path | None) -> Path | None:
@@ -319,6 +384,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     workeroutput[_WORKER_KEY] = {
         "written": [str(p) for p in snaps.written] if snaps else [],
         "updated": [str(p) for p in snaps.updated] if snaps else [],
+        "gate_written": state.gate_written,
         "counts": state.counts(),
     }
 
@@ -330,10 +396,11 @@ def pytest_testnodedown(node: Any, error: object) -> None:
     state = node.config.stash.get(_STATE, None)
     if not report or state is None:
         return
-    if report["written"] or report["updated"]:
+    if report["written"] or report["updated"]:  # (and the gate's, below)
         snaps = state.snapshot_session()
         snaps.written.extend(Path(p) for p in report["written"])
         snaps.updated.extend(Path(p) for p in report["updated"])
+    state.gate_written.extend(report.get("gate_written", []))
     for k, n in report.get("counts", {}).items():
         state.workers[k] = state.workers.get(k, 0) + n
 
@@ -354,6 +421,13 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
                 "new snapshots were recorded from this run: review and commit them"
                 " (--sassview-strict fails on a missing one instead)"
             )
+    if state.gate_written:
+        terminalreporter.write_sep("-", "sassview baselines")
+        for written in sorted(set(state.gate_written)):
+            terminalreporter.write_line(f"written: {written}")
+        terminalreporter.write_line(
+            f"{len(set(state.gate_written))} written: review and commit them"
+        )
     counts = state.counts()
     if counts["loads"] and config.getoption("verbose") > 0:
         # Summed over the xdist workers on the controller: a kernel two workers shared shows

@@ -39,12 +39,14 @@ class _LazyGroup(click.Group):
     they cost every command ~5 ms of CPU (python -X importtime)."""
 
     LAZY = {
+        "baseline": "cli_baseline:baseline",
         "cache": "cli_cache:cache_group",
         "diff": "cli_diff:diff",
         "export": "cli_export:export_command",
         "filecheck": "cli_filecheck:filecheck",
         "mcp": "cli_mcp:mcp_command",
         "sweep": "cli_sweep:sweep",
+        "toolchain": "cli_toolchain:toolchain_group",
         "try": "cli_try:try_command",
     }
 
@@ -135,7 +137,7 @@ def check(
             with user_output_to_stderr():  # a kernel.py's prints must not reach the JSON
                 found = file_build(path, build)
                 if path.suffix == ".py":
-                    programs = _load_kernel_file(path, archs, max_variants)
+                    programs = _load_kernel_file(path, archs, max_variants, build.toolchain)
                 elif path.is_dir():
                     programs = _load_triton_cache(path, kernel)
                 else:
@@ -217,12 +219,16 @@ def _block_shape(text: str | None) -> Any:
     return shape
 
 
-def _load_kernel_file(path: Path, archs: tuple[str, ...], max_variants: int | None) -> list[Any]:
+def _load_kernel_file(
+    path: Path, archs: tuple[str, ...], max_variants: int | None, toolchain: str | None = None
+) -> list[Any]:
     from sassview.api import load_kernel_file
     from sassview.views.variant_limit import variant_guard
 
     guard = variant_guard(max_variants, path.name)
-    kernel_file, programs = load_kernel_file(path, arch=list(archs) or None, allow=guard)
+    kernel_file, programs = load_kernel_file(
+        path, arch=list(archs) or None, allow=guard, toolchain=toolchain
+    )
     for u in kernel_file.undeclared:
         click.echo(f"{path}:{u.line}: note: {u.kind} kernel {u.name} is not declared", err=True)
         click.echo(f"  add: {u.hint}", err=True)
@@ -281,8 +287,23 @@ def doctor() -> None:
             " on one release"
         )
     click.echo(f"cache    {cache.cache_root()}  {cache.state()}".rstrip())
+    problems += _doctor_toolchains()
     _doctor_frontends()
     sys.exit(2 if problems else 0)
+
+
+def _doctor_toolchains() -> int:
+    """The stored releases (`sassview toolchain list`); a broken one is a problem."""
+    from sassview.toolchain.store import stored_releases
+    from sassview.views.cli_toolchain import toolchain_lines
+
+    if not stored_releases():
+        click.echo(f"{'stored':<8} {'none':<10} other CUDA releases: sassview toolchain add 12.9")
+        return 0
+    lines = toolchain_lines()[1:]  # the default's tools are listed above
+    for line in lines:
+        click.echo(f"{'BROKEN' if 'BROKEN' in line else 'stored':<8} {line}")
+    return sum("BROKEN" in line for line in lines)
 
 
 def _doctor_frontends() -> None:
@@ -296,6 +317,23 @@ def _doctor_frontends() -> None:
         brings = install_hint(f) if f.package else "comes with sassview"
         state = "ok" if version else "absent"
         click.echo(f"{state:<8} {f.kind:<10} {version or '-':<10} {f.title} ({calls}): {brings}")
+        if f.kind == "triton" and version:
+            _doctor_triton_ptxas()
+
+
+def _doctor_triton_ptxas() -> None:
+    """Triton runs its own ptxas, one below sm_90 and one from sm_90 on (its knobs, which
+    TRITON_PTXAS_PATH and TRITON_PTXAS_BLACKWELL_PATH set); `--toolchain R` replaces both."""
+    try:
+        from triton import knobs
+
+        tools = [("below sm_90", knobs.nvidia.ptxas), ("from sm_90", knobs.nvidia.ptxas_blackwell)]
+        found = [(where, tool.version, tool.path) for where, tool in tools]
+    except Exception as exc:  # a Triton without these knobs: say so, doctor goes on
+        click.echo(f"{'':<8} {'':<10} {'-':<10} Triton's ptxas: unknown ({type(exc).__name__})")
+        return
+    for where, version, path in found:
+        click.echo(f"{'':<8} {'':<10} {version:<10} Triton's ptxas {where}: {path}")
 
 
 def _doctor_nvcc(tools: list[Any]) -> int:

@@ -22,11 +22,11 @@ if TYPE_CHECKING:  # imported where a command runs: --help and doctor read no bu
 F = TypeVar("F", bound=Callable[..., Any])
 _NAMES = (
     "defines", "include_dirs", "options", "compiler", "host_compiler", "instantiate",
-    "include_before", "included_by", "build_dir", "no_compile_commands",
+    "include_before", "included_by", "build_dir", "no_compile_commands", "toolchain",
 )  # fmt: skip
 
 
-def _options(build_dir_flags: Sequence[str]) -> list[Callable[[F], F]]:
+def _options(build_dir_flags: Sequence[str], many_toolchains: bool) -> list[Callable[[F], F]]:
     return [
         click.option("-D", "defines", multiple=True, help="Macro for CUDA C++, e.g. -D BLOCK=128."),
         click.option(
@@ -81,6 +81,15 @@ def _options(build_dir_flags: Sequence[str]) -> list[Callable[[F], F]]:
             help="Build directory with compile_commands.json (default: found above the file).",
         ),
         click.option(
+            "--toolchain",
+            "toolchain",
+            metavar="RELEASE",
+            multiple=many_toolchains,
+            help="Compile CUDA C++ with this CUDA release's NVRTC, added with `sassview "
+            "toolchain add RELEASE` (default: the release installed with sassview)"
+            + ("; twice: one for each side." if many_toolchains else "."),
+        ),
+        click.option(
             "--no-compile-commands",
             is_flag=True,
             help="Use no compile_commands.json, even one found above the file.",
@@ -88,19 +97,26 @@ def _options(build_dir_flags: Sequence[str]) -> list[Callable[[F], F]]:
     ]
 
 
-def build_options(*, build_dir_flags: Sequence[str] = ("-p", "--build-dir")) -> Callable[[F], F]:
+def build_options(
+    *, build_dir_flags: Sequence[str] = ("-p", "--build-dir"), many_toolchains: bool = False
+) -> Callable[[F], F]:
     """Add the build options to a click command; it receives them as `build: BuildOptions`.
-    `sweep` keeps `-p` for its parameters, so it takes the build directory as --build-dir."""
+    `sweep` keeps `-p` for its parameters, so it takes the build directory as --build-dir.
+    `many_toolchains` (diff): --toolchain may be repeated, and the command receives the
+    releases as `toolchains: tuple[str, ...]` (the build's own toolchain is then None)."""
 
     def decorate(command: F) -> F:
         @functools.wraps(command)
         def with_build(*args: Any, **kwargs: Any) -> Any:
             given = {name: kwargs.pop(name) for name in _NAMES}
+            if many_toolchains:
+                kwargs["toolchains"] = tuple(given["toolchain"])
+                given["toolchain"] = None
             kwargs["build"] = _record(given)
             return command(*args, **kwargs)
 
         decorated: Any = with_build
-        for option in reversed(_options(build_dir_flags)):
+        for option in reversed(_options(build_dir_flags, many_toolchains)):
             decorated = option(decorated)
         return decorated  # type: ignore[no-any-return]
 
@@ -121,6 +137,7 @@ def _record(given: dict[str, Any]) -> BuildOptions:
         include_before=tuple(given["include_before"]),
         included_by=given["included_by"],
         compile_commands=False if given["no_compile_commands"] else where,
+        toolchain=given["toolchain"],
     )
 
 
@@ -129,7 +146,8 @@ def file_build(path: Path, build: BuildOptions) -> FileBuild:
     so is a build option given for a file it does not apply to."""
     from sassview.frontends.build_options import CUDA_SUFFIXES, BuildOptions, resolve_build
 
-    if path.suffix not in CUDA_SUFFIXES and build != BuildOptions():
+    # --toolchain applies to a kernel.py too (its CUDA C++ and Triton declarations).
+    if path.suffix not in CUDA_SUFFIXES and build != BuildOptions(toolchain=build.toolchain):
         where = (
             "a kernel.py declares its own (sv.cuda_file(..., defines=..., options=...))"
             if path.suffix == ".py"

@@ -208,6 +208,9 @@ def render_program(p: dict[str, Any]) -> str:
         head += f" · {p['label']}"
     if p.get("compiler"):
         head += f" · {p['compiler']}"
+    # Another release than the installed one (a Triton kernel's producer names its ptxas).
+    if (p.get("toolchain") or {}).get("stored") and p.get("compiler") == "nvrtc":
+        head += f" {p['toolchain']['nvrtc']} (toolchain {p['toolchain']['stored']})"
     if p["producer"]:
         head += f" · {p['producer']}"
     if p["elf_abi_version"] is not None:

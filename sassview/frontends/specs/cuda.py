@@ -13,6 +13,9 @@ from typing import TYPE_CHECKING, Any
 
 from sassview.frontends.registry import FrontendSpec, Knob, Vocabulary, distribution_version
 
+# The variant key that picks the CUDA release (a stored toolchain) rather than defining a macro.
+TOOLCHAIN_KNOB = "toolchain"
+
 if TYPE_CHECKING:
     from sassview.frontends.declaration import Declaration, KernelFile
     from sassview.ir import Artifacts
@@ -25,7 +28,12 @@ def compile_job(kf: KernelFile, decl: Declaration, arch: str, variant: dict[str,
     s = decl.settings
     defines = list(s["defines"])
     options = list(s["options"])
+    # `-p toolchain=12.9,default` on sweep: the release is an axis of the grid, not a macro.
+    chosen = variant.get(TOOLCHAIN_KNOB, s.get("toolchain"))
+    toolchain = None if chosen is None else str(chosen)
     for key, value in variant.items():
+        if key == TOOLCHAIN_KNOB:
+            continue
         if key.startswith("-"):  # a compiler option: -maxrregcount=32, --use_fast_math (bool)
             if value is True:
                 options.append(key)
@@ -35,14 +43,15 @@ def compile_job(kf: KernelFile, decl: Declaration, arch: str, variant: dict[str,
             defines.append(f"{key}={value}")
     if s["file"]:
         path = kf.path.parent / decl.target
-        build = resolve_build(path, declared_build(kf.path.parent, s, defines, options))
+        declared = declared_build(kf.path.parent, s, defines, options)
+        build = resolve_build(path, replace(declared, toolchain=toolchain))
         for note in build.notes:  # a kernel.py's compile says it with -v only
             logging.getLogger("sassview").info("%s: %s", decl.name, note.strip())
         return compile_cuda(path=path, arch=arch, **build.options.compile_kwargs())
     includes = [kf.path.parent / i for i in s["include_dirs"]]
     artifacts = compile_cuda(
         _with_line_directive(decl.target, kf), arch=arch, defines=defines,
-        include_dirs=[kf.path.parent, *includes], options=options,
+        include_dirs=[kf.path.parent, *includes], options=options, toolchain=toolchain,
     )  # fmt: skip
     # The source the user reads is the kernel file, which the #line directive points into; the
     # C++ alone, at its lines in that file, is kept for analyses that read C++ (loops, pragmas).

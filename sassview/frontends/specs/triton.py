@@ -28,7 +28,10 @@ def compile_job(kf: KernelFile, decl: Declaration, arch: str, variant: dict[str,
     s = dict(decl.settings)
     constexprs = dict(s["constexprs"])
     parameters = set(getattr(decl.target, "arg_names", ()))
+    ptxas = _stored_ptxas(variant.get("toolchain"))
     for key, value in variant.items():
+        if key == "toolchain" and key not in parameters:  # a CUDA release's ptxas, not a knob
+            continue
         if key in ("num_warps", "num_stages", "num_ctas"):
             s[key] = value
         elif key in parameters or key not in option_names():  # else: no such parameter
@@ -56,12 +59,32 @@ def compile_job(kf: KernelFile, decl: Declaration, arch: str, variant: dict[str,
     artifacts = compile_triton(
         decl.target, signature=signature, constexprs=constexprs,
         divisibility=divisibility, arch=arch, num_warps=s["num_warps"],
-        num_stages=s["num_stages"], num_ctas=s["num_ctas"], options=s["options"],
+        num_stages=s["num_stages"], num_ctas=s["num_ctas"], options=s["options"], ptxas=ptxas,
     )  # fmt: skip
     tuned = tuple(f"autotune: {note}" for note in s.get("autotune_notes", ()))
     if s.get("autotune_key"):
         tuned = (autotune_key_text(s["autotune_key"], s.get("args")), *tuned)
     return replace(artifacts, options=artifacts.options + tuned) if tuned else artifacts
+
+
+def _stored_ptxas(release: Any) -> tuple[str, str, str] | None:
+    """(toolchain key, ptxas path, how a header names it) of a stored release
+    (`-p toolchain=12.9`); None for the one Triton bundles (`default`, or no toolchain)."""
+    if release is None or str(release) == "default":
+        return None
+    from sassview.errors import ToolchainError
+    from sassview.toolchain import store
+
+    found = store.find(str(release))
+    ptxas = found.executable("ptxas")
+    if ptxas is None:
+        raise ToolchainError(
+            f"toolchain {found.release} has no ptxas for Triton to run",
+            f"add it again with its nvcc wheel: sassview toolchain add {found.release} --force",
+        )
+    found.check_files([ptxas], hashes=True)
+    shown = f"{found.version_of('nvidia-cuda-nvcc') or found.release} (toolchain {found.release})"
+    return found.key, str(ptxas), shown
 
 
 def autotune_key_text(key: Sequence[str], args: Mapping[str, Any] | None) -> str:
