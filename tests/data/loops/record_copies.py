@@ -3,10 +3,11 @@
     python tests/data/loops/record_copies.py
 
 For every arch it writes tests/data/loops/copies.<arch>.{ptx,cubin,log} (NVRTC's output, as
-sassview compiles it) and copies.rolled.<arch>.{ptx,cubin} (the rolled build the census asks
-for its copies: frontends/cuda_rolled.py, every loop under `#pragma unroll 1`), and the
-listings the labels in labels_copies.json were read from (copies[.rolled].<arch>.sass.txt,
-nvdisasm -c -gi). Tests read these files and need nvdisasm only.
+sassview compiles it) and copies.rolled<P>.<arch>.{ptx,cubin} (the rolled builds the census
+asks for its copies, frontends/cuda_rolled.py: P 1 with the loops of odd nesting depth under
+`#pragma unroll 1`, P 0 the even ones), and the listing the labels in labels_copies.json were
+read from (copies.<arch>.sass.txt, nvdisasm -c -gi). Tests read these files and need
+nvdisasm only.
 """
 
 from __future__ import annotations
@@ -30,20 +31,23 @@ def main() -> None:
 
     for arch in ARCHS:
         real = compile_cuda(path=HERE / "copies.cu", arch=arch, compiler="nvrtc")
-        rolled = rolled_build(real)
-        if rolled is None:
-            sys.exit(f"no rolled build for {arch}")
-        for stem, art in ((f"copies.{arch}", real), (f"copies.rolled.{arch}", rolled)):
+        builds = [(f"copies.{arch}", real)]
+        for parity in (0, 1):
+            rolled = rolled_build(real, parity)
+            if rolled is None:
+                sys.exit(f"no rolled build for {arch}")
+            builds.append((f"copies.rolled{parity}.{arch}", rolled))
+        for stem, art in builds:
             assert art.ptx is not None
             (HERE / f"{stem}.ptx").write_text(art.ptx)
             (HERE / f"{stem}.cubin").write_bytes(art.cubin)
-            listing = subprocess.run(
-                [str(nvdisasm()), "-c", "-gi", str(HERE / f"{stem}.cubin")],
-                check=True,
-                capture_output=True,
-                text=True,
-            ).stdout
-            (HERE / f"{stem}.sass.txt").write_text(listing)
+        listing = subprocess.run(
+            [str(nvdisasm()), "-c", "-gi", str(HERE / f"copies.{arch}.cubin")],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout
+        (HERE / f"copies.{arch}.sass.txt").write_text(listing)
         (HERE / f"copies.{arch}.log").write_text(real.compile_log)
         print(f"recorded copies.{arch}")
 
