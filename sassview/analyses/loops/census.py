@@ -43,6 +43,11 @@ straight-line remainder. Source lines are found by a line scan (macros and lambd
 see `files` for how a header can be misread. A loop in a `__noinline__` function has no PTX
 factor (its PTX is another function).
 
+Where the counting leaves an entry open (no number, a float4 copy counted by its words, an
+unroll read with nothing left over), the census asks the compiler: the source compiled again
+with one loop level in two rolled (`rolled`, `settle`); what that settles says so
+(`decided_by`).
+
 The parts: `tree` (the entries and where each instruction sits in them), `listing` (what is
 measured, the SASS or the PTX, and the code never counted), `weights` (what an instruction
 weighs), `measure` (each loop's entry, one trip's counts, the factors and copies), `ratios`
