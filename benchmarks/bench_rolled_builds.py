@@ -101,7 +101,7 @@ def step(path: str, arch: str, what: str) -> dict[str, float]:
     if what == "inspect-alone":  # the census without its rolled builds: the baseline
         from sassview.analyses.loops import rolled
 
-        rolled.build_variant = lambda art, parity: None
+        rolled.build_variant = lambda art, parity, flips: None
     started = time.perf_counter()
     inspections = inspect_program(program)
     seconds = time.perf_counter() - started

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -44,12 +44,14 @@ def _recorded(stem: str, arch: str, text: str) -> Artifacts:
     )
 
 
-def recorded_variant(art: Artifacts, parity: int) -> Artifacts | None:
-    """The rolled build record_copies.py kept, for the corpus' own artifacts."""
+def recorded_variant(art: Artifacts, parity: int, flips: Mapping[str, int]) -> Artifacts | None:
+    """The rolled build record_copies.py kept, for the corpus' own artifacts: as they are, or
+    with copies.cuh's depths counted one more (sgemm_flat's K step sits in a depth-1 loop)."""
     if art.source_path != str(SOURCE):
         return None
+    tag = {(): "", ((str(DATA / "copies.cuh"), 1),): "f"}[tuple(sorted(flips.items()))]
     text = rolled_source(SOURCE.read_text(), parity)
-    return _recorded(f"copies.rolled{parity}.{art.arch}", art.arch, text)
+    return _recorded(f"copies.rolled{parity}{tag}.{art.arch}", art.arch, text)
 
 
 @pytest.fixture(autouse=True, scope="module")
@@ -134,7 +136,7 @@ def test_every_entry_the_counting_had_wrong_or_unknown_is_the_rolled_builds() ->
 def test_no_rolled_build_leaves_the_counts_as_they_were(monkeypatch: pytest.MonkeyPatch) -> None:
     """Without a rolled build (a cubin, an nvcc build) the census counts as before: the float4
     copy loop still reads 16, the two-expf loop 2; nothing is marked as the rolled build's."""
-    monkeypatch.setattr(rolled, "build_variant", lambda art, parity: None)
+    monkeypatch.setattr(rolled, "build_variant", lambda art, parity, flips: None)
     p = program("sm_80")
     for kernel, loop, tag in (
         ("copy_vec<4>", "cv_f4", "full x16"),
@@ -150,7 +152,7 @@ def test_builds_of_the_wrong_parity_are_no_evidence(monkeypatch: pytest.MonkeyPa
     other way round): the real build's check refuses what they would say, and no entry gets a
     number from them that its label contradicts."""
     monkeypatch.setattr(
-        rolled, "build_variant", lambda art, parity: recorded_variant(art, 1 - parity)
+        rolled, "build_variant", lambda art, parity, flips: recorded_variant(art, 1 - parity, flips)
     )
     p = program("sm_80")
     for row in LABELS:
@@ -210,3 +212,24 @@ def test_rolled_source_by_parity_rolls_one_level_in_two_and_blanks_only_their_pr
     assert [len(x) for x in rolled_source(text).split("\n")][:2] == [
         len(x) for x in text.split("\n")
     ][:2]
+
+
+def test_a_header_called_in_a_loop_of_its_own_depth_is_rolled_a_level_off(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """sgemm_flat calls tile_step, whose k loop is at depth 1 of copies.cuh, inside the depth-1
+    K loop: the builds count the header's depths one more, so the loop around each level is
+    rolled where the level is not. sgemm_cfg's micro-kernel sits in a depth-2 loop: as is."""
+    asked: list[tuple[int, tuple[tuple[str, int], ...]]] = []
+
+    def builder(art: Artifacts, parity: int, flips: Mapping[str, int]) -> Artifacts | None:
+        asked.append((parity, tuple(sorted(flips.items()))))
+        return recorded_variant(art, parity, flips)
+
+    monkeypatch.setattr(rolled, "build_variant", builder)
+    p = program("sm_90a")
+    header = ((str(DATA / "copies.cuh"), 1),)
+    for kernel, want in (("sgemm_flat", header), ("sgemm_cfg<TileCfg>", ())):
+        asked.clear()
+        inspect_kernel(p, p.kernel(kernel))
+        assert {f for _, f in asked} == {want}, kernel

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from types import MappingProxyType
 
@@ -31,17 +32,19 @@ from sassview.parse.rolled_source import has_loops, rolled_source
 log = logging.getLogger("sassview")
 
 
-def rolled_build(artifacts: Artifacts, parity: int | None = None) -> Artifacts | None:
+def rolled_build(
+    artifacts: Artifacts, parity: int | None = None, flips: Mapping[str, int] | None = None
+) -> Artifacts | None:
     """The rolled build of an NVRTC compile of a file, or None where there is none to make:
     every loop rolled, or those of odd (`parity` 1) or even (0) nesting depth in their file
-    (parse/rolled_source.py)."""
+    (parse/rolled_source.py), counted one more in the files `flips` names with 1."""
     if artifacts.kind != "cuda" or artifacts.compiler != "nvrtc":
         return None
     if not artifacts.source_path or artifacts.source_text is None:
         return None
     main = Path(artifacts.source_path)
     text = rolled_source(artifacts.source_text, parity)
-    headers = _rolled_headers(main, artifacts.inputs, parity)
+    headers = _rolled_headers(main, artifacts.inputs, parity, flips or {})
     opts = [*artifacts.options, f"--use-bundled-headers={cache.scratch_dir('nvrtc-headers')}"]
     key = cache.make_key(
         {
@@ -74,7 +77,7 @@ def rolled_build(artifacts: Artifacts, parity: int | None = None) -> Artifacts |
 
 
 def _rolled_headers(
-    main: Path, inputs: tuple[str, ...], parity: int | None
+    main: Path, inputs: tuple[str, ...], parity: int | None, flips: Mapping[str, int]
 ) -> list[tuple[str, bytes]]:
     """(include name, rolled text) of each header the compile read from under the main file's
     directory that has a loop."""
@@ -88,10 +91,15 @@ def _rolled_headers(
         except (OSError, UnicodeDecodeError):
             continue
         if has_loops(data):
-            out.append(
-                (path.relative_to(main.parent).as_posix(), rolled_source(data, parity).encode())
-            )
+            flip = flips.get(p, flips.get(str(path.resolve()), 0))
+            text = rolled_source(data, _own(parity, flip))
+            out.append((path.relative_to(main.parent).as_posix(), text.encode()))
     return out
+
+
+def _own(parity: int | None, flip: int) -> int | None:
+    """The parity of a file's own depths that `parity` rolls, its depths counting `flip` more."""
+    return None if parity is None else (parity - flip) % 2
 
 
 def _artifacts(real: Artifacts, text: str, ptx: str, cubin: bytes) -> Artifacts:

@@ -67,7 +67,7 @@ from sassview.analyses.loops.findings import describe
 from sassview.analyses.loops.listing import chained_sources, ptx_listing, sass_listing
 from sassview.analyses.loops.measure import Measure
 from sassview.analyses.loops.rolled import DECIDED_BY, Variants
-from sassview.analyses.loops.settle import decide, open_entries
+from sassview.analyses.loops.settle import decide, flips, open_entries
 from sassview.analyses.loops.tree import Key, Sites, Tree
 from sassview.analyses.loops.weights import SHUFFLES
 from sassview.graph.loops import Loop
@@ -166,7 +166,8 @@ class Census(Measure):
         open_ = open_entries(self, order, self.factors, remainders)
         if not open_:
             return set()
-        done = decide(self, open_, order, self.factors, Variants(self.ctx))
+        asked = Variants(self.ctx, flips(self, order, self.files.main))
+        done = decide(self, open_, order, self.factors, asked)
         if done & set(self.groups):
             self.nvvm = self._nvvm_factors()
         return done

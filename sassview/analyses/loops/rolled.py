@@ -25,7 +25,8 @@ a sum shuffle, loads of two arrays, is misread as). What this settles is marked 
 
 How it can be wrong, and then says nothing: an entry the rolled build did not keep as exactly
 one SASS loop (deleted, unrolled despite the pragma), or a level whose loop around it is of
-its own parity (a helper's outer loop called in a loop of the main file's same depth); a line
+its own parity (a header's loops called at two depths in one kernel: `Variants` counts its
+depths as most of its calls want, `settle.flips`); a line
 the real build folded, hoisted or rematerialised (the most common ratio must hold on more
 than half of the lines both builds have, math where there is math, else memory). A level's
 copies where the compilers unroll a loop differently once the loop around it is rolled (read
@@ -37,7 +38,7 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 
 from sassview.analyses.base import AnalysisContext
@@ -50,6 +51,7 @@ from sassview.ir import Artifacts, Program, SourceLoc
 
 # (opcode, weight kind, file, line, call sites): a line's instructions, columns left out (the
 # pragma moves the columns of a loop's own line)
+Flips = Mapping[str, int]  # file -> 1 where its loops' depths count one more (`Variants`)
 Signature = Counter[tuple[str, int, str, int, tuple[tuple[str, int], ...]]]
 log = logging.getLogger("sassview")
 DECIDED_BY = "rolled build"  # `LoopEntry.decided_by` of what this module settled
@@ -128,8 +130,8 @@ class _RolledMeasure(Measure):
     a K loop computed in the loop inside it); its math may all be a level inside that this
     build left as written (the `for n` unrolled in a rolled `for m`)."""
 
-    def __init__(self, listing: Listing, tree: Tree, parity: int) -> None:
-        self.parity = parity
+    def __init__(self, listing: Listing, tree: Tree, parity: int, flips: Flips) -> None:
+        self.parity, self.flips = parity, flips
         super().__init__(listing, tree)
 
     def holder(self, code: list[int]) -> Key | None:
@@ -139,7 +141,7 @@ class _RolledMeasure(Measure):
         if inner is None or everything is None:
             return everything
         for k in self.tree.ancestors(inner):
-            if self.tree.loop(k).depth % 2 == self.parity:
+            if (self.tree.loop(k).depth + self.flips.get(k[0], 0)) % 2 == self.parity:
                 return k
             if k == everything:
                 break
@@ -149,7 +151,7 @@ class _RolledMeasure(Measure):
 class RolledSide:
     """One rolled build of a kernel, measured like the real one."""
 
-    def __init__(self, ctx: AnalysisContext, parity: int) -> None:
+    def __init__(self, ctx: AnalysisContext, parity: int, flips: Flips) -> None:
         frames = {f.file for s in ctx.shared(chained_sources) if s for f in s.frames()}
         files = SourceFiles(ctx, frames)
         # Each SASS loop to the deepest entry holding its code, not to the statement its
@@ -158,7 +160,7 @@ class RolledSide:
         listing = sass_listing(ctx, files)
         sources = _rechained(listing.sources, files.main)
         listing = replace(listing, candidates=_no_candidates, sources=sources)
-        self.side = _RolledMeasure(listing, Tree(files), parity)
+        self.side = _RolledMeasure(listing, Tree(files), parity, flips)
 
     def copies_of_loop(self, key: Key) -> list[int] | None:
         """The indices of `key`'s SASS loops, where this build kept it rolled: one loop, or
@@ -203,15 +205,15 @@ class RolledSide:
         return found.pop() if len(found) == 1 and not {None, 0} & found else None
 
 
-# A rolled build of a program's artifacts (parity 1: odd depths rolled, 0: even): a seam the
-# tests replace with the builds recorded beside their corpus.
-Builder = Callable[[Artifacts, int], Artifacts | None]
+# A rolled build of a program's artifacts (parity 1: odd depths rolled, 0: even; `Flips`: the
+# files whose depths count one more): a seam the tests replace with their recorded builds.
+Builder = Callable[[Artifacts, int, Flips], Artifacts | None]
 
 
-def _compile(artifacts: Artifacts, parity: int) -> Artifacts | None:
+def _compile(artifacts: Artifacts, parity: int, flips: Flips) -> Artifacts | None:
     from sassview.frontends.cuda_rolled import rolled_build
 
-    return rolled_build(artifacts, parity)
+    return rolled_build(artifacts, parity, flips)
 
 
 build_variant: Builder = _compile
@@ -219,15 +221,21 @@ _PROGRAMS: dict[tuple[object, ...], Program | None] = {}
 
 
 class Variants:
-    """The two rolled builds of one kernel, each built (and measured) when first asked."""
+    """The two rolled builds of one kernel, each built (and measured) when first asked. A
+    loop's depth, for its parity, is its nesting depth in its file, one more in the files of
+    `flips` (a header whose outermost loops are called inside a loop of the main file's same
+    depth: the loop around them must be of the other parity)."""
 
-    def __init__(self, ctx: AnalysisContext) -> None:
-        self.ctx = ctx
+    def __init__(self, ctx: AnalysisContext, flips: Flips) -> None:
+        self.ctx, self.flips = ctx, flips
         self._sides: dict[int, RolledSide | None] = {}
+
+    def depth(self, tree: Tree, key: Key) -> int:
+        return tree.loop(key).depth + self.flips.get(key[0], 0)
 
     def side(self, parity: int) -> RolledSide | None:
         if parity not in self._sides:
-            self._sides[parity] = _side(self.ctx, parity)
+            self._sides[parity] = _side(self.ctx, parity, self.flips)
         return self._sides[parity]
 
     def iteration(self, key: Key, depth: int) -> Signature | None:
@@ -243,7 +251,7 @@ class Variants:
         return side.copies_here(key, self.iteration(key, depth)) if side else None
 
 
-def _side(ctx: AnalysisContext, parity: int) -> RolledSide | None:
+def _side(ctx: AnalysisContext, parity: int, flips: Flips) -> RolledSide | None:
     art = ctx.program.artifacts
     ident = (
         art.source_path,
@@ -252,6 +260,7 @@ def _side(ctx: AnalysisContext, parity: int) -> RolledSide | None:
         art.arch,
         art.inputs,
         parity,
+        tuple(sorted(flips.items())),
         build_variant,
     )
     if ident not in _PROGRAMS:
@@ -261,7 +270,7 @@ def _side(ctx: AnalysisContext, parity: int) -> RolledSide | None:
         from sassview.errors import SassviewError
 
         try:
-            variant = build_variant(art, parity)
+            variant = build_variant(art, parity, flips)
             _PROGRAMS[ident] = build_program(variant) if variant is not None else None
         except SassviewError as exc:  # no evidence, not a failed check: the counts stand
             log.info("rolled build: none for %s (%s)", art.source_path, exc)
@@ -277,4 +286,4 @@ def _side(ctx: AnalysisContext, parity: int) -> RolledSide | None:
 
     cfg = build_cfg(kernel.instructions)
     there = AnalysisContext(program, kernel, cfg, find_loops(cfg, kernel.instructions), None)  # type: ignore[arg-type]
-    return RolledSide(there, parity)
+    return RolledSide(there, parity, flips)

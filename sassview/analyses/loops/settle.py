@@ -7,6 +7,7 @@ counts), and the check every number from the rolled builds must pass in the real
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 
 from sassview.analyses.loops.measure import Measure
@@ -43,6 +44,30 @@ def _wide_memory(real: Measure) -> set[Key]:
     return out
 
 
+def flips(real: Measure, keys: Iterable[Key], main: str | None) -> dict[str, int]:
+    """The headers whose loops' depths count one more in the rolled builds (`Variants`): each
+    where most of its outermost loops, as inlined here, sit in a loop of another file whose
+    depth (with its own flip) has their parity, so that the loop around them is rolled where
+    they are not. The main file and headers never called inside a loop count as they are."""
+    votes: dict[str, Counter[int]] = {}
+    keys = list(keys)
+    flip: dict[str, int] = {}
+    for _ in range(4):  # a header's helper called in another header's loop: a few rounds
+        votes.clear()
+        for k in keys:
+            p = real.tree.parent(k)
+            if p is None or p[0] == k[0] or k[0] == main:
+                continue
+            around = real.tree.loop(p).depth + flip.get(p[0], 0)
+            want = (around + 1 - real.tree.loop(k).depth) % 2
+            votes.setdefault(k[0], Counter())[want] += 1
+        found = {f: max(v.items(), key=lambda x: (x[1], -x[0]))[0] for f, v in votes.items()}
+        if found == flip:
+            break
+        flip = found
+    return {f: 1 for f, n in flip.items() if n}
+
+
 def decide(
     real: Measure,
     open_: list[Key],
@@ -56,7 +81,7 @@ def decide(
     keys = list(keys)
     done: set[Key] = set()
     for k in (k for k in open_ if k in real.groups):
-        one = asked.iteration(k, real.tree.loop(k).depth)
+        one = asked.iteration(k, asked.depth(real.tree, k))
         found = copies_ratio(own_signature(real, real.region(real.mains[k]), k), one)
         if found is not None:
             factors[k] = found
@@ -85,9 +110,8 @@ def _full_copies(
 ) -> tuple[int | None, bool]:
     """(a full entry's copies from the rolled builds, whether the real build's count at its
     own lines bore them out); None where the builds say nothing or the real build disagrees."""
-    s = real.tree.loop(key)
-    parent = real.tree.parent(key)
-    copies = asked.copies(key, s.depth, real.tree.loop(parent).depth if parent else None)
+    depth, parent = asked.depth(real.tree, key), real.tree.parent(key)
+    copies = asked.copies(key, depth, asked.depth(real.tree, parent) if parent else None)
     if copies is None:
         return None, False
     where = real.runs(key, {**factors})
@@ -95,7 +119,7 @@ def _full_copies(
     if not own:
         return copies, False
     assert where is not None
-    p = copies_ratio(own, asked.iteration(key, s.depth))
+    p = copies_ratio(own, asked.iteration(key, depth))
     if p != copies * where[0]:
         return None, False
     return copies, True

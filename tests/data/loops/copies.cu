@@ -158,6 +158,28 @@ __global__ void online_softmax(const float* __restrict__ x, float* __restrict__ 
   }
 }
 
+// The K step in the header, called straight inside the K loop (tile_step's k loop is at
+// depth 1 of its file, inside a depth-1 loop here).
+__global__ void __launch_bounds__(256)
+    sgemm_flat(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C,
+               int N, int K) {
+  __shared__ float As[8 * 64];
+  __shared__ float Bs[8 * 64];
+  const uint row = threadIdx.x / 16, col = threadIdx.x % 16;
+  float acc[4][4] = {};
+  for (int k0 = 0; k0 < K; k0 += 8) {  // @sf_k
+    As[(threadIdx.x % 8) * 64 + threadIdx.x / 8 % 64] =
+        A[(blockIdx.y * 64 + threadIdx.x / 8 % 64) * K + k0 + threadIdx.x % 8];
+    Bs[threadIdx.x % 512] = B[(k0 + threadIdx.x / 64) * N + blockIdx.x * 64 + threadIdx.x % 64];
+    __syncthreads();
+    tile_step<8, 64, 64, 4, 4>(acc, As, Bs, row, col);  // @sf_call
+    __syncthreads();
+  }
+  for (uint m = 0; m < 4; ++m) {  // @sf_wm
+    for (uint n = 0; n < 4; ++n) C[(blockIdx.y * 64 + row * 4 + m) * N + col * 4 + n] = acc[m][n];  // @sf_wn
+  }
+}
+
 template __global__ void sgemm_regs<128, 128, 8, 8, 8>(const float*, const float*, float*, int,
                                                        int, int);
 template __global__ void sgemm_regs<64, 64, 8, 4, 4>(const float*, const float*, float*, int,

@@ -23,3 +23,17 @@ __device__ __forceinline__ void warp_max_sum(float& m, float& s) {
     s += __shfl_xor_sync(0xffffffffu, s, o);
   }
 }
+
+// One K step of a register tile, its own k loop first: called inside the main file's K loop,
+// so its outermost loop sits in a loop of its own nesting depth (1).
+template <int BK, int BM, int BN, int TM, int TN>
+__device__ __forceinline__ void tile_step(float (&acc)[TM][TN], const float* As,
+                                          const float* Bs, uint row, uint col) {
+  for (uint k = 0; k < BK; ++k) {  // @ts_k
+    for (uint m = 0; m < TM; ++m) {  // @ts_m
+      for (uint n = 0; n < TN; ++n) {  // @ts_n
+        acc[m][n] += As[k * BM + row * TM + m] * Bs[k * BN + col * TN + n];
+      }
+    }
+  }
+}

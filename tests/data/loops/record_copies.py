@@ -5,7 +5,8 @@
 For every arch it writes tests/data/loops/copies.<arch>.{ptx,cubin,log} (NVRTC's output, as
 sassview compiles it) and copies.rolled<P>.<arch>.{ptx,cubin} (the rolled builds the census
 asks for its copies, frontends/cuda_rolled.py: P 1 with the loops of odd nesting depth under
-`#pragma unroll 1`, P 0 the even ones), and the listing the labels in labels_copies.json were
+`#pragma unroll 1`, P 0 the even ones; copies.rolled<P>f with copies.cuh's depths counted one
+more, as the census asks for sgemm_flat), and the listing the labels in labels_copies.json were
 read from (copies.<arch>.sass.txt, nvdisasm -c -gi). Tests read these files and need
 nvdisasm only.
 """
@@ -32,11 +33,13 @@ def main() -> None:
     for arch in ARCHS:
         real = compile_cuda(path=HERE / "copies.cu", arch=arch, compiler="nvrtc")
         builds = [(f"copies.{arch}", real)]
+        header = {str(HERE / "copies.cuh"): 1}  # sgemm_flat's flips (loops/settle.py `flips`)
         for parity in (0, 1):
-            rolled = rolled_build(real, parity)
-            if rolled is None:
-                sys.exit(f"no rolled build for {arch}")
-            builds.append((f"copies.rolled{parity}.{arch}", rolled))
+            for flips, tag in (({}, ""), (header, "f")):
+                rolled = rolled_build(real, parity, flips)
+                if rolled is None:
+                    sys.exit(f"no rolled build for {arch}")
+                builds.append((f"copies.rolled{parity}{tag}.{arch}", rolled))
         for stem, art in builds:
             assert art.ptx is not None
             (HERE / f"{stem}.ptx").write_text(art.ptx)
