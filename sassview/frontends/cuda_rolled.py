@@ -42,6 +42,8 @@ def rolled_build(
         return None
     if not artifacts.source_path or artifacts.source_text is None:
         return None
+    if "cuda_source" in artifacts.stages:  # C++ held in a kernel.py: its text is not the file's
+        return None
     main = Path(artifacts.source_path)
     text = rolled_source(artifacts.source_text, parity)
     headers = _rolled_headers(main, artifacts.inputs, parity, flips or {})

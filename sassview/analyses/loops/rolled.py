@@ -230,6 +230,10 @@ class Variants:
         self.ctx, self.flips = ctx, flips
         self._sides: dict[int, RolledSide | None] = {}
 
+    def made(self) -> bool:
+        """Whether a rolled build was asked for and made."""
+        return any(side is not None for side in self._sides.values())
+
     def depth(self, tree: Tree, key: Key) -> int:
         return tree.loop(key).depth + self.flips.get(key[0], 0)
 

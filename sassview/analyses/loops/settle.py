@@ -102,6 +102,12 @@ def decide(
         if not inside:
             real.copies[k] = before
             done.discard(k)
+    # A count of words the builds could not bear out is no count: 4 words a copy of a float4,
+    # or 4 scalar stores merged into one STS.128 (where no build was made, the count stands).
+    if asked.made():
+        for k in full:
+            if k not in done:
+                real.copies[k] = None
     return done
 
 

@@ -180,6 +180,30 @@ __global__ void __launch_bounds__(256)
   }
 }
 
+// A run-time loop of float4 loads asked to unroll by 4: each copy tests the bound (no
+// remainder), one LDG.E.128 each.
+__global__ void sum_f4(const float4* __restrict__ x, float* out, uint n4) {
+  float s = 0.0f;
+#pragma unroll 4
+  for (uint i = blockIdx.x * blockDim.x + threadIdx.x; i < n4;  // @sf4_i
+       i += blockDim.x * gridDim.x) {
+    float4 v = x[i];
+    s += (v.x + v.y) + (v.z + v.w);
+  }
+  for (int o = 16; o; o >>= 1) s += __shfl_xor_sync(0xffffffffu, s, o);  // @sf4_o
+  if ((threadIdx.x & 31) == 0) atomicAdd(out, s);
+}
+
+// A run-time row loop around a constant loop of two float2 copies.
+__global__ void swap_f2_rows(const float2* __restrict__ in, float2* __restrict__ out, int rows) {
+  for (int r = 0; r < rows; ++r) {  // @sw_r
+    for (uint c = 0; c < 2; ++c) {  // @sw_c
+      float2 v = in[(r * 2 + c) * 64 + threadIdx.x];
+      out[(r * 2 + c) * 64 + threadIdx.x] = make_float2(v.y, v.x);
+    }
+  }
+}
+
 template __global__ void sgemm_regs<128, 128, 8, 8, 8>(const float*, const float*, float*, int,
                                                        int, int);
 template __global__ void sgemm_regs<64, 64, 8, 4, 4>(const float*, const float*, float*, int,
