@@ -238,3 +238,41 @@ def test_a_header_called_in_a_loop_of_its_own_depth_is_rolled_a_level_off(
         asked.clear()
         inspect_kernel(p, p.kernel(kernel))
         assert {f for _, f in asked} == {want}, kernel
+
+
+LIVE_HEADER = """#pragma once
+__device__ __forceinline__ void copy4(float4* d, const float4* s, unsigned n) {
+  for (unsigned v = 0; v < 4; ++v) d[v * n] = s[v * n];
+}
+"""
+LIVE_SOURCE = """#include "live.cuh"
+typedef unsigned int uint;  // a header the census cannot count: the copies are the builds'
+__global__ void live(const float4* __restrict__ s, float4* __restrict__ d) {
+  copy4(d + threadIdx.x, s + threadIdx.x, blockDim.x);
+  for (uint v = 4; v < 8; ++v) d[v * blockDim.x + threadIdx.x] = s[v * blockDim.x];
+}
+"""
+
+
+@pytest.mark.compile
+def test_a_live_rolled_build_rolls_the_header_under_its_own_path(tmp_path: Path) -> None:
+    """NVRTC is handed the rolled header in memory and compiles from the source's directory:
+    the PTX names the header by its own path, both loops are SASS loops of one float4 copy a
+    trip; the census of the real build asks the builds and says 4 copies, not 16."""
+    from sassview.build import build_program
+    from sassview.frontends.cuda_rolled import rolled_build
+
+    (tmp_path / "live.cuh").write_text(LIVE_HEADER)
+    (tmp_path / "live.cu").write_text(LIVE_SOURCE)
+    real = sassview.compile(path=tmp_path / "live.cu", arch="sm_80")
+    built = rolled_build(real.artifacts, 1)
+    assert built is not None and built.ptx is not None
+    assert f'"{tmp_path / "live.cuh"}"' in built.ptx
+    assert built.ptx.count('.pragma "nounroll"') == 2
+    (kernel,) = build_program(built).kernels
+    assert [i.opcode for i in kernel.instructions].count("LDG") == 2
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(rolled, "build_variant", rolled._compile)
+        entries = inspect_kernel(real, real.kernel("live")).facts("unroll")["entries"]
+    (mine,) = [e for e in entries if e.line == 5]
+    assert (mine.kind, mine.copies, mine.decided_by) == ("full", 4, rolled.DECIDED_BY)
