@@ -111,10 +111,13 @@ TESTS = Path(__file__).parent
 
 
 def recorded_listings() -> list[Any]:
-    """Every recorded CUDA C++ compile with its source: this corpus, the parser corpus
-    (tests/corpus), the analyses' (tests/data/analyses) and the unroll tests' (tests/data/graph)."""
+    """Every recorded CUDA C++ compile with its source: this corpus and copies.cu's, the
+    parser corpus (tests/corpus), the analyses' (tests/data/analyses) and the unroll tests'
+    (tests/data/graph)."""
     out = [
-        pytest.param(DATA / "census.cu", DATA, f"census.{a}", a, id=f"census-{a}") for a in ARCHS
+        pytest.param(DATA / f"{stem}.cu", DATA, f"{stem}.{a}", a, id=f"{stem}-{a}")
+        for stem in ("census", "copies")  # copies.cu: tests/test_loop_copies.py
+        for a in ARCHS
     ]
     for meta_path in sorted(
         [*TESTS.glob("corpus/*/*/meta.json"), *TESTS.glob("data/analyses/*/*/meta.json")]

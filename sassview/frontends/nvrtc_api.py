@@ -10,6 +10,7 @@ it); the library is loaded here first, so the child inherits it loaded.
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -52,17 +53,49 @@ class NvrtcOutput:
     cubin: bytes = b""
 
 
-def nvrtc_compile(source: bytes, name: str, options: Sequence[str]) -> NvrtcOutput:
-    """Compile one translation unit; a compile error is reported through `ok` and `log`."""
+def nvrtc_compile(
+    source: bytes,
+    name: str,
+    options: Sequence[str],
+    headers: Sequence[tuple[str, bytes]] = (),
+    cwd: str | None = None,
+) -> NvrtcOutput:
+    """Compile one translation unit; a compile error is reported through `ok` and `log`.
+    `headers`: (include name, text) pairs NVRTC reads in place of the files of those names
+    (the rolled variant's headers, frontends/cuda_rolled.py); NVRTC names them in the line
+    table by their path from the working directory, so `cwd` (the includer's directory) makes
+    those the paths of the files they replace."""
     _nvrtc()
     timeout = compile_timeout()
     log.info("nvrtc: compiling %s (a child process, at most %.0f s)", name, timeout)
-    return call_in_child(_compile, source, name, list(options), what="NVRTC", timeout=timeout)
+    args = (source, name, list(options), list(headers), cwd)
+    return call_in_child(_compile, *args, what="NVRTC", timeout=timeout)
 
 
-def _compile(source: bytes, name: str, options: Sequence[str]) -> NvrtcOutput:
+def _compile(
+    source: bytes,
+    name: str,
+    options: Sequence[str],
+    headers: Sequence[tuple[str, bytes]] = (),
+    cwd: str | None = None,
+) -> NvrtcOutput:
+    if not cwd:
+        return _compile_here(source, name, options, headers)
+    back = os.getcwd()  # in the child: the parent's stays; in process (no fork), restored
+    os.chdir(cwd)
+    try:
+        return _compile_here(source, name, options, headers)
+    finally:
+        os.chdir(back)
+
+
+def _compile_here(
+    source: bytes, name: str, options: Sequence[str], headers: Sequence[tuple[str, bytes]]
+) -> NvrtcOutput:
     nvrtc = _nvrtc()
-    prog = _ok(nvrtc.nvrtcCreateProgram(source, name.encode(), 0, [], []), nvrtc, "create")
+    texts, names = [h[1] for h in headers], [h[0].encode() for h in headers]
+    created = nvrtc.nvrtcCreateProgram(source, name.encode(), len(headers), texts, names)
+    prog = _ok(created, nvrtc, "create")
     try:
         opts = [o.encode() for o in options]
         (status,) = nvrtc.nvrtcCompileProgram(prog, len(opts), opts)

@@ -365,6 +365,24 @@ def _header_trip_count(t: str, start: int, macros: Mapping[str, int]) -> int | N
     return trip_count(t[p + 1 : _close(t, p)], macros)
 
 
+def loop_keywords(text: str) -> list[int]:
+    """The offset of the keyword of every loop `source_loops` finds, in the same order: where
+    the rolled variant (parse/rolled_source.py) puts its pragma."""
+    t = blanked(text)
+    out = []
+    for m in _word_starts(_KEYWORD, t):
+        try:
+            if _scan_loop(t, m, _no_line) is not None:
+                out.append(m.start())
+        except RecursionError:  # as `source_loops` skips it
+            continue
+    return out
+
+
+def _no_line(pos: int) -> int:
+    return 0
+
+
 def source_loops(text: str, macros: Mapping[str, int] | None = None) -> list[SourceLoop]:
     """Every for/while/do loop of C++ source text, in order, with nesting and requests.
 

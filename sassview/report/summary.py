@@ -108,6 +108,7 @@ _LOOP_KEYS: tuple[LoopKey, ...] = (
     *("remainder", "statement", "requested_by"),
     *("kind", "factor", "ptx_factor", "copies", "trip_count", "inlined_at", "parent"),
     "fallbacks",  # the copies a diverged warp runs instead (BRA.DIV), not counted
+    "decided_by",  # what settled copies / factor: "count" or "rolled build" (loops/rolled.py)
     "summary",  # the loop in words (LoopEntry.summary): what `check` prints
     "triton_factor",
 )

@@ -43,6 +43,11 @@ straight-line remainder. Source lines are found by a line scan (macros and lambd
 see `files` for how a header can be misread. A loop in a `__noinline__` function has no PTX
 factor (its PTX is another function).
 
+Where the counting leaves an entry open (no number, a float4 copy counted by its words, an
+unroll read with nothing left over), the census asks the compiler: the source compiled again
+with one loop level in two rolled (`rolled`, `settle`); what that settles says so
+(`decided_by`).
+
 The parts: `tree` (the entries and where each instruction sits in them), `listing` (what is
 measured, the SASS or the PTX, and the code never counted), `weights` (what an instruction
 weighs), `measure` (each loop's entry, one trip's counts, the factors and copies), `ratios`
@@ -61,6 +66,8 @@ from sassview.analyses.loops.files import SourceFiles
 from sassview.analyses.loops.findings import describe
 from sassview.analyses.loops.listing import chained_sources, ptx_listing, sass_listing
 from sassview.analyses.loops.measure import Measure
+from sassview.analyses.loops.rolled import DECIDED_BY, Variants
+from sassview.analyses.loops.settle import decide, flips, open_entries
 from sassview.analyses.loops.tree import Key, Sites, Tree
 from sassview.analyses.loops.weights import SHUFFLES
 from sassview.graph.loops import Loop
@@ -86,6 +93,7 @@ class Census(Measure):
         self.nvvm: dict[Key, int | None] = {}  # NVVM's factors (the PTX loops')
         self.diverged: dict[Key, tuple[int, ...]] = {}  # see `fallbacks_of`
         self.factors: dict[Key, int | None] = {}  # the SASS loops'
+        self.decided: set[Key] = set()  # what the rolled build settled (loops/rolled.py)
 
         ptx = ctx.program.ptx
         self.asm = CallSites(ptx.inline_asm if ptx else ())
@@ -94,6 +102,7 @@ class Census(Measure):
     def findings(self) -> Findings:
         keys, gone = self._keys()
         measured = self._measure_entries(keys)
+        self.decided = self._ask_the_compiler(keys, measured)
         order = sorted(keys | gone, key=self._order)
         index = {k: n for n, k in enumerate(order)}
         entries: list[LoopEntry] = []
@@ -148,6 +157,20 @@ class Census(Measure):
         self.nvvm = self._nvvm_factors()
         self.diverged = self.fallbacks_of()
         return measured
+
+    def _ask_the_compiler(self, keys: set[Key], measured: dict[Key, _Measured]) -> set[Key]:
+        """The entries the counting left open, settled by the rolled build where it can
+        (loops/rolled.py); NVVM's factors are re-read for the factors it changed."""
+        remainders = {k: bool(m[1]) or m[2] for k, m in measured.items()}
+        order = sorted(keys, key=self._order)
+        open_ = open_entries(self, order, self.factors, remainders)
+        if not open_:
+            return set()
+        asked = Variants(self.ctx, flips(self, order, self.files.main))
+        done = decide(self, open_, order, self.factors, asked)
+        if done & set(self.groups):
+            self.nvvm = self._nvvm_factors()
+        return done
 
     def _nvvm_factors(self) -> dict[Key, int | None]:
         """NVVM's side: the factor of each rolled entry's PTX loop, measured alike. For CUDA
@@ -278,6 +301,7 @@ class Census(Measure):
             "depth": len(self.tree.ancestors(parent)) + 1 if parent else 1,
             "parent": index.get(parent) if parent else None,
             "fallbacks": self.diverged.get(key, ()),
+            "decided_by": DECIDED_BY if key in self.decided else "count",
         }
 
     def _rolled(

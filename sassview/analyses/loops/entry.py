@@ -65,6 +65,7 @@ class LoopJson(_LoopJsonExtra):
     parent: int | None
     back_edges: list[list[int]]
     fallbacks: list[int]
+    decided_by: str
     summary: str
 
 
@@ -73,7 +74,7 @@ LoopKey = Literal[
     "source_line", "file", "depth", "has_back_edge", "achieved_factor", "requested_factor",
     "remainder", "first_address", "instructions", "statement", "sass_loops", "remainder_loops",
     "kind", "factor", "copies", "ptx_factor", "trip_count", "inlined_at", "parent", "back_edges",
-    "fallbacks", "summary", "requested_by", "triton_factor", "ptxas_factor",
+    "fallbacks", "decided_by", "summary", "requested_by", "triton_factor", "ptxas_factor",
 ]  # fmt: skip
 
 
@@ -106,6 +107,10 @@ class LoopEntry:
     # First addresses of the copies of its code a diverged warp runs instead (BRA.DIV's
     # fallbacks, graph/divergence.py): not counted in `copies` or `factor`
     fallbacks: tuple[int, ...] = ()
+    # What settled `copies` / `factor`: "count" (the census' counting of the listing, and the
+    # trip count of a constant header), or "rolled build" (the real build's count at the body's
+    # lines over a build with every loop rolled: loops/rolled.py)
+    decided_by: str = "count"
 
     @property
     def place(self) -> str:
@@ -184,6 +189,7 @@ class LoopEntry:
             "parent": self.parent,
             "back_edges": [list(e) for e in self.back_edges],
             "fallbacks": list(self.fallbacks),
+            "decided_by": self.decided_by,
             "summary": self.summary(),
         }
         if self.requested is not None and self.requested_by != "pragma":

@@ -1,0 +1,119 @@
+"""The rolled build of a CUDA C++ compile: the same source and options, every loop statement
+under `#pragma unroll 1` (parse/rolled_source.py), so one trip of each SASS loop runs its body
+once. The loop census compares its per-line instructions with the real build's to count the
+copies of a body the compilers made (analyses/loops/rolled.py).
+
+Only NVRTC compiles are rebuilt (an nvcc build's options and host pass are not replayed here):
+the main file and the headers beside it (found under its directory, by the path the NVRTC
+include scan recorded in `Artifacts.inputs`) are rolled, handed to NVRTC in memory under the
+names the sources include them by, compiled from the main file's directory so their line
+tables name the files they replace. Cached like any compile, keyed by the rolled texts, the
+options, the architecture and the tool versions.
+
+How it can be wrong: a header included by another name than its path from the main file's
+directory (through `-I`) is read from disk unrolled: its loops are then alike in both builds
+and the census says nothing from them. Instantiations appended by `--instantiate` are not
+replayed: those kernels are missing from the rolled build, and their loops stay as counted.
+A rolled build that fails to compile is no evidence: None, and the census keeps its counts.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from types import MappingProxyType
+
+from sassview import cache
+from sassview.ir import Artifacts
+from sassview.parse.rolled_source import has_loops, rolled_source
+
+log = logging.getLogger("sassview")
+
+
+def rolled_build(
+    artifacts: Artifacts, parity: int | None = None, flips: Mapping[str, int] | None = None
+) -> Artifacts | None:
+    """The rolled build of an NVRTC compile of a file, or None where there is none to make:
+    every loop rolled, or those of odd (`parity` 1) or even (0) nesting depth in their file
+    (parse/rolled_source.py), counted one more in the files `flips` names with 1."""
+    if artifacts.kind != "cuda" or artifacts.compiler != "nvrtc":
+        return None
+    if not artifacts.source_path or artifacts.source_text is None:
+        return None
+    if "cuda_source" in artifacts.stages:  # C++ held in a kernel.py: its text is not the file's
+        return None
+    main = Path(artifacts.source_path)
+    text = rolled_source(artifacts.source_text, parity)
+    headers = _rolled_headers(main, artifacts.inputs, parity, flips or {})
+    opts = [*artifacts.options, f"--use-bundled-headers={cache.scratch_dir('nvrtc-headers')}"]
+    key = cache.make_key(
+        {
+            "frontend": "cuda-rolled",
+            "name": str(main),
+            "source": cache.digest(text.encode()),
+            "headers": {name: cache.digest(data) for name, data in headers},
+            "options": list(artifacts.options),
+            "arch": artifacts.arch,
+            "tools": dict(artifacts.toolchain),
+        }
+    )
+    store = cache.Store("cuda-rolled")
+    entry = store.get(key)
+    if entry is not None:
+        log.info("rolled build: cache hit for %s (%s)", main, artifacts.arch)
+        ptx, cubin = entry.read_text("kernel.ptx"), entry.read_bytes("kernel.cubin")
+        return _artifacts(artifacts, text, ptx, cubin)
+    from sassview.frontends.nvrtc_api import nvrtc_compile
+
+    started = time.perf_counter()
+    out = nvrtc_compile(text.encode(), str(main), opts, headers, cwd=str(main.parent))
+    spent = time.perf_counter() - started
+    if not out.ok or ".entry" not in out.ptx:
+        log.info("rolled build: %s did not compile rolled (%.2f s); no evidence", main, spent)
+        return None
+    log.info("rolled build: compiled %s for %s in %.2f s", main, artifacts.arch, spent)
+    store.put(key, {"kernel.ptx": out.ptx, "kernel.cubin": out.cubin, "compile.log": out.log})
+    return _artifacts(artifacts, text, out.ptx, out.cubin)
+
+
+def _rolled_headers(
+    main: Path, inputs: tuple[str, ...], parity: int | None, flips: Mapping[str, int]
+) -> list[tuple[str, bytes]]:
+    """(include name, rolled text) of each header the compile read from under the main file's
+    directory that has a loop."""
+    out = []
+    for p in inputs:
+        path = Path(p)
+        if path == main or not path.is_relative_to(main.parent):
+            continue
+        try:
+            data = path.read_text()
+        except (OSError, UnicodeDecodeError):
+            continue
+        if has_loops(data):
+            flip = flips.get(p, flips.get(str(path.resolve()), 0))
+            text = rolled_source(data, _own(parity, flip))
+            out.append((path.relative_to(main.parent).as_posix(), text.encode()))
+    return out
+
+
+def _own(parity: int | None, flip: int) -> int | None:
+    """The parity of a file's own depths that `parity` rolls, its depths counting `flip` more."""
+    return None if parity is None else (parity - flip) % 2
+
+
+def _artifacts(real: Artifacts, text: str, ptx: str, cubin: bytes) -> Artifacts:
+    return Artifacts(
+        kind="cuda",
+        arch=real.arch,
+        source_path=real.source_path,
+        source_text=text,
+        ptx=ptx,
+        cubin=cubin,
+        options=real.options,
+        toolchain=MappingProxyType(dict(real.toolchain)),
+        compiler="nvrtc-rolled",
+        inputs=real.inputs,
+    )

@@ -1,0 +1,278 @@
+"""How many copies of a loop body the compilers made, on the labelled corpus of
+tests/data/loops/copies.cu (register tiles, vector copies, two of a pattern per iteration).
+
+The listings were recorded by tests/data/loops/record_copies.py (NVRTC, sm_80 and sm_90a):
+the real build, whose SASS the labels in labels_copies.json were read from by hand, and the
+two rolled builds the census asks where its counting cannot decide (loops/rolled.py). The
+census reads the recorded rolled builds here through `rolled.build_variant`; these tests need
+nvdisasm only.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator, Mapping
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import sassview
+from sassview.analyses.loops import rolled
+from sassview.analyses.loops.entry import LoopEntry
+from sassview.inspection import Inspection, inspect_kernel
+from sassview.ir import Artifacts, Program
+from sassview.parse.rolled_source import ROLL, rolled_source
+from sassview.parse.source_loops import source_loops
+
+DATA = Path(__file__).parent / "data" / "loops"
+SOURCE = DATA / "copies.cu"
+ARCHS = ("sm_80", "sm_90a")
+LABELS = json.loads((DATA / "labels_copies.json").read_text())["loops"]
+
+
+def _recorded(stem: str, arch: str, text: str) -> Artifacts:
+    return Artifacts(
+        kind="cuda",
+        arch=arch,
+        source_path=str(SOURCE),
+        source_text=text,
+        ptx=(DATA / f"{stem}.ptx").read_text(),
+        cubin=(DATA / f"{stem}.cubin").read_bytes(),
+    )
+
+
+def recorded_variant(art: Artifacts, parity: int, flips: Mapping[str, int]) -> Artifacts | None:
+    """The rolled build record_copies.py kept, for the corpus' own artifacts: as they are, or
+    with copies.cuh's depths counted one more (sgemm_flat's K step sits in a depth-1 loop)."""
+    if art.source_path != str(SOURCE):
+        return None
+    tag = {(): "", ((str(DATA / "copies.cuh"), 1),): "f"}[tuple(sorted(flips.items()))]
+    text = rolled_source(SOURCE.read_text(), parity)
+    return _recorded(f"copies.rolled{parity}{tag}.{art.arch}", art.arch, text)
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _recorded_builds() -> Iterator[None]:
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(rolled, "build_variant", recorded_variant)
+        yield
+
+
+@cache
+def marks() -> dict[str, tuple[str, int]]:
+    """`// @name` -> (file name, line)."""
+    found = {}
+    for name in ("copies.cu", "copies.cuh"):
+        for number, line in enumerate((DATA / name).read_text().splitlines(), 1):
+            m = re.search(r"// @(\w+)", line)
+            if m:
+                found[m.group(1)] = (name, number)
+    return found
+
+
+@cache
+def program(arch: str) -> Program:
+    return sassview.from_artifacts(_recorded(f"copies.{arch}", arch, SOURCE.read_text()))
+
+
+@cache
+def inspection(arch: str, kernel: str) -> Inspection:
+    p = program(arch)
+    return inspect_kernel(p, p.kernel(kernel))
+
+
+def find(arch: str, kernel: str, loop: str, at: list[str]) -> LoopEntry:
+    want = (marks()[loop], tuple(marks()[m] for m in at))
+    here = [
+        e
+        for e in inspection(arch, kernel).facts("unroll")["entries"]
+        if e.statement
+        and e.file
+        and e.line
+        and ((Path(e.file).name, e.line), tuple((Path(c.file).name, c.line) for c in e.inlined_at))
+        == want
+    ]
+    assert len(here) == 1, f"{loop} at {at}: {len(here)} entries"
+    return here[0]
+
+
+@pytest.mark.parametrize(
+    ("arch", "row"),
+    [
+        pytest.param(a, r, id=f"{a}-{r['kernel']}-{r['loop']}-{'-'.join(r.get('at', []))}")
+        for a in ARCHS
+        for r in LABELS
+    ],
+)
+def test_each_label_holds(arch: str, row: dict[str, Any]) -> None:
+    label = row.get(arch, row["label"])
+    e = find(arch, row["kernel"], row["loop"], row.get("at", []))
+    assert {k: getattr(e, k) for k in label} == label, row["why"]
+
+
+def _tag(label: dict[str, Any]) -> str:
+    """A label in the words of `LoopEntry.tag` (the `before` column of labels_copies.json)."""
+    if label["kind"] == "full":
+        return f"full x{label['copies']}"
+    return f"x{label['factor']}" + ("+rem" if label["remainder"] else "")
+
+
+def test_every_entry_the_counting_had_wrong_or_unknown_is_the_rolled_builds() -> None:
+    """`before` is what the census said before the rolled builds (from its parent commit):
+    each entry it had wrong or unknown is now settled by them, and what is still the count's
+    was right. Entries counted right over memory wider than a word (8 floats in 2 LDS.128)
+    are asked too, and the builds agree."""
+    for arch in ARCHS:
+        for row in LABELS:
+            e = find(arch, row["kernel"], row["loop"], row.get("at", []))
+            was_right = row["before"] == _tag(row["label"])
+            assert was_right or e.decided_by == rolled.DECIDED_BY, (arch, row["loop"])
+            assert e.decided_by != "count" or was_right, (arch, row["loop"])
+
+
+def test_no_rolled_build_leaves_the_counts_as_they_were(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without a rolled build (a cubin, an nvcc build) the census counts as before: the float4
+    copy loop still reads 16, the two-expf loop 2; nothing is marked as the rolled build's."""
+    monkeypatch.setattr(rolled, "build_variant", lambda art, parity, flips: None)
+    p = program("sm_80")
+    for kernel, loop, tag in (
+        ("copy_vec<4>", "cv_f4", "full x16"),
+        ("online_softmax", "os_i", "x2"),
+    ):
+        entries = inspect_kernel(p, p.kernel(kernel)).facts("unroll")["entries"]
+        (e,) = [x for x in entries if x.line == marks()[loop][1]]
+        assert (e.tag().split(" ", 1)[1], e.decided_by) == (tag, "count")
+
+
+def test_builds_of_the_wrong_parity_give_no_copies_the_real_build_refutes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each build handed as the other (the levels it left as written read as rolled, and the
+    other way round): every full loop's copies they would give must pass the real build's
+    check, and none that passes contradicts its label. (A rolled loop's factor trusts the
+    build to have rolled it: no such check, see docs/analyses.md.)"""
+    swapped = lambda art, parity, flips: recorded_variant(art, 1 - parity, flips)  # noqa: E731
+    monkeypatch.setattr(rolled, "build_variant", swapped)
+    p = program("sm_80")
+    settled = 0
+    for row in (r for r in LABELS if r["label"]["kind"] == "full"):
+        entries = inspect_kernel(p, p.kernel(row["kernel"])).facts("unroll")["entries"]
+        at = tuple(marks()[m][1] for m in row.get("at", []))
+        (e,) = [
+            x
+            for x in entries
+            if x.line == marks()[row["loop"]][1] and tuple(c.line for c in x.inlined_at) == at
+        ]
+        if e.decided_by == rolled.DECIDED_BY:
+            settled += 1
+            assert {k: getattr(e, k) for k in row["label"]} == row["label"], row["loop"]
+    assert settled < sum(1 for r in LABELS if r["label"]["kind"] == "full")
+
+
+def test_json_says_which_claims_the_rolled_build_made() -> None:
+    from sassview.report.summary import kernel_summary
+
+    loops = kernel_summary(inspection("sm_80", "copy_vec<4>"))["analysis"]["loops"]
+    (cv,) = [d for d in loops if d["source_line"] == marks()["cv_f4"][1]]
+    assert (cv["copies"], cv["decided_by"]) == (4, "rolled build")
+    loops = kernel_summary(inspection("sm_80", "two_exp"))["analysis"]["loops"]
+    assert [d["decided_by"] for d in loops] == ["count"]
+
+
+# --- the rolled source ------------------------------------------------------------------------
+
+
+def test_rolled_source_keeps_every_line_and_rolls_each_loop_on_its_own_line() -> None:
+    text = SOURCE.read_text()
+    out = rolled_source(text)
+    assert out.count("\n") == text.count("\n")
+    loops = source_loops(text)
+    assert out.count(ROLL) == len(loops)
+    lines = out.split("\n")
+    assert all(
+        ROLL + "for" in lines[s.line - 1] or ROLL + "while" in lines[s.line - 1] for s in loops
+    )
+    assert [s.line for s in source_loops(out)] == [s.line for s in loops]
+
+
+def test_rolled_source_by_parity_rolls_one_level_in_two_and_blanks_only_their_pragmas() -> None:
+    text = (
+        "__global__ void k(float* a) {\n"
+        "#pragma unroll\n"
+        "  for (int i = 0; i < 4; ++i) {\n"
+        "#pragma unroll 2\n"
+        "    for (int j = 0; j < 4; ++j) a[i * 4 + j] = 0;\n"
+        "  }\n"
+        "}\n"
+    )
+    odd = rolled_source(text, 1).split("\n")
+    assert odd[1].strip() == "" and odd[2].startswith("  " + ROLL + "for")
+    assert odd[3] == "#pragma unroll 2" and ROLL not in odd[4]
+    even = rolled_source(text, 0).split("\n")
+    assert even[1] == "#pragma unroll" and ROLL not in even[2]
+    assert even[3].strip() == "" and ROLL + "for (int j" in even[4]
+    assert [len(x) for x in rolled_source(text).split("\n")][:2] == [
+        len(x) for x in text.split("\n")
+    ][:2]
+
+
+def test_a_header_called_in_a_loop_of_its_own_depth_is_rolled_a_level_off(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """sgemm_flat calls tile_step, whose k loop is at depth 1 of copies.cuh, inside the depth-1
+    K loop: the builds count the header's depths one more, so the loop around each level is
+    rolled where the level is not. sgemm_cfg's micro-kernel sits in a depth-2 loop: as is."""
+    asked: list[tuple[int, tuple[tuple[str, int], ...]]] = []
+
+    def builder(art: Artifacts, parity: int, flips: Mapping[str, int]) -> Artifacts | None:
+        asked.append((parity, tuple(sorted(flips.items()))))
+        return recorded_variant(art, parity, flips)
+
+    monkeypatch.setattr(rolled, "build_variant", builder)
+    p = program("sm_90a")
+    header = ((str(DATA / "copies.cuh"), 1),)
+    for kernel, want in (("sgemm_flat", header), ("sgemm_cfg<TileCfg>", ())):
+        asked.clear()
+        inspect_kernel(p, p.kernel(kernel))
+        assert {f for _, f in asked} == {want}, kernel
+
+
+LIVE_HEADER = """#pragma once
+__device__ __forceinline__ void copy4(float4* d, const float4* s, unsigned n) {
+  for (unsigned v = 0; v < 4; ++v) d[v * n] = s[v * n];
+}
+"""
+LIVE_SOURCE = """#include "live.cuh"
+typedef unsigned int uint;  // a header the census cannot count: the copies are the builds'
+__global__ void live(const float4* __restrict__ s, float4* __restrict__ d) {
+  copy4(d + threadIdx.x, s + threadIdx.x, blockDim.x);
+  for (uint v = 4; v < 8; ++v) d[v * blockDim.x + threadIdx.x] = s[v * blockDim.x];
+}
+"""
+
+
+@pytest.mark.compile
+def test_a_live_rolled_build_rolls_the_header_under_its_own_path(tmp_path: Path) -> None:
+    """NVRTC is handed the rolled header in memory and compiles from the source's directory:
+    the PTX names the header by its own path, both loops are SASS loops of one float4 copy a
+    trip; the census of the real build asks the builds and says 4 copies, not 16."""
+    from sassview.build import build_program
+    from sassview.frontends.cuda_rolled import rolled_build
+
+    (tmp_path / "live.cuh").write_text(LIVE_HEADER)
+    (tmp_path / "live.cu").write_text(LIVE_SOURCE)
+    real = sassview.compile(path=tmp_path / "live.cu", arch="sm_80")
+    built = rolled_build(real.artifacts, 1)
+    assert built is not None and built.ptx is not None
+    assert f'"{tmp_path / "live.cuh"}"' in built.ptx
+    assert built.ptx.count('.pragma "nounroll"') == 2
+    (kernel,) = build_program(built).kernels
+    assert [i.opcode for i in kernel.instructions].count("LDG") == 2
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(rolled, "build_variant", rolled._compile)
+        entries = inspect_kernel(real, real.kernel("live")).facts("unroll")["entries"]
+    (mine,) = [e for e in entries if e.line == 5]
+    assert (mine.kind, mine.copies, mine.decided_by) == ("full", 4, rolled.DECIDED_BY)
