@@ -15,7 +15,7 @@ it inside the kernel's body only.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from sassview.parse.ptx_lex import matching_paren
 
@@ -32,6 +32,9 @@ class TemplateScope:
 
     bindings: dict[str, int]
     lines: tuple[int, int]
+    # type parameters -> the argument as the demangler writes it (`Cfg` -> `GemmCfg`): a
+    # config struct's members are read through it (`sassview.parse.cxx_constants`)
+    types: dict[str, str] = field(default_factory=dict)
 
 
 def split_top(text: str, *, angles: bool = False) -> list[str]:
@@ -105,7 +108,9 @@ def template_scope(blanked: str, display_name: str) -> TemplateScope | None:
         end = _matching_brace(blanked, body)
         first = blanked.count("\n", 0, body) + 1
         return TemplateScope(
-            _bind(parameters, arguments), (first, first + blanked.count("\n", body, end))
+            _bind(parameters, arguments),
+            (first, first + blanked.count("\n", body, end)),
+            _types(parameters, arguments),
         )
     return None
 
@@ -119,6 +124,17 @@ def _bind(parameters: list[str], arguments: list[str]) -> dict[str, int]:
         if name is not None and value is not None:
             bound[name.group(1)] = value
     return bound
+
+
+def _types(parameters: list[str], arguments: list[str]) -> dict[str, str]:
+    """Each type parameter's argument (`typename Cfg` -> `GemmCfg`)."""
+    out: dict[str, str] = {}
+    for parameter, argument in zip(parameters, arguments, strict=True):
+        if _TYPE_PARAMETER.match(parameter) and "..." not in parameter:
+            name = _PARAMETER_NAME.search(parameter.split(None, 1)[-1])
+            if name is not None:
+                out[name.group(1)] = argument.strip()
+    return out
 
 
 def _body_start(text: str, paren: int) -> int | None:

@@ -61,6 +61,7 @@ from sassview.analyses.loops.files import SourceFiles
 from sassview.analyses.loops.findings import describe
 from sassview.analyses.loops.listing import chained_sources, ptx_listing, sass_listing
 from sassview.analyses.loops.measure import Measure
+from sassview.analyses.loops.overrides import override_note, overrides
 from sassview.analyses.loops.tree import Key, Sites, Tree
 from sassview.analyses.loops.weights import SHUFFLES
 from sassview.graph.loops import Loop
@@ -75,7 +76,11 @@ _Measured = tuple[Loop, list[Loop], bool]
 def run(ctx: AnalysisContext) -> Findings:
     locs = {src for src in ctx.shared(chained_sources) if src is not None}
     files = SourceFiles(ctx, {f.file for loc in locs for f in loc.frames()})
-    return Census(ctx, files).findings()
+    found = Census(ctx, files).findings()
+    art = ctx.program.artifacts
+    texts = {f: files.text(f) for f in files.macros.history if f}
+    lost = overrides(files.macros.overrides, art.compile_log, art.options, texts)
+    return Findings(found.facts, found.annotations + tuple(map(override_note, lost)))
 
 
 class Census(Measure):

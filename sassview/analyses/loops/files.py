@@ -18,14 +18,16 @@ is read as it is now; one neither where the line table says nor beside the sourc
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from sassview.analyses.base import AnalysisContext
 from sassview.analyses.memory import line_keys
-from sassview.parse.cxx_templates import template_arguments, template_scope
+from sassview.parse.cxx_constants import FileConstants, bind_struct, file_constants
+from sassview.parse.cxx_macros import Macros
+from sassview.parse.cxx_templates import TemplateScope, template_scope
 from sassview.parse.python_loops import python_source_loops
-from sassview.parse.source_loops import SourceLoop, blanked, integer_macros, source_loops
+from sassview.parse.source_loops import SourceLoop, blanked, bound, source_loops
 
 
 class SourceFiles:
@@ -48,16 +50,21 @@ class SourceFiles:
         self._rebase = (here, Path(art.source_path).parent) if art.source_path else None
         self._files: dict[str, tuple[list[SourceLoop], list[int], dict[int, int]]] = {}
         self._kernel = ctx.kernel.display_name  # a template's arguments bind in its body
-        # Constants are file-wide and shared: a header's loops use the includer's, and the
-        # includer's loops the header's (`#define TILE 8` in a .cuh).
-        self._macros: dict[str, int] = {}
+        # Macros in definition order: the -D options, then the files ahead of the source, the
+        # headers and the source, each `#define` in force from its line on (`at`). Constants
+        # are shared: a header's loops use the includer's, and the includer's loops the
+        # header's (`#define TILE 8`, a config struct in a .cuh).
+        self.macros = Macros(art.options, art.arch)
         for pre in pre_included(art.options):  # first in the translation unit, no code
-            self._macros.update(integer_macros(_read(pre)))
-        for name in sorted(set(names) - {self.main}):
-            if self._cxx or not name.endswith(".py"):
-                self._macros.update(integer_macros(self.text(name)))
-        if self._cxx or not (self.main or "").endswith(".py"):
-            self._macros.update(integer_macros(self._main_text, art.options))
+            self.macros.walk(str(pre), _read(pre))
+        cxx = [n for n in sorted(set(names) - {self.main}) if self._cxx or not n.endswith(".py")]
+        for name in cxx:
+            self.macros.walk(name, self.text(name))
+        if self.main and (self._cxx or not self.main.endswith(".py")):
+            self.macros.walk(self.main, self._main_text)
+            cxx.append(self.main)
+        self._constants = {n: file_constants(blanked(self.text(n)), {}) for n in cxx}
+        self._macros = _shared(self.macros.integers(), self._constants.values())
 
     def text(self, file: str) -> str:
         if file == self.main:
@@ -76,7 +83,7 @@ class SourceFiles:
             python = file.endswith(".py") and not self._cxx
             loops = scan(text, self._macros, python=python) if text else []
             if loops and not python:
-                loops = self._instantiated(text, loops)
+                loops = self._instantiated(text, loops, file)
             innermost = [-1] * (max((s.span[1] for s in loops), default=0) + 2)
             statements: dict[int, int] = {}
             for i, s in enumerate(loops):  # outer loops first: inner ones overwrite them
@@ -85,17 +92,37 @@ class SourceFiles:
             found = self._files[file] = (loops, innermost, statements)
         return found
 
-    def _instantiated(self, text: str, loops: list[SourceLoop]) -> list[SourceLoop]:
-        """The loops of a template kernel's body read with its instantiation's arguments
-        (`k < TILE` in sgemm<16>: 16 iterations); the file's other loops as they are."""
-        if template_arguments(self._kernel)[1] is None:
-            return loops  # no template: nothing to bind (and no text to blank)
+    def _instantiated(self, text: str, loops: list[SourceLoop], file: str) -> list[SourceLoop]:
+        """Each loop read with the constants that hold at its line (`at`)."""
         scope = template_scope(blanked(text), self._kernel)
-        if scope is None or not scope.bindings:
-            return loops
-        bound = scan(text, {**self._macros, **scope.bindings}, python=False)
-        first, last = scope.lines
-        return [b if first <= b.line <= last else s for s, b in zip(loops, bound, strict=True)]
+        first, last = scope.lines if scope is not None else (0, -1)
+        binding = self._bindings(scope) if scope is not None else {}
+        out = []
+        for s in loops:
+            extra = self.at(file, s.line)
+            if first <= s.line <= last:
+                extra.update(binding)
+            out.append(bound(s, _with(self._macros, extra)) if extra else s)
+        return out
+
+    def at(self, file: str, line: int) -> dict[str, int | None]:
+        """The names whose value at `line` of `file` is not the file-wide one: a macro before
+        its redefinition (None: not defined, or not known, there), a block's constexpr local,
+        a struct's member inside it."""
+        found: dict[str, int | None] = dict(self.macros.at(file, line))
+        consts = self._constants.get(file)
+        if consts is not None:
+            found.update(consts.at(line))
+        return found
+
+    def _bindings(self, scope: TemplateScope) -> dict[str, int | None]:
+        """A template instantiation's arguments: its integral parameters, and the members of
+        a config struct a type parameter names (`Cfg::BK` in `cfg_sgemm<GemmCfg>`)."""
+        out: dict[str, int | None] = dict(scope.bindings)
+        for name, argument in scope.types.items():
+            for consts in self._constants.values():
+                out.update(bind_struct(name, argument, consts, self._macros))
+        return out
 
     def loops(self, file: str) -> list[SourceLoop]:
         return self._scan(file)[0]
@@ -126,6 +153,31 @@ def _read(path: Path) -> str:
         return path.read_text(errors="replace")
     except OSError:  # the cache's context file swept since the compile: no constants
         return ""
+
+
+def _shared(macros: dict[str, int], files: Iterable[FileConstants]) -> dict[str, int]:
+    """The constants every file's loops see: the macros, and each file's file-wide ones (a
+    name two files give two values is left out)."""
+    out = dict(macros)
+    clash: set[str] = set()
+    for consts in files:
+        for name, value in consts.names.items():
+            if name in macros:
+                continue
+            if out.get(name, value) != value:
+                clash.add(name)
+            out[name] = value
+    return {n: v for n, v in out.items() if n not in clash}
+
+
+def _with(names: dict[str, int], extra: dict[str, int | None]) -> dict[str, int]:
+    out = dict(names)
+    for name, value in extra.items():
+        if value is None:
+            out.pop(name, None)
+        else:
+            out[name] = value
+    return out
 
 
 def scan(text: str, macros: dict[str, int], *, python: bool) -> list[SourceLoop]:
