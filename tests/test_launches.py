@@ -88,12 +88,16 @@ def test_the_memory_analyses_count_warp_0_of_the_launched_block(tmp_path: Path) 
     }
 
 
-def test_a_mangled_name_matches_every_launch_of_its_identifier() -> None:
+def test_a_mangled_name_matches_its_own_instantiations_launch() -> None:
     # Listings read without a demangler keep the symbol: the identifier is matched, and the
-    # instantiation cannot be told apart, so all of that name's launches must agree.
+    # simple template arguments are read from it (`ILi16ELi8EE`: <16, 8>), so the
+    # instantiation is told apart as by its demangled name; arguments not read (a pointer
+    # type) leave every launch of the name, which must then agree.
     flat = launch_shape(HOST, "_Z4flatPf")
     assert flat is not None and flat.dims == (128, 1, 1)
-    both = launch_shape(HOST, "_Z11tile_kernelILi16ELi8EEvPf")  # 16x8 and 32x8
+    own = launch_shape(HOST, "_Z11tile_kernelILi16ELi8EEvPf")
+    assert own is not None and own.dims == (16, 8, 1)
+    both = launch_shape(HOST, "_Z11tile_kernelIPfLi8EEvPf")  # not read: 16x8 and 32x8
     assert both is not None and both.dims is None and "launched with" in both.reason
 
 

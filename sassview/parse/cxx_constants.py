@@ -25,8 +25,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from sassview.memo import memoized
+from sassview.parse.cxx_sizes import SIZES
 from sassview.parse.cxx_templates import split_top
-from sassview.parse.source_loops import SIZES, constant_expression
+from sassview.parse.source_loops import constant_expression
 
 _TYPE = (
     r"(?:(?:unsigned|signed)\s+)?(?:long\s+long|int|long|short|char|size_t|unsigned|uint|"

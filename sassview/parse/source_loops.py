@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from sassview.memo import memoized
+from sassview.parse.cxx_sizes import SIZES
 
 Request = int | str | None  # N, "full", or nothing asked
 
@@ -204,18 +205,6 @@ _FOR_HEADER = re.compile(
 
 _LITERAL_SUFFIX = re.compile(r"\b(\d+)[uUlL]+\b")  # 128u, 4096UL: the value is the digits
 
-
-# sizeof of the types kernels size their loops by (CUDA's vector types: 4 words in a float4)
-SIZES: Mapping[str, int] = {
-    **dict.fromkeys(("char", "int8_t", "uint8_t", "bool", "__nv_fp8_e4m3", "__nv_fp8_e5m2"), 1),
-    **dict.fromkeys(("short", "int16_t", "uint16_t", "half", "__half", "__nv_bfloat16"), 2),
-    **dict.fromkeys(("int", "float", "uint", "unsigned", "int32_t", "uint32_t", "half2"), 4),
-    **dict.fromkeys(("__half2", "__nv_bfloat162", "char4", "uchar4"), 4),
-    **dict.fromkeys(("double", "long", "int64_t", "uint64_t", "size_t", "float2", "int2"), 8),
-    **dict.fromkeys(("uint2", "double2", "float4", "int4", "uint4", "longlong2"), 16),
-    **{"short4": 8, "ushort4": 8, "char2": 2, "uchar2": 2, "short2": 4, "ushort2": 4},
-    **{"double4": 32, "float3": 12, "int3": 12, "uint3": 12},
-}
 
 # Casts an integer bound is written with: `static_cast<int>(N)`, `(int)N`, `int(N)`
 _CAST = re.compile(
