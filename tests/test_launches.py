@@ -114,3 +114,19 @@ def test_occupancy_reads_the_launched_block_size(tmp_path: Path) -> None:
     assert facts["block_source"] == "launch"
     assert [p["threads"] for p in facts["points"]] == [256]
     assert facts["text"].endswith("(as launched at rows.cu:9)")
+
+
+def test_a_launch_reads_macros_as_the_preprocessor_leaves_them() -> None:
+    # -DBLOCK=128: an #ifndef-guarded default yields to it, a plain #define replaces it
+    # (as the compiler does, with its warning #47-D), and a macro of macros follows.
+    guarded = (
+        "#ifndef BLOCK\n#define BLOCK 256\n#endif\n#define HALF (BLOCK / 2)\n"
+        "__global__ void k(float* p);\nvoid run(float* p) { k<<<8, HALF>>>(p); }\n"
+    )
+    found = launch_shape(guarded, "k(float*)", ("-DBLOCK=128",))
+    assert found is not None and found.dims == (64, 1, 1)
+    plain = guarded.replace("#ifndef BLOCK\n", "").replace("#endif\n", "")
+    found = launch_shape(plain, "k(float*)", ("-DBLOCK=128",))
+    assert found is not None and found.dims == (128, 1, 1)
+    found = launch_shape(guarded, "k(float*)")
+    assert found is not None and found.dims == (128, 1, 1)

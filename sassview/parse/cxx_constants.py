@@ -78,14 +78,25 @@ class FileConstants:
     names: Mapping[str, int]  # file-wide: namespace level, enums, `Struct::MEMBER`
     scopes: tuple[Scope, ...]
     structs: Mapping[str, StructConstants]
+    index: tuple[tuple[int, ...], ...] = ()  # line -> the scopes holding it (`_scope_index`)
 
     def at(self, line: int) -> dict[str, int]:
         """The names the scopes around `line` add (innermost last, so it wins)."""
         out: dict[str, int] = {}
-        for s in self.scopes:
-            if s.lines[0] <= line <= s.lines[1]:
-                out.update(s.names)
+        index = self.index
+        for i in index[line] if 0 <= line < len(index) else ():
+            out.update(self.scopes[i].names)
         return out
+
+
+def _scope_index(scopes: tuple[Scope, ...]) -> tuple[tuple[int, ...], ...]:
+    """Line -> the scopes holding it, outermost first (scopes are in order of their `{`)."""
+    last = max((s.lines[1] for s in scopes), default=0)
+    index: list[list[int]] = [[] for _ in range(last + 2)]
+    for i, s in enumerate(scopes):
+        for n in range(s.lines[0], s.lines[1] + 1):
+            index[n].append(i)
+    return tuple(map(tuple, index))
 
 
 @dataclass
@@ -159,7 +170,10 @@ def _file_constants(blanked: str, macro_items: tuple[tuple[str, int], ...]) -> F
     for name, _ in macro_items:
         wide.pop(name, None)  # the macros' values are the caller's (they change by line)
     return FileConstants(
-        wide, scopes, {n: StructConstants(p, tuple(ms)) for n, (p, ms) in structs.items()}
+        wide,
+        scopes,
+        {n: StructConstants(p, tuple(ms)) for n, (p, ms) in structs.items()},
+        _scope_index(scopes),
     )
 
 

@@ -60,6 +60,9 @@ class Macros:
     overrides: list[Override] = field(default_factory=list)
     # file -> name -> [(line, int value or None)]: what each name holds from each line on
     history: dict[str, dict[str, list[tuple[int, int | None]]]] = field(default_factory=dict)
+    _redefined: dict[str, dict[str, list[tuple[int, int | None]]]] = field(
+        default_factory=dict, repr=False
+    )
 
     def __post_init__(self) -> None:
         for opt in self.options:
@@ -81,6 +84,7 @@ class Macros:
     def walk(self, file: str, text: str) -> None:
         """Follows `text`'s directives in order, recording each name's values by line."""
         hist = self.history.setdefault(file, {})
+        self._redefined.pop(file, None)
         start = dict(self.defined)
         for name, v in start.items():
             hist.setdefault(name, []).append((0, v if type(v) is int else None))
@@ -146,9 +150,13 @@ class Macros:
 
     def at(self, file: str, line: int) -> dict[str, int | None]:
         """The names of `file` whose value at `line` is not their final one (None: not an
-        integer, or not known, there)."""
+        integer, or not known, there). A name not yet defined at `line` is left out: code
+        there cannot use it. Only names defined more than once are looked at (a big
+        generated source has thousands defined once)."""
         out: dict[str, int | None] = {}
-        for name, steps in self.history.get(file, {}).items():
+        for name, steps in self._changing(file).items():
+            if steps[0][0] >= line:
+                continue
             value: int | None = None
             for at, v in steps:
                 if at >= line:
@@ -158,6 +166,13 @@ class Macros:
             if value != (final if type(final) is int else None):
                 out[name] = value
         return out
+
+    def _changing(self, file: str) -> dict[str, list[tuple[int, int | None]]]:
+        found = self._redefined.get(file)
+        if found is None:
+            hist = self.history.get(file, {})
+            found = self._redefined[file] = {n: s for n, s in hist.items() if len(s) > 1}
+        return found
 
 
 def _live(stack: list[tuple[bool | None, bool]]) -> bool | None:

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from sassview.analyses.base import AnalysisContext
 from sassview.analyses.memory import line_keys
+from sassview.memo import memoized
 from sassview.parse.cxx_constants import FileConstants, bind_struct, file_constants
 from sassview.parse.cxx_macros import Macros
 from sassview.parse.cxx_templates import TemplateScope, template_scope
@@ -54,17 +55,14 @@ class SourceFiles:
         # headers and the source, each `#define` in force from its line on (`at`). Constants
         # are shared: a header's loops use the includer's, and the includer's loops the
         # header's (`#define TILE 8`, a config struct in a .cuh).
-        self.macros = Macros(art.options, art.arch)
-        for pre in pre_included(art.options):  # first in the translation unit, no code
-            self.macros.walk(str(pre), _read(pre))
+        pre = [(str(p), _read(p)) for p in pre_included(art.options)]  # first, no code
         cxx = [n for n in sorted(set(names) - {self.main}) if self._cxx or not n.endswith(".py")]
-        for name in cxx:
-            self.macros.walk(name, self.text(name))
         if self.main and (self._cxx or not self.main.endswith(".py")):
-            self.macros.walk(self.main, self._main_text)
             cxx.append(self.main)
-        self._constants = {n: file_constants(blanked(self.text(n)), {}) for n in cxx}
-        self._macros = _shared(self.macros.integers(), self._constants.values())
+        walked = (*pre, *((n, self.text(n)) for n in cxx))
+        self.macros, self._constants, self._macros = read_constants(
+            tuple(art.options), art.arch, walked
+        )
 
     def text(self, file: str) -> str:
         if file == self.main:
@@ -153,6 +151,20 @@ def _read(path: Path) -> str:
         return path.read_text(errors="replace")
     except OSError:  # the cache's context file swept since the compile: no constants
         return ""
+
+
+@memoized(8)
+def read_constants(
+    options: tuple[str, ...], arch: str, files: tuple[tuple[str, str], ...]
+) -> tuple[Macros, dict[str, FileConstants], dict[str, int]]:
+    """(the macros of `files` (name, text) walked in order after the options, the constants
+    of each file, the constants every loop sees): once a program, not once a kernel (a
+    generated source of thousands of kernels is read once)."""
+    macros = Macros(options, arch)
+    for name, text in files:
+        macros.walk(name, text)
+    consts = {n: file_constants(blanked(t), {}) for n, t in files}
+    return macros, consts, _shared(macros.integers(), consts.values())
 
 
 def _shared(macros: dict[str, int], files: Iterable[FileConstants]) -> dict[str, int]:
