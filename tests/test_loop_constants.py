@@ -129,3 +129,53 @@ def test_bound_reads_the_header_and_a_named_pragma_again() -> None:
     assert (loop.trip_count, loop.requested) == (None, None)
     again = bound(loop, {"TM": 8})
     assert (again.trip_count, again.requested) == (8, 8)
+
+
+def test_python_bounds_read_with_the_constexprs() -> None:
+    from sassview.analyses.loops.files import constexpr_values, python_constexprs
+    from sassview.parse.python_loops import python_source_loops
+
+    options = ("num_warps=4", "constexprs=STAGES=3,BLOCK_K=32,EVEN=True")
+    names = constexpr_values(options)
+    assert names == {"STAGES": 3, "BLOCK_K": 32, "EVEN": 1}
+    text = (
+        "def kern(K, STAGES, BLOCK_K):\n"
+        "    for s in tl.static_range(STAGES):\n        pass\n"
+        "    for k in range(0, K, BLOCK_K):\n        pass\n"
+        "def helper(STAGES):\n    for s in tl.static_range(STAGES - 1):\n        pass\n"
+    )
+    loops = python_constexprs(text, list(python_source_loops(text)), "kern", names)
+    # the kernel's own loops: 3 iterations; a K loop stepping by 32; a helper's left alone
+    assert [(s.trip_count, s.step) for s in loops] == [(3, 1), (None, 32), (None, 1)]
+
+
+@pytest.mark.compile
+def test_a_triton_static_range_over_a_constexpr_has_its_copies() -> None:
+    """Before, "copies unknown": STAGES is no number in the source."""
+    pytest.importorskip("triton")
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    from sassview.build import build_program
+    from sassview.frontends.triton import compile_triton
+    from sassview.inspection import inspect_program
+
+    path = Path(__file__).parent / "data" / "loops" / "triton_constexpr.py"
+    spec = importlib.util.spec_from_file_location("loops_triton_constexpr", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    art = compile_triton(
+        module.tr_stages,
+        signature={"x_ptr": "*fp32", "out_ptr": "*fp32"},
+        constexprs={"STAGES": 3, "BLOCK": 128},
+        arch="sm_90a",
+    )
+    (insp,) = inspect_program(build_program(art))
+    (entry,) = insp.facts("unroll")["entries"]
+    assert (
+        entry.summary() == "line 13: fully unrolled (3 copies, no loop left) (asked: static_range)"
+    )
+    assert sum(1 for i in insp.kernel.instructions if i.opcode == "LDG") == 3

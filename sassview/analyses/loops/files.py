@@ -11,13 +11,19 @@ A template kernel's integral parameters hold inside its definition's body
 The files a compile includes ahead of the source (`--include-before`, `--included-by`'s
 context) give their constants too: `#define WARPSIZE 32` in the includer of a header.
 
-How it can be wrong: constants are file-wide, not scoped; a header edited since the compile
-is read as it is now; one neither where the line table says nor beside the source has no loops.
+Macros are the preprocessor's, in definition order (`sassview.parse.cxx_macros`: a `-D` a
+`#define` replaces is not used), constants are scoped as C++ scopes them
+(`sassview.parse.cxx_constants`: a block's constexpr locals, `Cfg::BK` through a kernel's type
+parameter). A Triton kernel's constexprs (its `constexprs=` option) bind in its own function.
+
+How it can be wrong: a file's macros are read in the order the line table names the files,
+not at its `#include`; a header edited since the compile is read as it is now; one neither where the line table says nor beside the source has no loops.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -27,7 +33,7 @@ from sassview.memo import memoized
 from sassview.parse.cxx_constants import FileConstants, bind_struct, file_constants
 from sassview.parse.cxx_macros import Macros
 from sassview.parse.cxx_templates import TemplateScope, template_scope
-from sassview.parse.python_loops import python_source_loops
+from sassview.parse.python_loops import bound_python, python_source_loops
 from sassview.parse.source_loops import SourceLoop, blanked, bound, source_loops
 
 
@@ -51,6 +57,9 @@ class SourceFiles:
         self._rebase = (here, Path(art.source_path).parent) if art.source_path else None
         self._files: dict[str, tuple[list[SourceLoop], list[int], dict[int, int]]] = {}
         self._kernel = ctx.kernel.display_name  # a template's arguments bind in its body
+        # A Triton kernel's constexprs as compiled bind in its own function's loops
+        self._kernel_name = ctx.kernel.name
+        self._constexprs = constexpr_values(art.options) if art.kind == "triton" else {}
         # Macros in definition order: the -D options, then the files ahead of the source, the
         # headers and the source, each `#define` in force from its line on (`at`). Constants
         # are shared: a header's loops use the includer's, and the includer's loops the
@@ -82,6 +91,8 @@ class SourceFiles:
             loops = scan(text, self._macros, python=python) if text else []
             if loops and not python:
                 loops = self._instantiated(text, loops, file)
+            elif loops and self._constexprs:
+                loops = python_constexprs(text, loops, self._kernel_name, self._constexprs)
             innermost = [-1] * (max((s.span[1] for s in loops), default=0) + 2)
             statements: dict[int, int] = {}
             for i, s in enumerate(loops):  # outer loops first: inner ones overwrite them
@@ -131,6 +142,41 @@ class SourceFiles:
 
     def statement(self, file: str, line: int) -> int | None:
         return self._scan(file)[2].get(line)
+
+
+_CONSTEXPR_VALUE = re.compile(r"(\w+)=(-?\d+|True|False)(?=,|$)")
+
+
+def constexpr_values(options: Sequence[str]) -> dict[str, int]:
+    """The integer constexprs of a Triton compile (its `constexprs=BLOCK=64,STAGES=3`
+    option, frontends/triton.py); booleans as 0 and 1."""
+    for opt in options:
+        if opt.startswith("constexprs="):
+            found = _CONSTEXPR_VALUE.findall(opt.partition("=")[2])
+            return {n: int(v == "True") if v in ("True", "False") else int(v) for n, v in found}
+    return {}
+
+
+def python_constexprs(
+    text: str, loops: list[SourceLoop], kernel: str, names: dict[str, int]
+) -> list[SourceLoop]:
+    """The loops of the kernel's own function read with its constexprs (a `@jit` helper's
+    parameters of the same names may take other values: its loops are left as they are)."""
+    import ast
+
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return loops
+    spans = [
+        (f.lineno, f.end_lineno or f.lineno)
+        for f in ast.walk(tree)
+        if isinstance(f, ast.FunctionDef) and f.name == kernel
+    ]
+    if len(spans) != 1:
+        return loops
+    first, last = spans[0]
+    return [bound_python(s, names) if first <= s.line <= last else s for s in loops]
 
 
 def pre_included(options: Sequence[str]) -> list[Path]:
