@@ -17,7 +17,8 @@ Macros are the preprocessor's, in definition order (`sassview.parse.cxx_macros`:
 parameter). A Triton kernel's constexprs (its `constexprs=` option) bind in its own function.
 
 How it can be wrong: a file's macros are read in the order the line table names the files,
-not at its `#include`; a header edited since the compile is read as it is now; one neither where the line table says nor beside the source has no loops.
+not at its `#include`; a header edited since the compile is read as it is now; one neither
+where the line table says nor beside the source has no loops.
 """
 
 from __future__ import annotations
