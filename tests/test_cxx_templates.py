@@ -35,8 +35,10 @@ def test_the_definition_binds_integral_parameters_in_its_body() -> None:
 
 def test_names_mangled_or_demangled_give_the_identifier() -> None:
     assert template_arguments("ns::tile<32, 8>(float*)") == ("tile", ["32", "8"])
-    assert template_arguments("_Z4tileILi32EEvPf") == ("tile", None)
+    # an offline listing's mangled name: its simple arguments are read (Itanium's L<type>NE)
+    assert template_arguments("_Z4tileILi32EEvPf") == ("tile", ["32"])
     assert template_arguments("_ZN2ns4tileEv") == ("tile", None)
+    assert template_arguments("_Z4tileIPfEvv") == ("tile", None)  # a pointer: not read
 
 
 ROLLED = """\

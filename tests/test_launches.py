@@ -88,12 +88,16 @@ def test_the_memory_analyses_count_warp_0_of_the_launched_block(tmp_path: Path) 
     }
 
 
-def test_a_mangled_name_matches_every_launch_of_its_identifier() -> None:
+def test_a_mangled_name_matches_its_own_instantiations_launch() -> None:
     # Listings read without a demangler keep the symbol: the identifier is matched, and the
-    # instantiation cannot be told apart, so all of that name's launches must agree.
+    # simple template arguments are read from it (`ILi16ELi8EE`: <16, 8>), so the
+    # instantiation is told apart as by its demangled name; arguments not read (a pointer
+    # type) leave every launch of the name, which must then agree.
     flat = launch_shape(HOST, "_Z4flatPf")
     assert flat is not None and flat.dims == (128, 1, 1)
-    both = launch_shape(HOST, "_Z11tile_kernelILi16ELi8EEvPf")  # 16x8 and 32x8
+    own = launch_shape(HOST, "_Z11tile_kernelILi16ELi8EEvPf")
+    assert own is not None and own.dims == (16, 8, 1)
+    both = launch_shape(HOST, "_Z11tile_kernelIPfLi8EEvPf")  # not read: 16x8 and 32x8
     assert both is not None and both.dims is None and "launched with" in both.reason
 
 
@@ -110,3 +114,19 @@ def test_occupancy_reads_the_launched_block_size(tmp_path: Path) -> None:
     assert facts["block_source"] == "launch"
     assert [p["threads"] for p in facts["points"]] == [256]
     assert facts["text"].endswith("(as launched at rows.cu:9)")
+
+
+def test_a_launch_reads_macros_as_the_preprocessor_leaves_them() -> None:
+    # -DBLOCK=128: an #ifndef-guarded default yields to it, a plain #define replaces it
+    # (as the compiler does, with its warning #47-D), and a macro of macros follows.
+    guarded = (
+        "#ifndef BLOCK\n#define BLOCK 256\n#endif\n#define HALF (BLOCK / 2)\n"
+        "__global__ void k(float* p);\nvoid run(float* p) { k<<<8, HALF>>>(p); }\n"
+    )
+    found = launch_shape(guarded, "k(float*)", ("-DBLOCK=128",))
+    assert found is not None and found.dims == (64, 1, 1)
+    plain = guarded.replace("#ifndef BLOCK\n", "").replace("#endif\n", "")
+    found = launch_shape(plain, "k(float*)", ("-DBLOCK=128",))
+    assert found is not None and found.dims == (128, 1, 1)
+    found = launch_shape(guarded, "k(float*)")
+    assert found is not None and found.dims == (128, 1, 1)

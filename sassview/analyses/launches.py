@@ -26,6 +26,7 @@ from typing import NamedTuple
 from sassview.analyses.base import AnalysisContext
 from sassview.graph.lane_values import BlockShape
 from sassview.memo import memoized
+from sassview.parse.cxx_macros import Macros
 from sassview.parse.cxx_templates import integer_argument, split_top, template_arguments
 from sassview.parse.source_loops import constant_expression
 
@@ -60,11 +61,16 @@ class _Launch(NamedTuple):
 
 
 @memoized(8)
-def _file_launches(source: str) -> tuple[tuple[_Launch, ...], Mapping[str, int]]:
+def _file_launches(
+    source: str, options: tuple[str, ...] = ()
+) -> tuple[tuple[_Launch, ...], Mapping[str, int]]:
     """Every `name<<<...>>>` of a source and the constants its arguments may use: read once a
-    file (the warp model and occupancy ask for each kernel of it)."""
+    file (the warp model and occupancy ask for each kernel of it). Macros are the
+    preprocessor's final values, the `-D` options first (`sassview.parse.cxx_macros`): a
+    `#define BLOCK 256` after `-DBLOCK=128` is 256, under `#ifndef BLOCK` 128."""
     text = _COMMENTS.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), source)
     constants = _constants(text)
+    _preprocessed(constants, text, source, options)
     launches = []
     for launch in _LAUNCH.finditer(text):
         args = split_top(launch.group("config"))
@@ -75,10 +81,35 @@ def _file_launches(source: str) -> tuple[tuple[_Launch, ...], Mapping[str, int]]
     return tuple(launches), MappingProxyType(constants)
 
 
-def launch_shape(source: str, display_name: str) -> LaunchShape | None:
+def _preprocessed(
+    constants: dict[str, int], text: str, source: str, options: tuple[str, ...]
+) -> None:
+    """`constants` with each macro as the preprocessor leaves it at the end of the file: an
+    integer, an expression of the others (`(BLOCK * 2)`, read again), or none (undefined,
+    or under a condition not decided: not known)."""
+    walk = Macros(options)
+    walk.walk("", source)
+    expressions = {}
+    for name in {m.group(1) for m in _DEFINE.finditer(text)} | set(walk.defined):
+        value = walk.defined.get(name)
+        if type(value) is int:
+            constants[name] = value
+        elif isinstance(value, str):
+            expressions[name] = value
+        else:
+            constants.pop(name, None)
+    for _ in range(4):  # macros defined from macros, a few levels deep
+        for name, expr in expressions.items():
+            if (value := constant_expression(expr, constants)) is not None:
+                constants[name] = value
+
+
+def launch_shape(
+    source: str, display_name: str, options: tuple[str, ...] = ()
+) -> LaunchShape | None:
     """The block the kernel of that (demangled) name is launched with in `source`; None when
     no launch of it is there."""
-    launches, constants = _file_launches(source)
+    launches, constants = _file_launches(source, tuple(options))
     base, wanted = template_arguments(display_name)
     shapes: dict[tuple[int, int, int], int] = {}
     for launch in launches:
@@ -171,7 +202,7 @@ def launched_block(ctx: AnalysisContext) -> BlockShape | None:
     artifacts = ctx.program.artifacts
     if not artifacts.source_text or "<<<" not in artifacts.source_text:
         return None
-    found = launch_shape(artifacts.source_text, ctx.kernel.display_name)
+    found = launch_shape(artifacts.source_text, ctx.kernel.display_name, artifacts.options)
     if found is None:
         return None
     if found.dims is None:

@@ -24,7 +24,6 @@ from sassview.analyses.base import Annotation, Severity
 from sassview.analyses.loops.entry import UnrollFacts, verdict
 from sassview.analyses.records import BankFacts, CoalescingFacts, memory_use_text
 from sassview.analyses.records_compute import TensorCoreFacts
-from sassview.analyses.tensor_cores import path_of
 from sassview.inspection import Inspection
 from sassview.ir import SourceLoc
 
@@ -244,12 +243,10 @@ def _resources(insp: Inspection) -> tuple[tuple[str, str], ...]:
 def _loops(insp: Inspection, paths: PathNames) -> tuple[LoopRow, ...]:
     by_index = {lp.index: lp for lp in insp.loops}
     per_loop = insp.typed_facts(TensorCoreFacts).per_loop
-    ins_at = {x.address: x for x in insp.kernel.instructions}
     out = []
     for e in insp.typed_facts(UnrollFacts).entries:
         sass_loops = [by_index[i] for i in e.sass_loops if i in by_index]
-        addresses = sorted({a for lp in sass_loops for a in lp.addresses})
-        tensor = sum(1 for a in addresses if a in ins_at and path_of(ins_at[a].opcode))
+        tensor = e.tensor_ops  # the census' count: a fully unrolled loop's copies have theirs
         tc_paths = sorted({per_loop.get(str(lp.index), "none") for lp in sass_loops} - {"none"})
         out.append(LoopRow(
             e.line, paths.name(e.file), e.depth,

@@ -15,7 +15,7 @@ it inside the kernel's body only.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from sassview.parse.ptx_lex import matching_paren
 
@@ -32,6 +32,9 @@ class TemplateScope:
 
     bindings: dict[str, int]
     lines: tuple[int, int]
+    # type parameters -> the argument as the demangler writes it (`Cfg` -> `GemmCfg`): a
+    # config struct's members are read through it (`sassview.parse.cxx_constants`)
+    types: dict[str, str] = field(default_factory=dict)
 
 
 def split_top(text: str, *, angles: bool = False) -> list[str]:
@@ -55,7 +58,7 @@ def template_arguments(display_name: str) -> tuple[str, list[str] | None]:
     """('transpose', ['32', '8', '0']) from 'transpose<32, 8, 0>(float*, ...)'; a name left
     mangled (no demangler ran) gives its identifier and no arguments."""
     if display_name.startswith("_Z"):
-        return mangled_identifier(display_name), None
+        return mangled_identifier(display_name), mangled_arguments(display_name)
     head = display_name.split("(", 1)[0]
     name, _, rest = head.partition("<")
     base = name.split("::")[-1].strip()
@@ -76,6 +79,53 @@ def mangled_identifier(symbol: str) -> str:
         if not nested:
             break
     return last
+
+
+# Itanium's codes of the built-in types a kernel template is instantiated with
+_BUILTIN_CODES = {
+    "b": "bool", "c": "char", "a": "signed char", "h": "unsigned char", "s": "short",
+    "t": "unsigned short", "i": "int", "j": "unsigned int", "l": "long", "m": "unsigned long",
+    "x": "long long", "y": "unsigned long long", "f": "float", "d": "double",
+}  # fmt: skip
+_INTEGER_CODES = frozenset("bcahstijlmxy")
+
+
+def mangled_arguments(symbol: str) -> list[str] | None:
+    """The template arguments of a mangled kernel name as the demangler writes the simple
+    ones: `_Z10tile_sgemmILi8ELi2EEvPKfS1_Pfi` -> ['8', '2'], `_Z9cfg_sgemmI7GemmCfgEv...` ->
+    ['GemmCfg'], `...ILb1EE...` -> ['true']; None for a name with no template arguments or
+    with any argument not of these forms (a pointer, a nested template, a substitution):
+    offline listings carry no demangled names, and a wrong binding is worse than none."""
+    nested = symbol.startswith("_ZN")
+    pos = 3 if nested else 2
+    while (digits := re.match(r"\d+", symbol[pos:])) is not None:
+        pos += len(digits.group(0)) + int(digits.group(0))
+        if not nested or symbol[pos : pos + 1] == "I":
+            break
+    if symbol[pos : pos + 1] != "I":
+        return None
+    pos += 1
+    out: list[str] = []
+    while pos < len(symbol) and symbol[pos] != "E":
+        literal = re.match(r"L([a-z])(n?)(\d+)E", symbol[pos:])
+        name = re.match(r"(\d+)", symbol[pos:])
+        if literal is not None and literal.group(1) in _INTEGER_CODES:
+            value = ("-" if literal.group(2) else "") + literal.group(3)
+            if literal.group(1) == "b":
+                value = "true" if value == "1" else "false"
+            out.append(value)
+            pos += literal.end()
+        elif name is not None:
+            size = int(name.group(1))
+            start = pos + len(name.group(1))
+            out.append(symbol[start : start + size])
+            pos = start + size
+        elif symbol[pos] in _BUILTIN_CODES:
+            out.append(_BUILTIN_CODES[symbol[pos]])
+            pos += 1
+        else:
+            return None
+    return out if pos < len(symbol) else None
 
 
 def integer_argument(text: str) -> int | None:
@@ -105,7 +155,9 @@ def template_scope(blanked: str, display_name: str) -> TemplateScope | None:
         end = _matching_brace(blanked, body)
         first = blanked.count("\n", 0, body) + 1
         return TemplateScope(
-            _bind(parameters, arguments), (first, first + blanked.count("\n", body, end))
+            _bind(parameters, arguments),
+            (first, first + blanked.count("\n", body, end)),
+            _types(parameters, arguments),
         )
     return None
 
@@ -119,6 +171,17 @@ def _bind(parameters: list[str], arguments: list[str]) -> dict[str, int]:
         if name is not None and value is not None:
             bound[name.group(1)] = value
     return bound
+
+
+def _types(parameters: list[str], arguments: list[str]) -> dict[str, str]:
+    """Each type parameter's argument (`typename Cfg` -> `GemmCfg`)."""
+    out: dict[str, str] = {}
+    for parameter, argument in zip(parameters, arguments, strict=True):
+        if _TYPE_PARAMETER.match(parameter) and "..." not in parameter:
+            name = _PARAMETER_NAME.search(parameter.split(None, 1)[-1])
+            if name is not None:
+                out[name.group(1)] = argument.strip()
+    return out
 
 
 def _body_start(text: str, paren: int) -> int | None:
@@ -144,6 +207,7 @@ def _matching_brace(text: str, start: int) -> int:
 __all__ = [
     "TemplateScope",
     "integer_argument",
+    "mangled_arguments",
     "mangled_identifier",
     "split_top",
     "template_arguments",

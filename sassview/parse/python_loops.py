@@ -7,10 +7,13 @@ numbers.
 from __future__ import annotations
 
 import ast
+from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from sassview.memo import memoized
-from sassview.parse.source_loops import SourceLoop
+from sassview.parse.cxx_templates import split_top
+from sassview.parse.source_loops import SourceLoop, constant_expression
 
 # range call name -> how its request is written (LoopEntry.requested_by)
 _STATIC = {"static_range": "static_range", "range_constexpr": "range_constexpr"}
@@ -47,6 +50,7 @@ def _loop(node: ast.For | ast.AsyncFor | ast.While, parent: int | None, depth: i
     call = node.iter if isinstance(node, ast.For | ast.AsyncFor) else None
     requested, by, static = _request(call)
     trips = _trip_count(call)
+    header = _bounds_text(call) if trips is None or _step(call) is None else ""
     return SourceLoop(
         node.lineno,
         statement,
@@ -59,6 +63,7 @@ def _loop(node: ast.For | ast.AsyncFor | ast.While, parent: int | None, depth: i
         requested_by=by,
         static=static or (requested == "full" and trips is not None),
         step=_step(call),
+        header=header,
     )
 
 
@@ -79,7 +84,35 @@ def _own(loops: list[SourceLoop], i: int) -> None:
         requested_by=s.requested_by,
         static=s.static,
         step=s.step,
+        header=s.header,
     )
+
+
+def _bounds_text(call: Any) -> str:
+    """A range call's positional bounds as written (`0, K, BLOCK_K`), to be read again with
+    the constexprs the kernel was compiled with (`bound_python`); "" for another call."""
+    if _range_name(call) is None or not 1 <= len(call.args) <= 3:
+        return ""
+    return ", ".join(ast.unparse(a) for a in call.args)
+
+
+def bound_python(loop: SourceLoop, names: Mapping[str, int]) -> SourceLoop:
+    """The loop with its range bounds read with `names` (a Triton kernel's constexprs as
+    compiled: `tl.static_range(STAGES)` with STAGES=3 has 3 iterations, `range(0, K,
+    BLOCK_K)` with BLOCK_K=32 steps by 32); as it was where a bound is no constant."""
+    if not loop.header:
+        return loop
+    values = [constant_expression(p, names) for p in split_top(loop.header)]
+    trips, step = loop.trip_count, loop.step
+    if step is None and len(values) == 3 and values[2]:
+        step = abs(values[2])
+    if trips is None and all(v is not None for v in values) and values[2:3] != [0]:
+        trips = len(range(*values))  # type: ignore[arg-type]
+    if (trips, step) == (loop.trip_count, loop.step):
+        return loop
+    # A loop unrolled in NVVM for constant bounds (unroll_full=True) is never a SASS loop's.
+    static = loop.static or (loop.requested == "full" and trips is not None)
+    return replace(loop, trip_count=trips, step=step, static=static)
 
 
 def _lines(s: SourceLoop) -> tuple[int, int]:

@@ -14,9 +14,10 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 from sassview.memo import memoized
+from sassview.parse.cxx_sizes import SIZES
 
 Request = int | str | None  # N, "full", or nothing asked
 
@@ -53,6 +54,10 @@ class SourceLoop:
     # `range_constexpr`, `unroll_full=True` over constant bounds): never a SASS loop's statement
     static: bool = False
     step: int | None = None  # Python: the induction's step, when written as a number
+    # C++: the `for` header and a pragma's named value as written, to read them again with
+    # the constants that hold at this loop (`bound`: a template's arguments, a block's locals)
+    header: str = field(default="", compare=False)
+    request_name: str = field(default="", compare=False)
 
 
 def _close(t: str, pos: int) -> int:
@@ -95,11 +100,6 @@ def _statement_end(t: str, pos: int) -> int:
     return len(t) - 1
 
 
-_DEFINE = re.compile(
-    r"#\s*define\s+(\w+)\s+(\(?\s*(?:0x[0-9a-fA-F]+|\d+)\s*\)?)\s*(?://.*)?$", re.M
-)  # first on its line: `_first_on_line`
-
-
 _CONSTEXPR = re.compile(
     r"(?:constexpr|const)\s+(?:unsigned\s+)?(?:int|long|short|size_t|unsigned)\s+([^;(){}]+);"
 )  # `static` before it may be there or not: the match starts at the word that matters
@@ -113,19 +113,6 @@ def _word_starts(pattern: re.Pattern[str], text: str) -> Iterator[re.Match[str]]
     while (m := pattern.search(text, pos)) is not None:
         start = m.start()
         if start and _WORD_CHAR.match(text, start - 1):
-            pos = start + 1
-            continue
-        yield m
-        pos = max(m.end(), start + 1)
-
-
-def _first_on_line(pattern: re.Pattern[str], text: str) -> Iterator[re.Match[str]]:
-    r"""pattern.finditer(text) as if the pattern began with ^\s* (re.M): only matches with
-    nothing but whitespace before them on their line."""
-    pos = 0
-    while (m := pattern.search(text, pos)) is not None:
-        start = m.start()
-        if _code_before(text, start):
             pos = start + 1
             continue
         yield m
@@ -162,35 +149,32 @@ _NOT_NEWLINE = re.compile(r"[^\n]")
 
 
 def integer_macros(text: str, options: Sequence[str] = ()) -> dict[str, int]:
-    """Named integer constants a pragma or a loop header may use: `#define NAME 4`,
-    `constexpr int A = 64, B = 16;` (file-wide: scopes are not tracked) and `-DNAME=4` options."""
+    """Named integer constants a pragma or a loop header may use: `constexpr int A = 64, B =
+    16;` (file-wide: scopes are not tracked here, see `sassview.parse.cxx_constants`), then
+    the `-DNAME=4` options and the file's `#define NAME 4` in definition order (a `#define`
+    replaces a `-D` unless an `#ifndef` guards it: `sassview.parse.cxx_macros`)."""
     return dict(_integer_macros(text, tuple(options)))
 
 
 @memoized(16)
 def _integer_macros(text: str, options: tuple[str, ...]) -> tuple[tuple[str, int], ...]:
+    from sassview.parse.cxx_macros import Macros
+
     macros: dict[str, int] = {}
     for m in _word_starts(_CONSTEXPR, text):
         for part in m.group(1).split(","):
             a = _ASSIGN.match(part)
             if a:
                 macros[a.group(1)] = int(a.group(2), 0)
-    macros.update(
-        {m.group(1): int(m.group(2).strip("() "), 0) for m in _first_on_line(_DEFINE, text)}
-    )
-    for opt in options:
-        if opt.startswith("-D") and "=" in opt:
-            name, _, value = opt[2:].partition("=")
-            try:
-                macros[name.strip()] = int(value.strip(), 0)
-            except ValueError:
-                continue
+    walk = Macros(options)
+    walk.walk("", text)
+    defined = walk.integers()
+    macros.update({n: v for n, v in defined.items() if not n.startswith("__")})
     return tuple(macros.items())
 
 
-def _requested(lines: list[str], line: int, macros: Mapping[str, int]) -> Request:
-    """The #pragma unroll on the nearest line above `line` (1-based) that is not blank or a
-    comment, or a _Pragma("unroll N") on the loop's own line."""
+def _request(lines: list[str], line: int, macros: Mapping[str, int]) -> tuple[Request, str]:
+    """`_requested`, and the name it was written with where not a number (`TILE`)."""
     m = _PRAGMA.search(lines[line - 1]) if "_Pragma" in lines[line - 1] else None
     k = line - 2
     while m is None and k >= 0 and (not lines[k].strip() or lines[k].strip().startswith("//")):
@@ -198,23 +182,22 @@ def _requested(lines: list[str], line: int, macros: Mapping[str, int]) -> Reques
     if m is None and k >= 0:
         m = _PRAGMA.search(lines[k])
     if m is None:
-        return None
+        return None, ""
     if m.group(1) == "nounroll":
-        return 1
+        return 1, ""
     value = (m.group(2) if m.group(1) else m.group(3)).split("//")[0]
     if not value:
-        return "full"
+        return "full", ""
     try:
-        return int(value, 0)
+        return int(value, 0), ""
     except ValueError:
-        if value in macros:
-            return macros[value]
-        return None  # an expression (a template parameter): not evaluated here
+        # a name (a macro, a template parameter) or an expression: read with what holds
+        return constant_expression(value, macros), value
 
 
 _FOR_HEADER = re.compile(
     r"^\s*(?:(?:const\s+)?(?:unsigned\s+|signed\s+)?(?:int|long|short|char|size_t|auto|"
-    r"int\d+_t|uint\d+_t)\s+|(?:const\s+)?(?:unsigned|signed)\s+)?"  # or `unsigned s`
+    r"uint|index_t|int\d+_t|uint\d+_t)\s+|(?:const\s+)?(?:unsigned|signed)\s+)?"  # or `unsigned s`
     r"(\w+)\s*=\s*([^;]+);\s*(\w+)\s*(<=|<|>=|>|!=)\s*([^;]+);\s*(.+?)\s*$",
     re.S,
 )
@@ -223,16 +206,34 @@ _FOR_HEADER = re.compile(
 _LITERAL_SUFFIX = re.compile(r"\b(\d+)[uUlL]+\b")  # 128u, 4096UL: the value is the digits
 
 
+# Casts an integer bound is written with: `static_cast<int>(N)`, `(int)N`, `int(N)`
+_CAST = re.compile(
+    r"\bstatic_cast\s*<\s*[\w\s:]+>|\(\s*(?:const\s+)?(?:unsigned\s+|signed\s+)?"
+    r"(?:int|long|short|char|size_t|uint|unsigned|int\d+_t|uint\d+_t)\s*\)"
+)
+
+
 def constant_expression(expr: str, names: Mapping[str, int]) -> int | None:
     """An integer constant expression of C literals (any `u`/`l` suffix), `true`/`false` and
-    the integer constants `names`, with + - * / % << >> and unary minus; None for anything
-    else (a variable, a call, a division by zero). Loop headers and launch configurations
-    (`sassview.analyses.launches`) are read with it."""
+    the integer constants `names` (qualified ones too: `Cfg::BK`), with + - * / % << >>,
+    unary minus, casts to integer types and `sizeof` of a built-in or vector type
+    (`SIZES`); None for anything else (a variable, a call, a
+    division by zero). Loop headers and launch configurations (`sassview.analyses.launches`)
+    are read with it."""
     import ast
 
+    text = _CAST.sub("", _LITERAL_SUFFIX.sub(r"\1", expr.strip())).replace("::", ".")
     try:
-        tree = ast.parse(_LITERAL_SUFFIX.sub(r"\1", expr.strip()), mode="eval")
+        tree = ast.parse(text.strip(), mode="eval")
     except SyntaxError:
+        return None
+
+    def dotted(node: ast.AST) -> str | None:
+        if isinstance(node, ast.Name):
+            return node.id
+        if isinstance(node, ast.Attribute):
+            up = dotted(node.value)
+            return f"{up}::{node.attr}" if up else None
         return None
 
     def value(node: ast.AST) -> int | None:
@@ -240,6 +241,13 @@ def constant_expression(expr: str, names: Mapping[str, int]) -> int | None:
             return node.value
         if isinstance(node, ast.Name):
             return names.get(node.id, {"true": 1, "false": 0}.get(node.id))
+        if isinstance(node, ast.Attribute):
+            name = dotted(node)
+            return names.get(name) if name else None
+        if isinstance(node, ast.Call) and dotted(node.func) == "sizeof" and len(node.args) == 1:
+            of = dotted(node.args[0])
+            # a built-in type, or a template's type parameter bound to one (files.py)
+            return (SIZES.get(of) or names.get(f"sizeof({of})")) if of else None
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
             v = value(node.operand)
             return -v if v is not None else None
@@ -356,13 +364,25 @@ def _scan_loop(
     return m.start(), statement, line(body), line(body_end), end
 
 
-def _header_trip_count(t: str, start: int, macros: Mapping[str, int]) -> int | None:
+def _header(t: str, start: int) -> str:
+    """The text between a `for`'s parentheses ("" for another loop)."""
     if not t.startswith("for", start):
-        return None
+        return ""
     p = _skip(t, start + 3)
     if t[p : p + 1] != "(":
-        return None
-    return trip_count(t[p + 1 : _close(t, p)], macros)
+        return ""
+    return t[p + 1 : _close(t, p)]
+
+
+def bound(loop: SourceLoop, names: Mapping[str, int]) -> SourceLoop:
+    """The loop with its header and pragma read again with `names` (the constants that hold
+    at its line: a template instantiation's arguments, a block's constexpr locals, a macro
+    as it stands there)."""
+    trips = trip_count(loop.header, names) if loop.header else loop.trip_count
+    want = constant_expression(loop.request_name, names) if loop.request_name else loop.requested
+    if trips == loop.trip_count and want == loop.requested:
+        return loop
+    return replace(loop, trip_count=trips, requested=want)
 
 
 def loop_keywords(text: str) -> list[int]:
@@ -426,6 +446,8 @@ def _source_loops(text: str, macro_items: tuple[tuple[str, int], ...]) -> tuple[
         own = frozenset(set(range(first, last + 1)) - statement - nested)
         depth = loops[parent].depth + 1 if parent is not None else 1
         kw = line(start)
+        header = _header(t, start)
+        want, name = _request(text_lines, kw, macros)
         loops.append(
             SourceLoop(
                 kw,
@@ -434,8 +456,10 @@ def _source_loops(text: str, macro_items: tuple[tuple[str, int], ...]) -> tuple[
                 own,
                 parent,
                 depth,
-                _requested(text_lines, kw, macros),
-                _header_trip_count(t, start, macros),
+                want,
+                trip_count(header, macros) if header else None,
+                header=header,
+                request_name=name,
             )
         )
         stack.append(i)

@@ -66,10 +66,12 @@ from sassview.analyses.loops.files import SourceFiles
 from sassview.analyses.loops.findings import describe
 from sassview.analyses.loops.listing import chained_sources, ptx_listing, sass_listing
 from sassview.analyses.loops.measure import Measure
+from sassview.analyses.loops.overrides import override_note, overrides
 from sassview.analyses.loops.rolled import DECIDED_BY, Variants
 from sassview.analyses.loops.settle import decide, flips, open_entries
 from sassview.analyses.loops.tree import Key, Sites, Tree
 from sassview.analyses.loops.weights import SHUFFLES
+from sassview.analyses.tensor_cores import path_of
 from sassview.graph.loops import Loop
 from sassview.ir import OperandKind, SourceLoc
 from sassview.parse.inline_asm import CallSites
@@ -82,7 +84,11 @@ _Measured = tuple[Loop, list[Loop], bool]
 def run(ctx: AnalysisContext) -> Findings:
     locs = {src for src in ctx.shared(chained_sources) if src is not None}
     files = SourceFiles(ctx, {f.file for loc in locs for f in loc.frames()})
-    return Census(ctx, files).findings()
+    found = Census(ctx, files).findings()
+    art = ctx.program.artifacts
+    texts = {f: files.text(f) for f in files.macros.history if f}
+    lost = overrides(files.macros.overrides, art.compile_log, art.options, texts)
+    return Findings(found.facts, found.annotations + tuple(map(override_note, lost)))
 
 
 class Census(Measure):
@@ -259,6 +265,38 @@ class Census(Measure):
                 out[k] = (*out.get(k, ()), f.first_address)
         return out
 
+    def _tensor_ops(self, addresses: Iterable[int]) -> int:
+        """The MMA instructions (HMMA, HGMMA, UTC*MMA: `tensor_cores.path_of`) among
+        `addresses`: a full entry's own code (4 HGMMA of a fully unrolled k-step loop), or one
+        trip of a rolled entry's main SASS loop."""
+        ops = self._opcodes
+        return sum(1 for a in addresses if path_of(ops.get(a, "")) is not None)
+
+    def _span(self, code: tuple[int, ...]) -> list[int]:
+        """The addresses from the first to the last of a full entry's `code`, but those in a
+        SASS loop holding none of it: ptxas' line table gives one HGMMA of an unrolled k-step
+        the next statement's row (the `for` of the K loop after it), and the copies' MMAs are
+        the ones between. How it can be wrong: straight-line code of another statement
+        scheduled between the copies is counted with them."""
+        if not code:
+            return []
+        mine = set(code)
+        foreign = {
+            a for lp in self.ctx.loops if mine.isdisjoint(lp.addresses) for a in lp.addresses
+        }
+        first, last = code[0], code[-1]
+        return [
+            i.address
+            for i in self.ctx.kernel.instructions
+            if first <= i.address <= last and i.address not in foreign
+        ]
+
+    @property
+    def _opcodes(self) -> dict[int, str]:
+        if not hasattr(self, "_opcode_at"):
+            self._opcode_at = {i.address: i.opcode for i in self.ctx.kernel.instructions}
+        return self._opcode_at
+
     def _order(self, key: Key) -> tuple[bool, str, int, Sites]:
         s = self.tree.loop(key)
         return (key[0] != self.files.main, key[0], s.line, key[2])
@@ -282,6 +320,7 @@ class Census(Measure):
             copies=self.copies.get(key),
             first_address=code[0] if code else None,
             instructions=len(code),
+            tensor_ops=self._tensor_ops(self._span(code)),
             **common,  # type: ignore[arg-type]
         )
 
@@ -320,6 +359,7 @@ class Census(Measure):
             blocks=tuple(sorted(main.blocks)),
             first_address=main.first_address,
             instructions=len(main.addresses),
+            tensor_ops=self._tensor_ops(main.addresses),
             **common,  # type: ignore[arg-type]
         )
 

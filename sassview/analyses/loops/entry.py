@@ -53,6 +53,7 @@ class LoopJson(_LoopJsonExtra):
     remainder: bool
     first_address: int | None
     instructions: int
+    tensor_ops: int
     statement: bool
     sass_loops: list[int]
     remainder_loops: list[int]
@@ -72,9 +73,10 @@ class LoopJson(_LoopJsonExtra):
 # Every key of LoopJson, for a reader that picks some by name (report/summary.py).
 LoopKey = Literal[
     "source_line", "file", "depth", "has_back_edge", "achieved_factor", "requested_factor",
-    "remainder", "first_address", "instructions", "statement", "sass_loops", "remainder_loops",
-    "kind", "factor", "copies", "ptx_factor", "trip_count", "inlined_at", "parent", "back_edges",
-    "fallbacks", "decided_by", "summary", "requested_by", "triton_factor", "ptxas_factor",
+    "remainder", "first_address", "instructions", "tensor_ops", "statement", "sass_loops",
+    "remainder_loops", "kind", "factor", "copies", "ptx_factor", "trip_count", "inlined_at",
+    "parent", "back_edges", "fallbacks", "decided_by", "summary", "requested_by",
+    "triton_factor", "ptxas_factor",
 ]  # fmt: skip
 
 
@@ -103,6 +105,7 @@ class LoopEntry:
     blocks: tuple[int, ...] = ()  # of the main SASS loop
     first_address: int | None = None
     instructions: int = 0  # in the main SASS loop, or of the statement's code when none is left
+    tensor_ops: int = 0  # MMA instructions among those (`instructions`'): a trip's, or the copies'
     extra: tuple[tuple[ExtraKey, int | None], ...] = ()  # JSON keys of one frontend
     # First addresses of the copies of its code a diverged warp runs instead (BRA.DIV's
     # fallbacks, graph/divergence.py): not counted in `copies` or `factor`
@@ -177,6 +180,7 @@ class LoopEntry:
             "remainder": self.remainder,
             "first_address": self.first_address,
             "instructions": self.instructions,
+            "tensor_ops": self.tensor_ops,
             "statement": self.statement,
             "sass_loops": list(self.sass_loops),
             "remainder_loops": list(self.remainder_loops),

@@ -11,21 +11,31 @@ A template kernel's integral parameters hold inside its definition's body
 The files a compile includes ahead of the source (`--include-before`, `--included-by`'s
 context) give their constants too: `#define WARPSIZE 32` in the includer of a header.
 
-How it can be wrong: constants are file-wide, not scoped; a header edited since the compile
-is read as it is now; one neither where the line table says nor beside the source has no loops.
+Macros are the preprocessor's, in definition order (`sassview.parse.cxx_macros`: a `-D` a
+`#define` replaces is not used), constants are scoped as C++ scopes them
+(`sassview.parse.cxx_constants`: a block's constexpr locals, `Cfg::BK` through a kernel's type
+parameter). A Triton kernel's constexprs (its `constexprs=` option) bind in its own function.
+
+How it can be wrong: a file's macros are read in the order the line table names the files,
+not at its `#include`; a header edited since the compile is read as it is now; one neither
+where the line table says nor beside the source has no loops.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+import re
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from sassview.analyses.base import AnalysisContext
 from sassview.analyses.memory import line_keys
-from sassview.parse.cxx_templates import template_arguments, template_scope
-from sassview.parse.python_loops import python_source_loops
-from sassview.parse.source_loops import SourceLoop, blanked, integer_macros, source_loops
+from sassview.memo import memoized
+from sassview.parse.cxx_constants import FileConstants, bind_struct, file_constants
+from sassview.parse.cxx_macros import Macros
+from sassview.parse.cxx_templates import TemplateScope, template_scope
+from sassview.parse.python_loops import bound_python, python_source_loops
+from sassview.parse.source_loops import SourceLoop, blanked, bound, source_loops
 
 
 class SourceFiles:
@@ -48,16 +58,21 @@ class SourceFiles:
         self._rebase = (here, Path(art.source_path).parent) if art.source_path else None
         self._files: dict[str, tuple[list[SourceLoop], list[int], dict[int, int]]] = {}
         self._kernel = ctx.kernel.display_name  # a template's arguments bind in its body
-        # Constants are file-wide and shared: a header's loops use the includer's, and the
-        # includer's loops the header's (`#define TILE 8` in a .cuh).
-        self._macros: dict[str, int] = {}
-        for pre in pre_included(art.options):  # first in the translation unit, no code
-            self._macros.update(integer_macros(_read(pre)))
-        for name in sorted(set(names) - {self.main}):
-            if self._cxx or not name.endswith(".py"):
-                self._macros.update(integer_macros(self.text(name)))
-        if self._cxx or not (self.main or "").endswith(".py"):
-            self._macros.update(integer_macros(self._main_text, art.options))
+        # A Triton kernel's constexprs as compiled bind in its own function's loops
+        self._kernel_name = ctx.kernel.name
+        self._constexprs = constexpr_values(art.options) if art.kind == "triton" else {}
+        # Macros in definition order: the -D options, then the files ahead of the source, the
+        # headers and the source, each `#define` in force from its line on (`at`). Constants
+        # are shared: a header's loops use the includer's, and the includer's loops the
+        # header's (`#define TILE 8`, a config struct in a .cuh).
+        pre = [(str(p), _read(p)) for p in pre_included(art.options)]  # first, no code
+        cxx = [n for n in sorted(set(names) - {self.main}) if self._cxx or not n.endswith(".py")]
+        if self.main and (self._cxx or not self.main.endswith(".py")):
+            cxx.append(self.main)
+        walked = (*pre, *((n, self.text(n)) for n in cxx))
+        self.macros, self._constants, self._macros = read_constants(
+            tuple(art.options), art.arch, walked
+        )
 
     def text(self, file: str) -> str:
         if file == self.main:
@@ -76,7 +91,9 @@ class SourceFiles:
             python = file.endswith(".py") and not self._cxx
             loops = scan(text, self._macros, python=python) if text else []
             if loops and not python:
-                loops = self._instantiated(text, loops)
+                loops = self._instantiated(text, loops, file)
+            elif loops and self._constexprs:
+                loops = python_constexprs(text, loops, self._kernel_name, self._constexprs)
             innermost = [-1] * (max((s.span[1] for s in loops), default=0) + 2)
             statements: dict[int, int] = {}
             for i, s in enumerate(loops):  # outer loops first: inner ones overwrite them
@@ -85,17 +102,37 @@ class SourceFiles:
             found = self._files[file] = (loops, innermost, statements)
         return found
 
-    def _instantiated(self, text: str, loops: list[SourceLoop]) -> list[SourceLoop]:
-        """The loops of a template kernel's body read with its instantiation's arguments
-        (`k < TILE` in sgemm<16>: 16 iterations); the file's other loops as they are."""
-        if template_arguments(self._kernel)[1] is None:
-            return loops  # no template: nothing to bind (and no text to blank)
+    def _instantiated(self, text: str, loops: list[SourceLoop], file: str) -> list[SourceLoop]:
+        """Each loop read with the constants that hold at its line (`at`)."""
         scope = template_scope(blanked(text), self._kernel)
-        if scope is None or not scope.bindings:
-            return loops
-        bound = scan(text, {**self._macros, **scope.bindings}, python=False)
-        first, last = scope.lines
-        return [b if first <= b.line <= last else s for s, b in zip(loops, bound, strict=True)]
+        first, last = scope.lines if scope is not None else (0, -1)
+        binding = self._bindings(scope) if scope is not None else {}
+        out = []
+        for s in loops:
+            extra = self.at(file, s.line)
+            if first <= s.line <= last:
+                extra.update(binding)
+            out.append(bound(s, _with(self._macros, extra)) if extra else s)
+        return out
+
+    def at(self, file: str, line: int) -> dict[str, int | None]:
+        """The names whose value at `line` of `file` is not the file-wide one: a macro before
+        its redefinition (None: not defined, or not known, there), a block's constexpr local,
+        a struct's member inside it."""
+        found: dict[str, int | None] = dict(self.macros.at(file, line))
+        consts = self._constants.get(file)
+        if consts is not None:
+            found.update(consts.at(line))
+        return found
+
+    def _bindings(self, scope: TemplateScope) -> dict[str, int | None]:
+        """A template instantiation's arguments: its integral parameters, and the members of
+        a config struct a type parameter names (`Cfg::BK` in `cfg_sgemm<GemmCfg>`)."""
+        out: dict[str, int | None] = dict(scope.bindings)
+        for name, argument in scope.types.items():
+            for consts in self._constants.values():
+                out.update(bind_struct(name, argument, consts, self._macros))
+        return out
 
     def loops(self, file: str) -> list[SourceLoop]:
         return self._scan(file)[0]
@@ -106,6 +143,41 @@ class SourceFiles:
 
     def statement(self, file: str, line: int) -> int | None:
         return self._scan(file)[2].get(line)
+
+
+_CONSTEXPR_VALUE = re.compile(r"(\w+)=(-?\d+|True|False)(?=,|$)")
+
+
+def constexpr_values(options: Sequence[str]) -> dict[str, int]:
+    """The integer constexprs of a Triton compile (its `constexprs=BLOCK=64,STAGES=3`
+    option, frontends/triton.py); booleans as 0 and 1."""
+    for opt in options:
+        if opt.startswith("constexprs="):
+            found = _CONSTEXPR_VALUE.findall(opt.partition("=")[2])
+            return {n: int(v == "True") if v in ("True", "False") else int(v) for n, v in found}
+    return {}
+
+
+def python_constexprs(
+    text: str, loops: list[SourceLoop], kernel: str, names: dict[str, int]
+) -> list[SourceLoop]:
+    """The loops of the kernel's own function read with its constexprs (a `@jit` helper's
+    parameters of the same names may take other values: its loops are left as they are)."""
+    import ast
+
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return loops
+    spans = [
+        (f.lineno, f.end_lineno or f.lineno)
+        for f in ast.walk(tree)
+        if isinstance(f, ast.FunctionDef) and f.name == kernel
+    ]
+    if len(spans) != 1:
+        return loops
+    first, last = spans[0]
+    return [bound_python(s, names) if first <= s.line <= last else s for s in loops]
 
 
 def pre_included(options: Sequence[str]) -> list[Path]:
@@ -126,6 +198,45 @@ def _read(path: Path) -> str:
         return path.read_text(errors="replace")
     except OSError:  # the cache's context file swept since the compile: no constants
         return ""
+
+
+@memoized(8)
+def read_constants(
+    options: tuple[str, ...], arch: str, files: tuple[tuple[str, str], ...]
+) -> tuple[Macros, dict[str, FileConstants], dict[str, int]]:
+    """(the macros of `files` (name, text) walked in order after the options, the constants
+    of each file, the constants every loop sees): once a program, not once a kernel (a
+    generated source of thousands of kernels is read once)."""
+    macros = Macros(options, arch)
+    for name, text in files:
+        macros.walk(name, text)
+    consts = {n: file_constants(blanked(t), {}) for n, t in files}
+    return macros, consts, _shared(macros.integers(), consts.values())
+
+
+def _shared(macros: dict[str, int], files: Iterable[FileConstants]) -> dict[str, int]:
+    """The constants every file's loops see: the macros, and each file's file-wide ones (a
+    name two files give two values is left out)."""
+    out = dict(macros)
+    clash: set[str] = set()
+    for consts in files:
+        for name, value in consts.names.items():
+            if name in macros:
+                continue
+            if out.get(name, value) != value:
+                clash.add(name)
+            out[name] = value
+    return {n: v for n, v in out.items() if n not in clash}
+
+
+def _with(names: dict[str, int], extra: dict[str, int | None]) -> dict[str, int]:
+    out = dict(names)
+    for name, value in extra.items():
+        if value is None:
+            out.pop(name, None)
+        else:
+            out[name] = value
+    return out
 
 
 def scan(text: str, macros: dict[str, int], *, python: bool) -> list[SourceLoop]:

@@ -13,7 +13,7 @@ from collections import Counter
 from collections.abc import Iterable
 
 from sassview.analyses.loops.listing import Listing
-from sassview.analyses.loops.ratios import Counts, copies_of, pool, ratio
+from sassview.analyses.loops.ratios import Counts, copies_of, pool, ratio, steady_ratio
 from sassview.analyses.loops.tree import STATEMENT, Key, Tree
 from sassview.analyses.tile_loops import divides_most
 from sassview.graph.loops import Loop
@@ -60,22 +60,18 @@ class Measure:
 
     def _assign(self) -> None:
         """Each SASS loop to an entry, nested loops first (see the module docstring)."""
-        cfg, loops = self.listing.cfg, self.listing.loops
+        loops = self.listing.loops
         taken: dict[int, Key] = {}
+        found = {lp.index: self._holder_and_name(lp) for lp in loops}
         for lp in sorted(loops, key=lambda lp: -lp.depth):
             if self._inline_asm_only(lp):  # an mbarrier spin loop: no statement's, listed apart
                 self.loose.append(lp)
                 continue
-            code = [
-                i for k in lp.blocks for i in range(cfg.blocks[k].first, cfg.blocks[k].last + 1)
-            ]
-            lca = self.holder(code)
-            if lca is None:
+            lca, named = found[lp.index]
+            if lca is None or (named is None and self._named_around(lp, lca, found)):
                 self.loose.append(lp)
                 continue
-            around = self.tree.ancestors(lca)
-            named = (self._statement_key(loc) for loc in self.listing.candidates(lp))
-            key: Key | None = next((k for k in named if k in around), lca)
+            key: Key | None = named or lca
             inside = {taken[o.index] for o in loops if o.index in taken and _within(o, lp, loops)}
             while key is not None and (key in inside or not self.can_hold(key)):
                 key = self.tree.parent(key)
@@ -84,6 +80,29 @@ class Measure:
                 continue
             taken[lp.index] = key
             self.groups.setdefault(key, []).append(lp)
+
+    def _holder_and_name(self, lp: Loop) -> tuple[Key | None, Key | None]:
+        """(the deepest entry holding the loop's code, the entry around it that its back-edge
+        compare names, if one does)."""
+        cfg = self.listing.cfg
+        code = [i for k in lp.blocks for i in range(cfg.blocks[k].first, cfg.blocks[k].last + 1)]
+        lca = self.holder(code)
+        if lca is None:
+            return None, None
+        around = self.tree.ancestors(lca)
+        named = (self._statement_key(loc) for loc in self.listing.candidates(lp))
+        return lca, next((k for k in named if k in around), None)
+
+    def _named_around(
+        self, lp: Loop, key: Key, found: dict[int, tuple[Key | None, Key | None]]
+    ) -> bool:
+        """Whether a SASS loop around `lp` names `key` by its back-edge compare: `lp`, which
+        names no statement, is then a loop the compiler made inside that statement's (the
+        elect-one-lane loop ptxas wraps around a bulk copy in a K loop), not the K loop.
+        Without PTX lines to tell inline asm's code (an offline listing) it would take the K
+        loop's entry and leave the K loop to read as compiler-made."""
+        loops = self.listing.loops
+        return any(found[o.index][1] == key and _within(lp, o, loops) for o in loops)
 
     def holder(self, code: list[int]) -> Key | None:
         """The deepest entry holding all the code of `code` (instruction indices)."""
@@ -142,6 +161,11 @@ class Measure:
             target[((ins.opcode, src, kind), k)] += n
         return body, header
 
+    def whole_counts(self, loop: Loop, key: Key) -> Counts:
+        """The pooled counts of one trip of `loop`, the statement's own lines included."""
+        body, header = self.split_counts(self.region(loop), key)
+        return pool(body + header)
+
     def executions(self, inner: Key, outer: Key, copies: dict[Key, int | None]) -> int | None:
         """How many times `inner`'s body runs per iteration of `outer`: the copies of the full
         entries between them (None if one is unknown or a rolled one is between)."""
@@ -162,7 +186,16 @@ class Measure:
         counted = [(lp, pool(self.counts(self.region(lp), key))) for lp in loops]
         if len(counted) > 1:
             ref_loop, ref = min(counted, key=lambda c: (sum(c[1].values()), -c[0].first_address))
-            ratios = [(ratio(c, ref) if lp is not ref_loop else 1, lp) for lp, c in counted]
+            whole = self.whole_counts(ref_loop, key)
+            ratios = [
+                (
+                    steady_ratio(c, ref, (self.whole_counts(lp, key), whole))
+                    if lp is not ref_loop
+                    else 1,
+                    lp,
+                )
+                for lp, c in counted
+            ]
             f, main = max(ratios, key=lambda r: (r[0] or 0, -r[1].first_address))
             rest = [lp for r, lp in ratios if lp is not main and (r or 0) < (f or 0)]
             self.versions[key] = [lp for lp in loops if lp is not main and lp not in rest]

@@ -23,8 +23,12 @@ main SASS loop is the one of the largest factor; those of smaller factor are its
 loops (Triton's and ptxas' alike); the body's math beside the main loop is a straight-line
 remainder.
 
+Bounds that are a Triton kernel's constexprs are read with their compiled values, in the
+kernel's own function (`files.python_constexprs`): `tl.static_range(STAGES)` has STAGES copies.
+
 How it can be wrong: a PTX loop unrolled with no remainder loop beside it, whose counter's step
-is no number over the source's (`range(0, K, BLOCK_K)`), reads as not unrolled; a request
+is no number over the source's (`range(0, K, BLOCK_K)` with no constexprs known: a recorded
+program), reads as not unrolled; a request
 written with a name (`loop_unroll_factor=UNROLL`, a constexpr) is not read; the DSL's helpers
 have no call chain, so a helper called twice has one entry with both sites' code; a fully
 unrolled loop without constant bounds has no copies measured.

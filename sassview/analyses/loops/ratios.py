@@ -47,3 +47,32 @@ def ratio(counts: Counts, ref: Counts) -> int | None:
     """The most common whole ratio of `counts` to `ref` over the pairs both have."""
     ratios = Counter(counts[k] // ref[k] for k in counts if k in ref and counts[k] % ref[k] == 0)
     return max(ratios, key=lambda r: (ratios[r], r)) if ratios else None
+
+
+def steady_ratio(counts: Counts, ref: Counts, whole: tuple[Counts, Counts]) -> int | None:
+    """`ratio` of two SASS loops of one statement (a main loop to its remainder), where most
+    shared pairs agree on it; else the ratio of their counts per opcode, all locations of the
+    rolled entry summed (its nested entries' too). ptxas' line table moves instructions of
+    one statement between nearby lines (the HGMMA of an inline asm wgmma carry the fence's
+    line in one copy, the asm's in another), never between opcodes: a K loop of 16 HGMMA
+    over a remainder of 4 is 4, though no single line's counts divide. `whole`: the two
+    loops' counts with the statement's own lines (an HGMMA given the `for` line's row is
+    still one)."""
+    r = ratio(counts, ref)
+    shared = [k for k in counts if k in ref]
+    agree = sum(1 for k in shared if r is not None and counts[k] == r * ref[k])
+    if r is not None and 2 * agree > len(shared):
+        return r
+    return ratio(_by_opcode(whole[0]), _by_opcode(whole[1]))
+
+
+# Where a count summed over an entry's lines and the entries inside it is kept
+_ANYWHERE: tuple[SourceLoc, Key] = (SourceLoc("", 0), ("", -1, ()))
+
+
+def _by_opcode(counts: Counts) -> Counts:
+    out: Counts = Counter()
+    loc, key = _ANYWHERE
+    for ((op, _, kind), _k), n in counts.items():
+        out[((op, loc, kind), key)] += n
+    return out

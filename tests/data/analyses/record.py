@@ -72,6 +72,20 @@ CASES: dict[str, dict[str, object]] = {
         "source": "tests/data/analyses/sources/subroutines.cu",
         "archs": ["sm_90a"],
     },
+    # Loop trip counts from the constants the compiler saw (tests/test_real_loops.py)
+    "loop_constants": {
+        "source": "tests/data/analyses/sources/loop_constants.cu",
+        "archs": ["sm_80", "sm_90a"],
+    },
+    "loop_override": {
+        "source": "tests/data/analyses/sources/loop_override.cu",
+        "archs": ["sm_80", "sm_90a"],
+        "options": ["-DTILE=16", "-DSTEPS=3"],
+    },
+    "loop_pipelines": {
+        "source": "tests/data/analyses/sources/loop_pipelines.cu",
+        "archs": ["sm_80", "sm_90a"],
+    },
     "spill": {
         "source": "tests/corpus/sources/spill.cu",
         "archs": ["sm_80", "sm_90a"],

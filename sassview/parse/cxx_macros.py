@@ -1,0 +1,281 @@
+"""Integer macros as the preprocessor defines them: in definition order, the `-D` options first,
+through `#if`/`#ifdef`/`#ifndef`/`#elif`/`#else`/`#endif` and `#undef`.
+
+`-DTILE=16` on a file that `#define`s TILE 32 compiles with 32 from that line on (the compiler
+warns: NVRTC's and nvcc's `warning #47-D: incompatible redefinition of macro "TILE"`); under
+`#ifndef TILE` the `-D` wins. A loop header is read with the value in force at its line
+(`Macros.at`), and each `-D` a file's `#define` replaces is an `Override` (with its line) for
+the warning the census gives (`analyses/loops/files.py`).
+
+A walk over the directives, not a preprocessor: no includes are followed (the caller walks
+the files the line table names one after another, carrying what is defined), no function-like
+macro is expanded, and a condition is decided only from integer literals, `defined(NAME)`, the
+names defined so far and `__CUDA_ARCH__`.
+
+How it can be wrong: a condition it cannot decide (a name no file read here defines, a
+compiler-predefined `__NAME`, a function-like macro) takes both branches: a macro either
+branch defines is then unknown from there on (None: no trip count, never a guess). A header
+read after the main file, or ahead of it, sees the other's final values, not those at its
+`#include`.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+# One logical directive: `#`, name, the rest (continuations joined by the caller)
+_DIRECTIVE = re.compile(r"^\s*#\s*(\w+)\s*(.*)$", re.S)
+_DEFINE_BODY = re.compile(r"(\w+)(\()?\s*(.*)$", re.S)
+_COMMENT = re.compile(r"//.*$|/\*.*?\*/", re.S)
+_DEFINED = re.compile(r"\bdefined\s*(?:\(\s*(\w+)\s*\)|(\w+))")
+_C_LOGIC = (("&&", " and "), ("||", " or "), ("!=", " __ne__ "), ("!", " not "))
+_LITERAL_SUFFIX = re.compile(r"\b(0x[0-9a-fA-F]+|\d+)[uUlL]+\b")
+_UNKNOWN = object()  # defined, with a value this walk cannot know
+_History = dict[str, list[tuple[int, "int | None"]]]  # name -> (from line, value)
+
+
+@dataclass(frozen=True, slots=True)
+class Override:
+    """A `-D NAME=V` the file's own `#define` replaces at `line` (1-based) of `file`."""
+
+    name: str
+    option: str  # the -D value as given
+    value: str  # the #define's replacement text
+    file: str
+    line: int
+
+
+@dataclass
+class Macros:
+    """What is defined, carried from file to file, and each file's definition history."""
+
+    options: Sequence[str] = ()
+    arch: str | None = None
+    # name -> an int, another value (str), or _UNKNOWN; absent: undefined
+    defined: dict[str, object] = field(default_factory=dict)
+    from_option: dict[str, str] = field(default_factory=dict)  # -D names not redefined since
+    overrides: list[Override] = field(default_factory=list)
+    # file -> name -> [(line, int value or None)]: what each name holds from each line on
+    history: dict[str, dict[str, list[tuple[int, int | None]]]] = field(default_factory=dict)
+    _redefined: dict[str, dict[str, list[tuple[int, int | None]]]] = field(
+        default_factory=dict, repr=False
+    )
+
+    def __post_init__(self) -> None:
+        for opt in self.options:
+            if opt.startswith("-D"):
+                name, eq, value = opt[2:].partition("=")
+                name = name.strip()
+                self.defined[name] = _value(value) if eq else 1
+                self.from_option[name] = value.strip() if eq else "1"
+            elif opt.startswith("-U"):
+                self.defined.pop(opt[2:].strip(), None)
+        if self.arch and (m := re.match(r"sm_(\d+)", self.arch)):
+            self.defined.setdefault("__CUDA_ARCH__", int(m.group(1)) * 10)
+        self.defined.setdefault("__CUDACC__", 1)
+
+    def integers(self) -> dict[str, int]:
+        """The integer macros defined now (after the files walked so far)."""
+        return {n: v for n, v in self.defined.items() if type(v) is int}
+
+    def walk(self, file: str, text: str) -> None:
+        """Follows `text`'s directives in order, recording each name's values by line."""
+        hist = self.history.setdefault(file, {})
+        self._redefined.pop(file, None)
+        start = dict(self.defined)
+        for name, v in start.items():
+            hist.setdefault(name, []).append((0, v if type(v) is int else None))
+        stack: list[tuple[bool | None, bool]] = []  # (this branch taken?, an earlier one taken?)
+        for line, directive, rest in _directives(text):
+            live = _live(stack)
+            if directive in ("if", "ifdef", "ifndef"):
+                cond = self._condition(directive, rest) if live is not False else False
+                stack.append((cond, cond is True))
+            elif directive in ("elif", "else") and stack:
+                _, done = stack[-1]
+                cond = (
+                    (self._condition("if", rest) if directive == "elif" else True)
+                    if not done
+                    else False
+                )
+                stack[-1] = (cond, done or cond is True)
+            elif directive == "endif" and stack:
+                stack.pop()
+            elif directive in ("define", "undef") and live is not False:
+                self._define(file, line, directive, rest, certain=live is True, hist=hist)
+
+    def _define(
+        self, file: str, line: int, directive: str, rest: str, *, certain: bool, hist: _History
+    ) -> None:
+        m = _DEFINE_BODY.match(rest.strip())
+        if m is None:
+            return
+        name = m.group(1)
+        if directive == "undef":
+            new: object = None
+        elif m.group(2):  # a function-like macro: defined, no integer value
+            new = "()"
+        else:
+            new = _value(_COMMENT.sub("", m.group(3)).strip())
+        if not certain:  # under a condition not decided: either value from here on
+            new = _UNKNOWN if new != self.defined.get(name) else new
+        if certain and name in self.from_option and directive == "define":
+            given = self.from_option[name]
+            body = _COMMENT.sub("", m.group(3)).strip()
+            if new != self.defined.get(name):
+                self.overrides.append(Override(name, given, body, file, line))
+        self.from_option.pop(name, None)
+        if new is None:
+            self.defined.pop(name, None)
+        else:
+            self.defined[name] = new
+        hist.setdefault(name, []).append((line, new if type(new) is int else None))
+
+    def _condition(self, directive: str, rest: str) -> bool | None:
+        """An `#if`'s truth: True, False, or None where it cannot be decided here."""
+        rest = _COMMENT.sub("", rest).strip()
+        if directive in ("ifdef", "ifndef"):
+            name = rest.split()[0] if rest.split() else ""
+            known = self._is_defined(name)
+            return None if known is None else known == (directive == "ifdef")
+        return _evaluate(rest, self)
+
+    def _is_defined(self, name: str) -> bool | None:
+        if name in self.defined:
+            return True
+        return None if name.startswith("__") else False  # the compiler's own: not known here
+
+    def at(self, file: str, line: int) -> dict[str, int | None]:
+        """The names of `file` whose value at `line` is not their final one (None: not an
+        integer, or not known, there). A name not yet defined at `line` is left out: code
+        there cannot use it. Only names defined more than once are looked at (a big
+        generated source has thousands defined once)."""
+        out: dict[str, int | None] = {}
+        for name, steps in self._changing(file).items():
+            if steps[0][0] >= line:
+                continue
+            value: int | None = None
+            for at, v in steps:
+                if at >= line:
+                    break
+                value = v
+            final = self.defined.get(name)
+            if value != (final if type(final) is int else None):
+                out[name] = value
+        return out
+
+    def _changing(self, file: str) -> dict[str, list[tuple[int, int | None]]]:
+        found = self._redefined.get(file)
+        if found is None:
+            hist = self.history.get(file, {})
+            found = self._redefined[file] = {n: s for n, s in hist.items() if len(s) > 1}
+        return found
+
+
+def _live(stack: list[tuple[bool | None, bool]]) -> bool | None:
+    """Whether code here is compiled: True, False, or None (a condition not decided)."""
+    state: bool | None = True
+    for cond, _ in stack:
+        if cond is False:
+            return False
+        if cond is None:
+            state = None
+    return state
+
+
+def _directives(text: str) -> list[tuple[int, str, str]]:
+    """(line, directive, rest) of each preprocessor line, continuations joined."""
+    out, lines, n = [], text.split("\n"), 0
+    while n < len(lines):
+        first, line = n + 1, lines[n]
+        while line.endswith("\\") and n + 1 < len(lines):
+            n += 1
+            line = line[:-1] + " " + lines[n]
+        n += 1
+        m = _DIRECTIVE.match(line)
+        if m:
+            out.append((first, m.group(1), m.group(2)))
+    return out
+
+
+def _value(text: str) -> object:
+    """A macro's replacement as an int where it is one (`32`, `(0x20)`, `16u`), else the text."""
+    stripped = _LITERAL_SUFFIX.sub(r"\1", text.strip()).strip("() ")
+    try:
+        return int(stripped, 0)
+    except ValueError:
+        return text.strip()
+
+
+def _evaluate(expr: str, macros: Macros) -> bool | None:
+    """An `#if` expression: integer literals, defined(), the integer macros, C's logic and
+    comparisons; None for anything else (an undefined name may come from an unread header)."""
+    unknown = False
+
+    def defined(m: re.Match[str]) -> str:
+        nonlocal unknown
+        known = macros._is_defined(m.group(1) or m.group(2))
+        unknown |= known is None
+        return "1" if known else "0"
+
+    text = _LITERAL_SUFFIX.sub(r"\1", _DEFINED.sub(defined, expr))
+    for c, py in _C_LOGIC:
+        text = text.replace(c, py)
+    text = text.replace(" __ne__ ", " != ")
+    if unknown:
+        return None
+    try:
+        tree = ast.parse(text.strip(), mode="eval")
+    except SyntaxError:
+        return None
+    value = _node(tree.body, macros.integers())
+    return None if value is None else bool(value)
+
+
+def _node(node: ast.AST, names: Mapping[str, int]) -> int | None:
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return node.value
+    if isinstance(node, ast.Name):
+        return names.get(node.id)
+    if isinstance(node, ast.UnaryOp):
+        v = _node(node.operand, names)
+        if v is None:
+            return None
+        return (
+            int(not v)
+            if isinstance(node.op, ast.Not)
+            else -v
+            if isinstance(node.op, ast.USub)
+            else v
+        )
+    if isinstance(node, ast.BoolOp):
+        values = [_node(v, names) for v in node.values]
+        if any(v is None for v in values):
+            return None
+        return int(all(values) if isinstance(node.op, ast.And) else any(values))
+    if isinstance(node, ast.Compare) and len(node.ops) == 1:
+        a, b = _node(node.left, names), _node(node.comparators[0], names)
+        if a is None or b is None:
+            return None
+        ops = {ast.Eq: a == b, ast.NotEq: a != b, ast.Lt: a < b, ast.LtE: a <= b}
+        ops.update({ast.Gt: a > b, ast.GtE: a >= b})
+        return int(ops[type(node.ops[0])]) if type(node.ops[0]) in ops else None
+    if isinstance(node, ast.BinOp):
+        a, b = _node(node.left, names), _node(node.right, names)
+        if a is None or b is None:
+            return None
+        if isinstance(node.op, ast.Add):
+            return a + b
+        if isinstance(node.op, ast.Sub):
+            return a - b
+        if isinstance(node.op, ast.Mult):
+            return a * b
+        if isinstance(node.op, (ast.Div, ast.FloorDiv)) and b:
+            return a // b
+    return None
+
+
+__all__ = ["Macros", "Override"]
