@@ -4,6 +4,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -58,3 +59,23 @@ def assert_clean_error(done: subprocess.CompletedProcess[str], *needles: str) ->
     assert done.stdout == ""
     for needle in needles:
         assert needle in done.stderr, done.stderr
+
+
+def pytest_deselected(items: list[pytest.Item]) -> None:
+    """Count the live-compile tests pyproject's `-m 'not compile'` left out (for the summary)."""
+    config = items[0].config if items else None
+    if config is not None:
+        marked = sum(1 for item in items if item.get_closest_marker("compile") is not None)
+        config.stash[_COMPILE_DESELECTED] = config.stash.get(_COMPILE_DESELECTED, 0) + marked
+
+
+_COMPILE_DESELECTED = pytest.StashKey[int]()
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    left_out = config.stash.get(_COMPILE_DESELECTED, 0)
+    if left_out and "compile" not in (config.option.markexpr or "").replace("not compile", ""):
+        terminalreporter.write_line(
+            f"{left_out} live-compile tests were left out: run them with `-m compile` "
+            "(.ci/run does, after this command)"
+        )
