@@ -17,7 +17,6 @@ until their step ends, unless the tool itself ends them.
 
 from __future__ import annotations
 
-import ctypes
 import functools
 import os
 import sys
@@ -31,6 +30,8 @@ def _load_prctl() -> Callable[..., int] | None:
     """libc's prctl, from the symbols already loaded (no library search: that spawns tools)."""
     if not sys.platform.startswith("linux"):
         return None
+    import ctypes  # here: a warm run that starts no child never pays for it
+
     try:
         prctl: Callable[..., int] = ctypes.CDLL(None, use_errno=True).prctl
     except (OSError, AttributeError):

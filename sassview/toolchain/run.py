@@ -98,7 +98,7 @@ class RunningTool:
         except OSError:
             self.close()
             raise
-        with contextlib.suppress(AttributeError, OSError):  # no pidfd: _ended() polls
+        with contextlib.suppress(AttributeError, OSError):  # no pidfd: ended_within() polls
             self._exited = os.pidfd_open(self.proc.pid)
 
     def printed(self) -> int:
@@ -111,7 +111,7 @@ class RunningTool:
         deadline = time.monotonic() + timeout
         while True:
             left = deadline - time.monotonic()
-            ended = self._ended(max(0.0, min(_SIZE_CHECK_S, left)))
+            ended = self.ended_within(max(0.0, min(_SIZE_CHECK_S, left)))
             if self.printed() > max_output:  # checked after the end too: never read it all
                 return (
                     f"printed more than {max_output / 1e6:.0f} MB",
@@ -125,8 +125,9 @@ class RunningTool:
                     f"if it is only slow, set {TIMEOUT_ENV}=SECONDS to wait longer",
                 )
 
-    def _ended(self, seconds: float) -> bool:
-        """Wait up to `seconds` for the tool to end (and reap it); True when it has."""
+    def ended_within(self, seconds: float) -> bool:
+        """Wait up to `seconds` for the tool to end (and reap it); True when it has. Its end
+        wakes this at once (a pidfd); where there is none, it is polled every 50 ms."""
         if self._exited is None:
             try:
                 self.proc.wait(timeout=min(_POLL_S, seconds))
