@@ -1,5 +1,6 @@
 """Killed outright (kill -9) or hung up on (a closed terminal), sassview leaves no compile, no
-tool and no sweep worker running behind it (issue 30, item 7).
+tool and no sweep worker running behind it (issue 30, item 7); stopped or run with the cache
+off, it leaves no file behind in TMPDIR (item 8).
 
 The kill points are deterministic, as in test_process_safety: a fake nvdisasm records its pid
 once it runs and then sleeps (`exec`, so the recorded pid is the sleeping process itself), the
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -123,3 +125,35 @@ def test_a_hang_up_during_disassembly_ends_its_tools_and_removes_the_cubin(tmp_p
     assert "Traceback" not in err
     _all_gone(below)
     assert not list((tmp_path / "tmpdir").iterdir())  # the temporary cubin is gone
+
+
+def _sweep_file(tmp: Path, count: int) -> Path:
+    kernel_py = tmp / "kernel.py"
+    kernel_py.write_text(
+        f"import sassview as sv\nsv.cuda_file({str(VECADD)!r}, variants={{'V': range({count})}})\n"
+    )
+    return kernel_py
+
+
+def test_sigterm_to_the_group_during_a_sweep_leaves_no_cubin_in_tmpdir(tmp_path: Path) -> None:
+    """The workers get the user's SIGTERM and then the pool's: the second must not cut short
+    the cleanup the first began (the temporary cubins, 3 of 9 tries before)."""
+    ready = tmp_path / "ready"
+    env = _env(tmp_path, SASSVIEW_NVDISASM=str(_sleeping_nvdisasm(tmp_path, ready)))
+    proc = _start(["sweep", str(_sweep_file(tmp_path, 40))], {**env, "SASSVIEW_JOBS": "2"})
+    _wait_for(lambda: len(_announced(ready)) >= 2, "both workers to reach nvdisasm")
+    below = _descendants(proc.pid) | set(_recorded_pids(ready))
+    os.killpg(proc.pid, signal.SIGTERM)
+    _, err = _finish(proc)
+    assert proc.returncode == 128 + signal.SIGTERM, err
+    _all_gone(below)
+    assert not list((tmp_path / "tmpdir").iterdir())
+
+
+def test_a_sweep_with_the_cache_off_leaves_no_scratch_directory(tmp_path: Path) -> None:
+    env = _env(tmp_path, SASSVIEW_NO_CACHE="1", SASSVIEW_JOBS="2")
+    args = [sys.executable, "-m", "sassview", "sweep", str(_sweep_file(tmp_path, 2))]
+    done = subprocess.run(args, capture_output=True, text=True, env=env, timeout=BOUND_S)
+    assert done.returncode == 0, done.stderr
+    assert "V=1" in done.stdout
+    assert not list((tmp_path / "tmpdir").iterdir())  # NVRTC's headers went with the run

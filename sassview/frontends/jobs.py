@@ -25,6 +25,7 @@ from types import MappingProxyType
 from typing import Any
 
 from sassview.cache import locks as cache_locks
+from sassview.cache.scratch import share_with_workers
 from sassview.errors import InputError, SassviewError
 from sassview.frontends import registry
 from sassview.frontends.declaration import Declaration, KernelFile
@@ -121,7 +122,8 @@ def _warm(job: Job) -> tuple[Job, tuple[str, str, str] | None]:
 
     assert _shared is not None
     try:
-        disassemble(compile_job(_shared, job).cubin)
+        artifacts = compile_job(_shared, job)
+        disassemble(artifacts.cubin, artifacts.ptx or "")  # the forms build.py asks for
     except SassviewError as exc:
         return job, (type(exc).__name__, exc.message, exc.hint)
     except Exception as exc:  # reported, then the parent's own attempt shows the real error
@@ -130,6 +132,9 @@ def _warm(job: Job) -> tuple[Job, tuple[str, str, str] | None]:
 
 
 def _exit_on_sigterm(signum: int, frame: object) -> None:
+    # Once: a second SIGTERM (the user's to the group, then the pool's) must not cut the
+    # `finally` blocks short, which remove the temporary cubin and end the worker's tools.
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
     raise SystemExit(128 + signum)
 
 
@@ -171,6 +176,7 @@ def warm_cache(
     if count < 2 or "fork" not in multiprocessing.get_all_start_methods():
         return False
     _shared = kernel_file
+    share_with_workers()  # with the cache off, one scratch directory for all, removed here
     lifeline.available()  # prctl looked up before the workers fork
     pool = multiprocessing.get_context("fork").Pool(
         count, initializer=_start_worker, initargs=(os.getpid(),)
