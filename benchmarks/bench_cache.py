@@ -59,7 +59,7 @@ def measure(steps: int, repeat: int) -> tuple[float, float, float, float]:
     from sassview.parse.sass_json import parse_sass_json
     from sassview.parse.sass_text import read_line_info
 
-    listing = disassemble(compile_cuda(kernel_source(steps), arch="sm_90a").cubin)
+    listing = disassemble(compile_cuda(kernel_source(steps), arch="sm_90a").cubin, json=True)
     files = {"sass.json": listing.json, "sass.txt": listing.text}
     with tempfile.TemporaryDirectory() as tmp:
         store = cache.Store("bench", Path(tmp))

@@ -70,7 +70,7 @@ def listings(repeat: int) -> None:
     cubin = cubin_path.read_bytes()
     os.environ["SASSVIEW_NO_CACHE"] = "1"
     assert not cache.enabled()
-    found = disassemble(cubin)
+    found = disassemble(cubin, json=True)  # both forms: check_listings reads both
     took = median_s(lambda: disassemble(cubin), max(3, repeat // 3))
     check = median_s(lambda: check_listings(found.json, found.text, []), repeat)
     del os.environ["SASSVIEW_NO_CACHE"]

@@ -274,7 +274,7 @@ def assemble_program(artifacts: Artifacts, *, where: str = "<cubin>") -> Program
     from sassview.parse.ptx import parse_ptx
     from sassview.parse.ptxas_log import parse_ptxas_log
     from sassview.parse.sass_json import parse_sass_json
-    from sassview.parse.sass_text import read_line_info
+    from sassview.parse.sass_text import parse_sass_text, read_line_info
 
     info = read_cubin(artifacts.cubin, where)
     # A bare cubin still carries the PTX it came from when it was built with line info; keep it
@@ -282,14 +282,17 @@ def assemble_program(artifacts: Artifacts, *, where: str = "<cubin>") -> Program
     ptx_text = artifacts.ptx or info.debug_ptx
     if ptx_text and not artifacts.ptx:
         artifacts = dataclasses.replace(artifacts, ptx=ptx_text)
-    with disassembling(artifacts.cubin) as listings:
+    with disassembling(artifacts.cubin, ptx_text) as listings:
         # The PTX does not depend on the SASS: read it while nvdisasm runs.
         ptx = parse_ptx(ptx_text, where=f"{where} (PTX)") if ptx_text else None
         disassembly = listings()
-    line_info = read_line_info(disassembly.text, where=f"{where} (nvdisasm)")
-    listing = parse_sass_json(
-        disassembly.json, where=f"{where} (nvdisasm -json)", line_info=line_info
-    )
+    if disassembly.json:  # spill marks were possible: the JSON has them, the text the rest
+        line_info = read_line_info(disassembly.text, where=f"{where} (nvdisasm)")
+        listing = parse_sass_json(
+            disassembly.json, where=f"{where} (nvdisasm -json)", line_info=line_info
+        )
+    else:  # no spill to mark: the text listing says everything (disasm/forms.py)
+        listing = parse_sass_text(disassembly.text, where=f"{where} (nvdisasm)")
     reports = parse_ptxas_log(artifacts.compile_log)
     if info.arch and info.arch != artifacts.arch:
         artifacts = dataclasses.replace(artifacts, arch=info.arch)

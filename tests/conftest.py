@@ -4,6 +4,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -68,3 +69,23 @@ REQUIRE_TOOLCHAINS_ENV = "SASSVIEW_REQUIRE_TOOLCHAINS"
 def toolchains_required() -> bool:
     """Must the stored releases be there (fail), or may their tests skip?"""
     return bool(os.environ.get(REQUIRE_TOOLCHAINS_ENV) or os.environ.get("CI"))
+
+
+def pytest_deselected(items: list[pytest.Item]) -> None:
+    """Count the live-compile tests pyproject's `-m 'not compile'` left out (for the summary)."""
+    config = items[0].config if items else None
+    if config is not None:
+        marked = sum(1 for item in items if item.get_closest_marker("compile") is not None)
+        config.stash[_COMPILE_DESELECTED] = config.stash.get(_COMPILE_DESELECTED, 0) + marked
+
+
+_COMPILE_DESELECTED = pytest.StashKey[int]()
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    left_out = config.stash.get(_COMPILE_DESELECTED, 0)
+    if left_out and "not compile" in (config.option.markexpr or ""):  # pyproject's default
+        terminalreporter.write_line(
+            f"{left_out} live-compile tests were left out: run them with `-m compile` "
+            "(.ci/run does, after this command)"
+        )

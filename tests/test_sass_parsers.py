@@ -230,3 +230,27 @@ def test_cuobjdump_sass_listing_gives_the_same_instructions(directory: Path) -> 
                 assert a.target == b.target
             else:
                 assert a.operands == b.operands, f"/*{a.address:04x}*/ {a.text} vs {b.text}"
+
+
+def _recorded_json_listings() -> list[Path]:
+    found = []
+    for path in sorted(Path(__file__).parent.rglob("*.json")):
+        if path.stat().st_size < 200 or "sass" not in path.name:
+            continue
+        found.append(path)
+    return found
+
+
+def test_the_text_reader_marks_control_flow_as_every_recorded_json_listing_does() -> None:
+    """Where no spill can be marked only the text listing is read (disasm/forms.py): its
+    control-flow flags must be the JSON's, opcode by opcode (ELECT was missed once)."""
+    from sassview.parse.sass_operands import CONTROL_FLOW
+
+    marked: dict[str, set[bool]] = {}
+    for path in _recorded_json_listings():
+        for function in parse_sass_json(path.read_text(), where=str(path)).functions:
+            for ins in function.instructions:
+                marked.setdefault(ins.opcode, set()).add(ins.control_flow)
+    assert "ELECT" in marked and "BRA" in marked  # the recordings hold both kinds
+    wrong = {op: flags for op, flags in marked.items() if flags != {op in CONTROL_FLOW}}
+    assert not wrong

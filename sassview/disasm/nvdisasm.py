@@ -1,11 +1,16 @@
-"""Run nvdisasm on a whole cubin: the JSON form and the text form, side by side.
+"""Run nvdisasm on a whole cubin: the text form, and the JSON form where it can say more.
 
-Each nvdisasm start costs ~0.3 s, so it is never run per kernel. Two runs are needed because
-the JSON lacks the inline chain (`-gi`) and the PTX line (`-gp`) of each instruction; they run in
-parallel, so the second costs little wall time (benchmarks/ measures it). Results are cached by
-the cubin's bytes and nvdisasm's version, and only once they look like nvdisasm's listings (JSON
-of the right layout, a text listing naming the same functions, both of a bounded size): a tool
-that prints garbage fails this run instead of poisoning every later one.
+Each nvdisasm start costs ~0.3-0.5 s of CPU, so it is never run per kernel. The text form
+(`-c -gi -gp`) carries everything the model needs but one thing: nvdisasm's spill marks
+(SpillRefill), which only `-json -annotate` prints (`-annotate` is refused without `-json`,
+and the JSON ignores `-gi`/`-gp`: nvdisasm 13.5, checked). So the JSON pass runs, beside the
+text pass, only where the caller says spill marks are possible (`marks=True`, the default:
+build.py passes False when no function of the cubin has a stack frame or local memory and the
+PTX asks for no shared-memory spilling, the only places ptxas puts a spill). Results are cached
+by the cubin's bytes, nvdisasm's version and which forms were asked for, and only once they
+look like nvdisasm's listings (JSON of the right layout, a text listing naming the same
+functions, both of a bounded size): a tool that prints garbage fails this run instead of
+poisoning every later one.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from sassview import cache
+from sassview.disasm.forms import spill_marks_possible
 from sassview.errors import ParseError, ToolFailed
 from sassview.parse.sass_json import load_listing_json
 from sassview.toolchain.locate import nvdisasm, nvdisasm_version
@@ -50,30 +56,38 @@ class _Bounds(NamedTuple):
 
 @dataclass(frozen=True, slots=True)
 class Disassembly:
-    json: str
+    json: str  # "" where it was not asked for (no spill marks possible)
     text: str
     nvdisasm_version: str
 
 
-def disassemble(cubin: bytes) -> Disassembly:
-    with disassembling(cubin) as listings:
+def disassemble(cubin: bytes, ptx: str = "", *, json: bool | None = None) -> Disassembly:
+    with disassembling(cubin, ptx, json=json) as listings:
         return listings()
 
 
 @contextlib.contextmanager
-def disassembling(cubin: bytes) -> Iterator[Callable[[], Disassembly]]:
+def disassembling(
+    cubin: bytes, ptx: str = "", *, json: bool | None = None
+) -> Iterator[Callable[[], Disassembly]]:
     """Start nvdisasm on `cubin` (or find its listings in the cache) and yield at once a
     function that waits for them: the caller can read the ELF and parse the PTX meanwhile.
-    Leaving the block stops whatever still runs and removes the temporary cubin."""
+    Where no spill can be marked (forms.py; `ptx`: the PTX the cubin was built from, if at
+    hand) only the text form is made: one nvdisasm run, not two. Leaving the block stops
+    whatever still runs and removes the temporary cubin. `json` True or False decides it
+    instead (recorders of test data want both forms)."""
+    marks = spill_marks_possible(cubin, ptx) if json is None else json
     version = nvdisasm_version()
-    key = cache.make_key(
-        {"tool": "nvdisasm", "version": version, "cubin": cache.digest(cubin), "checked": CHECKED}
-    )
+    fields = {"tool": "nvdisasm", "version": version, "cubin": cache.digest(cubin)}
+    if not marks:  # the keys of both forms stay those written before text-only entries
+        fields["forms"] = "text"
+    key = cache.make_key({**fields, "checked": CHECKED})
     store = cache.Store("nvdisasm")
     entry = store.get(key)
     if entry is not None:
         log.info("nvdisasm: cache hit (%d-byte cubin)", len(cubin))
-        done = Disassembly(entry.read_text("sass.json"), entry.read_text("sass.txt"), version)
+        json_text = entry.read_text("sass.json") if marks else ""
+        done = Disassembly(json_text, entry.read_text("sass.txt"), version)
         yield lambda: done
         return
     started = time.perf_counter()
@@ -86,12 +100,22 @@ def disassembling(cubin: bytes) -> Iterator[Callable[[], Disassembly]]:
             fd, path = tempfile.mkstemp(suffix=".cubin", prefix="sassview-")
         with os.fdopen(fd, "wb") as handle:
             handle.write(cubin)
-        start_tool([tool, *JSON_ARGS, path], what="nvdisasm -json", into=tools)
-        start_tool([tool, *TEXT_ARGS, path], what="nvdisasm", into=tools)
+        text_tool = start_tool([tool, *TEXT_ARGS, path], what="nvdisasm", into=tools)
+        json_tool = None
+        if marks:
+            json_tool = start_tool([tool, *JSON_ARGS, path], what="nvdisasm -json", into=tools)
 
         def wait() -> Disassembly:
-            json_tool, text_tool = tools
             text = finish_tool(text_tool, what="nvdisasm", hint=_HINT, **bounds._asdict())
+            if json_tool is None:
+                check_text_listing(text, [tool, *TEXT_ARGS, path])
+                store.put(key, {"sass.txt": text}, {"nvdisasm": version})
+                log.info(
+                    "nvdisasm: disassembled a %d-byte cubin in %.2f s (text only)",
+                    len(cubin),
+                    time.perf_counter() - started,
+                )
+                return Disassembly("", text, version)
             try:
                 json_text = finish_tool(
                     json_tool, what="nvdisasm -json", hint=_HINT, **bounds._asdict()
@@ -142,6 +166,19 @@ def check_listings(json_text: str, text: str, command: list[str]) -> None:
         raise _garbage(
             f"its text listing lacks function {missing[0]} of its JSON listing", command, text
         )
+
+
+def check_text_listing(text: str, command: list[str]) -> None:
+    """Raise ToolFailed unless `text` starts as nvdisasm's text listing does: its header
+    (`.target` from ELF ABI 8, `.headerflags` before; `.elftype` in both) before any other
+    line. Shallow, as check_listings: the parser reads every line later; a cubin with no
+    function has a listing of that header alone."""
+    head = [line.strip() for line in text[:4096].splitlines() if line.strip()][:3]
+    if not any(line.startswith(_TEXT_HEADERS) for line in head):
+        raise _garbage("its text listing names no .target", command, text)
+
+
+_TEXT_HEADERS = (".target", ".headerflags", ".elftype")
 
 
 def _garbage(why: str, command: list[str], output: str) -> ToolFailed:

@@ -6,10 +6,12 @@ it compiles and disassembles, and the parent then reads every result from the ca
 keeps what crosses process boundaries to an error message. Where fork is unavailable, or for
 a single job, everything runs in this process.
 
-Stopping: workers ignore Ctrl-C (the terminal sends it to them too) and leave it to the parent,
-which on any exception (KeyboardInterrupt, the CLI's SIGTERM) terminates the pool at once
-instead of waiting for the queued jobs. A worker turns SIGTERM into SystemExit, so its own
-`finally` blocks end its NVRTC child and its nvdisasm runs and remove its temporary cubin.
+Stopping: workers ignore Ctrl-C and SIGHUP (the terminal sends them to the workers too) and
+leave them to the parent, which on any exception (KeyboardInterrupt, the CLI's SIGTERM)
+terminates the pool at once instead of waiting for the queued jobs. A worker turns SIGTERM into
+SystemExit, so its own `finally` blocks end its NVRTC child and its nvdisasm runs and remove its
+temporary cubin. A parent killed outright (kill -9) sends that SIGTERM all the same: the workers
+are set to receive it when their parent dies (toolchain/lifeline.py).
 """
 
 from __future__ import annotations
@@ -23,11 +25,13 @@ from types import MappingProxyType
 from typing import Any
 
 from sassview.cache import locks as cache_locks
+from sassview.cache.scratch import share_with_workers
 from sassview.errors import InputError, SassviewError
 from sassview.frontends import registry
 from sassview.frontends.declaration import Declaration, KernelFile
 from sassview.frontends.discover import exit_error
 from sassview.ir import Artifacts
+from sassview.toolchain import lifeline
 
 
 @dataclass(frozen=True)
@@ -118,7 +122,8 @@ def _warm(job: Job) -> tuple[Job, tuple[str, str, str] | None]:
 
     assert _shared is not None
     try:
-        disassemble(compile_job(_shared, job).cubin)
+        artifacts = compile_job(_shared, job)
+        disassemble(artifacts.cubin, artifacts.ptx or "")  # the forms build.py asks for
     except SassviewError as exc:
         return job, (type(exc).__name__, exc.message, exc.hint)
     except Exception as exc:  # reported, then the parent's own attempt shows the real error
@@ -127,13 +132,20 @@ def _warm(job: Job) -> tuple[Job, tuple[str, str, str] | None]:
 
 
 def _exit_on_sigterm(signum: int, frame: object) -> None:
+    # Once: a second SIGTERM (the user's to the group, then the pool's) must not cut the
+    # `finally` blocks short, which remove the temporary cubin and end the worker's tools.
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
     raise SystemExit(128 + signum)
 
 
-def _start_worker() -> None:
-    """In each new worker: Ctrl-C is the parent's to handle; SIGTERM unwinds (see above)."""
+def _start_worker(parent: int) -> None:
+    """In each new worker: Ctrl-C and a hang-up (the terminal sends them to the whole group)
+    are the parent's to handle; SIGTERM unwinds (see above), and arrives by itself when the
+    parent dies without ending the pool (kill -9)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, _exit_on_sigterm)
+    lifeline.die_with_parent(signal.SIGTERM, parent)
 
 
 def pool_size() -> int:
@@ -164,7 +176,11 @@ def warm_cache(
     if count < 2 or "fork" not in multiprocessing.get_all_start_methods():
         return False
     _shared = kernel_file
-    pool = multiprocessing.get_context("fork").Pool(count, initializer=_start_worker)
+    share_with_workers()  # with the cache off, one scratch directory for all, removed here
+    lifeline.available()  # prctl looked up before the workers fork
+    pool = multiprocessing.get_context("fork").Pool(
+        count, initializer=_start_worker, initargs=(os.getpid(),)
+    )
     try:
         for job, _ in pool.imap_unordered(_warm, jobs):
             if progress is not None:

@@ -260,11 +260,14 @@ def split_mnemonic(mnemonic: str) -> tuple[str, tuple[str, ...]]:
 
 # Opcodes whose first operand is a code address (a label or a 0x... address).
 BRANCHES = frozenset({"BRA", "BRX", "JMP", "JMX", "CALL", "SSY", "PBK", "PCNT", "BSSY"})
-# As nvdisasm's JSON marks them ("control-flow": true), so both readers agree; BSSY and BSYNC
-# (convergence barriers) are not branches to the CFG (graph/cfg.py's _NOT_BRANCHES).
+# As nvdisasm's JSON marks them ("control-flow": true), so both readers agree (the text listing
+# is the only one read where no spill can be marked: disasm/forms.py); the warp-level ones in
+# the last row are marked too (tests/test_sass_parsers.py checks the set against every recorded
+# JSON listing). graph/cfg.py's _NOT_BRANCHES says which of them end no basic block.
 CONTROL_FLOW = frozenset(
     {"BRA", "BRX", "JMP", "JMX", "CALL", "RET", "EXIT", "KILL", "BPT", "BRK", "CONT", "RTT", "SYNC"}
     | {"BSSY", "BSYNC"}
+    | {"ELECT", "WARPSYNC", "NANOSLEEP", "YIELD", "ENDCOLLECTIVE", "UTCBAR"}
 )
 
 

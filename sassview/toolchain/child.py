@@ -16,6 +16,7 @@ fork is unavailable (Windows) the call runs in-process, unbounded, as before.
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import pickle
 import select
@@ -23,9 +24,10 @@ import signal
 import time
 import traceback
 from collections.abc import Callable, Iterable
-from typing import Any, TypeVar, cast
+from typing import Any, NamedTuple, TypeVar, cast
 
 from sassview.errors import SassviewError, ToolchainError
+from sassview.toolchain import lifeline
 from sassview.toolchain.run import STOPS, seconds_from_env
 
 T = TypeVar("T")
@@ -33,6 +35,8 @@ T = TypeVar("T")
 COMPILE_TIMEOUT_ENV = "SASSVIEW_COMPILE_TIMEOUT"
 # A compile may take this long: a large CUTLASS kernel takes minutes, a hang takes forever.
 DEFAULT_COMPILE_TIMEOUT_S = 900.0
+# The child ends itself this long after the parent's deadline (the parent kills it at its own).
+_OWN_DEADLINE_GRACE_S = 5
 
 
 def compile_timeout() -> float:
@@ -46,6 +50,8 @@ def call_in_child(fn: Callable[..., T], *args: Any, what: str, timeout: float) -
     (KeyboardInterrupt included) the child is killed before it propagates."""
     if not hasattr(os, "fork"):
         return fn(*args)
+    lifeline.available()  # prctl looked up here: the child only calls it
+    parent = os.getpid()
     read_end, write_end = os.pipe()
     # Ctrl-C or SIGTERM between the fork and the `try` would leave the child running: both
     # wait until each side is ready for them (the parent inside the `try`, the child with
@@ -60,7 +66,7 @@ def call_in_child(fn: Callable[..., T], *args: Any, what: str, timeout: float) -
         raise
     if pid == 0:  # pragma: no cover - the child; its coverage is the parent's result
         os.close(read_end)
-        _serve(write_end, fn, args, mask)
+        _serve(write_end, fn, args, mask, _Deadline(parent, timeout))
     os.close(write_end)
     status = None
     try:
@@ -82,13 +88,28 @@ def call_in_child(fn: Callable[..., T], *args: Any, what: str, timeout: float) -
     return cast(T, _result(data, status, what))
 
 
+class _Deadline(NamedTuple):
+    parent: int  # the pid that forked the child
+    seconds: float  # the parent's timeout
+
+
 def _serve(
-    write_end: int, fn: Callable[..., Any], args: tuple[Any, ...], mask: Iterable[int]
+    write_end: int,
+    fn: Callable[..., Any],
+    args: tuple[Any, ...],
+    mask: Iterable[int],
+    deadline: _Deadline,
 ) -> None:
     """In the child: compute, send, exit without running the parent's cleanup (atexit,
     buffered output, `finally` blocks further up the stack)."""
     for stop in STOPS:  # Ctrl-C at the terminal ends it at once
         signal.signal(stop, signal.SIG_DFL)
+    # Killed with its parent (kill -9, a closed terminal); and, should the parent's wait ever
+    # miss it, at a deadline of its own, a little after the parent's: SIGALRM's default action
+    # ends the process even while the library call holds the interpreter.
+    lifeline.die_with_parent(signal.SIGKILL, deadline.parent)
+    signal.signal(signal.SIGALRM, signal.SIG_DFL)
+    signal.alarm(math.ceil(deadline.seconds) + _OWN_DEADLINE_GRACE_S)
     signal.pthread_sigmask(signal.SIG_SETMASK, mask)
     try:
         try:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import math
 import os
+import select
 import signal
 import subprocess
 import tempfile
@@ -20,6 +21,7 @@ import time
 from collections.abc import Iterator, Sequence
 
 from sassview.errors import InputError, ToolFailed
+from sassview.toolchain import lifeline
 
 TIMEOUT_ENV = "SASSVIEW_TOOL_TIMEOUT"
 # A tool run may take this long, plus so much per MB of its input (nvdisasm reads a 27 KB cubin
@@ -31,7 +33,10 @@ VERSION_TIMEOUT_S = 5.0
 # What a tool may print before it is stopped (a listing is ~2x its cubin, 100x is far beyond).
 BASE_OUTPUT_BYTES = 16_000_000
 OUTPUT_PER_INPUT_BYTE = 100
-_POLL_S = 0.05  # how often a running tool's output size is looked at
+# How often a running tool's output size is looked at. Its end is an event (a pidfd that
+# becomes readable), not a poll: a tool that ends wakes the wait at once.
+_SIZE_CHECK_S = 0.1
+_POLL_S = 0.05  # where there is no pidfd (not Linux): how often its end is polled for
 
 
 def seconds_from_env(name: str) -> float | None:
@@ -79,6 +84,7 @@ class RunningTool:
         # They outlive this call by design; close() (via finish_tool) releases them.
         self._out = tempfile.TemporaryFile()  # noqa: SIM115
         self._err = tempfile.TemporaryFile()  # noqa: SIM115
+        self._exited: int | None = None  # a pidfd: readable once the tool has ended
         try:
             self.proc = subprocess.Popen(
                 argv,
@@ -87,10 +93,13 @@ class RunningTool:
                 stderr=self._err,
                 cwd=cwd,
                 start_new_session=True,  # its own process group: ended as one, spared Ctrl-C
+                preexec_fn=lifeline.preexec(signal.SIGKILL),  # and ended if sassview is killed
             )
         except OSError:
             self.close()
             raise
+        with contextlib.suppress(AttributeError, OSError):  # no pidfd: ended_within() polls
+            self._exited = os.pidfd_open(self.proc.pid)
 
     def printed(self) -> int:
         """Bytes written so far to stdout and stderr."""
@@ -102,11 +111,7 @@ class RunningTool:
         deadline = time.monotonic() + timeout
         while True:
             left = deadline - time.monotonic()
-            try:
-                self.proc.wait(timeout=max(0.0, min(_POLL_S, left)))
-                ended = True
-            except subprocess.TimeoutExpired:
-                ended = False
+            ended = self.ended_within(max(0.0, min(_SIZE_CHECK_S, left)))
             if self.printed() > max_output:  # checked after the end too: never read it all
                 return (
                     f"printed more than {max_output / 1e6:.0f} MB",
@@ -119,6 +124,21 @@ class RunningTool:
                     f"gave no answer in {timeout:.0f} s",
                     f"if it is only slow, set {TIMEOUT_ENV}=SECONDS to wait longer",
                 )
+
+    def ended_within(self, seconds: float) -> bool:
+        """Wait up to `seconds` for the tool to end (and reap it); True when it has. Its end
+        wakes this at once (a pidfd); where there is none, it is polled every 50 ms."""
+        if self._exited is None:
+            try:
+                self.proc.wait(timeout=min(_POLL_S, seconds))
+            except subprocess.TimeoutExpired:
+                return False
+            return True
+        ready, _, _ = select.select([self._exited], [], [], seconds)
+        if not ready:
+            return False
+        self.proc.wait()  # it has ended: this returns at once
+        return True
 
     def outputs(self) -> tuple[bytes, bytes]:
         self._out.seek(0)
@@ -133,11 +153,15 @@ class RunningTool:
             with contextlib.suppress(OSError):  # ESRCH: nothing of it is left
                 os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
+        if self._exited is not None:
+            os.close(self._exited)
+            self._exited = None
         self._out.close()
         self._err.close()
 
 
-STOPS = frozenset({signal.SIGINT, signal.SIGTERM})
+# What stops sassview with its cleanup: Ctrl-C, SIGTERM, and SIGHUP (its terminal closed).
+STOPS = frozenset({signal.SIGINT, signal.SIGTERM, signal.SIGHUP})
 
 
 @contextlib.contextmanager

@@ -7,6 +7,7 @@ hint; a traceback means a bug in sassview.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import json
 import signal
@@ -374,17 +375,23 @@ class _Stopped(BaseException):
     def __init__(self, signum: int) -> None:
         super().__init__(signum)
         self.code = 128 + signum
-        self.why = "interrupted" if signum == signal.SIGINT else "terminated"
+        self.why = {signal.SIGINT: "interrupted", signal.SIGHUP: "hung up"}.get(
+            signal.Signals(signum), "terminated"
+        )
+
+
+# Ctrl-C, SIGTERM and SIGHUP (the terminal closed, an ssh dropped) end a run the same way.
+_STOPS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
 def _stop(signum: int, frame: object) -> None:
-    for s in (signal.SIGINT, signal.SIGTERM):  # once: a second signal must not cut the cleanup
+    for s in _STOPS:  # once: a second signal must not cut the cleanup
         signal.signal(s, signal.SIG_IGN)
     raise _Stopped(signum)
 
 
 def main() -> None:
-    for s in (signal.SIGINT, signal.SIGTERM):
+    for s in _STOPS:
         signal.signal(s, _stop)
     try:
         try:
@@ -393,7 +400,8 @@ def main() -> None:
             _keep_cache_in_its_limit()  # not after a stop: the next command trims the cache
             raise
     except _Stopped as stop:
-        click.echo(f"sassview: {stop.why}", err=True)
+        with contextlib.suppress(OSError):  # a closed terminal cannot be written to
+            click.echo(f"sassview: {stop.why}", err=True)
         sys.exit(stop.code)
 
 

@@ -116,7 +116,7 @@ def record(case: str) -> None:
         (out / "kernel.cubin").write_bytes(art.cubin)
         (out / "kernel.ptx").write_text(art.ptx or "")
         (out / "compile.log").write_text(art.compile_log)
-        dis = disassemble(art.cubin)
+        dis = disassemble(art.cubin, json=True)
         (out / "sass.json").write_text(dis.json)
         (out / "sass.txt").write_text(dis.text)
         meta = {
