@@ -88,18 +88,30 @@ def resolve_build(path: Path, build: BuildOptions) -> FileBuild:
 
 
 def _with_database(path: Path, build: BuildOptions) -> FileBuild:
-    """`build` under the file's compile_commands.json entry, if it has one."""
+    """`build` under the file's compile_commands.json entry, if it has one: the database found
+    above it (or with -p), else the one sassview's configure of its CMake project writes."""
     done = dataclasses.replace(build, compile_commands=False)
     if build.compile_commands is False:
         return FileBuild(done)
     directory = build.compile_commands if isinstance(build.compile_commands, Path) else None
     database = find_database(path, directory)
+    project: tuple[str, ...] = ()
+    if database is None and directory is None:
+        from sassview.frontends.cmake_project import project_database
+
+        database, project = project_database(path)
     flags = build_flags(path, database) if database else None
     if flags is None:
-        if directory is None:
-            return FileBuild(done)
-        missing = f"note: {database} has no entry for {path} (nor one including it)"
-        return FileBuild(done, notes=(missing,))
+        if directory is not None:
+            missing = f"note: {database} has no entry for {path} (nor one including it)"
+            return FileBuild(done, notes=(missing,))
+        if database is not None:  # configured, and no target compiles it
+            project = (
+                *project,
+                f"  no target of it compiles {path.name} (nor a file including it): "
+                "no project flags for it",
+            )
+        return FileBuild(done, notes=project)
     merged = dataclasses.replace(
         done,
         defines=(*flags.defines, *build.defines),
@@ -108,17 +120,46 @@ def _with_database(path: Path, build: BuildOptions) -> FileBuild:
         host_compiler=build.host_compiler or flags.host_compiler,
         include_before=(*flags.include_before, *build.include_before),
     )
-    return FileBuild(merged, flags.archs, flags, _notes(path, flags))
+    _say_origins(flags, build)
+    return FileBuild(merged, flags.archs, flags, _notes(path, flags, project))
 
 
-def _notes(path: Path, flags: BuildFlags) -> tuple[str, ...]:
+def _notes(path: Path, flags: BuildFlags, project: tuple[str, ...] = ()) -> tuple[str, ...]:
     via = "" if flags.entry == path.resolve() else f" (as included by {flags.entry})"
-    notes = [f"note: build flags from {flags.database}{via}"]
+    if project:
+        notes = [project[0] + via, *project[1:]]
+    else:
+        notes = [f"note: build flags from {flags.database}{via}"]
     if flags.ignored:
         notes.append(f"  ignored, host or build only: {' '.join(flags.ignored)}")
     if flags.not_honoured:
         notes.append(f"  not honoured: {' '.join(flags.not_honoured)}")
     return tuple(notes)
+
+
+def _say_origins(flags: BuildFlags, build: BuildOptions) -> None:
+    """With -v: which flag came from where (the project's compile command, the user's own)."""
+    import logging
+
+    log = logging.getLogger("sassview")
+    if not log.isEnabledFor(logging.INFO):
+        return
+    for origin, include, defines, before, options in (
+        (f"{flags.database.name} ({flags.entry.name}'s command)", flags.include_dirs,
+         flags.defines, flags.include_before, flags.options),
+        ("the command line", build.include_dirs, build.defines, build.include_before,
+         build.options),
+    ):  # fmt: skip
+        said = [
+            *(f"-I {i}" for i in include),
+            *(f"-D {d}" for d in defines),
+            *(f"--include-before {b}" for b in before),
+            *options,
+        ]
+        if said:
+            log.info("flags from %s: %s", origin, " ".join(said))
+    if flags.archs:
+        log.info("targets from %s: %s", flags.database.name, " ".join(flags.archs))
 
 
 def declared_build(
