@@ -37,6 +37,7 @@ def compile(  # noqa: A001 - the natural name; sassview.compile reads well
     host_compiler: str | None = None,
     instantiate: Sequence[str] = (),
     include_before: Sequence[str | Path] = (),
+    kernels_in: Sequence[str | Path] = (),
 ) -> Program:
     """Compile CUDA C++ (text or a file) for one architecture and return its model.
 
@@ -57,6 +58,7 @@ def compile(  # noqa: A001 - the natural name; sassview.compile reads well
             host_compiler=host_compiler,
             instantiate=instantiate,
             include_before=include_before,
+            kernels_in=kernels_in,
         )
     finally:
         release_claims()  # a failed compile never put its entry (cache/locks.py)
@@ -107,6 +109,7 @@ def load(
     host_compiler: str | None = None,
     instantiate: Sequence[str] = (),
     include_before: Sequence[str | Path] = (),
+    kernels_in: Sequence[str | Path] = (),
 ) -> list[Program]:
     """Any file sassview reads -> one Program per (cubin, architecture).
 
@@ -134,6 +137,7 @@ def load(
                 host_compiler=host_compiler,
                 instantiate=instantiate,
                 include_before=include_before,
+                kernels_in=kernels_in,
             )
             for a in archs
         ]
@@ -187,6 +191,7 @@ def inspect(
     host_compiler: str | None = None,
     instantiate: Sequence[str] = (),
     include_before: Sequence[str | Path] = (),
+    kernels_in: Sequence[str | Path] = (),
 ) -> list[Inspection]:
     """Any file sassview reads -> one Inspection per (program, kernel): what every view reads.
 
@@ -203,6 +208,7 @@ def inspect(
         host_compiler=host_compiler,
         instantiate=instantiate,
         include_before=include_before,
+        kernels_in=kernels_in,
     )
     if kernel is None:
         return [i for p in programs for i in analyze(p)]

@@ -407,6 +407,9 @@ class Artifacts:
     # cache key covers each one's bytes: on a cache hit the files on disk are those compiled.
     compiler: str = ""
     inputs: tuple[str, ...] = ()
+    # A header checked as its includer includes it: only the kernels defined in these files are
+    # the program's (the includer's lines before the header define kernels of their own).
+    kernels_in: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -38,6 +38,9 @@ class BuildOptions:
     compile_commands: bool | Path = True
     # A file that #includes this header: its lines before that #include go first (includer.py).
     included_by: Path | None = None
+    # The files whose kernels are the program's: the header, when it is compiled in its
+    # includer's context (resolve_build sets it; the includer's own kernels are not asked for).
+    kernels_in: tuple[Path, ...] = ()
 
     def compile_kwargs(self) -> dict[str, Any]:
         """The keywords of sassview.compile / load / inspect for this build."""
@@ -49,6 +52,7 @@ class BuildOptions:
             "host_compiler": self.host_compiler,
             "instantiate": self.instantiate,
             "include_before": self.include_before,
+            "kernels_in": self.kernels_in,
         }
 
 
@@ -68,23 +72,52 @@ def resolve_build(path: Path, build: BuildOptions) -> FileBuild:
     if path.suffix not in CUDA_SUFFIXES:
         return FileBuild(dataclasses.replace(build, compile_commands=False, included_by=None))
     found = _with_database(path, build)
-    if build.included_by is None:
+    includer, how = build.included_by, "(its lines before)"
+    if includer is None and _wants_includer(path, build):
+        from sassview.frontends.includer import find_includers
+
+        includers = find_includers(path, found.options.include_dirs)
+        if includers:
+            includer = includers[0]
+            how = f"(its lines before; {_others(includers)})"
+    if includer is None:
         return found
     from sassview import cache
     from sassview.frontends.includer import context_file
 
     merged = found.options
     context = context_file(
-        build.included_by, path, merged.include_dirs, cache.scratch_dir("includer-context")
+        includer, path, merged.include_dirs, cache.scratch_dir("includer-context")
     )
     in_context = dataclasses.replace(
         merged,
-        include_dirs=(*merged.include_dirs, build.included_by.resolve().parent),
+        include_dirs=(*merged.include_dirs, includer.resolve().parent),
         include_before=(context, *merged.include_before),
         included_by=None,
+        kernels_in=(path.resolve(),),
     )
-    note = f"note: {path.name} compiled as {build.included_by} includes it (its lines before)"
+    note = f"note: {path.name} compiled as {includer} includes it {how}"
     return dataclasses.replace(found, options=in_context, notes=(*found.notes, note))
+
+
+_HEADER_SUFFIXES = (".cuh", ".h", ".hpp", ".hh", ".hxx", ".inl")
+
+
+def _wants_includer(path: Path, build: BuildOptions) -> bool:
+    """A header checked alone, with nothing given ahead of it: its includer's context is the
+    build's (with --no-compile-commands, the user asked for the file as it is)."""
+    return (
+        path.suffix in _HEADER_SUFFIXES
+        and not build.include_before
+        and build.compile_commands is not False
+    )
+
+
+def _others(includers: Sequence[Path]) -> str:
+    rest = len(includers) - 1
+    if rest == 0:
+        return "the one file in the project that includes it"
+    return f"the nearest of {len(includers)} files that include it; --included-by FILE for another"
 
 
 def _with_database(path: Path, build: BuildOptions) -> FileBuild:
@@ -100,6 +133,11 @@ def _with_database(path: Path, build: BuildOptions) -> FileBuild:
         from sassview.frontends.cmake_project import project_database
 
         database, project = project_database(path)
+        if database is None and not project:
+            from sassview.frontends.makefile_flags import makefile_note
+
+            note = makefile_note(path)
+            return FileBuild(done, notes=(note,) if note else ())
     flags = build_flags(path, database) if database else None
     if flags is None:
         if directory is not None:
