@@ -163,7 +163,7 @@ def test_check_compiles_a_cmake_projects_file_with_no_flags() -> None:
 
 
 @pytest.mark.compile
-def test_the_tui_loader_and_export_take_the_projects_flags(tmp_path: Path) -> None:
+def test_the_tui_loader_the_fixture_and_export_take_the_projects_flags(tmp_path: Path) -> None:
     from sassview.tui.loader import Target, load
 
     loaded = load(Target(SOFTMAX, kernel="ops::softmax"))
@@ -171,8 +171,28 @@ def test_the_tui_loader_and_export_take_the_projects_flags(tmp_path: Path) -> No
         "ops::softmax(float const*, float*, int)"
     ]
     assert any("CMake project" in n for n in loaded.notes)
+    from sassview.testing.loader import KernelCache
+    from sassview.testing.loader import Target as FixtureTarget
+
+    (program,) = KernelCache().load(FixtureTarget(SOFTMAX, "sm_80"))  # sassview_kernel's
+    assert {"-DTILE_DIM=32", "-std=c++20"} <= set(program.artifacts.options)
     done = sassview("export", SOFTMAX, "-o", tmp_path / "out", "-k", "softmax")
     assert done.returncode == 0, done.stderr
     assert "CMake project" in done.stderr
     (page,) = (tmp_path / "out").rglob("*.md")
     assert "ops::softmax" in page.read_text()
+
+
+def test_cmakes_error_is_said_in_its_own_words_at_its_line() -> None:
+    said = cmake_project._cmake_error_text(
+        "-- Detecting CUDA compile features - done\n"
+        "CMake Error at CMakeLists.txt:12 (target_compile_features):\n"
+        '  target_compile_features The compiler feature "cuda_std_20" is not known\n\n'
+        "Call Stack (most recent call first):\n  CMakeLists.txt:12 (x)\n"
+    )
+    assert said == (
+        'CMakeLists.txt:12: target_compile_features The compiler feature "cuda_std_20" is not known'
+    )
+    assert (
+        cmake_project._cmake_error_text("CMake Error: no such dir\n") == "CMake Error: no such dir"
+    )

@@ -44,6 +44,7 @@ _PROJECT_CALL = re.compile(rb"^\s*project\s*\(", re.I | re.M)
 # CMakeCache.txt) is skipped too, so configuring it does not change the key.
 _SKIPPED = {".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv"}
 _MAX_KEYED_FILES = 5000
+_ERROR_AT = re.compile(r"^CMake Error at (\S+:\d+) \([^)]*\):\s*$")  # "CMakeLists.txt:3 (message):"
 _CONFIGURE_TIMEOUT_S = 300.0  # compiler detection builds two test programs; slow disks take long
 log = logging.getLogger("sassview")
 
@@ -205,8 +206,6 @@ def _definitions(nvcc: str, host: str | None) -> list[str]:
         "-DCMAKE_CUDA_ARCHITECTURES=OFF",
         "-DCMAKE_POLICY_VERSION_MINIMUM=3.5",  # cmake 4 refuses projects written for < 3.5
         "-DCMAKE_BUILD_TYPE=Release",
-        "-Wno-dev",
-        "--no-warn-unused-cli",
     ]
     if host:
         defs.append(f"-DCMAKE_CUDA_HOST_COMPILER={host}")
@@ -276,13 +275,14 @@ def _cmake_error_text(output: str) -> str:
     start = next((i for i, s in enumerate(lines) if s.startswith("CMake Error")), None)
     if start is None:
         return next((s.strip() for s in reversed(lines) if s.strip()), "no reason given")
-    said = [lines[start].rstrip(":").strip()]
+    head = _ERROR_AT.match(lines[start])
+    said = [f"{head.group(1)}: " if head else lines[start].rstrip(":").strip()]
     for line in lines[start + 1 :]:
         if line and not line.startswith(" "):
             break
         if line.strip() and not line.startswith("Call Stack"):
             said.append(line.strip())
-    return " ".join(said)
+    return (said[0] + " ".join(said[1:])).strip()
 
 
 def project_database(source: Path) -> tuple[Path | None, tuple[str, ...]]:
