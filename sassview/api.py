@@ -39,6 +39,7 @@ def compile(  # noqa: A001 - the natural name; sassview.compile reads well
     instantiate: Sequence[str] = (),
     include_before: Sequence[str | Path] = (),
     toolchain: str | None = None,
+    kernels_in: Sequence[str | Path] = (),
 ) -> Program:
     """Compile CUDA C++ (text or a file) for one architecture and return its model.
 
@@ -61,6 +62,7 @@ def compile(  # noqa: A001 - the natural name; sassview.compile reads well
             instantiate=instantiate,
             include_before=include_before,
             toolchain=toolchain,
+            kernels_in=kernels_in,
         )
     finally:
         release_claims()  # a failed compile never put its entry (cache/locks.py)
@@ -132,6 +134,7 @@ def load(
     instantiate: Sequence[str] = (),
     include_before: Sequence[str | Path] = (),
     toolchain: str | None = None,
+    kernels_in: Sequence[str | Path] = (),
 ) -> list[Program]:
     """Any file sassview reads -> one Program per (cubin, architecture).
 
@@ -169,6 +172,7 @@ def load(
                 instantiate=instantiate,
                 include_before=include_before,
                 toolchain=toolchain,
+                kernels_in=kernels_in,
             )
             for a in archs
         ]
@@ -223,6 +227,7 @@ def inspect(
     instantiate: Sequence[str] = (),
     include_before: Sequence[str | Path] = (),
     toolchain: str | None = None,
+    kernels_in: Sequence[str | Path] = (),
 ) -> list[Inspection]:
     """Any file sassview reads -> one Inspection per (program, kernel): what every view reads.
 
@@ -240,6 +245,7 @@ def inspect(
         instantiate=instantiate,
         include_before=include_before,
         toolchain=toolchain,
+        kernels_in=kernels_in,
     )
     if kernel is None:
         return [i for p in programs for i in analyze(p)]

@@ -303,6 +303,8 @@ def assemble_program(artifacts: Artifacts, *, where: str = "<cubin>") -> Program
         _kernel(ck, artifacts, info.arch, listing, ptx, reports, sites, where)
         for ck in info.kernels
     )
+    if artifacts.kernels_in:
+        kernels = _defined_in(kernels, artifacts.kernels_in)
     return Program(
         artifacts=artifacts,
         kernels=kernels,
@@ -310,6 +312,20 @@ def assemble_program(artifacts: Artifacts, *, where: str = "<cubin>") -> Program
         abi_version=info.abi_version,
         producer=info.producer,
     )
+
+
+def _defined_in(kernels: tuple[Kernel, ...], files: tuple[str, ...]) -> tuple[Kernel, ...]:
+    """The kernels whose own code (the outermost frame of their first located instruction) is
+    in one of `files`; one with no line to tell is kept (unknown is not someone else's)."""
+    import os
+
+    wanted = {os.path.normpath(f) for f in files}
+
+    def home(kernel: Kernel) -> str | None:
+        loc = next((i.source for i in kernel.instructions if i.source is not None), None)
+        return os.path.normpath(loc.outermost.file) if loc is not None else None
+
+    return tuple(k for k in kernels if (h := home(k)) is None or h in wanted)
 
 
 def _short_names(artifacts: Artifacts) -> dict[str, str]:

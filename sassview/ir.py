@@ -335,9 +335,20 @@ class Kernel:
     def names(self) -> tuple[str, ...]:
         """The names a user may give this kernel, most exact first: mangled, demangled, demangled
         without arguments (`transpose<32, 8, 1>`), and without template arguments or a CuTe DSL
-        specialization (`transpose`, `ew_kernel`): the name its source file spells."""
-        without_arguments = self.display_name.split("(", 1)[0]
-        return (self.name, self.display_name, without_arguments, without_arguments.split("<")[0])
+        specialization (`transpose`, `ew_kernel`): the name its source file spells; then each of
+        those without its namespaces, one at a time (`ops::detail::softmax` is also
+        `detail::softmax` and `softmax`, as a `__global__` in `namespace ops` is spelled)."""
+        shown = self.display_name.removeprefix("(anonymous namespace)::")
+        without_arguments = shown.split("(", 1)[0]
+        bare = without_arguments.split("<")[0]
+        return (
+            self.name,
+            self.display_name,
+            without_arguments,
+            bare,
+            *_unqualified(without_arguments),
+            *_unqualified(bare),
+        )
 
     def matches(self, name: str) -> bool:
         """Whether `name` is one of names(), spaces ignored (`transpose<32,8,1>` is typed so)."""
@@ -365,6 +376,14 @@ class Kernel:
         return counts
 
 
+def _unqualified(name: str) -> tuple[str, ...]:
+    """`a::b::k<T>` -> (`b::k<T>`, `k<T>`): the name without its leading scopes, one at a time
+    (the `::` inside template arguments is left alone)."""
+    head, angle, rest = name.partition("<")
+    scopes = head.split("::")
+    return tuple("::".join(scopes[i:]) + angle + rest for i in range(1, len(scopes)))
+
+
 @dataclass(frozen=True, slots=True)
 class Artifacts:
     """Everything a compile produced, kept so views can show it and the cache can store it."""
@@ -388,6 +407,9 @@ class Artifacts:
     # cache key covers each one's bytes: on a cache hit the files on disk are those compiled.
     compiler: str = ""
     inputs: tuple[str, ...] = ()
+    # A header checked as its includer includes it: only the kernels defined in these files are
+    # the program's (the includer's lines before the header define kernels of their own).
+    kernels_in: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

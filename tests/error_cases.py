@@ -40,6 +40,39 @@ def _file(tmp: Path, name: str, data: str | bytes) -> str:
     return str(p)
 
 
+_RELAXED = (
+    "constexpr float scale_for(int n) { return 1.0f / n; }\n"
+    "__global__ void scale(float* x) { x[threadIdx.x] *= scale_for(4); }\n"
+)
+_TORCH_EXTENSION = (
+    "#include <torch/extension.h>\n"
+    "__global__ void fill(float* out, float v) { out[threadIdx.x] = v; }\n"
+    "torch::Tensor run(torch::Tensor x) { fill<<<1, 32>>>(x.data_ptr<float>(), 1.f); return x; }\n"
+)
+
+
+def _cmake_project(tmp: Path) -> str:
+    _file(
+        tmp,
+        "CMakeLists.txt",
+        "cmake_minimum_required(VERSION 3.18)\nproject(ext LANGUAGES CXX CUDA)\n"
+        'message(FATAL_ERROR "Torch not found: set Torch_DIR")\nadd_library(ext k.cu)\n',
+    )
+    return _file(tmp, "k.cu", "__global__ void k(float* x) { x[0] = 1.f; }\n")
+
+
+def _project_file(tmp: Path) -> str:
+    (tmp / ".git").mkdir()
+    (tmp / "include" / "ops").mkdir(parents=True)
+    _file(tmp / "include" / "ops", "config.cuh", "#pragma once\n#define TILE 32\n")
+    (tmp / "src").mkdir()
+    return _file(
+        tmp / "src",
+        "k.cu",
+        '#include "ops/config.cuh"\n__global__ void k(float* x) { x[0] = TILE; }\n',
+    )
+
+
 def _cubin() -> bytes:
     return (CORPUS / "vecadd" / "sm_90a" / "kernel.cubin").read_bytes()
 
@@ -353,9 +386,42 @@ CASES: list[Case] = [
     Case(
         "header-needs-includer",
         "whole programs and headers",
-        "a header that uses a typedef and a macro of the file including it",
-        lambda t: ["check", str(SRC / "project" / "kernels" / "reduce.cuh")],
+        "a header checked as it is (no project context) that uses a typedef and a macro of "
+        "the file including it",
+        lambda t: [
+            "check",
+            str(SRC / "project" / "kernels" / "reduce.cuh"),
+            "--no-compile-commands",
+        ],
         ('"value_t" is undefined', "--included-by", "runner.cu includes it at line 7"),
+    ),
+    Case(
+        "cmake-configure-fails",
+        "whole programs and headers",
+        "a file in a CMake project whose configure fails (sassview configures it for its flags)",
+        lambda t: ["check", _cmake_project(t)],
+        ("cmake could not configure", "Torch not found", "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON"),
+    ),
+    Case(
+        "advised-option",
+        "whole programs and headers",
+        "code the compiler says an option allows (a constexpr host function on the device)",
+        lambda t: ["check", _file(t, "relaxed.cu", _RELAXED)],
+        ("calling a constexpr __host__ function", "add -X=--expt-relaxed-constexpr (tried"),
+    ),
+    Case(
+        "header-in-project",
+        "whole programs and headers",
+        "an #include of the project's header, checked with no -I",
+        lambda t: ["check", _project_file(t)],
+        ('cannot open source file "ops/config.cuh"', "add -I ", "(tried: it compiles)"),
+    ),
+    Case(
+        "torch-extension",
+        "whole programs and headers",
+        "a PyTorch extension on a machine without torch",
+        lambda t: ["check", _file(t, "ext.cu", _TORCH_EXTENSION)],
+        ("torch/extension.h", "a PyTorch extension: its host code needs torch's headers"),
     ),
     Case(
         "include-before-missing",

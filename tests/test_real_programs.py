@@ -84,8 +84,11 @@ def test_cublas_and_the_driver_apis_tensor_map_need_only_the_cublas_wheel() -> N
 def test_a_header_relying_on_its_includer_is_checked_as_included_there() -> None:
     header = REAL / "warpsize" / "block_reduce.cuh"
     includer = REAL / "warpsize" / "reduce.cu"
-    alone = sassview("check", header, "--arch", "sm_90a")
+    alone = sassview("check", header, "--arch", "sm_90a", "--no-compile-commands")
     clean_error(alone, 'identifier "real" is undefined', f"--included-by {includer}")
+    found = sassview("check", header, "--arch", "sm_90a", "--json")  # its includer, found
+    assert found.returncode == 0, found.stderr
+    assert f"note: block_reduce.cuh compiled as {includer} includes it" in found.stderr
     done = sassview("check", header, "--arch", "sm_90a", "--included-by", includer, "--json")
     assert done.returncode == 0, done.stderr
     assert f"note: block_reduce.cuh compiled as {includer} includes it" in done.stderr

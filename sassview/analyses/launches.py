@@ -40,7 +40,12 @@ _CONSTANT = re.compile(
     r"(?:int|long|short|size_t|unsigned|auto|std::size_t|int32_t|uint32_t)?\s*"
     r"(\w+)\s*=\s*([^;]+);"
 )
-_DIM3_VARIABLE = re.compile(r"\bdim3\s+(\w+)\s*(?:=\s*dim3\s*)?[({]([^;]*?)[)}]\s*;")
+# `dim3 block(16, 16);`, `dim3 const block_dim{32U, 32U, 1U};`, `const dim3 b = dim3(8, 8);`
+_DIM3_VARIABLE = re.compile(
+    r"\bdim3\s+(?:const\s+|constexpr\s+)?(\w+)\s*(?:=\s*dim3\s*)?[({]([^;]*?)[)}]\s*;"
+)
+# An integer literal's suffix (32U, 256u, 16UL), which the constant evaluator does not read.
+_SUFFIX = re.compile(r"\b(\d+)(?:[uU](?:ll|LL|l|L)?|(?:ll|LL|l|L)[uU]?)\b")
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,7 +177,7 @@ def _block_dims(
 
 
 def _dims(parts: list[str], constants: Mapping[str, int]) -> tuple[int, int, int] | None:
-    values = [constant_expression(p, constants) for p in parts]
+    values = [constant_expression(_SUFFIX.sub(r"\1", p), constants) for p in parts]
     if not 1 <= len(values) <= 3 or any(v is None or v <= 0 for v in values):
         return None
     x, y, z = [*values, 1, 1][:3]

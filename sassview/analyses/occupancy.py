@@ -14,7 +14,8 @@ and takes the smallest. Every resource that reaches it is a limiter. The cliffs:
 registers per thread, and the most shared memory per block, that would let one more block in
 with the other resources unchanged (None when another limiter stands in the way).
 
-Block sizes: `.reqntid` (exact), the launches in the kernel's own file (`<<<g, dim3(16, 16)>>>`,
+Block sizes: the user's `--block` (as the memory analyses take it; reported as a launch),
+`.reqntid` (exact), the launches in the kernel's own file (`<<<g, dim3(16, 16)>>>`,
 analyses/launches.py: when they agree), `.maxntid` / `__launch_bounds__` (the largest the launch
 may use: taken as the size), Triton's `num_warps` × 32 (from the compile's metadata); otherwise a
 sweep over 64 … 1024 threads. The per-architecture numbers and their sources are in sm_limits.py.
@@ -172,11 +173,15 @@ def _shared_cliff(sm: SmLimits, use: Usage, blocks: int, limits: dict[str, int])
 
 
 def block_sizes(
-    kernel: Kernel, num_warps: int | None = None, launched: int | None = None
+    kernel: Kernel, num_warps: int | None = None, launched: int | None = None, given: bool = False
 ) -> tuple[tuple[int, ...], str]:
     """The block sizes to report and where they come from (`num_warps`: Triton's; `launched`:
-    the threads of the block the kernel's own file launches it with, analyses/launches.py)."""
+    the threads of the block the kernel's own file launches it with, analyses/launches.py, or
+    the user's `--block` when `given`: it comes first, as it does for the memory analyses
+    (warp.block_shape), and reads as a launch)."""
     res = kernel.resources
+    if given and launched:
+        return (launched,), "launch"
     if res.reqntid:
         return (math.prod(res.reqntid),), "reqntid"
     if launched:  # what the program does, within what __launch_bounds__ allows
@@ -210,13 +215,16 @@ def run(ctx: AnalysisContext) -> Findings:
     sm = limits_for(kernel.arch)
     if sm is None:
         return Findings(facts=OccupancyFacts(known=False, arch=kernel.arch, block_source=None))
-    launched = launched_block(ctx)
+    given = ctx.block if ctx.block is not None and ctx.block.known else None
+    launched = given or launched_block(ctx)
     if launched is not None and not launched.known:  # launches that disagree: no one size
         launched = None
     threads = launched.threads if launched is not None else None
-    sizes, source = block_sizes(kernel, _metadata_warps(ctx), threads)
+    sizes, source = block_sizes(kernel, _metadata_warps(ctx), threads, given is not None)
     points = [occupancy(sm, usage_of(kernel, n)) for n in sizes]
     where = launched.source if launched is not None else None
+    if given is not None:  # the memory rows' block (warp.block_shape): the same words
+        where = f"--block {given.x}x{given.y}x{given.z}"
     text = describe(points, source, sm, kernel.resources.registers, where)
     if any(ins.opcode == "USETMAXREG" for ins in kernel.instructions):
         # The launch allocates REGCOUNT for every thread; setmaxnreg only moves registers

@@ -40,6 +40,9 @@ class BuildOptions:
     included_by: Path | None = None
     # A CUDA release added with `sassview toolchain add` (toolchain/store.py); None: the default.
     toolchain: str | None = None
+    # The files whose kernels are the program's: the header, when it is compiled in its
+    # includer's context (resolve_build sets it; the includer's own kernels are not asked for).
+    kernels_in: tuple[Path, ...] = ()
 
     def compile_kwargs(self) -> dict[str, Any]:
         """The keywords of sassview.compile / load / inspect for this build."""
@@ -52,6 +55,7 @@ class BuildOptions:
             "instantiate": self.instantiate,
             "include_before": self.include_before,
             "toolchain": self.toolchain,
+            "kernels_in": self.kernels_in,
         }
 
 
@@ -71,38 +75,84 @@ def resolve_build(path: Path, build: BuildOptions) -> FileBuild:
     if path.suffix not in CUDA_SUFFIXES:
         return FileBuild(dataclasses.replace(build, compile_commands=False, included_by=None))
     found = _with_database(path, build)
-    if build.included_by is None:
+    includer, how = build.included_by, "(its lines before)"
+    if includer is None and _wants_includer(path, build):
+        from sassview.frontends.includer import find_includers
+
+        includers = find_includers(path, found.options.include_dirs)
+        if includers:
+            includer = includers[0]
+            how = f"(its lines before; {_others(includers)})"
+    if includer is None:
         return found
     from sassview import cache
     from sassview.frontends.includer import context_file
 
     merged = found.options
     context = context_file(
-        build.included_by, path, merged.include_dirs, cache.scratch_dir("includer-context")
+        includer, path, merged.include_dirs, cache.scratch_dir("includer-context")
     )
     in_context = dataclasses.replace(
         merged,
-        include_dirs=(*merged.include_dirs, build.included_by.resolve().parent),
+        include_dirs=(*merged.include_dirs, includer.resolve().parent),
         include_before=(context, *merged.include_before),
         included_by=None,
+        kernels_in=(path.resolve(),),
     )
-    note = f"note: {path.name} compiled as {build.included_by} includes it (its lines before)"
+    note = f"note: {path.name} compiled as {includer} includes it {how}"
     return dataclasses.replace(found, options=in_context, notes=(*found.notes, note))
 
 
+_HEADER_SUFFIXES = (".cuh", ".h", ".hpp", ".hh", ".hxx", ".inl")
+
+
+def _wants_includer(path: Path, build: BuildOptions) -> bool:
+    """A header checked alone, with nothing given ahead of it: its includer's context is the
+    build's (with --no-compile-commands, the user asked for the file as it is)."""
+    return (
+        path.suffix in _HEADER_SUFFIXES
+        and not build.include_before
+        and build.compile_commands is not False
+    )
+
+
+def _others(includers: Sequence[Path]) -> str:
+    rest = len(includers) - 1
+    if rest == 0:
+        return "the one file in the project that includes it"
+    return f"the nearest of {len(includers)} files that include it; --included-by FILE for another"
+
+
 def _with_database(path: Path, build: BuildOptions) -> FileBuild:
-    """`build` under the file's compile_commands.json entry, if it has one."""
+    """`build` under the file's compile_commands.json entry, if it has one: the database found
+    above it (or with -p), else the one sassview's configure of its CMake project writes."""
     done = dataclasses.replace(build, compile_commands=False)
     if build.compile_commands is False:
         return FileBuild(done)
     directory = build.compile_commands if isinstance(build.compile_commands, Path) else None
     database = find_database(path, directory)
+    project: tuple[str, ...] = ()
+    if database is None and directory is None:
+        from sassview.frontends.cmake_project import project_database
+
+        database, project = project_database(path)
+        if database is None and not project:
+            from sassview.frontends.makefile_flags import makefile_note
+
+            note = makefile_note(path)
+            return FileBuild(done, notes=(note,) if note else ())
     flags = build_flags(path, database) if database else None
     if flags is None:
-        if directory is None:
-            return FileBuild(done)
-        missing = f"note: {database} has no entry for {path} (nor one including it)"
-        return FileBuild(done, notes=(missing,))
+        if directory is not None:
+            missing = f"note: {database} has no entry for {path} (nor one including it)"
+            return FileBuild(done, notes=(missing,))
+        if database is not None:  # configured, and no target compiles it
+            project = (
+                *project,
+                f"  no target of it compiles {path.name} (nor a file including it): "
+                "no project flags for it",
+            )
+        return FileBuild(done, notes=project)
     merged = dataclasses.replace(
         done,
         defines=(*flags.defines, *build.defines),
@@ -111,17 +161,46 @@ def _with_database(path: Path, build: BuildOptions) -> FileBuild:
         host_compiler=build.host_compiler or flags.host_compiler,
         include_before=(*flags.include_before, *build.include_before),
     )
-    return FileBuild(merged, flags.archs, flags, _notes(path, flags))
+    _say_origins(flags, build)
+    return FileBuild(merged, flags.archs, flags, _notes(path, flags, project))
 
 
-def _notes(path: Path, flags: BuildFlags) -> tuple[str, ...]:
+def _notes(path: Path, flags: BuildFlags, project: tuple[str, ...] = ()) -> tuple[str, ...]:
     via = "" if flags.entry == path.resolve() else f" (as included by {flags.entry})"
-    notes = [f"note: build flags from {flags.database}{via}"]
+    if project:
+        notes = [project[0] + via, *project[1:]]
+    else:
+        notes = [f"note: build flags from {flags.database}{via}"]
     if flags.ignored:
         notes.append(f"  ignored, host or build only: {' '.join(flags.ignored)}")
     if flags.not_honoured:
         notes.append(f"  not honoured: {' '.join(flags.not_honoured)}")
     return tuple(notes)
+
+
+def _say_origins(flags: BuildFlags, build: BuildOptions) -> None:
+    """With -v: which flag came from where (the project's compile command, the user's own)."""
+    import logging
+
+    log = logging.getLogger("sassview")
+    if not log.isEnabledFor(logging.INFO):
+        return
+    for origin, include, defines, before, options in (
+        (f"{flags.database.name} ({flags.entry.name}'s command)", flags.include_dirs,
+         flags.defines, flags.include_before, flags.options),
+        ("the command line", build.include_dirs, build.defines, build.include_before,
+         build.options),
+    ):  # fmt: skip
+        said = [
+            *(f"-I {i}" for i in include),
+            *(f"-D {d}" for d in defines),
+            *(f"--include-before {b}" for b in before),
+            *options,
+        ]
+        if said:
+            log.info("flags from %s: %s", origin, " ".join(said))
+    if flags.archs:
+        log.info("targets from %s: %s", flags.database.name, " ".join(flags.archs))
 
 
 def declared_build(

@@ -15,7 +15,10 @@ versions.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
+import os
+import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -24,7 +27,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 from sassview import cache
-from sassview.errors import CompileError, InputError, ToolchainError
+from sassview.errors import CompileError, InputError, SassviewError, ToolchainError
 from sassview.frontends import depcache
 from sassview.frontends.arch import parse_arch
 from sassview.frontends.includes import IncludeScan, local_includes
@@ -84,6 +87,7 @@ class CudaRequest:
     instantiate: tuple[str, ...]
     host_compiler: str | None
     toolchain: Toolchain | None = None  # a stored release (toolchain/store.py); None: default
+    kernels_in: tuple[str, ...] = ()  # only these files' kernels are the program's
 
     @property
     def appendix(self) -> str:
@@ -107,16 +111,21 @@ def compile_cuda(
     instantiate: Sequence[str] = (),
     include_before: Sequence[str | Path] = (),
     toolchain: str | None = None,
+    kernels_in: Sequence[str | Path] = (),
 ) -> Artifacts:
     """Compile CUDA C++ for one architecture; cached by everything that went in.
     `toolchain`: a release added with `sassview toolchain add` ("12.9"), compiled by its
-    NVRTC; None or "default": the release installed with sassview."""
+    NVRTC; None or "default": the release installed with sassview. `kernels_in`: the files
+    whose kernels are the program's (a header checked in its includer's context)."""
     if source is None and path is None:
         raise InputError("nothing to compile", "pass CUDA C++ source text or a path")
     if compiler not in COMPILERS:
         raise InputError(f"unknown compiler {compiler!r}", f"use one of {', '.join(COMPILERS)}")
     src_path = Path(path).resolve() if path is not None else None
     data = read_source(src_path) if source is None and src_path else _as_bytes(source)
+    # A UTF-8 byte order mark (an editor's, on Windows) is no token: gcc and nvcc skip it,
+    # NVRTC refuses it ("unrecognized token" at 1:1). Read the file as the compilers do.
+    data = data.removeprefix(b"\xef\xbb\xbf")
     if not data.strip():
         raise InputError(
             f"{src_path or 'the source'} is empty", "give it at least one __global__ kernel"
@@ -136,12 +145,44 @@ def compile_cuda(
         tuple(instantiate),
         host_compiler,
         _stored_toolchain(toolchain),
+        tuple(str(Path(p).resolve()) for p in kernels_in),
     )
     if request.toolchain is not None and compiler == "nvcc":
         raise _no_stored_nvcc(request, "--compiler nvcc")
+    try:
+        return _compile(request, compiler)
+    except CompileError as exc:
+        advice = getattr(exc, "advice", "")  # cuda_errors.AdvisedError: not imported warm
+        if not advice:
+            raise
+        raise _advice_tried(request, compiler, exc, advice) from None
+
+
+def _compile(request: CudaRequest, compiler: str) -> Artifacts:
     if compiler == "nvcc":
         return _via_nvcc(request, "--compiler nvcc")
     return _via_nvrtc(request, fall_back=compiler == "auto")
+
+
+def _advice_tried(
+    request: CudaRequest, compiler: str, refused: CompileError, advice: str
+) -> CompileError:
+    """An option may fix the compile (the compiler named it, or it is the -I of a header the
+    project has): compile once more with it, so the hint says what it does (a hint is never a
+    fix nobody tried). A success is cached: the user's next run with the option finds it."""
+    if advice.startswith("-I"):
+        extra = Path(advice[2:])
+        with_it = dataclasses.replace(request, include_dirs=(*request.include_dirs, extra))
+    else:
+        with_it = dataclasses.replace(request, options=(*request.options, advice))
+    try:
+        _compile(with_it, compiler)
+    except SassviewError as next_error:
+        said = next_error.message.removeprefix("compile failed: ")
+        hint = f"{refused.hint} (tried: with it, the next error is {said})"
+    else:
+        hint = f"{refused.hint} (tried: it compiles)"
+    return CompileError(refused.message, hint, detail=refused.detail)
 
 
 def _with_library_headers(
@@ -274,7 +315,7 @@ def _via_nvrtc(req: CudaRequest, *, fall_back: bool) -> Artifacts:
                     routes.put(key, {"reason": reason})
                 return _via_nvcc(req, reason)
             raise nvrtc_compile_error(
-                out.log, req.arch, req.instantiate, reason, lambda: _includer_hint(req)
+                out.log, req.arch, req.instantiate, reason, lambda: _includer_hint(req), opts
             )
         files: dict[str, bytes | str] = {
             "kernel.ptx": out.ptx,
@@ -370,7 +411,9 @@ def _via_nvcc(req: CudaRequest, reason: str) -> Artifacts:
     if not out.ok:
         from sassview.frontends.cuda_errors import nvcc_compile_error
 
-        raise nvcc_compile_error(out.log, req.arch, req.instantiate, lambda: _includer_hint(req))
+        raise nvcc_compile_error(
+            out.log, req.arch, req.instantiate, lambda: _includer_hint(req), opts
+        )
     key = depcache.record(base, found, out.deps, lists, _probed(req))
     results.put(key, {"kernel.ptx": out.ptx, "kernel.cubin": out.cubin, "compile.log": out.log})
     return _checked(req, "nvcc", shown, versions, out.deps, out.ptx, out.cubin, out.log, reason)
@@ -434,7 +477,7 @@ def _checked(
     host_reason: str = "",
 ) -> Artifacts:
     """The artifacts of a compile that made at least one kernel; else an input error."""
-    if ".entry" not in ptx:
+    if ".entry" not in ptx or (req.kernels_in and not _has_entry_in(ptx, req.kernels_in)):
         from sassview.frontends.cuda_source import no_kernel_error
 
         raise no_kernel_error(req.name, _texts(req, inputs), host_reason)
@@ -450,7 +493,24 @@ def _checked(
         toolchain=MappingProxyType(dict(versions)),
         compiler=compiler,
         inputs=tuple(dict.fromkeys(inputs)),
+        kernels_in=req.kernels_in,
     )
+
+
+_PTX_FILE = re.compile(r'^\s*\.file\s+(\d+)\s+"([^"]+)"', re.M)
+_PTX_LOC = re.compile(r"^\s*\.loc\s+(\d+)\s", re.M)
+
+
+def _has_entry_in(ptx: str, files: Sequence[str]) -> bool:
+    """Whether a kernel of the PTX is defined in one of `files` (its first .loc is there): a
+    header compiled in its includer's context may make only the includer's kernels."""
+    names = {n: os.path.normpath(f) for n, f in _PTX_FILE.findall(ptx)}
+    wanted = {os.path.normpath(f) for f in files}
+    for body in ptx.split(".entry")[1:]:
+        loc = _PTX_LOC.search(body)
+        if loc is None or names.get(loc.group(1)) in wanted:
+            return True  # no line to tell: not proven someone else's (build._defined_in too)
+    return False
 
 
 def _texts(req: CudaRequest, inputs: Sequence[str]) -> dict[str, bytes]:

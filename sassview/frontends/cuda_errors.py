@@ -1,14 +1,75 @@
 """A failed CUDA C++ compile as one CompileError: the user's `file:line`, the compiler's words,
-and a hint for what a file checked outside its build usually lacks."""
+and a hint for what a file checked outside its build usually lacks.
+
+The compiler's own advice comes first ("The experimental flag '--expt-relaxed-constexpr' can be
+used"): an AdvisedError carries the option, which compile_cuda tries once before it says so.
+The log kept as the error's detail is cut to the first error and its context (with -v, whole).
+"""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Sequence
 
 from sassview.errors import CompileError
 from sassview.frontends.cuda_source import INSTANTIATE_FILE
-from sassview.frontends.diagnose import arch_hint, error_count, first_error
+from sassview.frontends.diagnose import (
+    arch_hint,
+    compiler_advice,
+    error_count,
+    first_error,
+    trimmed_log,
+)
 from sassview.frontends.libheaders import missing_library_hint
+
+# No better hint: the message and its context are above, and the whole log is there with -v.
+READ_THE_LOG = "the compiler's own words are above (-v prints its whole log)"
+
+
+_NOT_IN_PROJECT = (
+    "add the directory that holds it with -I DIR, or let the project's "
+    "compile_commands.json give the flags (-p BUILD_DIR)"
+)
+
+
+class AdvisedError(CompileError):
+    """A compile an option may fix, which the compiler named (or the -I of a header the project
+    has); `advice` is that option, the hint says so, and compile_cuda tries it."""
+
+    def __init__(self, message: str, hint: str, *, detail: str, advice: str) -> None:
+        super().__init__(message, hint, detail=detail)
+        self.advice = advice
+
+
+def _error(message: str, hint: str, log: str, options: Sequence[str]) -> CompileError:
+    """The error, with the log cut unless -v; an AdvisedError when the compiler names an
+    option the compile did not have, or the project has the header it could not open."""
+    verbose = logging.getLogger("sassview").isEnabledFor(logging.INFO)
+    detail = log if verbose else trimmed_log(log)
+    advice = compiler_advice(log)
+    if advice and advice not in options:
+        said = f"the compiler's advice: {advice} allows this; add -X={advice}"
+        return AdvisedError(message, said, detail=detail, advice=advice)
+    found = _header_in_project(log)  # the project's own copy first, even of a library's
+    if found is not None and found[0] not in options:
+        return AdvisedError(message, found[1], detail=detail, advice=found[0])
+    return CompileError(message, hint or READ_THE_LOG, detail=detail)
+
+
+def _header_in_project(log: str) -> tuple[str, str] | None:
+    """(-IDIR, the words) for a header the compile could not open that the project has."""
+    from sassview.frontends.missing_header import include_dir_for, missing_header
+
+    missing = missing_header(log)
+    found = include_dir_for(missing) if missing else None
+    if missing is None or found is None:
+        return None
+    where, others = found
+    said = f"{missing.header} is in {where}: add -I {where}"
+    if others:
+        said += f" (the project has one in {', '.join(map(str, others[:3]))} as well)"
+    return f"-I{where}", said
+
 
 _HEADER_SUFFIXES = (".cuh", ".h", ".hpp", ".hh", ".hxx", ".inl")
 
@@ -19,9 +80,11 @@ def nvrtc_compile_error(
     instantiate: Sequence[str],
     host_reason: str = "",
     includer: Callable[[], str] = str,
+    options: Sequence[str] = (),
 ) -> CompileError:
     """NVRTC's failure; `host_reason` when the file needs nvcc and NVRTC was forced;
-    `includer` words the --included-by a header failing on undefined names could take."""
+    `includer` words the --included-by a header failing on undefined names could take;
+    `options` the compile's (an option the compiler advises and it had is no advice)."""
     where = first_error(log)
     count = error_count(log)
     hint = arch_hint(log, arch) or _source_hint(log, where, instantiate, includer)
@@ -31,20 +94,25 @@ def nvrtc_compile_error(
         message = f"compile failed: {where}" + (
             f" (and {count - 1} more errors)" if count > 1 else ""
         )
-        return CompileError(message, hint or "fix the error at that line", detail=log)
-    return CompileError("compile failed", hint or "read the compiler's log above", detail=log)
+        return _error(message, hint, log, options)
+    return _error("compile failed", hint, log, options)
 
 
 def nvcc_compile_error(
-    log: str, arch: str, instantiate: Sequence[str], includer: Callable[[], str] = str
+    log: str,
+    arch: str,
+    instantiate: Sequence[str],
+    includer: Callable[[], str] = str,
+    options: Sequence[str] = (),
 ) -> CompileError:
     from sassview.frontends.nvcc import nvcc_error
 
     where, hint = nvcc_error(log)
-    return CompileError(
+    return _error(
         f"compile failed (nvcc): {where}" if where else "compile failed (nvcc)",
         arch_hint(log, arch) or _source_hint(log, where, instantiate, includer) or hint,
-        detail=log,
+        log,
+        options,
     )
 
 
@@ -53,19 +121,24 @@ def _source_hint(
 ) -> str:
     return (
         _instantiate_hint(where, instantiate)
+        or _torch_hint(log)
         or missing_library_hint(log)
         or _context_hint(where, includer)
     )
+
+
+def _torch_hint(log: str) -> str:
+    from sassview.frontends.missing_header import TORCH_HINT, is_torch, missing_header
+
+    missing = missing_header(log)
+    return TORCH_HINT if missing is not None and is_torch(missing.header) else ""
 
 
 def _context_hint(where: str, includer: Callable[[], str] = str) -> str:
     """What a file checked outside its build lacks: an -I directory, or what its includer
     defines (a header fails on its own with "undefined")."""
     if "cannot open source file" in where or "No such file or directory" in where:
-        return (
-            "add the directory that holds it with -I DIR, or let the project's "
-            "compile_commands.json give the flags (-p BUILD_DIR)"
-        )
+        return _NOT_IN_PROJECT
     path = where.rsplit(":", 2)[0] if where.count(":") >= 2 else ""
     if path.endswith(_HEADER_SUFFIXES) and " is undefined" in where:
         return includer() or (

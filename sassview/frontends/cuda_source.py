@@ -30,6 +30,9 @@ _HOST_HEADER = re.compile(
 INSTANTIATE_FILE = "sassview --instantiate"
 
 
+_FIRST_LINE_TOKEN = re.compile(r"^(.+?)\(1\): error: unrecognized token$", re.M)
+
+
 def host_refusal(nvrtc_log: str) -> str:
     """Why NVRTC cannot compile this file and nvcc can ("host code at f.cu:12"), or ""."""
     header = _HOST_HEADER.search(nvrtc_log)
@@ -38,6 +41,20 @@ def host_refusal(nvrtc_log: str) -> str:
     code = _HOST_FUNCTION.search(nvrtc_log)
     if code:
         return f"host code at {code.group(1)}:{code.group(2)}"
+    return _byte_order_mark(nvrtc_log)
+
+
+def _byte_order_mark(nvrtc_log: str) -> str:
+    """A header that starts with a UTF-8 byte order mark: NVRTC reads the mark as a token
+    ("unrecognized token" at its line 1), nvcc skips it as gcc does. (compile_cuda strips one
+    from the main file; a header NVRTC reads from disk itself.)"""
+    for name in _FIRST_LINE_TOKEN.findall(nvrtc_log):
+        try:
+            with open(name, "rb") as f:
+                if f.read(3) == b"\xef\xbb\xbf":
+                    return f"a UTF-8 byte order mark at the top of {name}, which NVRTC refuses"
+        except OSError:
+            continue
     return ""
 
 

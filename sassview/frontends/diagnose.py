@@ -54,3 +54,57 @@ def first_error(log: str) -> str:
 
 def error_count(log: str) -> int:
     return len(_NVRTC_ERROR.findall(log))
+
+
+# The compiler names the option that allows what it refuses: "The experimental flag
+# '--expt-relaxed-constexpr' can be used to allow this", "... or the flag '-extended-lambda' is
+# specified", "kernel launch from __device__ or __global__ functions requires separate
+# compilation mode". Each -> the option in the spelling both NVRTC and nvcc take.
+_NAMED_FLAG = re.compile(
+    r"""(?:flag|option)\s+['"](-{1,2}[A-Za-z][\w=+.-]*)['"]"""
+    r"|requires (-{1,2}[A-Za-z][\w=+.-]*) (?:nvcc )?(?:flag|option)"
+)
+_SEPARATE_COMPILATION = re.compile(
+    r"requires separate compilation mode|device-side kernel launch could not be processed"
+)
+_SPELLINGS = {
+    "-expt-relaxed-constexpr": "--expt-relaxed-constexpr",
+    "-extended-lambda": "--extended-lambda",
+    "--expt-extended-lambda": "--extended-lambda",
+    "-expt-extended-lambda": "--extended-lambda",
+}
+_LOG_ERROR = re.compile(r"^.*?(?:\(\d+\): (?:catastrophic )?error|: (?:fatal )?error:)", re.M)
+_LOG_TOTAL = re.compile(r"errors? detected in the compilation of")
+_CONTEXT_LINES = 30
+
+
+def compiler_advice(log: str) -> str:
+    """The option the compiler's own message says allows what it refused, or ""."""
+    named = _NAMED_FLAG.search(log)
+    if named:
+        flag = named.group(1) or named.group(2)
+        return _SPELLINGS.get(flag, flag)
+    if _SEPARATE_COMPILATION.search(log):
+        return "-rdc=true"
+    return ""
+
+
+def trimmed_log(log: str) -> str:
+    """The compiler's log cut to its first error and that error's context (the source line, the
+    caret, the instantiation chain), and its closing count: a failed template instantiation
+    can print hundreds of lines, of which the first error is the one to read."""
+    lines = log.splitlines()
+    starts = [i for i, line in enumerate(lines) if _LOG_ERROR.match(line)]
+    if len(lines) <= _CONTEXT_LINES or not starts:
+        return log
+    first = starts[0]
+    end = min(next((s for s in starts[1:] if s > first), len(lines)), first + _CONTEXT_LINES)
+    kept = lines[first:end]
+    while kept and not kept[-1].strip():
+        kept.pop()
+    total = next((line for line in reversed(lines) if _LOG_TOTAL.search(line)), None)
+    left = len(lines) - len(kept) - (total is not None)
+    if left <= 0:
+        return log
+    kept.append(f"... {left} more lines of the compiler's log (-v prints all of it)")
+    return "\n".join([*kept, *([total] if total else [])])

@@ -5,8 +5,10 @@ first (`--included-by FILE`), so the macros and typedefs a header relies on (`#d
 The includer's lines are written, behind a `#line` directive that keeps their file and line
 numbers, to a file under sassview's cache (never beside the user's files), which is included
 ahead of the header like --include-before; the includer's directory joins the -I list, since
-its quoted includes are looked up there. When a header fails alone on undefined names,
-`find_includer` names a file beside it (or one directory up) that includes it, for the hint.
+its quoted includes are looked up there. A header checked alone is compiled so, as the nearest
+of the project's files that include it directly (`find_includers`: under the project's top, the
+directory holding .git or the outermost with a build file, else beside it and one directory up);
+when it still fails alone on undefined names, `find_includer` names one for the hint.
 """
 
 from __future__ import annotations
@@ -79,3 +81,34 @@ def find_includer(header: Path, include_dirs: Sequence[Path]) -> Path | None:
             if include_line(candidate, header, include_dirs) is not None:
                 return candidate
     return None
+
+
+def find_includers(header: Path, include_dirs: Sequence[Path]) -> list[Path]:
+    """The project's source files that include `header` directly, nearest to it first."""
+    from sassview.frontends.missing_header import project_top, walk_project
+
+    here = header.resolve()
+    top = project_top(here)
+    if top is None:
+        beside = find_includer(header, include_dirs)
+        return [beside] if beside else []
+    name = here.name.encode()
+    found = [
+        path
+        for path in walk_project(top, lambda n: n.endswith(_SOURCES))
+        if _mentions(path, name) and include_line(path, here, include_dirs) is not None
+    ]
+    return sorted(found, key=lambda p: _distance(here, p))
+
+
+def _mentions(path: Path, name: bytes) -> bool:
+    """A cheap first test: the file's bytes name the header at all."""
+    try:
+        return name in path.read_bytes()
+    except OSError:
+        return False
+
+
+def _distance(header: Path, source: Path) -> tuple[int, str]:
+    common = Path(os.path.commonpath([header.parent, source]))
+    return (len(header.parent.parts) + len(source.parts) - 2 * len(common.parts), str(source))

@@ -176,4 +176,4 @@ def nvcc_error(log: str) -> tuple[str, str]:
         gcc = _GCC_ERROR.search(log)
         if gcc:
             where = f"{gcc.group(1)}:{gcc.group(2)}: {gcc.group(3).strip()}"
-    return where, "fix the error at that line"
+    return where, ""  # no hint of its own: cuda_errors gives the compiler's advice or the log
