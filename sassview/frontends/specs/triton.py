@@ -28,15 +28,21 @@ def compile_job(kf: KernelFile, decl: Declaration, arch: str, variant: dict[str,
     s = dict(decl.settings)
     constexprs = dict(s["constexprs"])
     parameters = set(getattr(decl.target, "arg_names", ()))
+    example = dict(s.get("args") or {})  # sv.triton(args=...): the launch's own values
+    for key, value in shared_keys(decl.target, {**constexprs, **example}).items():
+        _set_launch(s, key, value)  # a kernel parameter named as a launch option: both
     for key, value in variant.items():
-        if key in ("num_warps", "num_stages", "num_ctas"):
+        if key in parameters:  # a launch's keyword sets the parameter, and the option of
+            (example if key in example else constexprs)[key] = value  # its name too
+            if key in _LAUNCH or key in option_names():
+                _set_launch(s, key, value)
+        elif key in _LAUNCH:
             s[key] = value
-        elif key in parameters or key not in option_names():  # else: no such parameter
+        elif key not in option_names():  # no such parameter: Triton's binder will say so
             constexprs[key] = value
         else:  # a compile option: maxnreg (an autotune config's), enable_fp_fusion, ...
             s["options"] = {**s["options"], key: value}
-    launch = {k: s[k] for k in ("num_warps", "num_stages", "num_ctas")}
-    example = dict(s.get("args") or {})  # sv.triton(args=...): the launch's own values
+    launch = {k: s[k] for k in _LAUNCH}
     constexprs.update(
         apply_heuristics(
             decl.name, s["heuristics"], {**launch, **s["options"], **example, **constexprs}
@@ -62,6 +68,27 @@ def compile_job(kf: KernelFile, decl: Declaration, arch: str, variant: dict[str,
     if s.get("autotune_key"):
         tuned = (autotune_key_text(s["autotune_key"], s.get("args")), *tuned)
     return replace(artifacts, options=artifacts.options + tuned) if tuned else artifacts
+
+
+_LAUNCH = ("num_warps", "num_stages", "num_ctas")
+
+
+def shared_keys(fn: Any, values: Mapping[str, Any]) -> dict[str, Any]:
+    """The values of kernel parameters that are also launch options (`num_stages:
+    tl.constexpr` in Triton's softmax tutorial). A launch's keyword `num_stages=4` sets both:
+    Triton's binder gives it to the parameter and `parse_options` reads the same keyword."""
+    from sassview.frontends.triton import option_names
+
+    names = set(getattr(fn, "arg_names", ()))
+    options = set(_LAUNCH) | option_names()
+    return {k: v for k, v in values.items() if k in names and k in options}
+
+
+def _set_launch(s: dict[str, Any], key: str, value: Any) -> None:
+    if key in _LAUNCH:
+        s[key] = value
+    else:
+        s["options"] = {**s["options"], key: value}
 
 
 def autotune_key_text(key: Sequence[str], args: Mapping[str, Any] | None) -> str:
