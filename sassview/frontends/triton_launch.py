@@ -23,6 +23,7 @@ import ast
 import inspect
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 
 # torch dtype names -> Triton element types (the pointer's type is "*" + it)
 _TRITON = {
@@ -65,7 +66,7 @@ def launch_of(jit: object, name: str) -> Launch | None:
     fn = getattr(jit, "fn", None)
     try:
         file = inspect.getsourcefile(fn) if fn is not None else None
-        tree = ast.parse(open(file, encoding="utf-8").read()) if file else None  # noqa: SIM115
+        tree = ast.parse(Path(file).read_text(encoding="utf-8")) if file else None
     except (OSError, TypeError, SyntaxError, ValueError):
         return None
     if tree is None or file is None:

@@ -68,10 +68,23 @@ def compile_job(kf: KernelFile, decl: Declaration, arch: str, variant: dict[str,
     tuned = tuple(f"autotune: {note}" for note in s.get("autotune_notes", ()))
     if s.get("autotune_key"):
         tuned = (autotune_key_text(s["autotune_key"], s.get("args")), *tuned)
+    passed = launch_values_text(example, signature)
+    tuned = (*tuned, passed) if passed else tuned
     return replace(artifacts, options=artifacts.options + tuned) if tuned else artifacts
 
 
 _LAUNCH = ("num_warps", "num_stages", "num_ctas")
+
+
+def launch_values_text(example: Mapping[str, Any], signature: Mapping[str, str]) -> str:
+    """`launch_values=stride_x=8`: the runtime ints a declaration by example says the launch
+    passes (the analyses must not offer `stride_x=1` to a launch that passes 8); ""."""
+    shown = [
+        f"{k}={v}"
+        for k, v in example.items()
+        if k in signature and isinstance(v, int) and not isinstance(v, bool) and v != 1
+    ]
+    return "launch_values=" + ",".join(shown) if shown else ""
 
 
 def shared_keys(fn: Any, values: Mapping[str, Any]) -> dict[str, Any]:
@@ -284,8 +297,8 @@ def width_knob(decl: Declaration) -> Knob | None:
 def finding_knob(kind: str, data: Mapping[str, Any], decl: Declaration) -> Knob | None:
     """A contiguous dimension's stride passed at run time (analyses/triton_strides.py): the
     stride launched as 1, which Triton specializes to a constexpr 1."""
-    if kind != "runtime-stride" or data.get("declared_multiple"):
-        return None  # declared a multiple of 16: 1 is no launch of this declaration
+    if kind != "runtime-stride" or data.get("declared_multiple") or data.get("declared_value"):
+        return None  # declared a multiple of 16, or another value: 1 is no launch of it
     from sassview.frontends.triton_args import unit_stride_settings
 
     name = str(data.get("argument"))
