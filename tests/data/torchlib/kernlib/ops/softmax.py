@@ -1,6 +1,5 @@
 """Row softmax: the block and the pipeline depth chosen from the row length."""
 
-
 import torch
 import triton
 import triton.language as tl
