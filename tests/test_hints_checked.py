@@ -46,3 +46,20 @@ def test_a_stride_the_declaration_passes_as_8_is_never_offered_as_1(
     decl = next(d for d in kf.declarations if d.name == "pitched_copy")  # type: ignore[attr-defined]
     knobs = [t.knob for t in propose(decl, "sm_90a", {}, insp.annotations)]  # type: ignore[attr-defined]
     assert "pitch=1" not in knobs
+
+
+def test_a_triton_spill_is_told_in_tritons_words(inspections: dict[str, object]) -> None:
+    insp = inspections["capped_dot"]
+    spills = [a for a in insp.annotations if a.kind == "spill"]  # type: ignore[attr-defined]
+    assert spills and all("num_stages" in a.hint and "BLOCK_" in a.hint for a in spills)
+    assert not any("__launch_bounds__" in a.hint for a in spills)
+
+
+def test_the_spills_row_counts_marked_spills_where_no_report_gives_bytes() -> None:
+    """One truth per row: a kernel without a ptxas report (cuTile, a bare cubin) whose spills
+    nvdisasm marks is not 'unknown' above a warning that counts them."""
+    from sassview.report.words import spills_row
+
+    assert spills_row(None, None, 12) == "12 spill instructions (bytes unknown: no ptxas report)"
+    assert spills_row(None, None, 0) == "unknown (no ptxas report)"
+    assert spills_row(0, 0, 0) == "none" and spills_row(8, 8, 4) == "8 B stored, 8 B loaded"

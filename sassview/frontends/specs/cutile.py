@@ -91,6 +91,11 @@ VOCABULARY = Vocabulary(
         "load the tile along the array's stride-1 dimension (`ct.load(..., order=...)` names "
         "the dimension order) and transpose the tile (`ct.transpose`), not the access"
     ),
+    spill=(
+        "fewer values live per thread: smaller tiles (the ct.Constant tile shapes), or a lower "
+        "`occupancy=` hint in ct.kernel (fewer blocks per SM, more registers each); `sassview "
+        "try` tests a lower occupancy"
+    ),
     bank_conflict=(
         "cuTile lays out shared memory itself: a conflict comes from a tile reshaped or "
         "transposed between a load and its use; try another tile shape"

@@ -328,6 +328,11 @@ VOCABULARY = Vocabulary(
         "(`tl.trans`, a reduction axis); try another `num_warps` or reshape so the conversion "
         "is not needed"
     ),
+    spill=(
+        "fewer values live per thread: smaller tiles (BLOCK_* constexprs), one pipeline stage "
+        "fewer (num_stages: each holds its tiles), or more num_warps to share the tile; "
+        "`sassview try` tests one stage fewer"
+    ),
     unroll="tl.range(..., loop_unroll_factor=N)",
     stages="num_stages",
 )

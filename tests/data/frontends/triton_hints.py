@@ -45,3 +45,25 @@ sv.triton(
         pitch=8, BLOCK=256,
     ),
 )  # fmt: skip
+
+
+@triton.jit
+def capped_dot(a_ptr, b_ptr, c_ptr, K, BLOCK: tl.constexpr):
+    """A 128x128 fp16 tile product under maxnreg=96: the accumulator alone is 128 fp32
+    registers per thread at 4 warps, so ptxas spills (its report counts the bytes)."""
+    r = tl.arange(0, BLOCK)
+    acc = tl.zeros((BLOCK, BLOCK), dtype=tl.float32)
+    for k in range(0, K, 32):
+        a = tl.load(a_ptr + r[:, None] * K + k + tl.arange(0, 32)[None, :])
+        b = tl.load(b_ptr + (k + tl.arange(0, 32))[:, None] * BLOCK + r[None, :])
+        acc = tl.dot(a, b, acc)
+    tl.store(c_ptr + r[:, None] * BLOCK + r[None, :], acc.to(tl.float16))
+
+
+sv.triton(
+    capped_dot,
+    signature={"a_ptr": "*fp16", "b_ptr": "*fp16", "c_ptr": "*fp16", "K": "i32"},
+    constexprs={"BLOCK": 128},
+    divisibility=["a_ptr", "b_ptr", "c_ptr", "K"],
+    options={"maxnreg": 96},
+)
