@@ -236,3 +236,15 @@ def test_cutile_example_softmax_and_a_matmul_on_tcgen05() -> None:
     assert softmax.facts("tensor_cores")["path"] == "none"
     assert matmul.facts("tensor_cores")["path"] == "tcgen05"
     assert "UTCHMMA" in matmul.kernel.opcode_counts()
+
+
+def test_cutile_matmul_budget_row_does_not_count_other_warp_groups_code() -> None:
+    """Its two setmaxnreg.dec to 32 are followed by code naming R251: that code is not all
+    run under 32 registers, so no peak is claimed for it."""
+    pytest.importorskip("cuda.tile")
+    _, programs = sassview.load_kernel_file(EXAMPLES / "cutile" / "kernel.py")
+    (matmul,) = [sassview.analyze(p)[0] for p in programs if "matmul" in p.kernels[0].name]
+    from sassview.analyses.records import RegisterBudgetFacts
+
+    text = matmul.typed_facts(RegisterBudgetFacts).text or ""
+    assert "down to 32 (its code unknown" in text and "peak 129 live" not in text
