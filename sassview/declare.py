@@ -184,16 +184,18 @@ def triton(
     constexprs: Mapping[str, Any] | None = None,
     divisibility: Sequence[str] = (),
     arch: str | Sequence[str] = "sm_90a",
-    num_warps: int = 4,
-    num_stages: int = 3,
-    num_ctas: int = 1,
+    num_warps: int | None = None,
+    num_stages: int | None = None,
+    num_ctas: int | None = None,
     options: Mapping[str, Any] | None = None,
     variants: Mapping[str, Sequence[Any]] | None = None,
 ) -> Declaration:
     """A @triton.jit kernel (or a Gluon @gluon.jit one), or a @triton.autotune one: each of
     its configs is a variant; @triton.heuristics values are computed per variant where they
     need no runtime argument. `variants` keys are options (num_warps, num_stages, maxnreg,
-    ...) or constexpr names (BLOCK).
+    ...) or constexpr names (BLOCK). A launch option that is also a kernel parameter
+    (`num_stages: tl.constexpr`) is set for both, as a launch's one keyword sets both
+    (defaults: num_warps 4, num_stages 3, num_ctas 1).
 
     Either `signature` (types; `divisibility` names the 16-divisible ones) or `args`: what a
     launch passes, `args=dict(x=sv.tensor("fp16", shape=(M, K)), stride_xk=1, M=4096)`, from
@@ -204,6 +206,8 @@ def triton(
 
     _one_of_signature_or_args(signature, args, divisibility)
     jit_fn = unwrap(fn)[0]
+    launch = {"num_warps": num_warps, "num_stages": num_stages, "num_ctas": num_ctas}
+    _one_value_per_keyword(jit_fn, launch, options or {}, {**(constexprs or {}), **(args or {})})
     dialect = registry.detect(jit_fn)  # Triton's, or Gluon's for a @gluon.jit kernel
     tune = autotune_of(fn, None if args is None else {**(constexprs or {}), **args})
     return register_declaration(
@@ -218,9 +222,9 @@ def triton(
                     "args": None if args is None else MappingProxyType(dict(args)),
                     "constexprs": dict(constexprs or {}),
                     "divisibility": tuple(divisibility),
-                    "num_warps": num_warps,
-                    "num_stages": num_stages,
-                    "num_ctas": num_ctas,
+                    "num_warps": 4 if num_warps is None else num_warps,
+                    "num_stages": 3 if num_stages is None else num_stages,
+                    "num_ctas": 1 if num_ctas is None else num_ctas,
                     "options": dict(options or {}),
                     "heuristics": heuristics_of(fn),
                     "autotune_key": tune.key,
@@ -235,6 +239,25 @@ def triton(
 
 
 gluon = triton  # a Gluon @gluon.jit kernel: sv.triton takes it too; the name reads better
+
+
+def _one_value_per_keyword(
+    fn: Any, launch: Mapping[str, Any], options: Mapping[str, Any], values: Mapping[str, Any]
+) -> None:
+    """A kernel parameter named as a launch option is one keyword at a launch
+    (`kernel[grid](..., num_stages=4)` sets both): two different values are no launch."""
+    from sassview.frontends.specs.triton import shared_keys
+
+    given = {**{k: v for k, v in launch.items() if v is not None}, **options}
+    for key, value in shared_keys(fn, values).items():
+        if key in given and given[key] != value:
+            raise InputError(
+                f"sv.triton({getattr(fn, '__name__', 'kernel')}): {key} is both a launch option"
+                f" ({key}={given[key]!r}) and a kernel parameter ({key}={value!r} in"
+                " constexprs or args)",
+                f"a launch's one keyword {key}= sets both: give it once (the parameter's value"
+                " is used for the option too)",
+            )
 
 
 def _one_of_signature_or_args(

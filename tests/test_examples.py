@@ -212,3 +212,39 @@ def test_cute_hopper_gemm_runs_on_wgmma_fed_by_tma_through_an_mbarrier_pipeline(
     mbar = insp.facts("async_copy")
     assert mbar["ptx_mbarrier_ops"]["try_wait"] == mbar["mbarrier_ops"]["try_wait"] == 4
     assert mbar["mbarrier_ops"]["try_wait_retry"] == 4 and "test_wait" not in mbar["mbarrier_ops"]
+
+
+def test_gluon_example_widens_with_the_layouts_elements_per_thread() -> None:
+    pytest.importorskip("triton.experimental.gluon")
+    kernel_file, programs = sassview.load_kernel_file(EXAMPLES / "gluon" / "kernel.py")
+    assert not kernel_file.undeclared
+    bits = {
+        p.artifacts.label: sassview.analyze(p)[0].facts("memory")["max_global_load_bits"]
+        for p in programs
+    }
+    assert bits == {"axpy [PER_THREAD=1]": 32, "axpy [PER_THREAD=4]": 128}
+
+
+def test_cutile_example_softmax_and_a_matmul_on_tcgen05() -> None:
+    pytest.importorskip("cuda.tile")
+    kernel_file, programs = sassview.load_kernel_file(EXAMPLES / "cutile" / "kernel.py")
+    assert not kernel_file.undeclared
+    by = {p.artifacts.label or p.kernels[0].name: sassview.analyze(p)[0] for p in programs}
+    softmax = next(i for k, i in by.items() if "softmax_rows" in k)
+    matmul = next(i for k, i in by.items() if "matmul" in k)
+    assert softmax.kernel.opcode_counts().get("MUFU", 0) > 0  # the exp
+    assert softmax.facts("tensor_cores")["path"] == "none"
+    assert matmul.facts("tensor_cores")["path"] == "tcgen05"
+    assert "UTCHMMA" in matmul.kernel.opcode_counts()
+
+
+def test_cutile_matmul_budget_row_does_not_count_other_warp_groups_code() -> None:
+    """Its two setmaxnreg.dec to 32 are followed by code naming R251: that code is not all
+    run under 32 registers, so no peak is claimed for it."""
+    pytest.importorskip("cuda.tile")
+    _, programs = sassview.load_kernel_file(EXAMPLES / "cutile" / "kernel.py")
+    (matmul,) = [sassview.analyze(p)[0] for p in programs if "matmul" in p.kernels[0].name]
+    from sassview.analyses.records import RegisterBudgetFacts
+
+    text = matmul.typed_facts(RegisterBudgetFacts).text or ""
+    assert "down to 32 (its code unknown" in text and "peak 129 live" not in text

@@ -191,3 +191,34 @@ def test_a_spill_is_tried_with_a_lower_occupancy_hint() -> None:
     assert spill_knob(decl, {"occupancy": 1}) is None
     unset = Declaration("cutile", "k", None, ("sm_100a",), {"hints": {}})
     assert spill_knob(unset, {}).variant == {"occupancy": 1}  # type: ignore[union-attr]
+
+
+def test_labels_of_two_declarations_of_one_kernel_are_short() -> None:
+    """Two cuTile declarations of one kernel told apart by an ArrayConstraint: the label named
+    the constraint's ~300-character repr per parameter (~1,500 in all); now its dtype and rank,
+    or `#n` where those do not tell them apart."""
+    pytest.importorskip("cuda.tile")
+    import cuda.tile as ct
+    from cuda.tile.compilation import ArrayConstraint
+
+    from sassview.frontends.declaration import Declaration, KernelFile
+    from sassview.frontends.jobs import Job
+
+    def array(dtype: object, **extra: object) -> object:
+        return ArrayConstraint(
+            dtype, 2, index_dtype=ct.int32, stride_lower_bound_incl=0, alias_groups=(),
+            may_alias_internally=False, stride_constant=(None, 1), **extra,
+        )  # fmt: skip
+
+    def decl(a: object, b: object) -> Declaration:
+        return Declaration("cutile", "mm", None, ("sm_100a",), {"parameters": {"A": a, "B": b}})
+
+    f16, bf16 = array(ct.float16), array(ct.bfloat16)
+    kf = KernelFile(Path("k.py"), "", (decl(f16, f16), decl(bf16, bf16)), ())
+    labels = [Job(i, "sm_100a", {}).label(kf.declarations[i], kf) for i in range(2)]
+    assert labels == ["mm(A=float16[2d], B=float16[2d])", "mm(A=bfloat16[2d], B=bfloat16[2d])"]
+    aligned = array(ct.float16, shape_divisible_by=(1, 64))
+    kf = KernelFile(Path("k.py"), "", (decl(f16, f16), decl(aligned, f16)), ())
+    assert [Job(i, "sm_100a", {}).label(kf.declarations[i], kf) for i in range(2)] == [
+        "mm#1", "mm#2",
+    ]  # fmt: skip

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 import shutil
 import textwrap
 from pathlib import Path
@@ -178,3 +179,29 @@ def test_sassview_dir_opens_a_cache_and_only_a_cache(tmp_path: Path) -> None:
 
     assert _openable(str(RECORDED))
     assert not _openable(str(tmp_path))
+
+
+def test_labels_name_each_configs_constexprs_read_from_its_ttir(tmp_path: Path) -> None:
+    """Triton's metadata keeps warps and stages, not the tile sizes an autotune config set:
+    they are read back from the TTIR's shapes at the source's `tl.arange` / `tl.zeros` calls
+    (named where the kernel's file is readable; else the dot's tile)."""
+    from sassview.frontends.triton_cache import find_kernels
+
+    copied = tmp_path / "cache"
+    shutil.copytree(Path(__file__).parent / "data" / "triton_cache", copied)
+    labels = [k.label for k in find_kernels(copied)]  # the recorded source is not here
+    assert labels[1].endswith("num_stages=3, dot=128x128x64]")
+    assert labels[2].endswith("num_stages=2, dot=64x64x32]")
+    source = Path(__file__).parent / "data" / "frontends" / "triton_cache_kernels.py"
+    for ir in copied.glob("*/*"):
+        if ir.suffix in (".ttir", ".ttgir", ".source", ".llir"):
+            text = ir.read_text()
+            ir.write_text(re.sub(r'"/[^"]*triton_cache_kernels\.py"', f'"{source}"', text))
+    labels = [k.label for k in find_kernels(copied)]
+    assert labels == [
+        "add [entry=MRWS5W2Q, num_warps=4, num_stages=3, BLOCK=1024]",
+        "matmul [entry=7U5TR6KS, num_warps=8, num_stages=3, BLOCK_M=128, BLOCK_N=128, BLOCK_K=64]",
+        "matmul [entry=SVG2V5NR, num_warps=4, num_stages=2, BLOCK_M=64, BLOCK_N=64, BLOCK_K=32]",
+        "triton_poi_fused_add_mul_0 [entry=PLC4ERUY, num_warps=2, num_stages=3, XBLOCK=256,"
+        " from=torch.compile]",
+    ]  # the values make_triton_cache.py compiled with

@@ -17,7 +17,10 @@ groups of 128 threads between the decrease and increase targets is checked again
 
 How it can be wrong: which warp groups run which `setmaxnreg` is decided by branches on the
 thread index that this analysis does not follow: the split is given as what fits, not as what
-the kernel does. A kernel with more than two targets is reported per target, without a split.
+the kernel does. The code counted under a budget is all that is reachable from it; where that
+names more registers than the budget allows (no code under 32 can name R251), it cannot all be
+the code that warp group runs, and the row says its code is unknown rather than a peak.
+A kernel with more than two targets is reported per target, without a split.
 """
 
 from __future__ import annotations
@@ -100,6 +103,18 @@ def budgets(ctx: AnalysisContext) -> list[Budget]:
     return out
 
 
+def _under(b: Budget) -> str:
+    """What runs under the budget, or "unknown" where the code reached from it cannot all be
+    that warp group's: under 32 registers no code names R251 or holds 129 live, so the walk
+    (which does not follow the warp-id branches) has reached other warp groups' code."""
+    if b.highest > b.registers or b.peak_live > b.registers:
+        return (
+            f"(its code unknown: what follows names R0-R{max(b.highest - 1, 0)}, more than"
+            f" {b.registers}, so it is other warp groups' too)"
+        )
+    return f"(peak {b.peak_live} live, R0-R{max(b.highest - 1, 0)})"
+
+
 def pool_of(kernel: Kernel, threads: int) -> int | None:
     """The registers the launch gives one block: REGCOUNT x 32 per warp, rounded up to the
     allocation unit, times its warps (cuda_occupancy.h's per-warp allocation)."""
@@ -180,7 +195,7 @@ def describe(
     words = {"decrease": "down to", "increase": "up to"}
     parts = [
         f"line {b.line if b.line is not None else '?'}: {words[b.action]} {b.registers} "
-        f"(peak {b.peak_live} live, R0-R{max(b.highest - 1, 0)})"
+        + _under(b)
         for b in found
     ]
     text = f"{head}; " + ", ".join(parts)

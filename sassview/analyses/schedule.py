@@ -192,6 +192,21 @@ EXPOSED_HINT = (
     "buffering through shared memory, cp.async or TMA; in Triton num_stages, in the CuTe DSL "
     "more pipeline stages), or give each trip more independent work (more accumulators)"
 )
+_PIPELINED_HINT = (
+    "compiled with num_stages={stages}, this loop is still not software-pipelined, so the"
+    " launch's num_stages is not what it lacks (a loop with tl.dot is pipelined by it): ask on"
+    " the loop, `tl.range(..., num_stages={stages})` (a source edit, untried here), or give each"
+    " trip more independent work"
+)
+
+
+def exposed_hint(kind: str, options: tuple[str, ...]) -> str:
+    """The words for an exposed load: a Triton kernel already at num_stages >= 2 is told that
+    stages did not pipeline it, never to raise them (advice it has already taken)."""
+    stages = next((o.split("=", 1)[1] for o in options if o.startswith("num_stages=")), "")
+    if kind in ("triton", "gluon") and stages.isdigit() and int(stages) >= 2:
+        return _PIPELINED_HINT.format(stages=stages)
+    return EXPOSED_HINT
 
 
 def exposed_load(s: LoopSchedule) -> Wait | None:
@@ -207,7 +222,7 @@ def exposed_load(s: LoopSchedule) -> Wait | None:
     return min(waits, key=lambda w: w.cycles_between, default=None)
 
 
-def _exposed_note(s: LoopSchedule) -> Annotation | None:
+def _exposed_note(s: LoopSchedule, hint: str = EXPOSED_HINT) -> Annotation | None:
     wait = exposed_load(s)
     if wait is None:
         return None
@@ -221,7 +236,7 @@ def _exposed_note(s: LoopSchedule) -> Annotation | None:
             "are math): nothing else is scheduled over the load's latency, so each trip stalls "
             "unless other warps run meanwhile (ptxas' plan, not a measurement)"
         ),
-        hint=EXPOSED_HINT,
+        hint=hint,
         addresses=(wait.producer, wait.address),
         loops=(s.loop,),
         data={"cycles_between": wait.cycles_between, "producer": wait.producer},
@@ -244,7 +259,11 @@ def run(ctx: AnalysisContext) -> Findings:
         is not None
     ]
     # Only an innermost loop's trip is all of its work: the note reads those alone.
-    notes = tuple(n for s in schedules if not s.inner_loops and (n := _exposed_note(s)) is not None)
+    art = ctx.program.artifacts
+    hint = exposed_hint(art.kind, art.options)
+    notes = tuple(
+        n for s in schedules if not s.inner_loops and (n := _exposed_note(s, hint)) is not None
+    )
     return Findings(facts=ScheduleFacts(loops=[_facts(s) for s in schedules]), annotations=notes)
 
 

@@ -43,6 +43,13 @@ LOCAL_HINT = (
 )
 
 
+def spill_hint(kind: str) -> str:
+    """In the kernel's language (its frontend's vocabulary), else the CUDA C++ words."""
+    from sassview.frontends.registry import words
+
+    return words(kind).spill or SPILL_HINT
+
+
 def run(ctx: AnalysisContext) -> Findings:
     kernel = ctx.kernel
     res = kernel.resources
@@ -78,7 +85,7 @@ def run(ctx: AnalysisContext) -> Findings:
         local_array_by_line={k: v for k, (v, _) in array_lines.items()},
     )
     notes: list[Annotation] = []
-    hint = SPILL_HINT + (f" ({limit} caused it)" if limit else "")
+    hint = spill_hint(ctx.program.artifacts.kind) + (f" ({limit} caused it)" if limit else "")
     for key, (entry, members) in by_line.items():
         moved = entry["store_bytes"] + entry["load_bytes"]
         notes.append(

@@ -22,7 +22,8 @@ In a kernel.py, a parameter declared a multiple of 16 (`args=` with such a value
 `divisibility=`: Triton's `{tt.divisibility = 16}`) is no launch's 1: the walk along it may be
 by design (a column sum, `rows * stride_m`), so the finding is INFO there, its hint saying so,
 and the coalescing analysis reports what the stride costs; from Triton's cache it stays a note
-(a transposed or sliced tensor passed: `.contiguous()`).
+(a transposed or sliced tensor passed: `.contiguous()`). Likewise a parameter a declaration by
+example gives another value (`args=dict(..., stride_x=8)`): the hint never offers `=1` for it.
 
 How it can be wrong: a stride reached through another op (a `arith.extsi` to i64 is followed,
 a select or a call is not) is missed; a stride that is truly never 1 (a gather's) is reported
@@ -144,12 +145,23 @@ def run(ctx: AnalysisContext) -> Findings:
         places = grouped.setdefault(name, {"load": set(), "store": set()})
         places[kind] |= _own_lines(resolve(where) if where else frozenset(), art.source_path)
     declared = frozenset() if from_cache else divisible_parameters(ttir)
+    passed = launch_values(art.options)
     annotations = tuple(
-        _annotation(ctx, name, places, from_cache, name in declared)
+        _annotation(ctx, name, places, from_cache, name in declared, passed.get(name))
         for name, places in grouped.items()
     )
     facts = TritonStrideFacts(runtime_strides=sorted(grouped))
     return Findings(facts=facts, annotations=annotations)
+
+
+def launch_values(options: Iterable[str]) -> dict[str, int]:
+    """What a declaration by example says the launch passes (`launch_values=stride_x=8`,
+    frontends/specs/triton.py): a stride declared 8 is no launch's 1."""
+    for option in options:
+        if option.startswith("launch_values="):
+            pairs = (p.partition("=") for p in option.removeprefix("launch_values=").split(","))
+            return {k: int(v) for k, _, v in pairs if v.lstrip("-").isdigit()}
+    return {}
 
 
 def _own_lines(frames: Iterable[tuple[str, int]], source: str | None) -> set[SourceLoc]:
@@ -165,6 +177,7 @@ def _annotation(
     places: dict[str, set[SourceLoc]],
     from_cache: bool,
     declared_multiple: bool = False,
+    declared_value: int | None = None,
 ) -> Annotation:
     lines = sorted(places["load"] | places["store"], key=lambda s: (s.file, s.line))
     what = " and ".join(k + "s" for k in ("load", "store") if places[k])
@@ -178,6 +191,12 @@ def _annotation(
             f"the launch that compiled this passed {name} != 1 (a transposed or sliced"
             " tensor?): pass a contiguous tensor (.contiguous()) and Triton specializes"
             f" {name} to 1 and vectorizes"
+        )
+    elif declared_value is not None:
+        hint = (
+            f"the declaration passes {name}={declared_value} (args=), so no launch of it makes"
+            " it 1: a walk along it by design is strided (see the uncoalesced finding); if the"
+            f" real launch passes {name}=1, declare that instead"
         )
     elif declared_multiple:
         hint = (
@@ -199,10 +218,14 @@ def _annotation(
     )  # fmt: skip
     return Annotation(
         "runtime-stride",
-        Severity.INFO if declared_multiple else Severity.NOTE,
+        Severity.INFO if declared_multiple or declared_value is not None else Severity.NOTE,
         message,
         hint,
         addresses=addresses,
         source=tuple(lines),
-        data={"argument": name, "declared_multiple": declared_multiple},
+        data={
+            "argument": name,
+            "declared_multiple": declared_multiple,
+            "declared_value": declared_value,
+        },
     )

@@ -210,9 +210,11 @@ def known_paths(insp: Inspection) -> set[str]:
 
 def _resources(insp: Inspection) -> tuple[tuple[str, str], ...]:
     r = insp.kernel.resources
-    spills = "unknown (no ptxas report)"
-    if r.spill_store_bytes is not None:
-        spills = f"{r.spill_store_bytes} B stored, {r.spill_load_bytes} B loaded"
+    from sassview.analyses.records_memory import SpillFacts
+    from sassview.report.words import spills_row
+
+    marked = insp.typed_facts(SpillFacts).spill_instructions
+    spills = spills_row(r.spill_store_bytes, r.spill_load_bytes, marked)
     bounds = "-"
     if r.reqntid:
         bounds = "reqntid " + "x".join(map(str, r.reqntid))

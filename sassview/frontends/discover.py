@@ -122,13 +122,25 @@ def _run_module(spec: Any, found: list[Declaration], path: Path) -> ModuleType:
         spec.loader.exec_module(module)
         ran.append(module)
 
+    present = set(sys.modules)
     try:
         run()
     except ModuleNotFoundError as exc:
         if not torch_missing(exc) or importlib.util.find_spec("torch") is not None:
             raise
+        _drop_orphans(present)
         run_without_torch(run, path)
     return ran[-1]
+
+
+def _drop_orphans(present: set[str]) -> None:
+    """Modules the failed run imported whose package it did not finish (`lib.ops`, done, in
+    `lib`, which failed at `import torch`): left in sys.modules, the next run would import
+    `lib.ops.x` without running `lib/__init__` first, as no real import does."""
+    for name in sorted(set(sys.modules) - present, key=len):
+        parts = name.split(".")
+        if any(".".join(parts[:i]) not in sys.modules for i in range(1, len(parts))):
+            del sys.modules[name]
 
 
 def _check_names(path: Path, declared: tuple[Declaration, ...]) -> None:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import re
 import signal
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -61,9 +62,28 @@ def _declaration_name(kf: KernelFile, same: list[int], index: int) -> str:
     mine = settings[same.index(index)]
     differ = [k for k, v in mine.items() if any(other.get(k) != v for other in settings)]
     name = kf.declarations[index].name
-    if not differ:
+    shown = [{k: _short(s.get(k, "")) for k in differ} for s in settings]
+    said = shown[same.index(index)]
+    if not differ or sum(other == said for other in shown) > 1:  # nothing short tells it apart
         return f"{name}#{same.index(index) + 1}"
-    return f"{name}(" + ", ".join(f"{k}={mine[k]}" for k in differ) + ")"
+    return f"{name}(" + ", ".join(f"{k}={said[k]}" for k in differ) + ")"
+
+
+_SHORT = 40  # characters of a setting's value in a label; a cuTile ArrayConstraint has ~300
+
+
+def _short(text: str) -> str:
+    """A setting's value as a label shows it: a cuTile array constraint by its element type
+    and rank (`float16[2d]`, as the CuTe DSL's names give dtypes), other long text cut."""
+    if len(text) <= _SHORT:
+        return text
+    found = _CONSTRAINT.match(text)
+    if found:
+        return f"{found.group(1)}[{found.group(2)}d]"
+    return text[: _SHORT - 1] + "…"
+
+
+_CONSTRAINT = re.compile(r"\w+Constraint\(dtype=<DType '(\w+)'>, ndim=(\d+)")
 
 
 def _flat_settings(decl: Declaration) -> dict[str, str]:

@@ -36,6 +36,7 @@ class Vocabulary:
     merge: str | None = None  # vectorize: neighbouring accesses that could be one
     coalesce: str | None = None  # a warp's global access touches more sectors than needed
     bank_conflict: str | None = None  # a shared access whose lanes share a bank
+    spill: str | None = None  # registers spilled: what holds fewer values per thread
     unroll: str = ""  # how a loop asks to be unrolled: "#pragma unroll N"
     stages: str = ""  # the software-pipelining knob, if the language has one: "num_stages"
 

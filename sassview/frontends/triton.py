@@ -405,6 +405,13 @@ def _specialize(
 
 
 def _check_type(name: str, ty: str) -> None:
+    if "?" in ty:  # left so by a suggested declaration: the launch did not say
+        raise InputError(
+            f"parameter {name!r}: its type {ty!r} was left for you to give (the kernel's module"
+            " does not state what its launch passes)",
+            f"give the type a launch passes, e.g. {name!r}: '*fp16' (a pointer to fp16), or"
+            " declare by example: args=dict(..., " + name + "=sv.tensor('fp16', shape=(M, K)))",
+        )
     try:
         from triton.compiler.code_generator import str_to_ty
     except ImportError:  # another Triton layout: let triton.compile judge

@@ -173,6 +173,7 @@ def _analysis(insp: Inspection) -> dict[str, Any]:
         "spills": bool(spills.spills),
         "spill_store_bytes": spills.spill_store_bytes,
         "spill_load_bytes": spills.spill_load_bytes,
+        "spill_instructions": spills.spill_instructions,  # marked SpillRefill (or the guess)
         "local_bytes": spills.local_bytes,
         "occupancy": _occupancy(insp),
         "register_budget": _register_budget(insp),

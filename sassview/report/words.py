@@ -37,3 +37,16 @@ def finding_counts(severities: Iterable[str]) -> str:
     return ", ".join(
         f"{counts[s]} {s if counts[s] == 1 else plural}" for s, plural in words.items() if counts[s]
     )
+
+
+def spills_row(stored: int | None, loaded: int | None, marked: int) -> str:
+    """The spills row, one truth with the spill findings: without a ptxas report the bytes are
+    unknown, but the instructions nvdisasm marks as spills are not ("unknown" above a warning
+    that counts them said two things)."""
+    if stored is None:
+        if marked:
+            return f"{marked} spill instructions (bytes unknown: no ptxas report)"
+        return "unknown (no ptxas report)"
+    if stored or loaded:
+        return f"{stored} B stored, {loaded} B loaded"
+    return "none"

@@ -6,7 +6,7 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from sassview.report.words import finding_counts, widest_access
+from sassview.report.words import finding_counts, spills_row, widest_access
 
 if TYPE_CHECKING:
     from sassview.analyses.loops.across import ArchDifference
@@ -22,11 +22,8 @@ def _bytes(n: int | None) -> str:
 
 def render_kernel(k: dict[str, Any]) -> str:
     r = k["resources"]
-    spills = "none"
-    if r["spill_store_bytes"] is None:
-        spills = "unknown (no ptxas report)"
-    elif r["spill_store_bytes"] or r["spill_load_bytes"]:
-        spills = f"{r['spill_store_bytes']} B stored, {r['spill_load_bytes']} B loaded"
+    marked = int(k["analysis"].get("spill_instructions") or 0)
+    spills = spills_row(r["spill_store_bytes"], r["spill_load_bytes"], marked)
     bounds = "-"
     if r["reqntid"]:
         bounds = "reqntid " + "x".join(map(str, r["reqntid"]))

@@ -75,19 +75,26 @@ def spill_knob(decl: Declaration, variant: Mapping[str, Any]) -> Knob | None:
 VOCABULARY = Vocabulary(
     narrow=(
         "tileiras checks each element of a `ct.load` / `ct.store` tile against the array's "
-        "shape, one narrow access each, unless the signature says the shape is a multiple of "
-        "the tile (`shape_divisible_by=` in the array's ArrayConstraint); with that, a known "
-        "16-byte aligned base (`base_addr_divisible_by=16`) and a stride-1 last dimension "
-        "(`stride_constant=`) it widens them"
+        "shape and strides, one narrow access each, unless the signature promises the tile "
+        "fits: in the array's ArrayConstraint, `shape_divisible_by=` (a multiple of the tile) "
+        "and `stride_divisible_by=` on every dimension but the stride-1 last one, with "
+        "`base_addr_divisible_by=16` and `stride_constant=` (last 1); the shape alone changes "
+        "nothing (tried on a row softmax: 16-bit accesses either way; with the row stride too, "
+        "bulk copies)"
     ),
     merge=(
-        "`shape_divisible_by=` (a multiple of the tile), `base_addr_divisible_by=16` and a "
-        "stride-1 last dimension in the array's ArrayConstraint let tileiras make these one "
-        "access"
+        "`shape_divisible_by=` (a multiple of the tile) and `stride_divisible_by=` on the other "
+        "dimensions, `base_addr_divisible_by=16` and a stride-1 last dimension in the array's "
+        "ArrayConstraint let tileiras make these one access"
     ),
     coalesce=(
         "load the tile along the array's stride-1 dimension (`ct.load(..., order=...)` names "
         "the dimension order) and transpose the tile (`ct.transpose`), not the access"
+    ),
+    spill=(
+        "fewer values live per thread: smaller tiles (the ct.Constant tile shapes), or a lower "
+        "`occupancy=` hint in ct.kernel (fewer blocks per SM, more registers each); `sassview "
+        "try` tests a lower occupancy"
     ),
     bank_conflict=(
         "cuTile lays out shared memory itself: a conflict comes from a tile reshaped or "

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sassview.frontends.registry import (
@@ -29,17 +30,23 @@ def compile_job(kf: KernelFile, decl: Declaration, arch: str, variant: dict[str,
     constexprs = dict(s["constexprs"])
     parameters = set(getattr(decl.target, "arg_names", ()))
     ptxas = _stored_ptxas(variant.get("toolchain"))
+    example = dict(s.get("args") or {})  # sv.triton(args=...): the launch's own values
+    for key, value in shared_keys(decl.target, {**constexprs, **example}).items():
+        _set_launch(s, key, value)  # a kernel parameter named as a launch option: both
     for key, value in variant.items():
         if key == "toolchain" and key not in parameters:  # a CUDA release's ptxas, not a knob
             continue
-        if key in ("num_warps", "num_stages", "num_ctas"):
+        if key in parameters:  # a launch's keyword sets the parameter, and the option of
+            (example if key in example else constexprs)[key] = value  # its name too
+            if key in _LAUNCH or key in option_names():
+                _set_launch(s, key, value)
+        elif key in _LAUNCH:
             s[key] = value
-        elif key in parameters or key not in option_names():  # else: no such parameter
+        elif key not in option_names():  # no such parameter: Triton's binder will say so
             constexprs[key] = value
         else:  # a compile option: maxnreg (an autotune config's), enable_fp_fusion, ...
             s["options"] = {**s["options"], key: value}
-    launch = {k: s[k] for k in ("num_warps", "num_stages", "num_ctas")}
-    example = dict(s.get("args") or {})  # sv.triton(args=...): the launch's own values
+    launch = {k: s[k] for k in _LAUNCH}
     constexprs.update(
         apply_heuristics(
             decl.name, s["heuristics"], {**launch, **s["options"], **example, **constexprs}
@@ -64,6 +71,8 @@ def compile_job(kf: KernelFile, decl: Declaration, arch: str, variant: dict[str,
     tuned = tuple(f"autotune: {note}" for note in s.get("autotune_notes", ()))
     if s.get("autotune_key"):
         tuned = (autotune_key_text(s["autotune_key"], s.get("args")), *tuned)
+    passed = launch_values_text(example, signature)
+    tuned = (*tuned, passed) if passed else tuned
     return replace(artifacts, options=artifacts.options + tuned) if tuned else artifacts
 
 
@@ -85,6 +94,38 @@ def _stored_ptxas(release: Any) -> tuple[str, str, str] | None:
     found.check_files([ptxas], hashes=True)
     shown = f"{found.version_of('nvidia-cuda-nvcc') or found.release} (toolchain {found.release})"
     return found.key, str(ptxas), shown
+
+
+_LAUNCH = ("num_warps", "num_stages", "num_ctas")
+
+
+def launch_values_text(example: Mapping[str, Any], signature: Mapping[str, str]) -> str:
+    """`launch_values=stride_x=8`: the runtime ints a declaration by example says the launch
+    passes (the analyses must not offer `stride_x=1` to a launch that passes 8); ""."""
+    shown = [
+        f"{k}={v}"
+        for k, v in example.items()
+        if k in signature and isinstance(v, int) and not isinstance(v, bool) and v != 1
+    ]
+    return "launch_values=" + ",".join(shown) if shown else ""
+
+
+def shared_keys(fn: Any, values: Mapping[str, Any]) -> dict[str, Any]:
+    """The values of kernel parameters that are also launch options (`num_stages:
+    tl.constexpr` in Triton's softmax tutorial). A launch's keyword `num_stages=4` sets both:
+    Triton's binder gives it to the parameter and `parse_options` reads the same keyword."""
+    from sassview.frontends.triton import option_names
+
+    names = set(getattr(fn, "arg_names", ()))
+    options = set(_LAUNCH) | option_names()
+    return {k: v for k, v in values.items() if k in names and k in options}
+
+
+def _set_launch(s: dict[str, Any], key: str, value: Any) -> None:
+    if key in _LAUNCH:
+        s[key] = value
+    else:
+        s["options"] = {**s["options"], key: value}
 
 
 def autotune_key_text(key: Sequence[str], args: Mapping[str, Any] | None) -> str:
@@ -136,42 +177,94 @@ def _returns_a_value(jit: Any) -> bool:
 
 
 def suggest(name: str, obj: Any) -> str:
-    """The sv.triton line to add, types guessed from each parameter's annotation or name (a
-    guess the user must check: nothing in a @jit function says what a launch passes).
+    """The sv.triton line to add. A pointer's element type is taken from the module's own
+    launch where it states it (frontends/triton_launch.py), else left `*?` and asked for:
+    nothing in a @jit function says what a launch passes, and a guessed fp32 for an fp16
+    launch compiles another kernel (TF32 dots, other spills). Other types are read from each
+    parameter's annotation or name (ints i32, scales fp32), and said to be guesses.
     Constexprs with a default, or set by every autotune config, need no value."""
     import inspect
 
     from sassview.frontends.triton import unwrap
+    from sassview.frontends.triton_launch import launch_of
 
     jit, configs = unwrap(obj)
     params = inspect.signature(jit.fn).parameters
     names = list(jit.arg_names)
     constexprs = {names[i] for i in jit.constexprs}
     configured = set.intersection(*(set(c) for c in configs)) if configs else set()
-    sig = ", ".join(
-        f'"{p}": "{guess_type(p, params[p].annotation)}"' for p in names if p not in constexprs
-    )
-    consts = ", ".join(
-        f'"{p}": {_guess_constexpr(p)}'
+    launch = launch_of(jit, name)
+    types = {p: guess_type(p, params[p].annotation) for p in names if p not in constexprs}
+    stated = {p: t for p in types if launch and (t := launch.pointer_type(p))}
+    types.update(stated)
+    sig = ", ".join(f'"{p}": "{t}"' for p, t in types.items())
+    wanted = [
+        p
         for p in names
         if p in constexprs and p not in configured and params[p].default is inspect.Parameter.empty
-    )
-    strides = [p for p in names if p not in constexprs and "stride" in p.lower()]
+    ]
+    written = {p: a.literal for p in wanted if launch and (a := launch.args.get(p)) and a.literal}
+    consts = ", ".join(f'"{p}": {written.get(p) or _guess_constexpr(p)}' for p in wanted)
+    computed = [f"{p}={launch.args[p].expression}" for p in wanted if launch and p not in written
+                and p in launch.args]  # fmt: skip
     return (
         f"sv.triton({name}, signature={{{sig}}}"
         + (f", constexprs={{{consts}}}" if consts else "")
-        + ', arch="sm_90a")  (types guessed from the names: check each'
-        + (f"; a stride launched as 1 ({strides[0]}=1 for a contiguous dimension) is"
-           " constexpr 1 at a Triton launch: give it in constexprs" if strides else "")
+        + ', arch="sm_90a")  ('
+        + "; ".join(_suggestion_notes(types, stated, launch, names))
+        + (
+            f"; constexprs computed at the launch ({', '.join(computed)}): give the values it"
+            " computes"
+            if computed
+            else ""
+        )
         + "; or give what a launch passes, args=dict(x_ptr=sv.tensor('fp16', shape=(M, K)),"
-          " n=4096, ...), and Triton's own rules derive the rest)"
-    )  # fmt: skip
+        " n=4096, ...), and Triton's own rules derive the rest)"
+    )
+
+
+def _suggestion_notes(
+    types: Mapping[str, str], stated: Mapping[str, str], launch: Any, names: Sequence[str]
+) -> list[str]:
+    """What the suggestion read, what it guessed and what it asks for, in that order."""
+    notes = []
+    where = f"{Path(launch.file).name}:{launch.line}" if launch is not None else ""
+    if stated:
+        notes.append(f"{', '.join(stated)}: element types as the launch at {where} states them")
+    unknown = [p for p, t in types.items() if "?" in t and t.startswith("*")]
+    if unknown:
+        passed = [launch.args[p].expression for p in unknown if p in launch.args] if launch else []
+        said = f" (the launch at {where} passes {', '.join(passed)})" if passed else ""
+        notes.append(
+            f"element type of {', '.join(unknown)} not knowable here{said}: give each, e.g. '*fp16'"
+        )
+    guessed = [p for p, t in types.items() if p not in stated and "?" not in t]
+    if guessed:
+        notes.append("other types guessed from the names: check each")
+    strides = [p for p in names if p in types and "stride" in p.lower()]
+    unit = [
+        f"{p}={a.stride_of[0]}.stride({a.stride_of[1]})"
+        for p in strides
+        if launch is not None and (a := launch.args.get(p)) is not None and a.stride_of
+        and a.stride_of[1] in ("1", "-1")
+    ]  # fmt: skip
+    if unit:
+        notes.append(
+            f"the launch passes {', '.join(unit)}: 1 for a contiguous tensor, which a Triton"
+            " launch makes constexpr 1: give those in constexprs"
+        )
+    elif strides:
+        notes.append(
+            f"a stride launched as 1 ({strides[0]}=1 for a contiguous dimension) is constexpr 1"
+            " at a Triton launch: give it in constexprs"
+        )
+    return notes
 
 
 # Matched on the lower-cased name, in this order; M, N, K, H, Z alone are sizes (as in the
 # Triton tutorials), x, y, out and *_ptr pointers.
 _GUESSES = (
-    (re.compile(r"\w*_ptrs?|ptrs?|[xy]|out|output|inp|input|dst|src"), "*fp32"),
+    (re.compile(r"\w*_ptrs?|ptrs?|[xy]|out|output|inp|input|dst|src"), "*?"),
     (
         re.compile(
             r"[nmkhz]|numel|size|len|count|n_\w+|num_\w+|stride\w*|\w+_stride\w*|seq_?len\w*"
@@ -187,8 +280,9 @@ _ANNOTATIONS = {int: "i32", "int": "i32", float: "fp32", "float": "fp32", bool: 
 
 def guess_type(name: str, annotation: Any = None) -> str:
     """A Triton type for a parameter, from its annotation (int, float, a Triton type string
-    such as "*fp16") or else its name: pointer names *fp32, sizes, counts and strides i32,
-    scale factors fp32; "?" where neither tells."""
+    such as "*fp16") or else its name: pointer names a pointer of unknown element type ("*?":
+    a name says nothing of the dtype), sizes, counts and strides i32, scale factors fp32;
+    "?" where neither tells."""
     if isinstance(annotation, (type, str)) and annotation in _ANNOTATIONS:
         return _ANNOTATIONS[annotation]
     if isinstance(annotation, str) and _TRITON_TYPE.fullmatch(annotation):
@@ -226,8 +320,8 @@ def width_knob(decl: Declaration) -> Knob | None:
 def finding_knob(kind: str, data: Mapping[str, Any], decl: Declaration) -> Knob | None:
     """A contiguous dimension's stride passed at run time (analyses/triton_strides.py): the
     stride launched as 1, which Triton specializes to a constexpr 1."""
-    if kind != "runtime-stride" or data.get("declared_multiple"):
-        return None  # declared a multiple of 16: 1 is no launch of this declaration
+    if kind != "runtime-stride" or data.get("declared_multiple") or data.get("declared_value"):
+        return None  # declared a multiple of 16, or another value: 1 is no launch of it
     from sassview.frontends.triton_args import unit_stride_settings
 
     name = str(data.get("argument"))
@@ -256,6 +350,11 @@ VOCABULARY = Vocabulary(
         "Triton chooses shared layouts itself: a conflict here comes from a layout conversion "
         "(`tl.trans`, a reduction axis); try another `num_warps` or reshape so the conversion "
         "is not needed"
+    ),
+    spill=(
+        "fewer values live per thread: smaller tiles (BLOCK_* constexprs), one pipeline stage "
+        "fewer (num_stages: each holds its tiles), or more num_warps to share the tile; "
+        "`sassview try` tests one stage fewer"
     ),
     unroll="tl.range(..., loop_unroll_factor=N)",
     stages="num_stages",
