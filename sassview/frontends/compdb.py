@@ -114,9 +114,21 @@ def _entries(database: Path) -> list[tuple[Path, Path, list[str]]]:
         directory = Path(str(item.get("directory", database.parent)))
         argv = item.get("arguments")
         if not isinstance(argv, list):
-            argv = shlex.split(str(item.get("command", "")))
+            argv = _command_words(database, item)
         out.append((directory, (directory / str(item["file"])).resolve(), [str(a) for a in argv]))
     return out
+
+
+def _command_words(database: Path, item: dict[str, object]) -> list[str]:
+    """An entry's "command" string as the shell would split it (and no shell runs it)."""
+    command = str(item.get("command", ""))
+    try:
+        return shlex.split(command)
+    except ValueError as exc:  # an unbalanced quote, a trailing backslash
+        raise InputError(
+            f"{database}: the command for {item['file']} cannot be split into words ({exc})",
+            "regenerate the compile database (CMake: CMAKE_EXPORT_COMPILE_COMMANDS=ON)",
+        ) from None
 
 
 def _split(argv: list[str]) -> list[tuple[str, str | None, str]]:
