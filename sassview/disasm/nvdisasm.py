@@ -23,7 +23,7 @@ from typing import NamedTuple
 from sassview import cache
 from sassview.errors import ParseError, ToolFailed
 from sassview.parse.sass_json import load_listing_json
-from sassview.toolchain.locate import nvdisasm, nvdisasm_version
+from sassview.toolchain.locate import nvdisasm, nvdisasm_identity, nvdisasm_version
 from sassview.toolchain.run import (
     RunningTool,
     finish_tool,
@@ -67,7 +67,13 @@ def disassembling(cubin: bytes) -> Iterator[Callable[[], Disassembly]]:
     Leaving the block stops whatever still runs and removes the temporary cubin."""
     version = nvdisasm_version()
     key = cache.make_key(
-        {"tool": "nvdisasm", "version": version, "cubin": cache.digest(cubin), "checked": CHECKED}
+        {
+            "tool": "nvdisasm",
+            "version": version,
+            "identity": nvdisasm_identity(),  # not its word: a wrapper may say any version
+            "cubin": cache.digest(cubin),
+            "checked": CHECKED,
+        }
     )
     store = cache.Store("nvdisasm")
     entry = store.get(key)

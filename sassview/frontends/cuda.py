@@ -29,7 +29,12 @@ from sassview.frontends.arch import parse_arch
 from sassview.frontends.includes import IncludeScan, local_includes
 from sassview.frontends.libheaders import library_include_dirs
 from sassview.ir import Artifacts
-from sassview.toolchain.locate import host_compiler, nvcc_info, toolchain_versions
+from sassview.toolchain.locate import (
+    host_compiler,
+    nvcc_info,
+    toolchain_identity,
+    toolchain_versions,
+)
 
 STRING_SOURCE_NAME = "kernel.cu"
 COMPILERS = ("auto", "nvrtc", "nvcc")
@@ -169,6 +174,7 @@ def _via_nvrtc(req: CudaRequest, *, fall_back: bool) -> Artifacts:
             "instantiate": list(req.instantiate),
             "arch": req.arch,
             "tools": versions,
+            "tool_files": toolchain_identity(),  # which files, not only their word
         }
     )
     if not scan.complete:
@@ -191,6 +197,8 @@ def _via_nvrtc(req: CudaRequest, *, fall_back: bool) -> Artifacts:
 
         try:
             out = nvrtc_compile(text, req.name, opts)
+            if not out.ok and _UNPACK_FAILED in out.log:  # a full disk under the cache
+                out = nvrtc_compile(text, req.name, _headers_moved(opts, out.log))
         except CompileError as exc:  # an option NVRTC does not take may be nvcc's
             if not fall_back or not exc.detail:
                 raise
@@ -249,6 +257,7 @@ def _option_for_nvcc(req: CudaRequest, refused: CompileError) -> Artifacts:
 def _via_nvcc(req: CudaRequest, reason: str) -> Artifacts:
     """Compile with nvcc; `reason` says why nvcc (for the message when it cannot run)."""
     from sassview.frontends.nvcc import nvcc_compile, nvcc_options
+    from sassview.toolchain.identity import tool_identity
 
     host = host_compiler(req.host_compiler)
     if host is None:
@@ -273,6 +282,7 @@ def _via_nvcc(req: CudaRequest, reason: str) -> Artifacts:
             "instantiate": list(req.instantiate),
             "arch": req.arch,
             "tools": versions,
+            "tool_files": {**toolchain_identity(), "nvcc": tool_identity(nvcc.path)},
             "host_path": host.path,
         }
     )
@@ -341,6 +351,18 @@ def _includer_hint(req: CudaRequest) -> str:
         f"line {line}; check it as included there with --included-by {found} (or give the "
         "definitions with --include-before FILE or -D NAME=VALUE)"
     )
+
+
+_UNPACK_FAILED = "failed to unpack archive"
+_HEADERS = "--use-bundled-headers="
+
+
+def _headers_moved(opts: Sequence[str], log_text: str) -> list[str]:
+    """`opts` with NVRTC's headers in a private directory: unpacking them under the cache
+    failed (no space left, a disk that refuses), and the compile must not fail for it."""
+    why = next((ln for ln in log_text.splitlines() if _UNPACK_FAILED in ln), _UNPACK_FAILED)
+    private = cache.move_scratch_aside("nvrtc-headers", why.split(": ", 2)[-1].strip())
+    return [f"{_HEADERS}{private}" if o.startswith(_HEADERS) else o for o in opts]
 
 
 def _keyed(opts: Sequence[str]) -> list[str]:
