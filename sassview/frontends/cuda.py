@@ -21,12 +21,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
+from typing import TYPE_CHECKING
 
 from sassview import cache
 from sassview.errors import CompileError, InputError, ToolchainError
 from sassview.frontends import depcache
 from sassview.frontends.arch import parse_arch
-from sassview.frontends.includes import IncludeScan, local_includes
+from sassview.frontends.includes import IncludeScan, local_includes, unlisted_files
 from sassview.frontends.libheaders import library_include_dirs
 from sassview.ir import Artifacts
 from sassview.toolchain.locate import (
@@ -35,6 +36,9 @@ from sassview.toolchain.locate import (
     toolchain_identity,
     toolchain_versions,
 )
+
+if TYPE_CHECKING:
+    from sassview.frontends.nvrtc_api import NvrtcOutput
 
 STRING_SOURCE_NAME = "kernel.cu"
 COMPILERS = ("auto", "nvrtc", "nvcc")
@@ -222,7 +226,7 @@ def _via_nvrtc(req: CudaRequest, *, fall_back: bool) -> Artifacts:
             "kernel.cubin": out.cubin,
             "compile.log": out.log,
         }
-        entry = store.put(key, files) if scan.complete else None
+        entry = store.put(key, files) if scan.complete and _scan_held(req, scan, out) else None
         if entry is None:  # caching off or unwritable: use the fresh results directly
             return _checked(req, "nvrtc", opts, versions, inputs, out.ptx, out.cubin, out.log)
     else:
@@ -315,6 +319,18 @@ def _via_nvcc(req: CudaRequest, reason: str) -> Artifacts:
     key = depcache.record(base, found, out.deps, lists, _probed(req))
     results.put(key, {"kernel.ptx": out.ptx, "kernel.cubin": out.cubin, "compile.log": out.log})
     return _checked(req, "nvcc", shown, versions, out.deps, out.ptx, out.cubin, out.log, reason)
+
+
+def _scan_held(req: CudaRequest, scan: IncludeScan, out: NvrtcOutput) -> bool:
+    """Did the include scan list every file the PTX's line table names? If not, it was fooled
+    (includes.py says how it can be), and the result is not cached: its key would not see an
+    edit of the file it missed."""
+    headers = str(cache.scratch_dir("nvrtc-headers"))
+    missed = unlisted_files(out.ptx, scan, req.name if req.path else None, headers)
+    if missed:
+        log.info("nvrtc: the include scan missed %s; not caching %s", ", ".join(missed), req.name)
+        cache.release_claim()
+    return not missed
 
 
 def _local_scan(req: CudaRequest) -> IncludeScan:
