@@ -122,3 +122,26 @@ def test_nvrtc_takes_the_same_define_as_data(tmp_path: Path) -> None:
     done = run_sassview("check", kernel, "--compiler", "nvrtc", "-D", f"X={_planted(marker)}")
     assert done.returncode == 0, done.stderr
     assert not marker.exists()
+
+
+def test_a_host_compiler_the_checkout_brings_is_never_run(tmp_path: Path) -> None:
+    """A compile_commands.json naming a script of the project as -ccbin: sassview would run it
+    (`--version`, then nvcc would). It is named as not honoured; g++ from PATH compiles."""
+    marker = tmp_path / "PWNED"
+    program = _program(tmp_path)
+    script = tmp_path / "tools" / "g++"
+    script.parent.mkdir()
+    script.write_text(f'#!/bin/sh\ntouch "{marker}"\nexec g++ "$@"\n')
+    script.chmod(0o755)
+    build = tmp_path / "build"
+    build.mkdir()
+    entry = {
+        "directory": str(build),
+        "file": str(program),
+        "arguments": ["nvcc", "-ccbin", "../tools/g++", "-c", str(program)],
+    }
+    (build / "compile_commands.json").write_text(json.dumps([entry]))
+    done = run_sassview("check", program, "--compiler", "nvcc")
+    assert done.returncode == 0, done.stderr
+    assert "not honoured: -ccbin ../tools/g++ (a program inside the project" in done.stderr
+    assert not marker.exists()
