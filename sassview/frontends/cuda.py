@@ -326,7 +326,7 @@ def _scan_held(req: CudaRequest, scan: IncludeScan, out: NvrtcOutput) -> bool:
     (includes.py says how it can be), and the result is not cached: its key would not see an
     edit of the file it missed."""
     headers = str(cache.scratch_dir("nvrtc-headers"))
-    missed = unlisted_files(out.ptx, scan, req.name if req.path else None, headers)
+    missed = unlisted_files(out.ptx, scan, req.name if req.path else None, headers, req.data)
     if missed:
         log.info("nvrtc: the include scan missed %s; not caching %s", ", ".join(missed), req.name)
         cache.release_claim()

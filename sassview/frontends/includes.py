@@ -126,11 +126,19 @@ def local_includes(
 _PTX_FILE = re.compile(r'^\s*\.file\s+\d+\s+"((?:\\.|[^"\\])*)"', re.M)
 
 
-def unlisted_files(ptx: str, scan: IncludeScan, source: str | None, skip: str) -> list[str]:
+_LINE_NAME = re.compile(rb'^[ \t]*(?:#|%:)[ \t]*(?:line[ \t]+)?\d+[ \t]+"([^"\n]*)"', re.M)
+
+
+def unlisted_files(
+    ptx: str, scan: IncludeScan, source: str | None, skip: str, text: bytes = b""
+) -> list[str]:
     """Files the PTX's line table names (they gave code) that `scan` did not list, but the
-    source itself and what lies under `skip` (NVRTC's own headers): the scan was fooled."""
+    source itself, the names its `#line` directives give (a kernel file's string source names
+    the kernel file) and what lies under `skip` (NVRTC's own headers): the scan was fooled."""
     named = {os.path.normpath(m.replace('\\"', '"')) for m in _PTX_FILE.findall(ptx)}
     known = {os.path.normpath(p) for p in scan.files}
+    for data in (text, *scan.present().values()):
+        known |= {os.path.normpath(n.decode(errors="replace")) for n in _LINE_NAME.findall(data)}
     if source:
         known.add(os.path.normpath(source))
     return sorted(n for n in named if n not in known and not n.startswith(skip))
