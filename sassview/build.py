@@ -38,7 +38,7 @@ from sassview.ir import (
     SassInstruction,
 )
 from sassview.memo import Memo
-from sassview.toolchain.locate import nvdisasm_version
+from sassview.toolchain.locate import nvdisasm_identity, nvdisasm_version
 
 if TYPE_CHECKING:
     from sassview.binary.elf import CubinKernel
@@ -96,7 +96,13 @@ def model_key(artifacts: Artifacts) -> str:
     }
     parts["compile_log"] = _fingerprint(_COMPILE_TIME.sub("", artifacts.compile_log))
     return pickled.object_key(
-        MODEL, {"artifacts": parts, "nvdisasm": nvdisasm_version(), "schema": SCHEMA_VERSION}
+        MODEL,
+        {
+            "artifacts": parts,
+            "nvdisasm": nvdisasm_version(),
+            "nvdisasm_file": nvdisasm_identity(),
+            "schema": SCHEMA_VERSION,
+        },
     )
 
 

@@ -7,6 +7,7 @@ code expected, and words the message must contain.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import stat
@@ -1073,3 +1074,66 @@ def _by_group(cases: list[Case], more: list[Case]) -> None:
 
 
 _by_group(CASES, _MORE)
+
+
+# --- What reaches a shell, what the cache trusts and deletes (issue 30) ---
+
+_WHOLE_PROGRAM = (
+    "#include <cstdio>\n"
+    "__global__ void k(float* p) { p[0] = 1.0f; }\n"
+    'int main() { k<<<1, 1>>>(nullptr); std::printf("done\\n"); return 0; }\n'
+)
+
+
+def _compile_database(tmp: Path, command: str) -> str:
+    source = _file(tmp, "whole.cu", _WHOLE_PROGRAM)
+    entry = {"directory": str(tmp), "file": "whole.cu", "command": command}
+    _file(tmp, "compile_commands.json", json.dumps([entry]))
+    return source
+
+
+def _users_directory(tmp: Path) -> dict[str, str]:
+    (tmp / "work").mkdir()
+    (tmp / "work" / "notes.txt").write_text("the user's own\n")
+    return {"SASSVIEW_CACHE_DIR": str(tmp / "work")}
+
+
+_SEC30 = [
+    Case(
+        "nvcc-define-with-a-command",
+        "whole programs and headers",
+        "a -D value holding `$(...)` for a file nvcc compiles (nvcc runs its steps through sh)",
+        lambda t: [
+            "check",
+            _file(t, "whole.cu", _WHOLE_PROGRAM),
+            "-D",
+            "X=$(touch${IFS}PWNED)",
+        ],  # fmt: skip
+        ("nvcc would hand '-DX=$(touch${IFS}PWNED)' to a shell", "NVRTC"),
+    ),
+    Case(
+        "nvcc-ptxas-option-with-shell-punctuation",
+        "whole programs and headers",
+        "an -X option nvcc pastes unquoted, holding `;`",
+        lambda t: ["check", _file(t, "whole.cu", _WHOLE_PROGRAM), "-X", "-Xptxas=-v;id"],
+        ("nvcc would hand '-Xptxas=-v;id' to a shell", "where nvcc does not quote"),
+    ),
+    Case(
+        "compile-database-unbalanced-quote",
+        "whole programs and headers",
+        "a compile_commands.json whose command has an unbalanced quote",
+        lambda t: ["check", _compile_database(t, "nvcc -DX='1 -c whole.cu")],
+        ("compile_commands.json: the command for whole.cu cannot be split into words",),
+    ),
+    Case(
+        "cache-dir-holds-users-files",
+        "cache directory",
+        "SASSVIEW_CACHE_DIR pointing at a directory that already holds files (not cached there)",
+        lambda t: ["check", VECADD],
+        ("not caching in", "holds files sassview did not write"),
+        code=0,
+        env=_users_directory,
+    ),
+]
+
+_by_group(CASES, _SEC30)

@@ -15,6 +15,8 @@ from sassview import cache
 from sassview.cache import locks
 
 KEY = "ab" * 32
+# A real cubin: the store checks a cubin's ELF frame on every read (sassview/cache/shape.py).
+CUBIN = (Path(__file__).parent / "corpus" / "vecadd" / "sm_90a" / "kernel.cubin").read_bytes()
 fork = multiprocessing.get_context("fork")
 
 
@@ -43,7 +45,7 @@ def test_a_miss_claims_the_key_until_the_entry_is_put() -> None:
     store = cache.Store("cuda")
     assert store.get(KEY) is None  # a miss: this process now builds it
     assert _run(_probe) is True  # another process sees the build going on
-    store.put(KEY, {"kernel.cubin": b"\x7fELF"})
+    store.put(KEY, {"kernel.cubin": CUBIN})
     assert _run(_probe) is False
 
 
@@ -61,11 +63,11 @@ def test_a_second_process_waits_for_the_build_and_reads_its_entry() -> None:
     child = fork.Process(target=_wait_and_read, args=(started, out))
     child.start()
     assert started.wait(timeout=120)
-    store.put(KEY, {"kernel.cubin": b"built once"})
+    store.put(KEY, {"kernel.cubin": CUBIN})
     data, stats = out.get(timeout=120)
     child.join(timeout=120)
     # Whether it got to the lock before or after the put, it read the entry and built nothing.
-    assert data == b"built once" and stats["builds"] == 0 and stats["hits"] == 1
+    assert data == CUBIN and stats["builds"] == 0 and stats["hits"] == 1
 
 
 def test_a_failed_build_ends_its_claim() -> None:
@@ -108,8 +110,10 @@ def test_the_lock_files_are_sassviews_scratch_and_clear_removes_them() -> None:
     store = cache.Store("cuda")
     store.get(KEY)
     store.put(KEY, {"x": "1"})
-    done = cache.clear()
-    assert [s.path.name for s in done.scratch] == ["locks"] and done.entries == 1
+    locks_dir = cache.cache_root() / f"v{cache.FORMAT_VERSION}" / "scratch" / "locks"
+    assert list(locks_dir.glob("*.lock"))
+    done = cache.clear()  # each lock file no process holds (tests/test_lock_waits.py: held)
+    assert done.entries == 1 and not locks_dir.exists()
 
 
 @pytest.mark.parametrize(

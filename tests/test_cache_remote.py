@@ -20,7 +20,9 @@ from sassview.cache import remote
 from tests.conftest import run_sassview
 
 KIND = "cuda"  # a kind that costs a compile: the only ones the remote holds
-FILES = {"kernel.cubin": b"\x7fELF" + bytes(range(256)) * 4, "kernel.ptx": "// ptx\n.version 9.0\n"}
+# A real cubin: the store checks a cubin's ELF frame on every read (sassview/cache/shape.py).
+CUBIN = Path(__file__).parent / "corpus" / "vecadd" / "sm_90a" / "kernel.cubin"
+FILES = {"kernel.cubin": CUBIN.read_bytes(), "kernel.ptx": "// ptx\n.version 9.0\n"}
 _names = itertools.count()
 
 

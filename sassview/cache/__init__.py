@@ -29,6 +29,7 @@ from sassview.errors import SassviewError
 if TYPE_CHECKING:
     from sassview.cache.layout import FORMAT_VERSION, MARKER, cache_root, enabled, state
     from sassview.cache.locks import release as release_claim
+    from sassview.cache.scratch import move_aside as move_scratch_aside
     from sassview.cache.scratch import scratch_dir
     from sassview.cache.store import STATS, Entry, Store, digest, make_key
     from sassview.cache.sweep import CacheInfo, Cleanup, clear, info, prune
@@ -40,6 +41,7 @@ _WHERE: dict[str, tuple[str, str]] = {
     **{n: ("layout", n) for n in ("FORMAT_VERSION", "MARKER", "cache_root", "enabled", "state")},
     "release_claim": ("locks", "release"),
     "scratch_dir": ("scratch", "scratch_dir"),
+    "move_scratch_aside": ("scratch", "move_aside"),
     **{n: ("store", n) for n in ("STATS", "Entry", "Store", "digest", "make_key")},
     **{n: ("sweep", n) for n in ("CacheInfo", "Cleanup", "clear", "info", "prune")},
 }
@@ -48,7 +50,9 @@ _WHERE: dict[str, tuple[str, str]] = {
 def enforce_limit() -> Cleanup | None:
     """Remove the least recently used entries until they fit in $SASSVIEW_CACHE_MAX_MB (the
     CLI calls this after each command); with no limit set, nothing to import or survey."""
-    if size_limit() is None:
+    from sassview.cache.limit import held
+
+    if held() or size_limit() is None:
         return None
     from sassview.cache.sweep import enforce_limit as trim
 
@@ -84,6 +88,7 @@ __all__ = [
     "prune",
     "release_claim",
     "scratch_dir",
+    "move_scratch_aside",
     "size_limit",
     "state",
 ]

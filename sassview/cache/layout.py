@@ -2,11 +2,14 @@
 
 sassview deletes only what it can prove it wrote. The proof has three parts:
 
-- the root carries sassview's marker file (written when sassview first writes there), or is the
-  platform's cache directory named for sassview;
+- the root carries sassview's marker file (written when sassview first writes there, and only
+  if it created the directory or found it empty: a directory already holding files is not
+  marked, and not written), or is the platform's cache directory named for sassview;
 - the path is sassview's layout: `v<N>/<kind>/<xx>/<key>` for an entry (key: 64 hex digits,
-  xx: its first two), `v<N>/<kind>/<xx>/.tmp-*` for a writer's temporary directory,
-  `v<N>/scratch/<name>` for a long-lived working directory (NVRTC's unpacked headers);
+  xx: its first two; N one of sassview's formats, 1 to FORMAT_VERSION),
+  `v<N>/<kind>/<xx>/.tmp-*` for a writer's temporary directory, and `v<N>/scratch/<name>` for
+  a long-lived working directory of this format, by a name this sassview makes
+  (SCRATCH_NAMES: NVRTC's unpacked headers, the build locks, ...);
 - an entry is in sassview's format: a manifest whose key is the directory's name, and nothing in
   the directory but the manifest and the regular files it lists.
 
@@ -19,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import os
 import re
 from collections.abc import Iterator
@@ -41,7 +45,11 @@ SCRATCH = "scratch"
 LEGACY_SCRATCH = ("nvrtc-headers", "triton", "cute")
 
 _KEY = re.compile(r"[0-9a-f]{64}")
-_VERSION = re.compile(r"v[0-9]+")
+# sassview's own formats, this one and those before it: a `v7/` is not sassview's layout.
+_VERSIONS = frozenset(f"v{n}" for n in range(1, FORMAT_VERSION + 1))
+# The scratch directories this sassview makes (`scratch_dir(name)`); only these are removed.
+SCRATCH_NAMES = frozenset({"nvrtc-headers", "triton", "cute", "locks", "includer-context"})
+log = logging.getLogger("sassview.cache")
 
 
 def default_root() -> Path:
@@ -56,19 +64,45 @@ def cache_root() -> Path:
 
 
 def enabled() -> bool:
-    return os.environ.get("SASSVIEW_NO_CACHE", "") in ("", "0")
+    from sassview.cache.limit import keeps_nothing
+
+    return os.environ.get("SASSVIEW_NO_CACHE", "") in ("", "0") and not keeps_nothing()
 
 
 def state(root: Path | None = None) -> str:
     """Why the cache is off, in a few words for `doctor`; "" when it is in use."""
     base = root or cache_root()
     if not enabled():
-        return "(off: SASSVIEW_NO_CACHE)"
+        return f"(off: {'SASSVIEW_NO_CACHE' if _no_cache_set() else 'SASSVIEW_CACHE_MAX_MB=0'})"
     if base.exists() and not base.is_dir():
         return "(off: not a directory)"
     if base.is_dir() and not os.access(base, os.W_OK):
         return "(read only: entries are read, none written)"
+    if base.is_dir() and not is_sassviews(base) and _holds_anything(base):
+        return "(off: it holds files sassview did not write; point it at a new directory)"
     return ""
+
+
+def _holds_anything(root: Path) -> bool:
+    with os.scandir(root) as it:
+        return any(e.name != MARKER for e in it)
+
+
+def _refuse(root: Path) -> None:
+    why = f"{root} holds files sassview did not write, and no {MARKER} marker"
+    if root not in _warned:
+        _warned.add(root)
+        log.warning(
+            "warning: not caching in %s: it holds files sassview did not write (sassview marks "
+            "and writes only a new or empty directory, so `cache clear` never takes yours); "
+            "point SASSVIEW_CACHE_DIR at a new or empty directory",
+            root,
+        )
+    raise NotOurs(why)
+
+
+def _no_cache_set() -> bool:
+    return os.environ.get("SASSVIEW_NO_CACHE", "") not in ("", "0")
 
 
 def is_sassviews(root: Path) -> bool:
@@ -82,11 +116,25 @@ def is_sassviews(root: Path) -> bool:
         return False
 
 
+class NotOurs(OSError):
+    """The root holds files sassview did not write: it is not marked, and not written."""
+
+
+_warned: set[Path] = set()
+
+
 def claim(root: Path) -> None:
-    """Create the root if needed and mark it as sassview's (raises OSError when it cannot)."""
+    """Create the root if needed and mark it as sassview's (raises OSError when it cannot).
+
+    Only a directory sassview creates, or finds empty, is marked: a marker on a directory that
+    already holds the user's files would make them look like sassview's to `cache clear`. Such
+    a root raises NotOurs (an OSError: every writer then goes on without the cache), said once
+    on stderr."""
     root.mkdir(parents=True, exist_ok=True)
     if (root / MARKER).is_file():
         return
+    if root != default_root() and _holds_anything(root):
+        _refuse(root)
     # "x": another process may mark it meanwhile, and one marker is as good as the other.
     with contextlib.suppress(FileExistsError), open(root / MARKER, "x", encoding="utf-8") as out:
         out.write(MARKER_TEXT)
@@ -193,7 +241,7 @@ def survey(root: Path, measure: bool = True) -> Survey:
             continue
         if child.name in legacy and _is_dir(child):
             found.scratch.append(Item(child, tree_size(child)))
-        elif _VERSION.fullmatch(child.name) and _is_dir(child):
+        elif child.name in _VERSIONS and _is_dir(child):
             _survey_version(child, found)
         else:
             found.foreign.append(found.foreign_item(child))
@@ -206,7 +254,7 @@ def _survey_version(vdir: Path, found: Survey) -> None:
             found.foreign.append(found.foreign_item(kind))
         elif kind.name == SCRATCH:
             for scratch in _children(kind):
-                if _is_dir(scratch):
+                if _is_dir(scratch) and _own_scratch(vdir, scratch):
                     found.scratch.append(Item(scratch, tree_size(scratch)))
                 else:
                     found.foreign.append(found.foreign_item(scratch))
@@ -217,6 +265,11 @@ def _survey_version(vdir: Path, found: Survey) -> None:
                         _sort_entry(item, prefix.name, found)
                 else:
                     found.foreign.append(found.foreign_item(prefix))
+
+
+def _own_scratch(vdir: Path, scratch: Path) -> bool:
+    """A scratch directory of this sassview's: its version's, by a name it makes."""
+    return vdir.name == f"v{FORMAT_VERSION}" and scratch.name in SCRATCH_NAMES
 
 
 def _sort_entry(path: Path, prefix: str, found: Survey) -> None:

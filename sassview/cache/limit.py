@@ -23,6 +23,28 @@ def parse_megabytes(text: str, what: str) -> float:
     return mb * 1_000_000
 
 
+_held: list[bool] = []  # non-empty: this command only looks (`cache info`), it never trims
+
+
+def hold() -> None:
+    """This process's command must not trim the cache after it (`cache info` never deletes;
+    `cache clear` and `prune` say what they remove themselves)."""
+    _held.append(True)
+
+
+def held() -> bool:
+    return bool(_held)
+
+
+def keeps_nothing() -> bool:
+    """SASSVIEW_CACHE_MAX_MB=0: a cache that may keep nothing is no cache (layout.enabled),
+    not one that writes each entry and deletes it after the command."""
+    try:
+        return float(os.environ.get("SASSVIEW_CACHE_MAX_MB", "").strip()) == 0
+    except ValueError:
+        return False  # not a number: size_limit says so
+
+
 def size_limit() -> float | None:
     """Bytes allowed by $SASSVIEW_CACHE_MAX_MB, or None for no limit."""
     text = os.environ.get("SASSVIEW_CACHE_MAX_MB", "").strip()

@@ -10,13 +10,16 @@ load) is cache/model_pickle.py's. What remains is the objects themselves (~1.5 m
 instructions).
 
 Trust. Unpickling runs whatever code the data names, so an entry is only as trustworthy as the
-directory it lies in. The cache directory is the user's own (like pip's or Triton's): whoever
-can write it can already change what sassview runs. Even so an entry is unpickled only when it
-proves sassview wrote it for this very code: the store checks the manifest's key and every
-file's SHA-256 (store.py), and this module checks the manifest's writer, format and the digest
-of sassview's own source (`code_version`). Anything else is refused and removed (it is garbage
-in sassview's layout), so the caller rebuilds it. A store shared between users (a team's remote
-cache) must not serve these entries unless every writer is trusted.
+directory it lies in, and a digest proves nothing against a writer who rewrites the manifest
+too. So an entry is unpickled only from a place no one but this user could have written: its
+file and every directory from the cache root down to it owned by the user and writable by no
+one else (cache/trust.py); elsewhere it is not loaded (a warning on stderr, once), not removed
+(it may not be sassview's), and the caller builds the object again. Then it must prove
+sassview wrote it for this very code: the store checks the manifest's key and every file's
+SHA-256 (store.py), and this module checks the manifest's writer, format and the digest of
+sassview's own source (`code_version`). Anything else is refused and removed (it is garbage in
+sassview's layout), so the caller rebuilds it. These entries are never shared: their kinds are
+not in store.BUILT_ONCE, the only kinds read from or written to a remote (cache/remote.py).
 
 Order. An entry is two pickles written by one Pickler, so the second refers to what the first
 holds (one memo: nothing is written twice): a `lead`, which may be None, then the object. A
@@ -43,6 +46,7 @@ from typing import Any
 
 from sassview.cache.model_pickle import ModelPickler
 from sassview.cache.store import Store, make_key
+from sassview.cache.trust import untrusted
 from sassview.gcpause import without_gc
 from sassview.memo import memoized
 
@@ -91,7 +95,11 @@ def put(kind: str, key: str, obj: object, *, lead: object = None) -> bool:
         log.info("cache: cannot pickle a %s (%s); not caching it", kind, exc)
         return False
     meta = {"writer": WRITER, "pickle": PICKLE_FORMAT, "code": code_version()}
-    return Store(kind).put(key, {FILE: buffer.getvalue()}, meta) is not None
+    store = Store(kind)
+    if store.root.is_dir() and untrusted(store.root, store.base):
+        log.info("cache: %s could be written by others; not caching a %s there", store.root, kind)
+        return False  # it would never be loaded from there
+    return store.put(key, {FILE: buffer.getvalue()}, meta) is not None
 
 
 def get(
@@ -116,12 +124,36 @@ def get(
         and meta.get("code") == code_version()
         and entry.has(FILE)
     )
+    if proven and not _trusted(entry.path / FILE, store.base):
+        return None  # not removed either: what another user planted is not sassview's
     obj = _load(entry.read_bytes(FILE), lead) if proven else None
     if obj is None or not accept(obj):
         log.info("cache: %s is not a %s this sassview wrote; rebuilding it", entry.path, kind)
         store.discard(key)
         return None
     return obj
+
+
+_warned: set[Path] = set()  # the roots already warned about in this process
+
+
+def _trusted(path: Path, root: Path) -> bool:
+    """May the pickle at `path` be loaded? Only if no one but this user could have written
+    it (cache/trust.py); else say so once per root, on the cache's logger (stderr)."""
+    why = untrusted(path, root)
+    if why is None:
+        return True
+    if root not in _warned:
+        _warned.add(root)
+        log.warning(
+            "warning: not loading the cached model %s: %s, so another user could have written "
+            "it, and loading it would run what it names; building it again instead (make the "
+            "cache directory yours and writable only by you, or point SASSVIEW_CACHE_DIR at one "
+            "that is)",
+            path,
+            why,
+        )
+    return False
 
 
 def discard(kind: str, key: str) -> None:

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from sassview.cache.layout import FORMAT_VERSION, MANIFEST, Manifest, parse_manifest
+from sassview.cache.shape import usable
 
 log = logging.getLogger("sassview.cache")
 URL_ENV = "SASSVIEW_CACHE_URL"
@@ -212,6 +213,9 @@ def _verified(manifest: Manifest, blobs: Mapping[str, bytes], what: str) -> Fetc
         data = blobs[name]
         if len(data) != rec.size or hashlib.sha256(data).hexdigest() != rec.sha256:
             log.info("cache: remote %s: %s does not match its digest; building it", what, name)
+            return None
+        if not usable(name, data):  # a manifest made over a broken cubin (shape.py)
+            log.info("cache: remote %s: %s is not a usable cubin; building it", what, name)
             return None
         try:
             files[name] = data.decode("utf-8") if rec.text else data

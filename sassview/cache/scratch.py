@@ -23,11 +23,12 @@ from sassview.cache.layout import FORMAT_VERSION, SCRATCH, cache_root, claim, en
 
 log = logging.getLogger("sassview.cache")
 _private: list[Path] = []  # this process's fallback directory, made on first need
+_moved: set[str] = set()  # names whose directory under the root failed a tool (a full disk)
 
 
 def scratch_dir(name: str) -> Path:
     """A long-lived directory for `name`, under the cache root when that can be written."""
-    path = _in_cache(name) if enabled() else None
+    path = _in_cache(name) if enabled() and name not in _moved else None
     if path is not None:
         return path
     path = _private_root() / name
@@ -55,6 +56,27 @@ def share_with_workers() -> None:
     so every worker uses this process's (removed when it ends) instead of making its own."""
     if not _private and (not enabled() or _in_cache("") is None):
         _private_root()
+
+
+def move_aside(name: str, why: str) -> Path:
+    """The tool writing scratch directory `name` under the root failed for want of space (or
+    the disk refused): remove what it left half-written there (sassview's own, in its layout:
+    a later run must not take a half-unpacked directory for a whole one), say so once, and
+    give the private directory that scratch_dir(name) answers from now on in this process."""
+    from sassview.cache.removal import remove_tree
+
+    if enabled() and name not in _moved:
+        shared = cache_root() / f"v{FORMAT_VERSION}" / SCRATCH / name
+        if shared.is_dir() and not shared.is_symlink():
+            remove_tree(shared)
+        log.warning(
+            "warning: %s could not be written (%s); using a temporary directory for this run "
+            "(free some space under the cache directory, or point SASSVIEW_CACHE_DIR elsewhere)",
+            shared,
+            why,
+        )
+    _moved.add(name)
+    return scratch_dir(name)
 
 
 def _private_root() -> Path:

@@ -39,6 +39,7 @@ from sassview.cache.layout import (
     parse_manifest,
 )
 from sassview.cache.removal import remove_flat
+from sassview.cache.shape import usable
 
 log = logging.getLogger("sassview.cache")
 
@@ -228,8 +229,8 @@ def _verified(path: Path, manifest: Manifest) -> dict[str, bytes] | None:
             data = (path / name).read_bytes()
         except OSError:
             return None
-        if len(data) != rec.size or digest(data) != rec.sha256:
-            return None
+        if len(data) != rec.size or digest(data) != rec.sha256 or not usable(name, data):
+            return None  # usable: a manifest made over a broken cubin is no proof (shape.py)
         if rec.text:
             try:
                 data.decode("utf-8")

@@ -16,7 +16,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from sassview.cache.layout import Item, Survey, cache_root, enabled, survey
+from sassview.cache.layout import (
+    FORMAT_VERSION,
+    SCRATCH,
+    Item,
+    Survey,
+    cache_root,
+    enabled,
+    survey,
+)
 from sassview.cache.limit import size_limit
 from sassview.cache.removal import Outcome, remove_empty_dirs, remove_flat, remove_tree
 from sassview.errors import SassviewError
@@ -111,7 +119,11 @@ def clear(root: Path | None = None) -> Cleanup:
         if tally.record(e, remove_flat(e.path)):
             tally.done += 1
             tally.freed += e.size
-    scratch = tuple(s for s in found.scratch if tally.record(s, remove_tree(s.path)))
+    kept = [s for s in found.scratch if s.path.name == LOCKS]  # held ones must stay
+    scratch = tuple(
+        s for s in found.scratch if s not in kept and tally.record(s, remove_tree(s.path))
+    )
+    _prune_locks(found.root)
     tally.tidy()
     return Cleanup(found.root, tally.done, tally.freed, tally.failed, tally.why, garbage, scratch)
 
@@ -135,8 +147,22 @@ def _prune(found: Survey, max_bytes: float) -> Cleanup:
             tally.done += 1
             tally.freed += e.size
         total -= e.size  # gone, or another process's pruner took it: either way not ours now
+    _prune_locks(found.root)
     tally.tidy()
     return Cleanup(found.root, tally.done, tally.freed, tally.failed, tally.why, garbage)
+
+
+LOCKS = "locks"
+
+
+def _prune_locks(root: Path) -> None:
+    """Remove the build locks no process holds; the directory too once it is empty."""
+    from sassview.cache.locks import remove_unheld
+
+    where = root / f"v{FORMAT_VERSION}" / SCRATCH / LOCKS
+    if where.is_dir() and not where.is_symlink():
+        remove_unheld(where)
+        remove_empty_dirs([where])
 
 
 def enforce_limit() -> Cleanup | None:

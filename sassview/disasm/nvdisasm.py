@@ -29,7 +29,7 @@ from sassview import cache
 from sassview.disasm.forms import spill_marks_possible
 from sassview.errors import ParseError, ToolFailed
 from sassview.parse.sass_json import load_listing_json
-from sassview.toolchain.locate import nvdisasm, nvdisasm_version
+from sassview.toolchain.locate import nvdisasm, nvdisasm_identity, nvdisasm_version
 from sassview.toolchain.run import (
     RunningTool,
     finish_tool,
@@ -78,7 +78,12 @@ def disassembling(
     instead (recorders of test data want both forms)."""
     marks = spill_marks_possible(cubin, ptx) if json is None else json
     version = nvdisasm_version()
-    fields = {"tool": "nvdisasm", "version": version, "cubin": cache.digest(cubin)}
+    fields = {
+        "tool": "nvdisasm",
+        "version": version,
+        "identity": nvdisasm_identity(),  # not its word: a wrapper may say any version
+        "cubin": cache.digest(cubin),
+    }
     if not marks:  # the keys of both forms stay those written before text-only entries
         fields["forms"] = "text"
     key = cache.make_key({**fields, "checked": CHECKED})

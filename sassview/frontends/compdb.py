@@ -14,8 +14,10 @@ else is named as not honoured, never dropped silently.
 from __future__ import annotations
 
 import json
+import os
 import re
 import shlex
+import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -114,9 +116,21 @@ def _entries(database: Path) -> list[tuple[Path, Path, list[str]]]:
         directory = Path(str(item.get("directory", database.parent)))
         argv = item.get("arguments")
         if not isinstance(argv, list):
-            argv = shlex.split(str(item.get("command", "")))
+            argv = _command_words(database, item)
         out.append((directory, (directory / str(item["file"])).resolve(), [str(a) for a in argv]))
     return out
+
+
+def _command_words(database: Path, item: dict[str, object]) -> list[str]:
+    """An entry's "command" string as the shell would split it (and no shell runs it)."""
+    command = str(item.get("command", ""))
+    try:
+        return shlex.split(command)
+    except ValueError as exc:  # an unbalanced quote, a trailing backslash
+        raise InputError(
+            f"{database}: the command for {item['file']} cannot be split into words ({exc})",
+            "regenerate the compile database (CMake: CMAKE_EXPORT_COMPILE_COMMANDS=ON)",
+        ) from None
 
 
 def _split(argv: list[str]) -> list[tuple[str, str | None, str]]:
@@ -176,7 +190,10 @@ def _flags(database: Path, file: Path, directory: Path, argv: list[str]) -> Buil
         elif flag in ("-rdc", "--relocatable-device-code"):
             options.append(f"-rdc={value}")
         elif flag in ("-ccbin", "--compiler-bindir"):
-            host = str(value)
+            if _brought_by_checkout(database, file, directory, str(value)):
+                refused.append(f"{shown} (a program inside the project: pass --host-compiler)")
+            else:
+                host = str(value)
         elif value is None and flag in _KEPT_FLAGS:
             options.append("--extended-lambda" if "lambda" in flag else flag)
         elif _IGNORED_FLAGS.match(flag):
@@ -187,6 +204,19 @@ def _flags(database: Path, file: Path, directory: Path, argv: list[str]) -> Buil
         database, file, tuple(includes), tuple(defines), tuple(before), tuple(options),
         tuple(dict.fromkeys(archs)), host, tuple(ignored), tuple(refused),
     )  # fmt: skip
+
+
+def _brought_by_checkout(database: Path, file: Path, directory: Path, program: str) -> bool:
+    """Is the host compiler a database names a program inside the project (under the common
+    directory of the database and the file)? A checked-out compile_commands.json could name a
+    script of its own there, and sassview runs no program a checkout brings: a compiler on PATH
+    or elsewhere on the machine is the user's."""
+    found = shutil.which(program) if os.sep not in program else str(directory / program)
+    if found is None:
+        return False  # not found: host_compiler says so, and runs nothing
+    project = os.path.commonpath([database.resolve().parent, file.parent])
+    real = os.path.realpath(found)
+    return project != os.sep and (real + os.sep).startswith(project + os.sep)
 
 
 def _archs(value: str) -> list[str]:

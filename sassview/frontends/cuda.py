@@ -30,10 +30,15 @@ from sassview import cache
 from sassview.errors import CompileError, InputError, SassviewError, ToolchainError
 from sassview.frontends import depcache
 from sassview.frontends.arch import parse_arch
-from sassview.frontends.includes import IncludeScan, local_includes
+from sassview.frontends.includes import IncludeScan, local_includes, unlisted_files
 from sassview.frontends.libheaders import library_include_dirs
 from sassview.ir import Artifacts
-from sassview.toolchain.locate import host_compiler, nvcc_info, toolchain_versions
+from sassview.toolchain.locate import (
+    host_compiler,
+    nvcc_info,
+    toolchain_identity,
+    toolchain_versions,
+)
 
 if TYPE_CHECKING:
     from sassview.frontends.nvrtc_api import NvrtcOutput
@@ -278,6 +283,7 @@ def _via_nvrtc(req: CudaRequest, *, fall_back: bool) -> Artifacts:
             "instantiate": list(req.instantiate),
             "arch": req.arch,
             "tools": versions,
+            "tool_files": toolchain_identity(),  # which files, not only their word
         }
     )
     if not scan.complete:
@@ -299,6 +305,8 @@ def _via_nvrtc(req: CudaRequest, *, fall_back: bool) -> Artifacts:
 
         try:
             out = _nvrtc_compile(req, text, opts)
+            if not out.ok and _UNPACK_FAILED in out.log:  # a full disk under the cache
+                out = _nvrtc_compile(req, text, _headers_moved(opts, out.log))
         except CompileError as exc:  # an option NVRTC does not take may be nvcc's
             if not fall_back or not exc.detail:
                 raise
@@ -322,7 +330,7 @@ def _via_nvrtc(req: CudaRequest, *, fall_back: bool) -> Artifacts:
             "kernel.cubin": out.cubin,
             "compile.log": out.log,
         }
-        entry = store.put(key, files) if scan.complete else None
+        entry = store.put(key, files) if scan.complete and _scan_held(req, scan, out) else None
         if entry is None:  # caching off or unwritable: use the fresh results directly
             return _checked(req, "nvrtc", opts, versions, inputs, out.ptx, out.cubin, out.log)
     else:
@@ -359,6 +367,7 @@ def _via_nvcc(req: CudaRequest, reason: str) -> Artifacts:
     if req.toolchain is not None:
         raise _no_stored_nvcc(req, reason)
     from sassview.frontends.nvcc import nvcc_compile, nvcc_options
+    from sassview.toolchain.identity import tool_identity
 
     host = host_compiler(req.host_compiler)
     if host is None:
@@ -383,6 +392,7 @@ def _via_nvcc(req: CudaRequest, reason: str) -> Artifacts:
             "instantiate": list(req.instantiate),
             "arch": req.arch,
             "tools": versions,
+            "tool_files": {**toolchain_identity(), "nvcc": tool_identity(nvcc.path)},
             "host_path": host.path,
         }
     )
@@ -419,6 +429,18 @@ def _via_nvcc(req: CudaRequest, reason: str) -> Artifacts:
     return _checked(req, "nvcc", shown, versions, out.deps, out.ptx, out.cubin, out.log, reason)
 
 
+def _scan_held(req: CudaRequest, scan: IncludeScan, out: NvrtcOutput) -> bool:
+    """Did the include scan list every file the PTX's line table names? If not, it was fooled
+    (includes.py says how it can be), and the result is not cached: its key would not see an
+    edit of the file it missed."""
+    headers = str(cache.scratch_dir("nvrtc-headers"))
+    missed = unlisted_files(out.ptx, scan, req.name if req.path else None, headers, req.data)
+    if missed:
+        log.info("nvrtc: the include scan missed %s; not caching %s", ", ".join(missed), req.name)
+        cache.release_claim()
+    return not missed
+
+
 def _local_scan(req: CudaRequest) -> IncludeScan:
     """Every local file the request's includes could name, present or absent (includes.py)."""
     return local_includes(
@@ -453,6 +475,18 @@ def _includer_hint(req: CudaRequest) -> str:
         f"line {line}; check it as included there with --included-by {found} (or give the "
         "definitions with --include-before FILE or -D NAME=VALUE)"
     )
+
+
+_UNPACK_FAILED = "failed to unpack archive"
+_HEADERS = "--use-bundled-headers="
+
+
+def _headers_moved(opts: Sequence[str], log_text: str) -> list[str]:
+    """`opts` with NVRTC's headers in a private directory: unpacking them under the cache
+    failed (no space left, a disk that refuses), and the compile must not fail for it."""
+    why = next((ln for ln in log_text.splitlines() if _UNPACK_FAILED in ln), _UNPACK_FAILED)
+    private = cache.move_scratch_aside("nvrtc-headers", why.split(": ", 2)[-1].strip())
+    return [f"{_HEADERS}{private}" if o.startswith(_HEADERS) else o for o in opts]
 
 
 def _keyed(opts: Sequence[str]) -> list[str]:

@@ -47,7 +47,7 @@ from sassview.frontends.cute_key import (
 )
 from sassview.frontends.cute_names import names_json, record_names
 from sassview.ir import Artifacts
-from sassview.toolchain.locate import toolchain_versions
+from sassview.toolchain.locate import toolchain_identity, toolchain_versions
 
 log = logging.getLogger("sassview")
 _LOCK = threading.RLock()  # a factory's build and its compile hold it in turn
@@ -103,6 +103,7 @@ def compile_cute(
             "options": options.strip(),
             "env": {k: v for k, v in os.environ.items() if k.startswith("CUTE_DSL_")},
             "tools": versions,
+            "tool_files": toolchain_identity(),  # which files, not only their word
             "files": _FILES,
         }
     )

@@ -35,7 +35,7 @@ from sassview import cache
 from sassview.errors import CompileError, InputError, ToolchainError
 from sassview.frontends.arch import parse_arch
 from sassview.ir import Artifacts
-from sassview.toolchain.locate import toolchain_versions
+from sassview.toolchain.locate import toolchain_identity, toolchain_versions
 
 log = logging.getLogger(__name__)
 
@@ -103,6 +103,7 @@ def compile_cutile(
             "hints": repr(kernel._compiler_options),
             "gpu_code": gpu_code,
             "tools": versions,
+            "tool_files": toolchain_identity(),  # which files, not only their word
         }
     )
     store = cache.Store("cutile")

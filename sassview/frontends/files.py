@@ -14,7 +14,7 @@ from sassview.frontends.arch import parse_arch
 from sassview.frontends.cuda import read_source
 from sassview.frontends.nvjitlink_api import nvjitlink_ptx_to_cubin
 from sassview.ir import Artifacts
-from sassview.toolchain.locate import cuobjdump, toolchain_versions
+from sassview.toolchain.locate import cuobjdump, toolchain_identity, toolchain_versions
 from sassview.toolchain.run import run_tool
 
 ELF_MAGIC = b"\x7fELF"
@@ -56,6 +56,7 @@ def assemble_ptx(
             "arch": arch_name,
             "options": options,
             "tools": versions,
+            "tool_files": toolchain_identity(),  # which files, not only their word
         }
     )
     store = cache.Store("ptx")

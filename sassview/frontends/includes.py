@@ -4,8 +4,9 @@ NVRTC has no dependency output (-M/-MD are refused), so this reads the preproces
 itself and errs on the side of too many files: a file that is listed but not compiled costs a
 cache miss, a file that is compiled but not listed serves a stale answer. So it
 
-- reads directives as the preprocessor does: backslash continuations joined, comments removed
-  (`/**/ #include "x.h"` is a directive), `#include MACRO` resolved through the `#define`s of
+- reads directives as the preprocessor does: backslash continuations joined first, even inside
+  a directive's name (`#inc\\` newline `lude`), comments removed (`/**/ #include "x.h"` is a
+  directive), `%:` read as `#` (the digraph), `#include MACRO` resolved through the `#define`s of
   every file read and the -D list;
 - records every place a name could resolve to, not only the first: the includer's directory and
   every -I directory, for `"x.h"` and `<x.h>` alike, each as its bytes or as absent (a header
@@ -13,6 +14,10 @@ cache miss, a file that is compiled but not listed serves a stale answer. So it
 - when an `#include` operand cannot be resolved (a computed name), adds every header-like file
   under the search directories; past a bound it gives up and says the scan is incomplete, and
   the caller compiles without the cache.
+
+What it cannot see (a trigraph `??=`, dropped from C++17; an `#include` NVRTC reads in a way
+not listed here) the compiler's own word catches in part: a file the PTX's line table names
+that the scan did not list makes the compile uncached (frontends/cuda.py, `unlisted_files`).
 
 nvcc lists the files it read (frontends/nvcc.py), but not the places it looked first: its cache
 entries keep this scan's paths too, so a header created later that shadows one is seen
@@ -32,7 +37,8 @@ _CONTINUATION = re.compile(rb"\\\r?\n")
 _COMMENT_OR_LITERAL = re.compile(
     rb'("(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\')|//[^\n]*|/\*.*?\*/', re.S
 )
-_DIRECTIVE = re.compile(rb"^[ \t]*#[ \t]*(include(?:_next)?|define)\b[ \t]*(.*)$", re.M)
+# `%:` is the digraph of `#` (C++ [lex.digraph]): `%:include "x.h"` is an #include.
+_DIRECTIVE = re.compile(rb"^[ \t]*(?:#|%:)[ \t]*(include(?:_next)?|define)\b[ \t]*(.*)$", re.M)
 _HAS_INCLUDE = re.compile(rb"__has_include(?:_next)?\s*\(\s*([<\"][^>\"]+[>\"])\s*\)")
 _QUOTED = re.compile(rb'^(?:"([^"]+)"|<([^>]+)>)')
 _DEFINE = re.compile(rb"^([A-Za-z_]\w*)[ \t]+(.*?)[ \t]*$")
@@ -82,7 +88,7 @@ def local_includes(
         found = _read(scan, pre.resolve())
         if found is not None:
             texts.append((found, pre.resolve().parent))
-    if not any(b"include" in t for t, _ in texts):
+    if not any(b"include" in t or b"include" in _CONTINUATION.sub(b"", t) for t, _ in texts):
         # No #include and no __has_include anywhere: nothing to follow, and cleaning a big
         # generated source of its comments cost ~22 ms a scan (the 65k benchmark's cache hit).
         return scan
@@ -115,6 +121,27 @@ def local_includes(
     if unresolved:
         _add_every_header(scan, ([source_dir] if source_dir else []) + dirs)
     return scan
+
+
+_PTX_FILE = re.compile(r'^\s*\.file\s+\d+\s+"((?:\\.|[^"\\])*)"', re.M)
+
+
+_LINE_NAME = re.compile(rb'^[ \t]*(?:#|%:)[ \t]*(?:line[ \t]+)?\d+[ \t]+"([^"\n]*)"', re.M)
+
+
+def unlisted_files(
+    ptx: str, scan: IncludeScan, source: str | None, skip: str, text: bytes = b""
+) -> list[str]:
+    """Files the PTX's line table names (they gave code) that `scan` did not list, but the
+    source itself, the names its `#line` directives give (a kernel file's string source names
+    the kernel file) and what lies under `skip` (NVRTC's own headers): the scan was fooled."""
+    named = {os.path.normpath(m.replace('\\"', '"')) for m in _PTX_FILE.findall(ptx)}
+    known = {os.path.normpath(p) for p in scan.files}
+    for data in (text, *scan.present().values()):
+        known |= {os.path.normpath(n.decode(errors="replace")) for n in _LINE_NAME.findall(data)}
+    if source:
+        known.add(os.path.normpath(source))
+    return sorted(n for n in named if n not in known and not n.startswith(skip))
 
 
 def _operand_name(operand: bytes, macros: dict[bytes, bytes]) -> str | None:

@@ -17,11 +17,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from sassview.errors import ToolFailed
+from sassview.errors import InputError, ToolFailed
+from sassview.frontends.nvcc_shell import hazard, includable, refuse_shell_text
 from sassview.toolchain.locate import HostCompiler, nvcc_info
 from sassview.toolchain.run import RunningTool, start_tool
 
 WRAPPER_NAME = "sassview-instantiate.cu"
+SAFE_NAME = "sassview-main.cu"  # includes a file whose name a shell would act on
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,9 +73,9 @@ def nvcc_compile(
         if path is None:
             main.write_bytes(source)
         unit = main
-        if appendix:
-            unit = work / WRAPPER_NAME
-            unit.write_text(f'#include "{_c_string(str(main))}"\n{appendix}')
+        if appendix or hazard(str(main), True):  # a name a shell would act on: included
+            unit = work / (WRAPPER_NAME if appendix else SAFE_NAME)
+            unit.write_text(f'#include "{_included(main)}"\n{appendix}')
         argv = [
             nvcc,
             "-cubin",
@@ -92,12 +94,15 @@ def nvcc_compile(
             "cu",
             str(unit),
         ]
+        refuse_shell_text(argv)
         status, log = _run(argv, timeout)
         if status != 0:
             return NvccOutput(False, log)
         ptx = next(iter(sorted(work.glob("*.ptx"))), None)
         device_side = next(iter(sorted(work.glob("*.cpp1.ii"))), None)
-        deps = preprocessed_files(device_side.read_bytes()) if device_side else [str(main)]
+        deps = preprocessed_files(device_side.read_bytes()) if device_side else []
+        first = os.path.normpath(_included(main)) if unit != main else str(main)
+        deps = [first, *(d for d in deps if d not in (first, str(main)))]
         return NvccOutput(
             True,
             log,
@@ -125,8 +130,16 @@ def _run(argv: list[str], timeout: float) -> tuple[int, str]:
     return running.proc.returncode, text
 
 
-def _c_string(text: str) -> str:
-    return text.replace("\\", "\\\\").replace('"', '\\"')
+def _included(main: Path) -> str:
+    """`main` as a wrapper names it: absolute (the wrapper lies elsewhere), and includable."""
+    name = str(main.absolute())
+    if not includable(name):
+        raise InputError(
+            f"{name}: nvcc cannot be given this file name (a shell would read it) and it "
+            'cannot be #included either (a `"`, `\\` or line break)',
+            "rename the file, or compile it with NVRTC (--compiler nvrtc)",
+        )
+    return name
 
 
 _LINEMARKER = re.compile(rb'^# \d+ "((?:\\.|[^"\\])*)"', re.M)

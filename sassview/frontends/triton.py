@@ -42,7 +42,7 @@ from sassview import cache
 from sassview.errors import CompileError, InputError, ToolchainError
 from sassview.frontends.arch import parse_arch
 from sassview.ir import Artifacts
-from sassview.toolchain.locate import toolchain_versions
+from sassview.toolchain.locate import toolchain_identity, toolchain_versions
 
 log = logging.getLogger("sassview")
 _LOCK = threading.Lock()
@@ -137,6 +137,7 @@ def compile_triton(
             "arch": arch_name,
             "fix": LOC_FIX,
             "tools": versions,
+            "tool_files": toolchain_identity(),  # which files, not only their word
         }
     )
     store = cache.Store("triton")

@@ -271,6 +271,21 @@ def release_mismatch(tools: list[ToolInfo]) -> str:
     return f"tools from different CUDA releases: {listed}"
 
 
+def toolchain_identity() -> dict[str, str]:
+    """Which files the tools are (path and content digest, toolchain/identity.py): beside
+    their versions in every cache key, since a version is only what a tool says."""
+    from sassview.toolchain.identity import identities
+
+    return identities((t.name, t.path) for t in survey())
+
+
+def nvdisasm_identity() -> str:
+    """The nvdisasm file in use (path and digest): part of the listings' and model's keys."""
+    from sassview.toolchain.identity import tool_identity
+
+    return tool_identity(_executable("nvdisasm").path)
+
+
 def toolchain_versions() -> dict[str, str]:
     """Versions that decide what the compiler and disassembler produce (part of cache keys)."""
     return {t.name: t.version or "missing" for t in survey()}

@@ -19,7 +19,7 @@ import sys
 from collections.abc import Callable
 
 _STORE = "tool-versions"
-_FORMS = {"version": r"[\d.]+", "archs": r"[\d,]+"}
+_FORMS = {"version": r"[\d.]+", "archs": r"[\d,]+", "digest": r"[0-9a-f]{64}"}
 # What cuda.pathfinder looks at besides the import path.
 _SEARCH_ENV = ("PATH", "LD_LIBRARY_PATH", "CONDA_PREFIX", "CUDA_PATH", "CUDA_HOME")
 

@@ -33,6 +33,9 @@ def _count(n: int, noun: str) -> str:
 @click.group(name="cache")
 def cache_group() -> None:
     """Inspect or empty the compile cache."""
+    from sassview.cache.limit import hold
+
+    hold()  # `info` only looks; `clear` and `prune` report what they remove
 
 
 @cache_group.command("info")
@@ -44,8 +47,22 @@ def cache_info() -> None:
         click.echo(f"{found.root} {found.problem}: caching is off (set SASSVIEW_CACHE_DIR)")
         return
     click.echo(f"{found.root}: {found.entries} entries, {_mb(found.bytes)}")
+    off = cache.state(found.root)
+    if off:
+        click.echo(f"  caching is {off.strip('()')}")
+    _describe_limit()
     _describe_rest(found)
     _describe_remote()
+
+
+def _describe_limit() -> None:
+    try:
+        limit = cache.size_limit()
+    except SassviewError as exc:  # the limit is not applied: said, and info goes on
+        click.echo(f"warning: {exc.message} ({exc.hint})", err=True)
+        return
+    if limit:
+        click.echo(f"  size limit {_mb(limit)} (SASSVIEW_CACHE_MAX_MB): trimmed after each command")
 
 
 def _describe_remote() -> None:
