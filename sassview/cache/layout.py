@@ -48,7 +48,7 @@ _KEY = re.compile(r"[0-9a-f]{64}")
 # sassview's own formats, this one and those before it: a `v7/` is not sassview's layout.
 _VERSIONS = frozenset(f"v{n}" for n in range(1, FORMAT_VERSION + 1))
 # The scratch directories this sassview makes (`scratch_dir(name)`); only these are removed.
-SCRATCH_NAMES = frozenset({"nvrtc-headers", "triton", "cute", "locks", "includer-context"})
+SCRATCH_NAMES = frozenset({"nvrtc-headers", "triton", "cute", "locks", "includer-context", "cmake"})
 log = logging.getLogger("sassview.cache")
 
 
