@@ -14,7 +14,8 @@ How it can be wrong: a header included by another name than its path from the ma
 directory (through `-I`) is read from disk unrolled: its loops are then alike in both builds
 and the census says nothing from them. Instantiations appended by `--instantiate` are not
 replayed: those kernels are missing from the rolled build, and their loops stay as counted.
-A rolled build that fails to compile is no evidence: None, and the census keeps its counts.
+A rolled build that fails to compile is no evidence: None, and the census keeps its counts;
+so is a compile by a stored release (`--toolchain 12.9`), which this NVRTC cannot replay.
 """
 
 from __future__ import annotations
@@ -44,6 +45,8 @@ def rolled_build(
         return None
     if "cuda_source" in artifacts.stages:  # C++ held in a kernel.py: its text is not the file's
         return None
+    if "stored" in artifacts.toolchain:  # another release's NVRTC built it (toolchain/store.py):
+        return None  # a rolled build by this one would compare two compilers, not two builds
     main = Path(artifacts.source_path)
     text = rolled_source(artifacts.source_text, parity)
     headers = _rolled_headers(main, artifacts.inputs, parity, flips or {})
