@@ -138,6 +138,7 @@ def test_paths_outside_the_roots_and_unsafe_values_are_refused(tmp_path: Path) -
             "define": {"path": "ok.cu", "defines": ["A=1\nB"]},
             "both": {"path": "ok.cu", "source": "__global__ void k() {}"},
             "arch": {"path": "ok.cu", "arch": ["--help"]},
+            "toolchain": {"path": "ok.cu", "toolchain": "--wheels=/tmp"},
         }
         for name, args in asks.items():
             errors[name] = _error(await client.call_tool("check", args))
@@ -153,6 +154,7 @@ def test_paths_outside_the_roots_and_unsafe_values_are_refused(tmp_path: Path) -
     assert "NAME or NAME=VALUE" in errors["define"]
     assert "exactly one of path and source" in errors["both"]
     assert "not an architecture" in errors["arch"]
+    assert "a release, e.g. 12.9" in errors["toolchain"]
     assert not marker.exists()
 
 

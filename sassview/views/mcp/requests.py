@@ -36,6 +36,7 @@ _SAFE_OPTIONS = re.compile(
     re.VERBOSE,
 )
 _ARCH = re.compile(r"(sm|compute)_\d+[af]?(,(sm|compute)_\d+[af]?)*")
+_RELEASE = re.compile(r"\d+\.\d+|default")
 _DEFINE = re.compile(r"[A-Za-z_]\w*(=.*)?", re.DOTALL)
 _SUFFIXES = {"cuda": ".cu"}
 
@@ -54,6 +55,7 @@ class Target:
     compiler: str = "auto"
     block: str | None = None
     instantiate: Sequence[str] = field(default=())
+    toolchain: str | None = None  # a release `sassview toolchain add` stored, e.g. "12.9"
 
     def checked(self, roots: Roots) -> Target:
         """The same request with every value checked; an InputError says which is wrong."""
@@ -73,6 +75,8 @@ class Target:
                     "--use_fast_math, -Xptxas=-v, …): ones that name files or run programs "
                     "are refused over MCP (docs/mcp.md)",
                 )
+        if self.toolchain is not None and not _RELEASE.fullmatch(self.toolchain):
+            raise InputError(f"toolchain {self.toolchain!r}", "a release, e.g. 12.9, or default")
         if self.compiler not in ("auto", "nvrtc", "nvcc"):
             raise InputError(f"compiler {self.compiler!r}", "one of auto, nvrtc, nvcc")
         path = str(roots.file(self.path)) if self.path is not None else None
@@ -90,6 +94,8 @@ class Target:
         args += [f"--instantiate={t}" for t in self.instantiate]
         if self.compiler != "auto":
             args.append(f"--compiler={self.compiler}")
+        if self.toolchain is not None:
+            args.append(f"--toolchain={self.toolchain}")
         return args
 
 

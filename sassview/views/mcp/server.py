@@ -111,6 +111,7 @@ def _register_check(app: MCPServer, state: Server) -> None:
         options: list[str] | None = None,
         block: str | None = None,
         compiler: Literal["auto", "nvrtc", "nvcc"] = "auto",
+        toolchain: str | None = None,
         roots: ClientRoots = None,
     ) -> dict[str, Any]:
         """Compile a file under the roots (.cu/.cuh, kernel.py, .ptx, .cubin) or CUDA C++
@@ -119,11 +120,12 @@ def _register_check(app: MCPServer, state: Server) -> None:
         `sassview check --json` document, its schema_version), `listings` (resource URIs of
         each kernel's SASS and PTX). arch: e.g. ["sm_80", "sm_90a"] (default sm_90a);
         defines: ["TILE=128"]; options: code-generation options only (-maxrregcount=32, -O3);
-        block: the launch's block shape for memory use and occupancy, e.g. "16x16"."""
+        block: the launch's block shape for memory use and occupancy, e.g. "16x16";
+        toolchain: a CUDA release `sassview toolchain add` stored ("12.9")."""
         target = _target(
             state, roots, path=path, source=source, arch=arch or (), kernel=kernel,
             defines=defines or (), include_dirs=include_dirs or (), options=options or (),
-            block=block, compiler=compiler,
+            block=block, compiler=compiler, toolchain=toolchain,
         )  # fmt: skip
         result = await state.run(partial(calls.check, target, timeout=state.timeout))
         listings = {}

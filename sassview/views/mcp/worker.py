@@ -41,6 +41,7 @@ def _inspections(target: Mapping[str, Any]) -> list[Any]:
         options=target.get("options") or (),
         compiler=target.get("compiler") or "auto",
         instantiate=target.get("instantiate") or (),
+        toolchain=target.get("toolchain"),
     )
 
 
