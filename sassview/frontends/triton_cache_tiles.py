@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import ast
 import re
-from functools import lru_cache
 from pathlib import Path
+
+from sassview.memo import memoized
 
 _LOC_DEF = re.compile(r'^#(loc\d*) = loc\("([^"]+)":(\d+):(\d+)\)', re.M)
 _LOC_ALIAS = re.compile(r'^#(loc\d*) = loc\("[^"]*"\(#(loc\d*)\)\)', re.M)
@@ -83,7 +84,7 @@ def _parsed(source_path: str) -> ast.Module | None:
     return _parsed_at(source_path, stamp)
 
 
-@lru_cache(maxsize=64)
+@memoized(64)
 def _parsed_at(source_path: str, stamp: int) -> ast.Module | None:
     """One parse per file and version: a cache's entries share a few source files."""
     try:

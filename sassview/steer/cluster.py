@@ -17,7 +17,6 @@ system). Dask runs what a client submits on its workers: connect only to a clust
 
 from __future__ import annotations
 
-import functools
 import os
 import socket
 from collections.abc import Callable, Mapping, Sequence
@@ -29,6 +28,7 @@ from sassview.errors import InputError, SassviewError, ToolchainError
 from sassview.frontends.build_options import BuildOptions
 from sassview.frontends.declaration import KernelFile
 from sassview.frontends.jobs import Job
+from sassview.memo import memoized
 
 CLUSTER_ENV = "SASSVIEW_CLUSTER"
 
@@ -60,7 +60,7 @@ class Compiled:
     error: str | None
 
 
-@functools.lru_cache(maxsize=8)
+@memoized(8)
 def _opened(recipe: Recipe) -> KernelFile:
     return recipe.open()  # a kernel.py is imported once per worker process, not per task
 

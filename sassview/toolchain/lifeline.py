@@ -17,15 +17,16 @@ until their step ends, unless the tool itself ends them.
 
 from __future__ import annotations
 
-import functools
 import os
 import sys
 from collections.abc import Callable
 
+from sassview.memo import memoized
+
 _PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
 
 
-@functools.cache
+@memoized(2)
 def _load_prctl() -> Callable[..., int] | None:
     """libc's prctl, from the symbols already loaded (no library search: that spawns tools)."""
     if not sys.platform.startswith("linux"):

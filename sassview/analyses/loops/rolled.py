@@ -48,6 +48,7 @@ from sassview.analyses.loops.measure import Measure
 from sassview.analyses.loops.tree import Key, Tree
 from sassview.graph.loops import Loop
 from sassview.ir import Artifacts, Program, SourceLoc
+from sassview.memo import Memo
 
 # (opcode, weight kind, file, line, call sites): a line's instructions, columns left out (the
 # pragma moves the columns of a loop's own line)
@@ -217,7 +218,7 @@ def _compile(artifacts: Artifacts, parity: int, flips: Flips) -> Artifacts | Non
 
 
 build_variant: Builder = _compile
-_PROGRAMS: dict[tuple[object, ...], Program | None] = {}
+_PROGRAMS: Memo[tuple[object, ...], Program | None] = Memo("rolled-programs", 64)
 
 
 class Variants:
