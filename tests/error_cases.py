@@ -748,6 +748,13 @@ CASES += [
         lambda t: ["check", _kernel_py(t, "import sys\nsys.exit(0)\n")],
         ("sys.exit(0)", "__main__"),
     ),
+    Case(
+        "kernel-py-os-exit",
+        "input paths",
+        "a kernel.py that calls os._exit() when imported",
+        lambda t: ["check", _kernel_py(t, "import os\nos._exit(0)\n")],
+        ("kernel.py: importing it called os._exit(0)", "__main__"),
+    ),
 ]
 
 

@@ -348,14 +348,28 @@ def main() -> None:
     for s in (signal.SIGINT, signal.SIGTERM):
         signal.signal(s, _stop)
     try:
+        _run()
+    except _Stopped as stop:
+        click.echo(f"sassview: {stop.why}", err=True)
+        sys.exit(stop.code)
+
+
+def _run() -> None:
+    """The command, with stdout sassview's alone (views/user_output.py): a report that cannot
+    be written, or no stdout at all, is one error (exit 2), never a traceback or a silent 0."""
+    from sassview.views.user_output import finish_user_output, take_stdout
+
+    try:
+        take_stdout()
         try:
             cli(prog_name="sassview")  # always ends in SystemExit
         except SystemExit:
             _keep_cache_in_its_limit()  # not after a stop: the next command trims the cache
             raise
-    except _Stopped as stop:
-        click.echo(f"sassview: {stop.why}", err=True)
-        sys.exit(stop.code)
+        finally:
+            finish_user_output()
+    except SassviewError as exc:  # the report could not be written
+        _fail(exc)
 
 
 def _keep_cache_in_its_limit() -> None:
