@@ -742,6 +742,20 @@ CASES += [
         ("double quote",),
     ),
     Case(
+        "path-not-utf8",
+        "input paths",
+        "CUDA C++ at a path that is not UTF-8 (a byte 0xff in its name)",
+        lambda t: ["check", _file(t, "bad\udcff.cu", "__global__ void k() {}\n")],
+        ("bad\\xff.cu", "not UTF-8", "rename"),
+    ),
+    Case(
+        "kernel-py-path-not-utf8",
+        "input paths",
+        "a kernel.py declaring CUDA C++, in a directory whose name is not UTF-8",
+        lambda t: ["check", _kernel_py(_directory(t, "a\udcffb"), _CUDA_KERNEL_PY)],
+        ("not UTF-8",),
+    ),
+    Case(
         "kernel-py-sys-exit",
         "input paths",
         "a kernel.py that calls sys.exit() when imported",

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import os
 import sys
 import traceback
 from collections.abc import Mapping
@@ -70,7 +71,7 @@ def directory_kind(path: Path) -> str | None:
 def import_kernel_file(path: str | Path) -> KernelFile:
     p = input_file(path, wanted="a kernel.py file")
     text = p.read_text(encoding="utf-8", errors="replace")
-    name = "sassview_kernels_" + hashlib.sha1(str(p).encode()).hexdigest()[:12]
+    name = "sassview_kernels_" + hashlib.sha1(os.fsencode(p)).hexdigest()[:12]
     spec = importlib.util.spec_from_file_location(name, p)
     if spec is None or spec.loader is None:
         raise InputError(f"{p}: cannot be imported as Python", "is it a .py file?")
