@@ -107,6 +107,7 @@ def load(
     host_compiler: str | None = None,
     instantiate: Sequence[str] = (),
     include_before: Sequence[str | Path] = (),
+    allow: Callable[[int], None] | None = None,
 ) -> list[Program]:
     """Any file sassview reads -> one Program per (cubin, architecture).
 
@@ -115,7 +116,8 @@ def load(
     a kernel.py is imported and each declared kernel compiled (see sassview.declare); a
     Triton cache directory (or a TRITON_KERNEL_DUMP one, or one entry) gives every kernel in
     it, as compiled (`arch` is ignored).
-    `compiler`, `host_compiler`, `instantiate` and `include_before` are compile()'s.
+    `compiler`, `host_compiler`, `instantiate` and `include_before` are compile()'s; `allow`
+    is load_kernel_file()'s (a kernel.py's count of compiles, before any starts).
     """
     p = Path(path)
     if p.is_dir() and _directory_kind(p) == "triton-cache":  # kernels a run already compiled
@@ -138,7 +140,7 @@ def load(
             for a in archs
         ]
     if p.suffix == ".py":
-        return load_kernel_file(p, arch=arch)[1]
+        return load_kernel_file(p, arch=arch, allow=allow)[1]
     # PTX, cubins, fatbins: frontends/files.py and the tools it runs, imported for those alone
     from sassview.frontends.files import load_file
 
@@ -187,6 +189,7 @@ def inspect(
     host_compiler: str | None = None,
     instantiate: Sequence[str] = (),
     include_before: Sequence[str | Path] = (),
+    allow: Callable[[int], None] | None = None,
 ) -> list[Inspection]:
     """Any file sassview reads -> one Inspection per (program, kernel): what every view reads.
 
@@ -203,6 +206,7 @@ def inspect(
         host_compiler=host_compiler,
         instantiate=instantiate,
         include_before=include_before,
+        allow=allow,
     )
     if kernel is None:
         return [i for p in programs for i in analyze(p)]

@@ -933,6 +933,27 @@ _MORE = [
         lambda t: ["try", _kernel_py(t, _MANY_VARIANTS), "--max-variants", "10"],
         ("kernel.py has 300 variants, more than --max-variants 10",),
     ),
+    Case(
+        "export-too-many-declared-variants",
+        "sweep",
+        "export of a kernel.py whose declarations make 300 variants, with no terminal",
+        lambda t: ["export", _kernel_py(t, _MANY_VARIANTS), "-o", str(t / "out")],
+        ("kernel.py has 300 variants", "--max-variants 300"),
+    ),
+    Case(
+        "filecheck-too-many-declared-variants",
+        "sweep",
+        "filecheck of a kernel.py whose declarations make 300 variants, over --max-variants",
+        lambda t: [
+            "filecheck",
+            "--check-string",
+            "CHECK: EXIT",
+            _kernel_py(t, _MANY_VARIANTS),
+            "--max-variants",
+            "10",
+        ],
+        ("kernel.py has 300 variants, more than --max-variants 10",),
+    ),
 ]
 
 
