@@ -292,9 +292,13 @@ def _doctor_frontends() -> None:
     for f in frontends().values():
         version = f.version()
         calls = ", ".join(f"sv.{name}" for name in f.declarations) or "no sv. declaration"
-        brings = install_hint(f) if f.package else "comes with sassview"
         state = "ok" if version else "absent"
-        click.echo(f"{state:<8} {f.kind:<10} {version or '-':<10} {f.title} ({calls}): {brings}")
+        line = f"{state:<8} {f.kind:<10} {version or '-':<10} {f.title} ({calls})"
+        if not f.package:
+            line += ": comes with sassview"
+        elif not version:  # the way to get it, only where it is missing
+            line += f": {install_hint(f)}"
+        click.echo(line)
 
 
 def _doctor_nvcc(tools: list[Any]) -> int:
