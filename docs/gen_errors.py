@@ -41,7 +41,12 @@ def _clean(text: str, tmp: Path) -> str:
 
 
 def _quoted(arg: str) -> str:
-    """An argument as a shell takes it (`'CHECK: LDG.E.128'`), so the line can be pasted."""
+    """An argument as a shell takes it (`'CHECK: LDG.E.128'`, `$'bad\\xff.cu'` for bytes that
+    are not UTF-8), so the line can be pasted."""
+    try:
+        arg.encode("utf-8")
+    except UnicodeEncodeError:
+        return "$'" + repr(os.fsencode(arg))[2:-1].replace("'", "\\'") + "'"
     return shlex.quote(arg) if any(c.isspace() for c in arg) else arg
 
 

@@ -135,6 +135,7 @@ def load(
     include_before: Sequence[str | Path] = (),
     toolchain: str | None = None,
     kernels_in: Sequence[str | Path] = (),
+    allow: Callable[[int], None] | None = None,
 ) -> list[Program]:
     """Any file sassview reads -> one Program per (cubin, architecture).
 
@@ -144,7 +145,8 @@ def load(
     Triton cache directory (or a TRITON_KERNEL_DUMP one, or one entry) gives every kernel in
     it, as compiled (`arch` is ignored).
     `compiler`, `host_compiler`, `instantiate`, `include_before` and `toolchain` are
-    compile()'s; another `toolchain` than the default compiles CUDA C++ only.
+    compile()'s; another `toolchain` than the default compiles CUDA C++ only. `allow` is
+    load_kernel_file()'s (a kernel.py's count of compiles, before any starts).
     """
     p = Path(path)
     if toolchain not in (None, "default") and p.suffix not in (*CUDA_SUFFIXES, ".py"):
@@ -177,7 +179,7 @@ def load(
             for a in archs
         ]
     if p.suffix == ".py":
-        return load_kernel_file(p, arch=arch, toolchain=toolchain)[1]
+        return load_kernel_file(p, arch=arch, toolchain=toolchain, allow=allow)[1]
     # PTX, cubins, fatbins: frontends/files.py and the tools it runs, imported for those alone
     from sassview.frontends.files import load_file
 
@@ -228,6 +230,7 @@ def inspect(
     include_before: Sequence[str | Path] = (),
     toolchain: str | None = None,
     kernels_in: Sequence[str | Path] = (),
+    allow: Callable[[int], None] | None = None,
 ) -> list[Inspection]:
     """Any file sassview reads -> one Inspection per (program, kernel): what every view reads.
 
@@ -246,6 +249,7 @@ def inspect(
         include_before=include_before,
         toolchain=toolchain,
         kernels_in=kernels_in,
+        allow=allow,
     )
     if kernel is None:
         return [i for p in programs for i in analyze(p)]

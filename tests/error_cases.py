@@ -809,11 +809,32 @@ CASES += [
         ("double quote",),
     ),
     Case(
+        "path-not-utf8",
+        "input paths",
+        "CUDA C++ at a path that is not UTF-8 (a byte 0xff in its name)",
+        lambda t: ["check", _file(t, "bad\udcff.cu", "__global__ void k() {}\n")],
+        ("bad\\xff.cu", "not UTF-8", "rename"),
+    ),
+    Case(
+        "kernel-py-path-not-utf8",
+        "input paths",
+        "a kernel.py declaring CUDA C++, in a directory whose name is not UTF-8",
+        lambda t: ["check", _kernel_py(_directory(t, "a\udcffb"), _CUDA_KERNEL_PY)],
+        ("not UTF-8",),
+    ),
+    Case(
         "kernel-py-sys-exit",
         "input paths",
         "a kernel.py that calls sys.exit() when imported",
         lambda t: ["check", _kernel_py(t, "import sys\nsys.exit(0)\n")],
         ("sys.exit(0)", "__main__"),
+    ),
+    Case(
+        "kernel-py-os-exit",
+        "input paths",
+        "a kernel.py that calls os._exit() when imported",
+        lambda t: ["check", _kernel_py(t, "import os\nos._exit(0)\n")],
+        ("kernel.py: importing it called os._exit(0)", "__main__"),
     ),
 ]
 
@@ -1060,6 +1081,27 @@ _MORE = [
         "sweep",
         "try of a kernel.py whose declarations make 300 variants, over --max-variants",
         lambda t: ["try", _kernel_py(t, _MANY_VARIANTS), "--max-variants", "10"],
+        ("kernel.py has 300 variants, more than --max-variants 10",),
+    ),
+    Case(
+        "export-too-many-declared-variants",
+        "sweep",
+        "export of a kernel.py whose declarations make 300 variants, with no terminal",
+        lambda t: ["export", _kernel_py(t, _MANY_VARIANTS), "-o", str(t / "out")],
+        ("kernel.py has 300 variants", "--max-variants 300"),
+    ),
+    Case(
+        "filecheck-too-many-declared-variants",
+        "sweep",
+        "filecheck of a kernel.py whose declarations make 300 variants, over --max-variants",
+        lambda t: [
+            "filecheck",
+            "--check-string",
+            "CHECK: EXIT",
+            _kernel_py(t, _MANY_VARIANTS),
+            "--max-variants",
+            "10",
+        ],
         ("kernel.py has 300 variants, more than --max-variants 10",),
     ),
 ]

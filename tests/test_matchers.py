@@ -333,3 +333,15 @@ def test_ptx_filecheck_reports_ptx_line_numbers() -> None:
 def test_snapshot_needs_the_fixture() -> None:
     with pytest.raises(RuntimeError, match="sassview_kernel pytest fixture"):
         recorded("vecadd").snapshot()
+
+
+def test_a_mismatch_with_many_accesses_lists_them_one_a_line_and_says_how_many_more() -> None:
+    """29 distinct accesses used to be one line of 29 items; a few still share the line."""
+    from sassview.testing.failures import FOUND_LINES, compose
+
+    many = [f"/*{0x10 * i:04x}*/ LDG.E: 32 sectors, min 4 (stride)" for i in range(29)]
+    lines = compose("k: 29 of 29 global accesses are not proven coalesced", found=many).split("\n")
+    assert lines[1] == "  found:    29 distinct"
+    assert lines[2 : 2 + FOUND_LINES] == [f"    {m}" for m in many[:FOUND_LINES]]
+    assert lines[2 + FOUND_LINES] == f"    ... and {29 - FOUND_LINES} more"
+    assert compose("k", found=many[:2]).split("\n")[1] == f"  found:    {many[0]}; {many[1]}"

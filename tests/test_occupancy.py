@@ -176,3 +176,34 @@ def test_assert_occupancy_needs_a_block_size() -> None:
     with pytest.raises(OccupancyTooLow, match="block size is unknown"):
         k.assert_occupancy(min_warps=32)
     k.assert_occupancy(min_warps=48, threads=256)  # 6 blocks of 8 warps
+
+
+FAT = """
+__global__ void fat(float* p, int n) {
+  float acc[96];
+#pragma unroll
+  for (int i = 0; i < 96; ++i) acc[i] = p[threadIdx.x + i * n];
+  float s = 0;
+#pragma unroll
+  for (int j = 0; j < 96; ++j) for (int i = 0; i < 96; ++i) s += acc[i] * acc[(i + j) % 96];
+  p[threadIdx.x] = s;
+}
+"""
+
+
+@pytest.mark.compile
+def test_a_block_size_the_kernel_cannot_launch_is_said_so_not_zero_percent(
+    tmp_path: Path,
+) -> None:
+    """Over 64 registers a thread, 1024 threads need more than the SM's 64k registers: the
+    launch fails, which `1024: 0%` hid (it read as a slow launch)."""
+    from click.testing import CliRunner
+
+    from sassview.views.cli import cli
+
+    path = tmp_path / "fat.cu"
+    path.write_text(FAT)
+    done = CliRunner().invoke(cli, ["check", str(path)])
+    assert done.exit_code == 0, done.output
+    (line,) = [x for x in done.output.splitlines() if x.lstrip().startswith("occupancy")]
+    assert "1024: cannot launch (registers)" in line and ": 0%" not in line

@@ -184,6 +184,29 @@ def test_filecheck_messages_point_at_the_test_file(project: pytest.Pytester) -> 
     )
 
 
+def test_a_snapshot_of_a_test_id_longer_than_a_file_name_is_kept(pytester: pytest.Pytester) -> None:
+    """A parametrised id of 300 characters: the file name is cut, with a digest of the id, so
+    two such ids that differ only at their end keep two snapshots."""
+    (pytester.path / "k.cu").write_text((EXAMPLES / "vecadd.cu").read_text())
+    write(
+        pytester,
+        "test_long.py",
+        """
+        import pytest
+
+        @pytest.mark.parametrize("tag", ["x" * 300 + "a", "x" * 300 + "b"])
+        def test_listing(sassview_kernel, tag):
+            sassview_kernel("k.cu", kernel="add_f4").snapshot()
+    """,
+    )
+    first = run(pytester)
+    first.assert_outcomes(passed=2)
+    files = sorted((pytester.path / "__snapshots__" / "test_long").iterdir())
+    assert len(files) == 2 and all(len(f.name.encode()) <= 255 for f in files), files
+    assert all(f.name.startswith("test_listing-xxx") for f in files)
+    run(pytester, "--sassview-strict").assert_outcomes(passed=2)  # found again by the same name
+
+
 def test_snapshots_are_written_when_missing_and_updated_only_on_request(
     pytester: pytest.Pytester,
 ) -> None:

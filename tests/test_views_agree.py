@@ -43,6 +43,28 @@ def test_check_counts_what_it_lists_and_names_the_info_it_does_not() -> None:
     assert want in done.output
 
 
+def test_a_kernel_whose_findings_are_all_info_still_gets_its_count() -> None:
+    """add_scalar's one finding is an info: before, check printed no findings line at all,
+    where the TUI's header says "findings 1 info"."""
+    (insp, _) = sassview.inspect(VECADD)
+    assert [a.severity.name for a in insp.annotations] == ["INFO"]
+    done = CliRunner().invoke(cli, ["check", str(VECADD), "--kernel", insp.kernel.name])
+    assert done.exit_code == 0, done.output
+    assert "  findings (1 info in the lines above)\n" in done.output
+
+
+def test_an_info_finding_with_a_knob_sassview_try_turns_is_listed() -> None:
+    """examples/triton's `scale`: its one finding is an info whose hint is the divisibility
+    knob `sassview try` applies; check lists it, with the hint, as the one it counts."""
+    pytest.importorskip("triton")
+    path = Path(__file__).parents[1] / "examples" / "triton" / "kernel.py"
+    done = CliRunner().invoke(cli, ["check", str(path), "--kernel", "scale", "--arch", "sm_90a"])
+    assert done.exit_code == 0, done.output
+    blocks = [b for b in done.output.split("\n== ") if "  findings (1 info)\n" in b]
+    assert blocks, done.output
+    assert all("info     narrow-access:" in b and "`sassview try` tests" in b for b in blocks)
+
+
 def test_tui_header_and_panel_count_by_severity_and_follow_the_kernel() -> None:
     n = _counts(WGMMA)
     app = SassviewApp(Target(WGMMA), loaded=Loaded(tuple(sassview.inspect(WGMMA)), ()), watch=False)

@@ -281,7 +281,12 @@ def describe(
         return f"{describe_point(points[0], sm, registers)} (as {launched})"
     if source != "sweep":
         return f"{describe_point(points[0], sm, registers)} ({_SOURCE_WORDS[source]})"
-    sweep = ", ".join(f"{p.threads}: {p.percent:g}%" for p in points)
+    sweep = ", ".join(  # 0% would read as a launch that runs slowly: it does not run
+        f"{p.threads}: {p.percent:g}%"
+        if p.blocks
+        else f"{p.threads}: cannot launch ({', '.join(p.limiters)})"
+        for p in points
+    )
     return f"{_SOURCE_WORDS[source]}; threads per block -> occupancy {sweep}"
 
 

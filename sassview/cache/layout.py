@@ -21,6 +21,7 @@ is counted, named and left alone.
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import logging
 import os
@@ -291,9 +292,25 @@ def _sort_entry(path: Path, prefix: str, found: Survey) -> None:
         found.garbage.append(Item(path, size))
 
 
+def read_regular(path: Path) -> bytes:
+    """The bytes of `path`, which must be a regular file: a FIFO someone put in the cache
+    would block the read for ever, a device would be read without end. Anything else raises
+    OSError, which every reader takes as an absent or damaged entry."""
+    import stat
+
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))  # a FIFO's open waits else
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", str(path))
+        with open(fd, "rb", closefd=False) as handle:
+            return handle.read()
+    finally:
+        os.close(fd)
+
+
 def _listed(entry: Path) -> set[str] | None:
     try:
-        return listed_names((entry / MANIFEST).read_bytes(), entry.name)
+        return listed_names(read_regular(entry / MANIFEST), entry.name)
     except OSError:
         return None
 

@@ -37,6 +37,7 @@ from sassview.cache.layout import (
     flat_files,
     is_sassviews,
     parse_manifest,
+    read_regular,
 )
 from sassview.cache.removal import remove_flat
 from sassview.cache.shape import usable
@@ -133,7 +134,7 @@ class Store:
             return None
         path = self._dir(key)
         try:
-            manifest = parse_manifest((path / MANIFEST).read_bytes(), key)
+            manifest = parse_manifest(read_regular(path / MANIFEST), key)
         except OSError:
             return None  # absent, removed by a pruner, or the root is unusable
         files = _verified(path, manifest) if manifest is not None else None
@@ -216,7 +217,7 @@ def _upload(kind: str, key: str, entry: Entry) -> None:
     if not remote.url():
         return
     try:
-        manifest = (entry.path / MANIFEST).read_bytes()
+        manifest = read_regular(entry.path / MANIFEST)
     except OSError:
         return  # pruned already: the next build uploads it
     remote.upload(kind, key, entry.files, manifest)
@@ -226,7 +227,7 @@ def _verified(path: Path, manifest: Manifest) -> dict[str, bytes] | None:
     files = {}
     for name, rec in manifest.files.items():
         try:
-            data = (path / name).read_bytes()
+            data = read_regular(path / name)
         except OSError:
             return None
         if len(data) != rec.size or digest(data) != rec.sha256 or not usable(name, data):

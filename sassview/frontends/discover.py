@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import os
 import sys
 import traceback
 from collections.abc import Mapping
@@ -23,6 +24,7 @@ from sassview.frontends import registry
 from sassview.frontends.declaration import Declaration, KernelFile, Undeclared, collecting
 from sassview.frontends.no_torch import TorchNeeded
 from sassview.frontends.paths import input_file
+from sassview.frontends.user_code import UserExit, running_user_code
 
 
 def _trimmed_traceback(exc: BaseException, path: Path) -> str:
@@ -44,14 +46,15 @@ _MAIN_HINT = (
 _RAISE_HINT = "raise an exception where a kernel cannot be built: sys.exit() would end sassview"
 
 
-def exit_error(exc: SystemExit, path: Path, *, importing: bool) -> InputError:
-    """sys.exit() in a kernel file's code (on import, or in a CuTe host function while its
-    kernels compile) would end sassview with no word, and exit 0. The traceback shows the
-    frames in the file: the rest is sassview's or a framework's."""
+def exit_error(exc: SystemExit | UserExit, path: Path, *, importing: bool) -> InputError:
+    """sys.exit() or os._exit() in a kernel file's code (on import, or in a CuTe host
+    function while its kernels compile) would end sassview with no word, and exit 0. The
+    traceback shows the frames in the file: the rest is sassview's or a framework's."""
     frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == str(path)]
+    call = "sys.exit" if isinstance(exc, SystemExit) else "os._exit"
     return InputError(
         f"{path.name}: {'importing it' if importing else 'compiling its kernels'} called"
-        f" sys.exit({exc.code!r})",
+        f" {call}({exc.code!r})",
         _MAIN_HINT if importing else _RAISE_HINT,
         detail="".join(traceback.format_list(frames)).rstrip(),
     )
@@ -68,13 +71,13 @@ def directory_kind(path: Path) -> str | None:
 def import_kernel_file(path: str | Path) -> KernelFile:
     p = input_file(path, wanted="a kernel.py file")
     text = p.read_text(encoding="utf-8", errors="replace")
-    name = "sassview_kernels_" + hashlib.sha1(str(p).encode()).hexdigest()[:12]
+    name = "sassview_kernels_" + hashlib.sha1(os.fsencode(p)).hexdigest()[:12]
     spec = importlib.util.spec_from_file_location(name, p)
     if spec is None or spec.loader is None:
         raise InputError(f"{p}: cannot be imported as Python", "is it a .py file?")
     sys.path.insert(0, str(p.parent))
     try:
-        with collecting() as found:
+        with collecting() as found, running_user_code():
             module = _run_module(spec, found, p)
     except TorchNeeded:  # said with the line that calls torch and the way out
         raise
@@ -93,7 +96,7 @@ def import_kernel_file(path: str | Path) -> KernelFile:
             f"install what it needs (pip install {package})" if package else "check its imports",
             detail=_trimmed_traceback(exc, p),
         ) from None
-    except SystemExit as exc:  # sys.exit() in a script's main code, run on import
+    except (SystemExit, UserExit) as exc:  # a script's main code, run on import
         raise exit_error(exc, p, importing=True) from None
     except Exception as exc:  # the user's code raised: show their traceback, not ours
         raise InputError(

@@ -31,6 +31,7 @@ from sassview.errors import InputError, SassviewError
 from sassview.frontends import registry
 from sassview.frontends.declaration import Declaration, KernelFile
 from sassview.frontends.discover import exit_error
+from sassview.frontends.user_code import UserExit, running_user_code
 from sassview.ir import Artifacts
 from sassview.toolchain import lifeline
 
@@ -231,13 +232,14 @@ def compile_all(
         )
     todo = list(jobs) if jobs is not None else plan(kernel_file, archs)
     try:  # the file's own code runs again here (a CuTe host function), for every view alike
-        warmed = parallel and warm_cache(kernel_file, todo, progress=progress)
-        results = []
-        for job in todo:
-            results.append(compile_job(kernel_file, job))
-            if progress is not None and not warmed:
-                progress(job)
-    except SystemExit as exc:
+        with running_user_code():
+            warmed = parallel and warm_cache(kernel_file, todo, progress=progress)
+            results = []
+            for job in todo:
+                results.append(compile_job(kernel_file, job))
+                if progress is not None and not warmed:
+                    progress(job)
+    except (SystemExit, UserExit) as exc:
         raise exit_error(exc, kernel_file.path, importing=False) from None
     return results
 

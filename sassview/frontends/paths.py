@@ -49,7 +49,17 @@ def check_ptxas_can_name(path: Path) -> None:
     """CUDA C++ at a path with a `"` or a `\\` does not compile, or maps to no file: NVRTC and
     nvcc write the name into the PTX `.file` directive unescaped (`"`) or C-escaped (`\\\\`),
     and ptxas stops at a `"` with "Parsing error" and splits a name at a `\\` as at a `/`.
-    Said before compiling, in words the user can act on."""
+    Said before compiling, in words the user can act on. A name that is not UTF-8 (bytes a
+    Latin-1 system wrote) cannot be passed to NVRTC or written into the PTX either."""
+    try:
+        str(path).encode("utf-8")
+    except UnicodeEncodeError:
+        raise InputError(
+            f"{repr(os.fsencode(path))[2:-1]}: CUDA C++ cannot be compiled from a path that is not"
+            " UTF-8",
+            "the compilers take the file's name as UTF-8 text: rename the file or its"
+            " directory, or compile a copy of it elsewhere",
+        ) from None
     for char, called in (('"', "a double quote"), ("\\", "a backslash")):
         if char in str(path) and char != os.sep:  # on Windows, `\\` is the separator
             raise InputError(

@@ -45,18 +45,19 @@ def compose(
     headline: str,
     *,
     expected: str = "",
-    found: str = "",
+    found: str | Sequence[str] = "",
     hint: str = "",
     near_miss: Sequence[tuple[str, str]] = (),
     findings: Iterable[Annotation] = (),
     listing: str = "",
 ) -> str:
-    """One failure message; `near_miss` holds (what, hint) pairs."""
+    """One failure message; `near_miss` holds (what, hint) pairs. `found` as a list: a few
+    items on the line, more one a line (29 accesses on one line cannot be read), at most
+    FOUND_LINES of them."""
     lines = [headline]
     if expected:
         lines.append(f"  expected: {expected}")
-    if found:
-        lines.append(f"  found:    {found}")
+    lines += _found(found)
     if hint:
         lines.append(f"  hint:     {hint}")
     for what, hint in near_miss:
@@ -74,6 +75,22 @@ def compose(
     if listing:
         lines += ["", listing]
     return "\n".join(lines)
+
+
+FOUND_LINES = 12
+
+
+def _found(found: str | Sequence[str]) -> list[str]:
+    if isinstance(found, str):
+        return [f"  found:    {found}"] if found else []
+    items = list(found)
+    if len(items) <= 3:
+        return [f"  found:    {'; '.join(items) or 'none'}"]
+    shown = [f"    {item}" for item in items[:FOUND_LINES]]
+    more = len(items) - FOUND_LINES
+    return [f"  found:    {len(items)} distinct", *shown] + (
+        [f"    ... and {more} more"] if more > 0 else []
+    )
 
 
 def compare(spec: int | str) -> tuple[str, int]:
@@ -111,7 +128,12 @@ def spec_text(operator: str, value: int) -> str:
 
 def counted(items: Iterable[str]) -> str:
     """'LDG.E x2, LDG.E.64' — each distinct item with its count, in first-seen order."""
+    return ", ".join(counted_items(items)) or "none"
+
+
+def counted_items(items: Iterable[str]) -> list[str]:
+    """['LDG.E x2', 'LDG.E.64']: counted(), as a list for compose(found=...)."""
     counts: dict[str, int] = {}
     for item in items:
         counts[item] = counts.get(item, 0) + 1
-    return ", ".join(f"{k} x{n}" if n > 1 else k for k, n in counts.items()) or "none"
+    return [f"{k} x{n}" if n > 1 else k for k, n in counts.items()]

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from sassview.analyses.records import BankFacts, CoalescingFacts
-from sassview.testing.failures import SassviewAssertionError, compose, counted
+from sassview.testing.failures import SassviewAssertionError, compose, counted_items
 
 if TYPE_CHECKING:
     from sassview.testing.subject import Lines, LoopRef, Subject
@@ -62,13 +62,13 @@ def check_coalesced(
             f"{k.describe()}: {len(bad)} of {len(found)} global accesses {where} are not "
             f"proven coalesced ({k.typed_facts(CoalescingFacts).block})",
             expected="each access touching the fewest 32-byte sectors its width allows",
-            found="; ".join(
+            found=[
                 _unknown(k, a)
                 if a["sectors"] is None
                 else f"/*{a['address']:04x}*/ {a['opcode']}: {a['sectors']} sectors, "
                 f"min {a['min_sectors']} ({a['pattern']})"
-                for a in bad[:8]
-            ),
+                for a in bad
+            ],
             findings=k.findings(("uncoalesced",), addresses),
             listing=k.excerpt(addresses),
         )
@@ -87,7 +87,7 @@ def check_sectors(k: Subject, line: int, most: int) -> None:
             f"{k.describe()}: {len(bad)} global accesses {where} touch more than {most} "
             "sectors per warp, or an unknown number",
             expected=f"at most {most} sectors per warp-wide access",
-            found=counted(
+            found=counted_items(
                 _unknown(k, a) if a["sectors"] is None else f"{a['opcode']}: {a['sectors']}"
                 for a in bad
             ),
@@ -109,13 +109,13 @@ def check_no_bank_conflicts(k: Subject, loop: LoopRef | None, lines: Lines | Non
             f"{k.describe()}: {len(bad)} of {len(found)} shared accesses {where} conflict on "
             f"banks or are unknown ({k.typed_facts(BankFacts).block})",
             expected="no bank conflict: the fewest wavefronts per warp the width allows",
-            found="; ".join(
+            found=[
                 _unknown(k, a)
                 if a["ways"] is None
                 else f"/*{a['address']:04x}*/ {a['opcode']}: {a['ways']}-way, "
                 f"{a['wavefronts']} wavefronts where {a['ideal']} would do ({a['pattern']})"
-                for a in bad[:8]
-            ),
+                for a in bad
+            ],
             findings=k.findings(("bank-conflict",), addresses),
             listing=k.excerpt(addresses),
         )

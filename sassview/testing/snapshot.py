@@ -11,7 +11,7 @@ are atomic (temporary file + os.replace).
 File names are the test's id, kernel name and arch with the characters a file name should not
 hold replaced by `_`; where that changed a part, `~` and a digest of the part as it was follow,
 so that ids which differ only there (`"a b"`, `"a_b"`) never share a file, and clean names
-stay as they were.
+stay as they were. A name longer than a file name may be is cut, with a digest of all of it.
 """
 
 from __future__ import annotations
@@ -54,7 +54,7 @@ class SnapshotSlot:
 
     def path(self, name: str, arch: str, kind: str) -> Path:
         parts = [_safe(self.stem), _safe(name), _safe(arch)]
-        return self.directory / (".".join(p for p in parts if p) + f".{kind}")
+        return self.directory / (_bounded(".".join(p for p in parts if p)) + f".{kind}")
 
     def assert_matches(self, text: str, *, name: str, arch: str, kind: str) -> Path:
         """Compare with (or, when updating, write) the snapshot; returns its path."""
@@ -99,6 +99,22 @@ def _safe(text: str) -> str:
     if clean == text:
         return text
     return f"{clean}~{hashlib.sha1(text.encode('utf-8', 'surrogatepass')).hexdigest()[:8]}"
+
+
+# A file name holds at most 255 bytes (NAME_MAX on Linux and macOS); the temporary file it is
+# written through adds `.tmp-`, 8 random characters and the suffix.
+_NAME_BYTES = 200
+
+
+def _bounded(stem: str) -> str:
+    """`stem` where it fits a file name; else its start, `~` and a digest of all of it (a long
+    parametrised id: its start still says which test, the digest which one exactly)."""
+    data = stem.encode("utf-8", "surrogatepass")
+    if len(data) <= _NAME_BYTES:
+        return stem
+    digest = hashlib.sha1(data).hexdigest()[:16]
+    start = data[: _NAME_BYTES - len(digest) - 1].decode("utf-8", "ignore")  # whole characters
+    return f"{start}~{digest}"
 
 
 def _shown(path: Path) -> str:

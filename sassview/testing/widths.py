@@ -10,7 +10,15 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from sassview.analyses.records_memory import MemoryFacts
-from sassview.testing.failures import WidthMismatch, compare, compose, counted, holds, spec_text
+from sassview.testing.failures import (
+    WidthMismatch,
+    compare,
+    compose,
+    counted,
+    counted_items,
+    holds,
+    spec_text,
+)
 
 if TYPE_CHECKING:
     from sassview.testing.subject import Lines, LoopRef, Subject
@@ -73,7 +81,7 @@ def check_width(
             f"{k.describe()}: {len(bad)} of {len(accesses)} {what} {where} are not "
             f"{spec_text(op, value)} bits wide",
             expected=expected,
-            found=counted(f"{a['opcode']} ({_bits(a['bits'])})" for a in bad),
+            found=counted_items(f"{a['opcode']} ({_bits(a['bits'])})" for a in bad),
             near_miss=[
                 _near_miss(k, a, direction) for a in k.findings(("merge-candidate",), addresses)
             ],

@@ -315,9 +315,13 @@ def _doctor_frontends() -> None:
     for f in frontends().values():
         version = f.version()
         calls = ", ".join(f"sv.{name}" for name in f.declarations) or "no sv. declaration"
-        brings = install_hint(f) if f.package else "comes with sassview"
         state = "ok" if version else "absent"
-        click.echo(f"{state:<8} {f.kind:<10} {version or '-':<10} {f.title} ({calls}): {brings}")
+        line = f"{state:<8} {f.kind:<10} {version or '-':<10} {f.title} ({calls})"
+        if not f.package:
+            line += ": comes with sassview"
+        elif not version:  # the way to get it, only where it is missing
+            line += f": {install_hint(f)}"
+        click.echo(line)
         if f.kind == "triton" and version:
             _doctor_triton_ptxas()
 
@@ -394,15 +398,29 @@ def main() -> None:
     for s in _STOPS:
         signal.signal(s, _stop)
     try:
+        _run()
+    except _Stopped as stop:
+        with contextlib.suppress(OSError):  # a closed terminal cannot be written to
+            click.echo(f"sassview: {stop.why}", err=True)
+        sys.exit(stop.code)
+
+
+def _run() -> None:
+    """The command, with stdout sassview's alone (views/user_output.py): a report that cannot
+    be written, or no stdout at all, is one error (exit 2), never a traceback or a silent 0."""
+    from sassview.views.user_output import finish_user_output, take_stdout
+
+    try:
+        take_stdout()
         try:
             cli(prog_name="sassview")  # always ends in SystemExit
         except SystemExit:
             _keep_cache_in_its_limit()  # not after a stop: the next command trims the cache
             raise
-    except _Stopped as stop:
-        with contextlib.suppress(OSError):  # a closed terminal cannot be written to
-            click.echo(f"sassview: {stop.why}", err=True)
-        sys.exit(stop.code)
+        finally:
+            finish_user_output()
+    except SassviewError as exc:  # the report could not be written
+        _fail(exc)
 
 
 def _keep_cache_in_its_limit() -> None:

@@ -15,6 +15,7 @@ import click
 from sassview.errors import SassviewError
 from sassview.frontends.build_options import BuildOptions
 from sassview.views.cli_build import arch_list, build_options, file_build
+from sassview.views.variant_limit import MAX_VARIANTS_HELP, variant_guard
 
 
 @click.command("export")
@@ -28,6 +29,7 @@ from sassview.views.cli_build import arch_list, build_options, file_build
 @click.option("--kernel", "-k", help="Only this kernel (mangled or demangled name).")
 @click.option("--root", type=click.Path(path_type=Path), metavar="DIR",
               help="Show paths relative to DIR (default: the compiled file's).")  # fmt: skip
+@click.option("--max-variants", type=click.IntRange(min=1), help=MAX_VARIANTS_HELP)
 @build_options()
 def export_command(
     path: Path,
@@ -36,18 +38,25 @@ def export_command(
     archs: tuple[str, ...],
     kernel: str | None,
     root: Path | None,
+    max_variants: int | None,
     build: BuildOptions,
 ) -> None:
     """Write each kernel of PATH as an annotated listing: Markdown, HTML, JSON, DOT, Mermaid."""
     from sassview.api import inspect
     from sassview.export import export, parse_formats
+    from sassview.views.user_output import user_output_to_stderr
 
     try:
         fmts = parse_formats(formats)
         found = file_build(path, build)
-        inspections = inspect(
-            path, arch=arch_list(archs, found), kernel=kernel, **found.options.compile_kwargs()
-        )
+        with user_output_to_stderr():  # a kernel.py's prints must not reach the list of files
+            inspections = inspect(
+                path,
+                arch=arch_list(archs, found),
+                kernel=kernel,
+                allow=variant_guard(max_variants, path.name),
+                **found.options.compile_kwargs(),
+            )
         if not inspections:
             raise SassviewError(f"{path}: no kernels to export", "check the file declares kernels")
         written = export(inspections, out_dir, fmts, root=root)

@@ -21,6 +21,7 @@ from typing import NoReturn
 import click
 
 from sassview.errors import SassviewError
+from sassview.views.variant_limit import MAX_VARIANTS_HELP, variant_guard
 
 
 def _error(message: str, hint: str = "") -> NoReturn:
@@ -75,6 +76,7 @@ def _error(message: str, hint: str = "") -> NoReturn:
 )
 @click.option("-X", "--option", "options", multiple=True, help="Extra compiler option.")
 @click.option("--print-listing", is_flag=True, help="Print the listing checked, on stdout.")
+@click.option("--max-variants", type=click.IntRange(min=1), help=MAX_VARIANTS_HELP)
 def filecheck(
     paths: tuple[str, ...],
     check_strings: tuple[str, ...],
@@ -90,6 +92,7 @@ def filecheck(
     variables: tuple[str, ...],
     options: tuple[str, ...],
     print_listing: bool,
+    max_variants: int | None,
 ) -> None:
     """Check the SASS (or PTX) of PATH against the FileCheck directives in CHECKS (a file, `-`
     for stdin, or --check-string lines)."""
@@ -119,7 +122,7 @@ def filecheck(
         click.echo(str(exc), err=True)
         sys.exit(2)
     failed = False
-    for name, text, first_line in _inputs(path, archs, kernel, on, options):
+    for name, text, first_line in _inputs(path, archs, kernel, on, options, max_variants):
         if print_listing:
             click.echo(text, nl=False)
         result = run_filecheck(
@@ -160,23 +163,31 @@ _EXAMPLE = "sassview filecheck --check-string 'CHECK: LDG.E.128' examples/vecadd
 
 
 def _inputs(
-    path: Path, archs: tuple[str, ...], kernel: str | None, on: str, options: tuple[str, ...]
+    path: Path,
+    archs: tuple[str, ...],
+    kernel: str | None,
+    on: str,
+    options: tuple[str, ...],
+    max_variants: int | None,
 ) -> list[tuple[str, str, int]]:
     """(input name, text, number of its first line) for each program (architecture)."""
     if str(path) == "-":
         return [("<stdin>", sys.stdin.read(), 1)]
     from sassview.api import load
     from sassview.testing.listing import program_listing, ptx_listing, sass_listing
+    from sassview.views.user_output import user_output_to_stderr
 
     out = []
     try:
         if not path.exists():
             _error(f"{path}: no such file", "check the path")
-        programs = load(
-            path,
-            arch=[a for x in archs for a in x.split(",")] or None,
-            options=[o.lstrip("=") for o in options],
-        )
+        with user_output_to_stderr():  # a kernel.py's prints must not reach --print-listing
+            programs = load(
+                path,
+                arch=[a for x in archs for a in x.split(",")] or None,
+                options=[o.lstrip("=") for o in options],
+                allow=variant_guard(max_variants, path.name),
+            )
         for program in programs:
             k = program.kernel(kernel) if kernel else None
             label = f"{path.name}.{program.arch}" + (f".{k.name}" if k else "")

@@ -6,7 +6,7 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from sassview.report.words import finding_counts, spills_row, widest_access
+from sassview.report.words import finding_counts, spills_row, try_applies, widest_access
 
 if TYPE_CHECKING:
     from sassview.analyses.loops.across import ArchDifference
@@ -180,14 +180,14 @@ def _alike(texts: Iterable[str]) -> list[str]:
 
 
 def _findings(annotations: list[dict[str, Any]], roles: list[dict[str, Any]]) -> list[str]:
-    """Warnings and notes; INFO findings are already summed up in the lines above. In a
-    warp-specialised kernel each is tagged with its role (`[producer]`), grouped by role."""
-    shown = [a for a in annotations if a["severity"] != "info"]
-    if not shown:
+    """Warnings, notes, and the INFO findings whose hint is a knob `sassview try` turns; the
+    other INFO findings are summed up in the lines above, and counted here, so the
+    count is the TUI's. In a warp-specialised kernel each is tagged with its role
+    (`[producer]`), grouped by role."""
+    if not annotations:
         return []
-    counts = finding_counts(a["severity"] for a in shown)
-    info = len(annotations) - len(shown)
-    lines = [f"  findings ({counts}" + (f"; {info} info in the lines above)" if info else ")")]
+    shown = [a for a in annotations if a["severity"] != "info" or try_applies(a["hint"])]
+    lines = [f"  findings ({_counted(annotations, shown)})"]
     tagged = [(_finding_role(a, roles), a) for a in shown]
     order = [r["name"] for r in roles]
     tagged.sort(key=lambda t: order.index(t[0]) if t[0] in order else len(order))  # stable
@@ -197,6 +197,23 @@ def _findings(annotations: list[dict[str, Any]], roles: list[dict[str, Any]]) ->
         if a["hint"]:
             lines.append(f"    {'':<8} hint: {a['hint']}")
     return lines
+
+
+def _counted(annotations: list[dict[str, Any]], shown: list[dict[str, Any]]) -> str:
+    """`1 warning; 3 info in the lines above`, `2 info, 1 of them in the lines above`."""
+    worse = finding_counts(a["severity"] for a in annotations if a["severity"] != "info")
+    info = sum(a["severity"] == "info" for a in annotations)
+    above = len(annotations) - len(shown)
+    if not info:
+        return worse
+    said = f"{info} info" + (
+        ""
+        if not above
+        else " in the lines above"
+        if above == info
+        else f", {above} of them in the lines above"
+    )
+    return f"{worse}; {said}" if worse else said
 
 
 def render_program(p: dict[str, Any]) -> str:
