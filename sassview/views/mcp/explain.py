@@ -19,7 +19,7 @@ FINDINGS: dict[str, tuple[str, str]] = {
                "(#pragma unroll, cutlass.range unroll=, loop_unroll_factor); a warning when "
                "the request was not met"),
     "macro-override": ("Unroll", "a -D NAME=V the file's own #define replaces: the warning names "
-                       "the #define's line and the value the compiler used (the loop claims use it)"),
+                       "the #define's line and the value the compiler used (so do loop claims)"),
     "uncoalesced": ("Coalescing", "one warp's global access touches more 32-byte sectors "
                     "than its bytes need (lane stride, misalignment or a gather)"),
     "bank-conflict": ("Bank conflicts", "one warp's shared-memory access needs more "
