@@ -151,8 +151,9 @@ def test_cache_prune_command(tmp_path: Path) -> None:
 
 
 class PruneAtOpen:
-    """Runs `prune` just before the n-th file opened under `root` (Path.open: every read of an
-    entry goes through it), once: each point of a read can be chosen, none is left to timing."""
+    """Runs `prune` just before the n-th file opened under `root` (Path.open or os.open, which
+    layout.read_regular uses: every read of an entry goes through one), once: each point of a
+    read can be chosen, none is left to timing."""
 
     def __init__(self, root: Path, at: int, prune: Callable[[], object]) -> None:
         self.root, self.at, self.prune = str(root), at, prune
@@ -160,18 +161,26 @@ class PruneAtOpen:
         self.fired = False
 
     def install(self, monkeypatch: pytest.MonkeyPatch) -> None:
-        real = Path.open
+        real, real_os = Path.open, os.open
         me = self
 
-        def open_(path: Path, *args: Any, **kwargs: Any) -> Any:
+        def before(path: object) -> None:
             if str(path).startswith(me.root) and not me.fired:
                 if me.opens == me.at:
                     me.fired = True
                     me.prune()
                 me.opens += 1
+
+        def open_(path: Path, *args: Any, **kwargs: Any) -> Any:
+            before(path)
             return real(path, *args, **kwargs)
 
+        def os_open(path: Any, *args: Any, **kwargs: Any) -> int:
+            before(path)
+            return real_os(path, *args, **kwargs)
+
         monkeypatch.setattr(Path, "open", open_)
+        monkeypatch.setattr(os, "open", os_open)
 
 
 def test_a_reader_racing_the_pruner_gets_the_whole_entry_or_none(
