@@ -48,7 +48,6 @@ def run_sassview(
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,  # its own process group: the deadline ends all of it
-        env={**os.environ, "SASSVIEW_MCP_CHILD": "1"},
     )
     _LIVE.add(proc.pid)
     try:
@@ -57,7 +56,7 @@ def run_sassview(
         _kill_group(proc.pid)
         proc.communicate()
         raise ToolchainError(
-            f"sassview {_shown(args)} took longer than {timeout:g} s and was stopped",
+            f"{_shown(module, args)} took longer than {timeout:g} s and was stopped",
             "a bigger --timeout for `sassview mcp` (a cold nvcc compile of a large file can "
             "take minutes), or a smaller file or fewer architectures",
         ) from None
@@ -79,8 +78,9 @@ def kill_all() -> None:
         _kill_group(pid)
 
 
-def _shown(args: Sequence[str]) -> str:
-    return " ".join(args[:1])
+def _shown(module: str, args: Sequence[str]) -> str:
+    """`sassview check`, or the worker's module: what the message names as stopped."""
+    return f"sassview {args[0]}" if module == "sassview" and args else module
 
 
 def error_of(done: Done, what: str) -> SassviewError:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Sequence
+from dataclasses import asdict, replace
 from functools import partial
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
@@ -66,8 +67,8 @@ class Server:
 
     def handle(self, target: Target, kernel: str, arch: str) -> dict[str, str]:
         """URIs of one kernel's SASS and PTX listings (resources), remembered for this session."""
-        one = Target(**{**target.__dict__, "kernel": kernel, "arch": (arch,)})
-        key = hashlib.sha256(json.dumps(one.__dict__, default=list).encode()).hexdigest()[:16]
+        one = replace(target, kernel=kernel, arch=(arch,))
+        key = hashlib.sha256(json.dumps(asdict(one), default=list).encode()).hexdigest()[:16]
         self.listings[key] = one
         return {w: f"sassview://listing/{key}/{w}" for w in ("sass", "ptx")}
 
