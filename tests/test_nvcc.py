@@ -356,3 +356,21 @@ def test_a_header_created_later_in_front_of_a_listed_one_recompiles(tmp_path: Pa
     assert shadowed.returncode == 0, shadowed.stderr
     assert runs(calls) == 1
     assert "second_tile(float*)" in shadowed.stdout
+
+
+@needs_host_compiler
+def test_host_short_type_names_send_a_tutorial_kernel_to_nvcc(tmp_path: Path) -> None:
+    # Tutorial kernels count with `uint`, which nvcc's implicit <cuda_runtime.h> brings in from
+    # the host's <sys/types.h>; NVRTC has no host headers and calls it undefined.
+    source = tmp_path / "tutorial.cu"
+    source.write_text(
+        "__global__ void k(float* x, uint n) {\n"
+        "  for (uint i = threadIdx.x; i < n; i += blockDim.x) x[i] *= 2.f;\n"
+        "}\n"
+    )
+    done = sassview("check", source, "--json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["programs"][0]["compiler"] == "nvcc"
+    own = tmp_path / "own.cu"  # an undefined name of the file's own stays the file's error
+    own.write_text("__global__ void k(float* x) { x[0] = not_declared; }\n")
+    clean_error(sassview("check", own), 'identifier "not_declared" is undefined')

@@ -4,7 +4,10 @@ template kernels does nothing instantiate, and the code that instantiates them o
 Whether a file needs nvcc is read from NVRTC's own refusal, not guessed from the text: NVRTC
 says "host functions are not allowed in JIT mode" at the first host function, and "cannot open
 source file" at a `<header>` it does not bundle (<cstdio>, <vector>, <cuda_runtime.h>). Those two
-are what nvcc and a host compiler can do and NVRTC cannot; any other error is the file's own.
+are what nvcc and a host compiler can do and NVRTC cannot; any other error is the file's own --
+but for one more: the host's <sys/types.h> short names (`uint`, `ushort`, `ulong`), which nvcc's
+implicit <cuda_runtime.h> brings in through the host C library and which tutorial kernels use as
+induction variables. NVRTC says `identifier "uint" is undefined` at the first.
 """
 
 from __future__ import annotations
@@ -30,6 +33,11 @@ _HOST_HEADER = re.compile(
 INSTANTIATE_FILE = "sassview --instantiate"
 
 
+# glibc's <sys/types.h> (under __USE_MISC, on by default) declares these; nvcc includes it.
+_HOST_TYPES = ("uint", "ushort", "ulong", "u_char", "u_short", "u_int", "u_long")
+_UNDEFINED_HOST_TYPE = re.compile(
+    r'^(.*?)\((\d+)\): error: identifier "(' + "|".join(_HOST_TYPES) + r')" is undefined$', re.M
+)
 _FIRST_LINE_TOKEN = re.compile(r"^(.+?)\(1\): error: unrecognized token$", re.M)
 
 
@@ -41,6 +49,10 @@ def host_refusal(nvrtc_log: str) -> str:
     code = _HOST_FUNCTION.search(nvrtc_log)
     if code:
         return f"host code at {code.group(1)}:{code.group(2)}"
+    host_type = _UNDEFINED_HOST_TYPE.search(nvrtc_log)
+    if host_type:
+        name, line, spelled = host_type.groups()
+        return f"`{spelled}` at {name}:{line}, a type of the host's <sys/types.h>"
     return _byte_order_mark(nvrtc_log)
 
 
