@@ -128,4 +128,4 @@ def test_without_it_nothing_of_it_is_left() -> None:
 def test_every_registered_analysis_names_its_own_record() -> None:
     """Each registry line's record is a Facts whose ANALYSIS is the line's name."""
     for name in analyses.REGISTRY:
-        assert analyses.facts_record(name).ANALYSIS == name
+        assert name == analyses.facts_record(name).ANALYSIS
