@@ -71,6 +71,14 @@ class Inspection:
             )
         return facts
 
+    def loop_place(self, sass_loop: int) -> str | None:
+        """How the loop census names SASS loop `sass_loop` (its statement's line, and which
+        remainder loop it is); None where no entry holds it."""
+        from sassview.analyses.loops.entry import UnrollFacts
+
+        entries = self.typed_facts(UnrollFacts).entries
+        return next((p for e in entries if (p := e.place_of(sass_loop)) is not None), None)
+
     @property
     def main_file(self) -> str | None:
         """The file a listing shows beside the SASS: the compiled source, else the file most

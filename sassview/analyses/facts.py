@@ -86,6 +86,8 @@ class Results(Protocol):
 
     def typed_facts(self, kind: type[_R]) -> _R: ...
 
+    def loop_place(self, sass_loop: int) -> str | None: ...
+
 
 class Facts(Record):
     """One analysis' facts: set ANALYSIS to its registry name (sassview/analyses/__init__.py).

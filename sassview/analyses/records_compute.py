@@ -132,14 +132,10 @@ class ScheduleFacts(Facts):
     def summary(self, results: Results) -> dict[str, Any]:
         """Per loop, the schedule ptxas encoded, the loop named as the census names it (a
         remainder loop says so)."""
-        from sassview.analyses.loops.entry import UnrollFacts
-
-        entries = results.typed_facts(UnrollFacts).entries
         out = []
         for s in self.loops:
             row = {k: s[k] for k in ("loop", "source_line", "issue_cycles", "math_share")}
-            place = next((p for e in entries if (p := e.place_of(s["loop"])) is not None), None)
-            out.append({**row, "text": placed_text(s, place)})
+            out.append({**row, "text": placed_text(s, results.loop_place(s["loop"]))})
         return {"schedule": out}
 
     @classmethod
