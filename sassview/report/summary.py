@@ -2,6 +2,9 @@
 
 Documented in docs/json.md; `schema_version` changes whenever a field changes meaning or goes.
 The human report (views/render.py) is made from this same data, so text and JSON cannot disagree.
+A kernel's `analysis` is every registered analysis' keys, each given by its facts record
+(`Facts.summary`, sassview/analyses/facts.py): nothing here names an analysis. The document's
+types are report/json_types.py's.
 """
 
 from __future__ import annotations
