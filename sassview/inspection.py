@@ -13,7 +13,7 @@ from pathlib import PurePath
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from sassview.analyses import Annotation, Findings, run_all
+from sassview.analyses import Annotation, Findings, built_in, run_all
 from sassview.analyses.base import AnalysisContext
 from sassview.analyses.facts import Facts
 from sassview.build import analyses_of, cache_analyses
@@ -70,6 +70,14 @@ class Inspection:
                 f"{kind.ANALYSIS} facts are {type(facts).__name__}, not {kind.__name__}"
             )
         return facts
+
+    def loop_place(self, sass_loop: int) -> str | None:
+        """How the loop census names SASS loop `sass_loop` (its statement's line, and which
+        remainder loop it is); None where no entry holds it."""
+        from sassview.analyses.loops.entry import UnrollFacts
+
+        entries = self.typed_facts(UnrollFacts).entries
+        return next((p for e in entries if (p := e.place_of(sass_loop)) is not None), None)
 
     @property
     def main_file(self) -> str | None:
@@ -145,7 +153,7 @@ def inspect_program(
         (k.instructions, k.resources.registers, effects[k.name]) for k in program.kernels
     )
     found = [inspect_kernel(program, k, columns, effects[k.name], block) for k in kernels]
-    if block is None and kernel is None:
+    if block is None and kernel is None and built_in():
         cache_analyses(program, tuple(found))
     return found
 
@@ -153,7 +161,7 @@ def inspect_program(
 def _cached(program: Program) -> tuple[Inspection, ...] | None:
     """The Inspections cached with `program`'s model, one per kernel in order; None if none."""
     found = analyses_of(program)
-    if not found or len(found) != len(program.kernels):
+    if not found or len(found) != len(program.kernels) or not built_in():
         return None
     if not all(
         isinstance(i, Inspection) and i.program is program and i.kernel is k

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterator, Mapping
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple, Protocol, TypeVar
 
 
 class Record(Mapping[str, Any]):
@@ -47,11 +47,73 @@ class Record(Mapping[str, Any]):
         return len(self._names())
 
 
+class Row(NamedTuple):
+    """One row of `sassview check` under a kernel: `name` in the left column ("" continues the
+    row above), `text` beside it."""
+
+    name: str
+    text: str
+
+
+class Pair(NamedTuple):
+    """One `name value` pair of the TUI header; `emphasis` says how loud: "" (plain),
+    "strong" (a fact worth seeing) or "alert" (something that costs speed)."""
+
+    name: str
+    value: str
+    emphasis: str = ""
+
+
+_R = TypeVar("_R", bound="Facts")
+
+
+class Finding(Protocol):
+    """What a summary reads of an `Annotation` (analyses/base.py, which imports this module)."""
+
+    @property
+    def kind(self) -> str: ...
+
+    @property
+    def message(self) -> str: ...
+
+
+class Results(Protocol):
+    """What a record reads of one kernel's other results when it gives its summary: an
+    `Inspection` (sassview/inspection.py) is one; the records cannot import it (it is above)."""
+
+    @property
+    def annotations(self) -> tuple[Finding, ...]: ...
+
+    def typed_facts(self, kind: type[_R]) -> _R: ...
+
+    def loop_place(self, sass_loop: int) -> str | None: ...
+
+
 class Facts(Record):
-    """One analysis' facts: set ANALYSIS to its registry name (sassview/analyses/__init__.py)."""
+    """One analysis' facts: set ANALYSIS to its registry name (sassview/analyses/__init__.py).
+
+    A record also says what the views show of it, so a view loops over the registry and never
+    names an analysis: `summary` gives its keys of a kernel's `analysis` in `check --json`
+    (docs/json.md; report/summary.py orders them by its typed keys, a key it does not know
+    after them), `check_rows` its rows in `check`, read from those keys alone (so the text and
+    the JSON cannot disagree), `header` its pairs in the TUI header. Each gives none unless
+    the record says."""
 
     __slots__ = ()
     ANALYSIS: ClassVar[str]
+
+    def summary(self, results: Results) -> dict[str, Any]:
+        """This analysis' keys of the kernel's `analysis` (`results`: the kernel's others)."""
+        return {}
+
+    @classmethod
+    def check_rows(cls, analysis: Mapping[str, Any]) -> list[Row]:
+        """This analysis' rows in `check`, from the kernel's `analysis` (every record's keys)."""
+        return []
+
+    def header(self, analysis: Mapping[str, Any]) -> list[Pair]:
+        """This analysis' pairs in the TUI header, from its facts and the kernel's `analysis`."""
+        return []
 
 
 def plain(value: Any) -> Any:

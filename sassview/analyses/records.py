@@ -12,10 +12,11 @@ imports its record from here (coalescing's `CoalescingFacts`, ...) and documents
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import ClassVar, TypedDict
+from typing import Any, ClassVar, TypedDict
 
-from sassview.analyses.facts import Facts, Record
+from sassview.analyses.facts import Facts, Record, Results, Row, plain
 
 
 # coalescing.py: sectors per warp of each global access
@@ -48,6 +49,51 @@ class CoalescingFacts(Facts):
     coalesced: int
     uncoalesced: int
     unknown: int
+
+    def summary(self, results: Results) -> dict[str, Any]:
+        """`memory_use`: coalescing and bank conflicts, their counts, their line, every access."""
+        banks = results.typed_facts(BankFacts)
+        use = {
+            "text": memory_use_text(self, banks),
+            "block": self.block,
+            "global": {
+                "coalesced": self.coalesced,
+                "uncoalesced": self.uncoalesced,
+                "unknown": self.unknown,
+            },
+            "shared": {
+                "conflicted": banks.conflicted,
+                "unknown": banks.unknown,
+                "worst_ways": banks.worst_ways,
+            },
+            "global_accesses": list(self.accesses),
+            "shared_accesses": list(banks.accesses),
+        }
+        return {"memory_use": use}
+
+    @classmethod
+    def check_rows(cls, analysis: Mapping[str, Any]) -> list[Row]:
+        use = analysis["memory_use"]
+        first, *more = _fit([*use["text"].split("; "), f"assumes {use['block']}"])
+        return [Row("memory use", first), *(Row("", line) for line in more)]
+
+
+_ROW_TEXT = 80 - 17  # an 80-column terminal less the row's indent and name column
+
+
+def _fit(parts: list[str]) -> list[str]:
+    """Parts of a row ('global: ...', 'shared: ...', 'assumes ...') packed into lines that fit
+    an 80-column terminal, joined by '; ' where two fit on one line, a long part wrapped at
+    its words: every word is kept."""
+    import textwrap
+
+    lines: list[str] = []
+    for part in parts:
+        if lines and len(lines[-1]) + 2 + len(part) <= _ROW_TEXT:
+            lines[-1] += "; " + part
+        else:
+            lines.extend(textwrap.wrap(part, _ROW_TEXT, break_on_hyphens=False) or [part])
+    return lines
 
 
 # bank_conflicts.py: wavefronts per warp of each shared access
@@ -152,6 +198,38 @@ class OccupancyFacts(Facts):
     def _hidden(self) -> frozenset[str]:
         return frozenset() if self.known else _UNKNOWN_HIDDEN
 
+    def summary(self, results: Results) -> dict[str, Any]:
+        """Blocks and warps per SM at the kernel's block size(s); None where not known."""
+        if not self.known:
+            return {"occupancy": None}
+        points = [
+            {
+                "threads": p.threads,
+                "blocks": p.blocks,
+                "warps": p.warps,
+                "percent": p.percent,
+                "limiters": p.limiters,
+                "limits": p.limits,
+                "carveout_kb": p.carveout_kb,
+                "registers_for_next_block": p.registers_for_next_block,
+                "shared_for_next_block": p.shared_for_next_block,
+            }
+            for p in self.points
+        ]
+        return {
+            "occupancy": {
+                "block_source": self.block_source,
+                "max_warps": self.max_warps,
+                "text": self.text,
+                "points": points,
+            }
+        }
+
+    @classmethod
+    def check_rows(cls, analysis: Mapping[str, Any]) -> list[Row]:
+        found = analysis.get("occupancy")
+        return [Row("occupancy", found["text"])] if found else []
+
 
 _UNKNOWN_HIDDEN = frozenset({"max_warps", "shared_dynamic_known", "points", "text"})
 
@@ -185,6 +263,15 @@ class RegisterBudgetFacts(Facts):
 
     def _hidden(self) -> frozenset[str]:
         return frozenset() if self.budgets else _NONE_HIDDEN
+
+    def summary(self, results: Results) -> dict[str, Any]:
+        # every field, in field order (with budgets, none hidden); None without one
+        return {"register_budget": plain(self) if self.budgets else None}
+
+    @classmethod
+    def check_rows(cls, analysis: Mapping[str, Any]) -> list[Row]:
+        found = analysis.get("register_budget")
+        return [Row("reg budgets", found["text"])] if found else []
 
 
 _NONE_HIDDEN = frozenset(
@@ -231,6 +318,20 @@ class WarpPartitionFacts(Facts):
     ANALYSIS: ClassVar[str] = "warp_partitions"
     partitions: list[Partition]
 
+    def summary(self, results: Results) -> dict[str, Any]:
+        # each partition's loops, its spin loops folded by kind: its finding's words
+        found = results.annotations
+        return {"partitions": [a.message for a in found if a.kind == "warp-partition"]}
+
+    @classmethod
+    def check_rows(cls, analysis: Mapping[str, Any]) -> list[Row]:
+        return [Row("partition", text) for text in analysis.get("partitions", ())]
+
+    def spins(self) -> set[int]:
+        """The SASS loops a partition counts as spins (mbarrier waits, setmaxnreg retries, the
+        dispatch loop): left out of the loop census' JSON and rows."""
+        return {i for p in self.partitions for loops in p.spins.values() for i in loops}
+
 
 # warp_roles.py: a warp-specialised CuTe DSL kernel's roles
 @dataclass(frozen=True, slots=True, eq=False)
@@ -261,3 +362,43 @@ class WarpRoleFacts(Facts):
 
     ANALYSIS: ClassVar[str] = "warp_roles"
     roles: list[WarpRole]
+
+    def summary(self, results: Results) -> dict[str, Any]:
+        return {"warp_roles": plain(self.roles)}
+
+
+def role_of(line: int | None, roles: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The warp role (analyses/warp_roles.py, as the summary gives it) whose lines hold `line`."""
+    if line is None:
+        return None
+    return next((r for r in roles if r["first_line"] <= line <= r["last_line"]), None)
+
+
+def role_loops(loops: list[dict[str, Any]], roles: list[dict[str, Any]]) -> list[str]:
+    """One row per warp role, its loops and its wait loops folded into one clause
+    (`mbarrier waits at lines 100, 106 (5 loops)`); then the loops outside every role."""
+    waits = {(r["name"], w["line"]) for r in roles for w in r["waits"]}
+    rows = []
+    for role in roles:
+        own = [e["summary"] for e in loops if role_of(e["source_line"], [role]) is role
+               and (role["name"], e["source_line"]) not in waits]  # fmt: skip
+        by_kind: dict[str, list[dict[str, Any]]] = {}
+        for w in role["waits"]:
+            by_kind.setdefault(w["kind"], []).append(w)
+        for kind, found in by_kind.items():
+            where = ", ".join(str(w["line"]) for w in found)
+            count = sum(w["loops"] for w in found)
+            plural = "s" if len(found) > 1 else ""
+            own.append(
+                f"{kind} wait{'s' if count > 1 else ''} at line{plural} {where}"
+                + (f" ({count} loops)" if count > len(found) else "")
+            )
+        regs = f", setmaxnreg {role['setmaxnreg']}" if role["setmaxnreg"] else ""
+        lines = f"lines {role['first_line']}-{role['last_line']}"
+        cond = "" if role["condition"] == role["name"] else f"{role['condition']}: "
+        head = f"{role['name']} ({cond}{lines}{regs})"
+        rows.append(f"{head}: " + ("; ".join(own) or "no loops"))
+    rest = [e["summary"] for e in loops if role_of(e["source_line"], roles) is None]
+    if rest:
+        rows.append("; ".join(rest))
+    return rows

@@ -11,10 +11,12 @@ here and documents its facts.
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import ClassVar, TypedDict
+from typing import Any, ClassVar, TypedDict
 
-from sassview.analyses.facts import Facts
+from sassview.analyses.facts import Facts, Pair, Results, Row
 
 
 # tensor_cores.py: the matrix-multiply path, with shapes and types
@@ -61,6 +63,35 @@ class TensorCoreFacts(Facts):
     fma_fallback_loops: list[int]
     ptx_ops: dict[str, int]
 
+    def summary(self, results: Results) -> dict[str, Any]:
+        return {
+            "tensor_core_path": self.path,
+            "tensor_core_ops": [
+                {
+                    **{k: op[k] for k in ("mnemonic", "shape", "accumulator", "inputs", "count")},
+                    "kind": op.get("kind"),  # tcgen05: the PTX kind::
+                    "descriptor": op.get("descriptor"),  # tcgen05: a constant descriptor
+                }
+                for op in self.ops
+            ],
+        }
+
+    @classmethod
+    def check_rows(cls, analysis: Mapping[str, Any]) -> list[Row]:
+        if not analysis["tensor_core_ops"]:
+            return [Row("tensor cores", "none")]
+        ops = ", ".join(
+            f"{op['count']}x {op['mnemonic']}" + (f" ({op['shape']})" if op["shape"] else "")
+            for op in analysis["tensor_core_ops"]
+        )
+        serialized = "; serialized by ptxas" if analysis.get("wgmma_serialized") else ""
+        return [Row("tensor cores", f"{analysis['tensor_core_path']}: {ops}{serialized}")]
+
+    def header(self, analysis: Mapping[str, Any]) -> list[Pair]:
+        if analysis.get("wgmma_serialized"):
+            return [Pair("tensor", f"{self.path} (serialized)", "alert")]
+        return [Pair("tensor", self.path, "strong" if self.path != "none" else "")]
+
 
 # schedule.py: issue cycles per trip and waits, from the control codes
 class WaitFact(TypedDict):
@@ -98,6 +129,33 @@ class ScheduleFacts(Facts):
     ANALYSIS: ClassVar[str] = "schedule"
     loops: list[LoopFact]  # one per SASS loop with a schedule
 
+    def summary(self, results: Results) -> dict[str, Any]:
+        """Per loop, the schedule ptxas encoded, the loop named as the census names it (a
+        remainder loop says so)."""
+        out = []
+        for s in self.loops:
+            row = {k: s[k] for k in ("loop", "source_line", "issue_cycles", "math_share")}
+            out.append({**row, "text": placed_text(s, results.loop_place(s["loop"]))})
+        return {"schedule": out}
+
+    @classmethod
+    def check_rows(cls, analysis: Mapping[str, Any]) -> list[Row]:
+        roles = analysis.get("warp_roles") or []
+        waiting = {n for r in roles for w in r["waits"] for n in w["sass_loops"]}  # said above
+        return [
+            Row("schedule", text)
+            for text in _alike(
+                loop["text"] for loop in analysis["schedule"] if loop["loop"] not in waiting
+            )
+        ]
+
+
+def _alike(texts: Iterable[str]) -> list[str]:
+    """Each text once, in first-seen order, with how many rows said it: a Hopper kernel's ten
+    inline-asm wait loops are one row, not ten identical ones."""
+    seen = Counter(texts)
+    return [text if n == 1 else f"{text} (x{n} loops alike)" for text, n in seen.items()]
+
 
 def loop_place(line: int | None, loop: int) -> str:
     """How a schedule row names its loop: by its source line, else by its index."""
@@ -131,3 +189,6 @@ class PtxasFacts(Facts):
     wgmma_serialized: bool
     injected_waits: int
     advisories: list[Advisory]
+
+    def summary(self, results: Results) -> dict[str, Any]:
+        return {"wgmma_serialized": self.wgmma_serialized}

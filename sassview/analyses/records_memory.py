@@ -9,10 +9,11 @@ hints). Each analysis imports its record from here and documents its facts.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import ClassVar, Literal, TypedDict
+from typing import Any, ClassVar, Literal, TypedDict
 
-from sassview.analyses.facts import Facts
+from sassview.analyses.facts import Facts, Pair, Results, Row
 
 
 # memory_width.py: how many bits each access moves per thread
@@ -42,6 +43,43 @@ class MemoryFacts(Facts):
     bulk_global_stores: int
     accesses: list[AccessWidth]  # one per access, in address order
     by_line: dict[str, dict[str, dict[str, int]]]  # source line -> kind -> {bits: count}
+
+    def summary(self, results: Results) -> dict[str, Any]:
+        return {k: self[k] for k in _WIDEST}
+
+    @classmethod
+    def check_rows(cls, analysis: Mapping[str, Any]) -> list[Row]:
+        return [Row("widest access", widest_access(analysis))]
+
+    def header(self, analysis: Mapping[str, Any]) -> list[Pair]:
+        return [Pair("widest", widest_access(analysis, short=True))]
+
+
+_WIDEST = (
+    *("max_global_load_bits", "bulk_global_loads", "bulk_global_stores", "max_global_store_bits"),
+    *("max_shared_load_bits", "max_shared_store_bits"),
+)
+
+
+def _bits(n: int | None, bulk: int | None = 0, short: bool = False) -> str:
+    """An access width; with `bulk`, the TMA / bulk copies beside (they have no width)."""
+    text = "-" if n is None else str(n) if short else f"{n}-bit"
+    if bulk:
+        copies = "bulk" if short else "bulk copies"
+        text = copies if n is None else f"{text}+bulk" if short else f"{text} (+ bulk copies)"
+    return text
+
+
+def widest_access(a: Mapping[str, Any], *, short: bool = False) -> str:
+    """`global load 128-bit, store 32-bit; shared load -, store -` from a kernel summary's
+    analysis: `check`'s row and, `short`, the TUI header's `global ld 128 st 32 · shared ld -
+    st -` (bulk copies, which have no width, named in both)."""
+    g_ld = _bits(a["max_global_load_bits"], a.get("bulk_global_loads"), short)
+    g_st = _bits(a["max_global_store_bits"], a.get("bulk_global_stores"), short)
+    s_ld, s_st = (_bits(a[k], 0, short) for k in ("max_shared_load_bits", "max_shared_store_bits"))
+    if short:
+        return f"global ld {g_ld} st {g_st} · shared ld {s_ld} st {s_st}"
+    return f"global load {g_ld}, store {g_st}; shared load {s_ld}, store {s_st}"
 
 
 # async_copy.py: cp.async, TMA, bulk copies, mbarriers and barriers
@@ -111,6 +149,17 @@ class AsyncCopyFacts(Facts):
     ldmatrix: int
     stmatrix: int
 
+    def summary(self, results: Results) -> dict[str, Any]:
+        return {"cp_async": self.cp_async, "tma": self.tma}
+
+    @classmethod
+    def check_rows(cls, analysis: Mapping[str, Any]) -> list[Row]:
+        cp_async, tma = analysis["cp_async"], analysis["tma"]
+        if not (cp_async or tma["loads"] or tma["stores"]):
+            return []
+        text = f"cp.async {cp_async}, TMA loads {tma['loads']}, stores {tma['stores']}"
+        return [Row("async copies", text)]
+
 
 # spills.py: register spills and local arrays
 class SpillLine(TypedDict):
@@ -150,3 +199,12 @@ class SpillFacts(Facts):
     classified_by: str  # "nvdisasm", "ptxas-report" or "heuristic"
     by_line: dict[str, SpillLine]  # source line key -> its spills
     local_array_by_line: dict[str, LocalArrayLine]
+
+    def summary(self, results: Results) -> dict[str, Any]:
+        return {
+            "spills": bool(self.spills),
+            "spill_store_bytes": self.spill_store_bytes,
+            "spill_load_bytes": self.spill_load_bytes,
+            "spill_instructions": self.spill_instructions,  # marked SpillRefill (or the guess)
+            "local_bytes": self.local_bytes,
+        }

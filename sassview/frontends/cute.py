@@ -26,14 +26,14 @@ import os
 import re
 import tempfile
 import threading
-import time
 import traceback
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from pathlib import Path
 from types import MappingProxyType, ModuleType
 from typing import Any
 
 from sassview import cache
+from sassview.cache.get_or_build import Said, get_or_build
 from sassview.errors import CompileError, InputError, SassviewError, ToolchainError
 from sassview.frontends.cute_arch import CuteFactory, build, dsl_arch
 from sassview.frontends.cute_key import (
@@ -107,21 +107,16 @@ def compile_cute(
             "files": _FILES,
         }
     )
-    store = cache.Store("cute")
-    entry = store.get(key) if closure is not None else None
     if closure is None:
         log.info("cute: %s closes over an object that names no code or value: not cached", name)
-    if entry is not None:
-        log.info("cute: cache hit for %s (%s)", name, arch_name)
-        files: Mapping[str, bytes | str] = {n: entry.read_bytes(n) for n in _FILES}
-    else:
-        started = time.perf_counter()
-        files = _run(cute, fn, args, kwargs, arch_name, options)
-        log.info(
-            "cute: compiled %s for %s in %.2f s", name, arch_name, time.perf_counter() - started
-        )
-        if closure is not None:
-            store.put(key, files, meta={"function": name, "arch": arch_name})
+    files = get_or_build(
+        cache.Store("cute"),
+        key if closure is not None else None,
+        _FILES,
+        lambda: _run(cute, fn, args, kwargs, arch_name, options),
+        said=Said(log, "cute", name, arch_name),
+        meta={"function": name, "arch": arch_name},
+    )
     cubin = files["kernel.cubin"]
     cubin = cubin if isinstance(cubin, bytes) else cubin.encode()
     producer = _check_cubin_arch(cubin, arch_name)

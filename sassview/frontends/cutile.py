@@ -24,7 +24,6 @@ import importlib
 import io
 import logging
 import threading
-import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -32,6 +31,7 @@ from types import MappingProxyType, ModuleType
 from typing import Any
 
 from sassview import cache
+from sassview.cache.get_or_build import Said, get_or_build
 from sassview.errors import CompileError, InputError, ToolchainError
 from sassview.frontends.arch import parse_arch
 from sassview.ir import Artifacts
@@ -106,21 +106,14 @@ def compile_cutile(
             "tool_files": toolchain_identity(),  # which files, not only their word
         }
     )
-    store = cache.Store("cutile")
-    entry = store.get(key)
-    if entry is not None:
-        log.info("cutile: cache hit for %s (%s)", fn.__name__, gpu_code)
-        files: Mapping[str, bytes | str] = {n: entry.read_bytes(n) for n in _FILES}
-    else:
-        started = time.perf_counter()
-        files = _run(kernel, signature, gpu_code)
-        log.info(
-            "cutile: compiled %s for %s in %.2f s",
-            fn.__name__,
-            gpu_code,
-            time.perf_counter() - started,
-        )
-        store.put(key, files, meta={"kernel": fn.__name__, "arch": gpu_code})
+    files = get_or_build(
+        cache.Store("cutile"),
+        key,
+        _FILES,
+        lambda: _run(kernel, signature, gpu_code),
+        said=Said(log, "cutile", fn.__name__, gpu_code),
+        meta={"kernel": fn.__name__, "arch": gpu_code},
+    )
     cubin = bytes(files["kernel.cubin"]) if isinstance(files["kernel.cubin"], bytes) else b""
     from sassview.binary.elf import read_cubin
 

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import re
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
 from types import MappingProxyType
 
 from sassview import cache
+from sassview.cache.get_or_build import get_or_build
 from sassview.errors import InputError, ToolFailed
 from sassview.frontends.arch import parse_arch
 from sassview.frontends.cuda import read_source
@@ -59,13 +61,13 @@ def assemble_ptx(
             "tool_files": toolchain_identity(),  # which files, not only their word
         }
     )
-    store = cache.Store("ptx")
-    entry = store.get(key)
-    if entry is None:
+
+    def build() -> Mapping[str, bytes | str]:
         cubin, log = nvjitlink_ptx_to_cubin(ptx, arch_name, options)
-        store.put(key, {"kernel.cubin": cubin, "compile.log": log})
-    else:
-        cubin, log = entry.read_bytes("kernel.cubin"), entry.read_text("compile.log")
+        return {"kernel.cubin": cubin, "compile.log": log}
+
+    files = get_or_build(cache.Store("ptx"), key, ("kernel.cubin", "compile.log"), build)
+    cubin, log = _as_bytes(files["kernel.cubin"]), _as_text(files["compile.log"])
     return Artifacts(
         kind="ptx",
         arch=arch_name,
@@ -132,3 +134,12 @@ def load_file(path: Path, *, arch: str | None = None) -> list[Artifacts]:
         "give it a kernel.py (Triton, CuTe DSL or CUDA declarations), a .cu (CUDA C++), .ptx,"
         " .cubin, a fatbin, an object file or an executable",
     )
+
+
+def _as_bytes(data: bytes | str) -> bytes:
+    return data if isinstance(data, bytes) else data.encode()
+
+
+def _as_text(data: bytes | str) -> str:
+    """A cached file's text as Entry.read_text gives it (no byte is ever refused)."""
+    return data if isinstance(data, str) else data.decode("utf-8", errors="replace")

@@ -30,7 +30,6 @@ import re
 import sys
 import tempfile
 import threading
-import time
 import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -39,6 +38,7 @@ from types import MappingProxyType, ModuleType
 from typing import Any
 
 from sassview import cache
+from sassview.cache.get_or_build import Said, get_or_build
 from sassview.errors import CompileError, InputError, ToolchainError
 from sassview.frontends.arch import parse_arch
 from sassview.ir import Artifacts
@@ -140,30 +140,27 @@ def compile_triton(
             "tool_files": toolchain_identity(),  # which files, not only their word
         }
     )
-    store = cache.Store("triton")
-    entry = store.get(key)
-    if entry is not None:
-        log.info("triton: cache hit for %s (%s)", fn.__name__, arch_name)
-        files: Mapping[str, bytes | str] = {n: entry.read_bytes(n) for n in _files(stages)}
-    else:
+
+    def build() -> Mapping[str, bytes | str]:
         source = _source_class(gluon)(fn=fn, signature=sig, constexprs=constants, attrs=attrs)
-        started = time.perf_counter()
         kernel, report = _run(triton, source, target, opts, fn, swap)
-        log.info(
-            "triton: compiled %s for %s in %.2f s",
-            fn.__name__,
-            arch_name,
-            time.perf_counter() - started,
-        )
         asm = kernel.asm
-        files = {
+        return {
             "kernel.ptx": asm["ptx"],
             "kernel.cubin": asm["cubin"],
             "compile.log": report,
             **{f"{s}.txt": asm.get(s, "") for s in stages[:-1]},
             "metadata.txt": json.dumps(kernel.metadata._asdict(), default=str, sort_keys=True),
         }
-        store.put(key, files, meta={"kernel": fn.__name__, "arch": arch_name})
+
+    files = get_or_build(
+        cache.Store("triton"),
+        key,
+        _files(stages),
+        build,
+        said=Said(log, "triton", fn.__name__, arch_name),
+        meta={"kernel": fn.__name__, "arch": arch_name},
+    )
     return Artifacts(
         kind=kind,
         arch=arch_name,

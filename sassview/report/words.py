@@ -1,32 +1,11 @@
 """The words a kernel's facts are said in wherever a view shows them: `check`'s rows, the TUI's
-header and findings panel (so `check` and the TUI cannot seem to disagree)."""
+header and findings panel (so `check` and the TUI cannot seem to disagree). An analysis' own
+rows are worded by its facts record (sassview/analyses/facts.py)."""
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
-from typing import Any
-
-
-def _bits(n: int | None, bulk: int | None = 0, short: bool = False) -> str:
-    """An access width; with `bulk`, the TMA / bulk copies beside (they have no width)."""
-    text = "-" if n is None else str(n) if short else f"{n}-bit"
-    if bulk:
-        copies = "bulk" if short else "bulk copies"
-        text = copies if n is None else f"{text}+bulk" if short else f"{text} (+ bulk copies)"
-    return text
-
-
-def widest_access(a: dict[str, Any], *, short: bool = False) -> str:
-    """`global load 128-bit, store 32-bit; shared load -, store -` from a kernel summary's
-    analysis: `check`'s row and, `short`, the TUI header's `global ld 128 st 32 · shared ld -
-    st -` (bulk copies, which have no width, named in both)."""
-    g_ld = _bits(a["max_global_load_bits"], a.get("bulk_global_loads"), short)
-    g_st = _bits(a["max_global_store_bits"], a.get("bulk_global_stores"), short)
-    s_ld, s_st = (_bits(a[k], 0, short) for k in ("max_shared_load_bits", "max_shared_store_bits"))
-    if short:
-        return f"global ld {g_ld} st {g_st} · shared ld {s_ld} st {s_st}"
-    return f"global load {g_ld}, store {g_st}; shared load {s_ld}, store {s_st}"
 
 
 def finding_counts(severities: Iterable[str]) -> str:

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from sassview.report.words import finding_counts, spills_row, try_applies, widest_access
+from sassview.analyses import facts_records
+from sassview.analyses.facts import Row
+from sassview.analyses.records import role_of
+from sassview.report.json_types import AnnotationJson, KernelJson, ProgramJson
+from sassview.report.words import finding_counts, spills_row, try_applies
 
 if TYPE_CHECKING:
     from sassview.analyses.loops.across import ArchDifference
@@ -20,7 +23,7 @@ def _bytes(n: int | None) -> str:
     return "-" if n is None else f"{n} B"
 
 
-def render_kernel(k: dict[str, Any]) -> str:
+def render_kernel(k: KernelJson) -> str:
     r = k["resources"]
     marked = int(k["analysis"].get("spill_instructions") or 0)
     spills = spills_row(r["spill_store_bytes"], r["spill_load_bytes"], marked)
@@ -55,60 +58,38 @@ def render_kernel(k: dict[str, Any]) -> str:
         lines.append(f"  {a:<14} {b:<{width}} {c:<13} {d}")
     lines.append(f"  {'instructions':<14} {k['instruction_count']:<{width}} mix: {mix}")
     lines += _analysis_lines(k["analysis"])
+    # a warp-specialised kernel's findings are grouped by role (analyses/warp_roles.py)
     lines += _findings(k["annotations"], k["analysis"].get("warp_roles") or [])
     return "\n".join(lines)
 
 
-def _analysis_lines(a: dict[str, Any]) -> list[str]:
-    rows = []
-    if a["tensor_core_ops"]:
-        ops = ", ".join(
-            f"{op['count']}x {op['mnemonic']}" + (f" ({op['shape']})" if op["shape"] else "")
-            for op in a["tensor_core_ops"]
-        )
-        serialized = "; serialized by ptxas" if a["wgmma_serialized"] else ""
-        rows.append(("tensor cores", f"{a['tensor_core_path']}: {ops}{serialized}"))
-    else:
-        rows.append(("tensor cores", "none"))
-    rows.append(("widest access", widest_access(a)))
-    tma = a["tma"]
-    if a["cp_async"] or tma["loads"] or tma["stores"]:
-        rows.append(
-            (
-                "async copies",
-                f"cp.async {a['cp_async']}, TMA loads {tma['loads']}, stores {tma['stores']}",
-            )
-        )
-    roles = a.get("warp_roles") or []
-    if roles:
-        rows += [("loops", text) for text in role_loops(a["loops"], roles)]
-    elif a["loops"]:
-        rows.append(("loops", "; ".join(e["summary"] for e in a["loops"])))
-    rows.extend(("partition", text) for text in a.get("partitions", ()))
-    peak = a["register_peak"]
-    if peak["address"] is not None:
-        where = f" ({peak['source']})" if peak["source"] else ""
-        rows.append(("register peak", f"{peak['live']} live at /*{peak['address']:04x}*/{where}"))
-    if a.get("memory_use"):
-        use = a["memory_use"]
-        first, *more = _fit([*use["text"].split("; "), f"assumes {use['block']}"])
-        rows.append(("memory use", first))
-        rows.extend(("", line) for line in more)
-    if a.get("occupancy"):
-        rows.append(("occupancy", a["occupancy"]["text"]))
-    if a.get("register_budget"):
-        rows.append(("reg budgets", a["register_budget"]["text"]))
-    waiting = {n for r in roles for w in r["waits"] for n in w["sass_loops"]}  # said above
-    rows.extend(
-        ("schedule", text)
-        for text in _alike(
-            loop["text"] for loop in a.get("schedule", ()) if loop["loop"] not in waiting
-        )
-    )
-    return [f"  {name:<14} {text}" for name, text in rows]
+# Where a row stands among the rows under a kernel, by its name (the view's layout: a row of
+# an analysis not listed comes after these, in the registry's order).
+ROW_ORDER = (
+    *("tensor cores", "widest access", "async copies", "loops", "partition"),
+    *("register peak", "memory use", "occupancy", "reg budgets", "schedule"),
+)
 
 
-def _finding_role(a: dict[str, Any], roles: list[dict[str, Any]]) -> str | None:
+def _analysis_lines(a: Mapping[str, Any]) -> list[str]:
+    """Every analysis' rows (its facts record's `check_rows`, from the summary alone), placed
+    by ROW_ORDER; the register peak (the kernel's liveness) among them."""
+    groups = [record.check_rows(a) for record in facts_records()]
+    groups.append(_peak_row(a["register_peak"]))
+    groups = [g for g in groups if g]
+    rank = {name: i for i, name in enumerate(ROW_ORDER)}
+    groups.sort(key=lambda g: rank.get(g[0].name, len(rank)))  # stable: the registry's order
+    return [f"  {name:<14} {text}" for g in groups for name, text in g]
+
+
+def _peak_row(peak: Mapping[str, Any]) -> list[Row]:
+    if peak["address"] is None:
+        return []
+    where = f" ({peak['source']})" if peak["source"] else ""
+    return [Row("register peak", f"{peak['live']} live at /*{peak['address']:04x}*/{where}")]
+
+
+def _finding_role(a: Mapping[str, Any], roles: list[dict[str, Any]]) -> str | None:
     """The one role all of a finding's source lines lie in, if there is one."""
     if not roles or not a["source"]:
         return None
@@ -117,69 +98,7 @@ def _finding_role(a: dict[str, Any], roles: list[dict[str, Any]]) -> str | None:
     return found.pop() if len(found) == 1 else None
 
 
-def role_of(line: int | None, roles: list[dict[str, Any]]) -> dict[str, Any] | None:
-    """The warp role (analyses/warp_roles.py) whose lines hold `line`."""
-    if line is None:
-        return None
-    return next((r for r in roles if r["first_line"] <= line <= r["last_line"]), None)
-
-
-def role_loops(loops: list[dict[str, Any]], roles: list[dict[str, Any]]) -> list[str]:
-    """One row per warp role, its loops and its wait loops folded into one clause
-    (`mbarrier waits at lines 100, 106 (5 loops)`); then the loops outside every role."""
-    waits = {(r["name"], w["line"]) for r in roles for w in r["waits"]}
-    rows = []
-    for role in roles:
-        own = [e["summary"] for e in loops if role_of(e["source_line"], [role]) is role
-               and (role["name"], e["source_line"]) not in waits]  # fmt: skip
-        by_kind: dict[str, list[dict[str, Any]]] = {}
-        for w in role["waits"]:
-            by_kind.setdefault(w["kind"], []).append(w)
-        for kind, found in by_kind.items():
-            where = ", ".join(str(w["line"]) for w in found)
-            count = sum(w["loops"] for w in found)
-            plural = "s" if len(found) > 1 else ""
-            own.append(
-                f"{kind} wait{'s' if count > 1 else ''} at line{plural} {where}"
-                + (f" ({count} loops)" if count > len(found) else "")
-            )
-        regs = f", setmaxnreg {role['setmaxnreg']}" if role["setmaxnreg"] else ""
-        lines = f"lines {role['first_line']}-{role['last_line']}"
-        cond = "" if role["condition"] == role["name"] else f"{role['condition']}: "
-        head = f"{role['name']} ({cond}{lines}{regs})"
-        rows.append(f"{head}: " + ("; ".join(own) or "no loops"))
-    rest = [e["summary"] for e in loops if role_of(e["source_line"], roles) is None]
-    if rest:
-        rows.append("; ".join(rest))
-    return rows
-
-
-_ROW_TEXT = 80 - 17  # an 80-column terminal less the row's indent and name column
-
-
-def _fit(parts: list[str]) -> list[str]:
-    """Parts of a row ('global: ...', 'shared: ...', 'assumes ...') packed into lines that fit
-    an 80-column terminal, joined by '; ' where two fit on one line, a long part wrapped at
-    its words: every word is kept."""
-    import textwrap
-
-    lines: list[str] = []
-    for part in parts:
-        if lines and len(lines[-1]) + 2 + len(part) <= _ROW_TEXT:
-            lines[-1] += "; " + part
-        else:
-            lines.extend(textwrap.wrap(part, _ROW_TEXT, break_on_hyphens=False) or [part])
-    return lines
-
-
-def _alike(texts: Iterable[str]) -> list[str]:
-    """Each text once, in first-seen order, with how many rows said it: a Hopper kernel's ten
-    inline-asm wait loops are one row, not ten identical ones."""
-    seen = Counter(texts)
-    return [text if n == 1 else f"{text} (x{n} loops alike)" for text, n in seen.items()]
-
-
-def _findings(annotations: list[dict[str, Any]], roles: list[dict[str, Any]]) -> list[str]:
+def _findings(annotations: Sequence[AnnotationJson], roles: list[dict[str, Any]]) -> list[str]:
     """Warnings, notes, and the INFO findings whose hint is a knob `sassview try` turns; the
     other INFO findings are summed up in the lines above, and counted here, so the
     count is the TUI's. In a warp-specialised kernel each is tagged with its role
@@ -199,7 +118,7 @@ def _findings(annotations: list[dict[str, Any]], roles: list[dict[str, Any]]) ->
     return lines
 
 
-def _counted(annotations: list[dict[str, Any]], shown: list[dict[str, Any]]) -> str:
+def _counted(annotations: Sequence[AnnotationJson], shown: list[AnnotationJson]) -> str:
     """`1 warning; 3 info in the lines above`, `2 info, 1 of them in the lines above`."""
     worse = finding_counts(a["severity"] for a in annotations if a["severity"] != "info")
     info = sum(a["severity"] == "info" for a in annotations)
@@ -216,7 +135,7 @@ def _counted(annotations: list[dict[str, Any]], shown: list[dict[str, Any]]) -> 
     return f"{worse}; {said}" if worse else said
 
 
-def render_program(p: dict[str, Any]) -> str:
+def render_program(p: ProgramJson) -> str:
     head = f"== {p['source'] or '<source>'} · {p['arch']}"
     if p["label"]:
         head += f" · {p['label']}"

@@ -15,10 +15,12 @@ confident wrong number.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import ClassVar, Literal, TypedDict
+from typing import Any, ClassVar, Literal, TypedDict
 
-from sassview.analyses.facts import Facts
+from sassview.analyses.facts import Facts, Pair, Results, Row
+from sassview.analyses.records import WarpPartitionFacts, role_loops
 from sassview.ir import SourceLoc
 
 Kind = Literal["rolled", "full", "gone"]
@@ -284,3 +286,37 @@ class UnrollFacts(Facts):
     ANALYSIS: ClassVar[str] = "unroll"
     loops: list[LoopJson]
     entries: tuple[LoopEntry, ...]
+
+    def summary(self, results: Results) -> dict[str, Any]:
+        """`loops`: every entry's JSON keys (_LOOP_KEYS) but the spin loops a warp partition
+        counts (its own row says them)."""
+        spins = results.typed_facts(WarpPartitionFacts).spins()
+        shown = (e.to_json() for e in self.entries if not (spins and set(e.sass_loops) <= spins))
+        return {"loops": [{k: e[k] for k in _LOOP_KEYS if k in e} for e in shown]}
+
+    @classmethod
+    def check_rows(cls, analysis: Mapping[str, Any]) -> list[Row]:
+        """One row of every loop's words, or one per warp role (analyses/warp_roles.py)."""
+        roles = analysis.get("warp_roles") or []
+        if roles:
+            return [Row("loops", text) for text in role_loops(analysis["loops"], roles)]
+        if analysis["loops"]:
+            return [Row("loops", "; ".join(e["summary"] for e in analysis["loops"]))]
+        return []
+
+    def header(self, analysis: Mapping[str, Any]) -> list[Pair]:
+        return [Pair("loops", ", ".join(e.tag() for e in self.entries) or "none")]
+
+
+# A loop's keys in `check --json` (docs/json.md): schema 1's, then the census' (schema 2), then
+# Triton's factor (only on loops of Triton kernels). Typed as LoopJson's keys: a key it lost is
+# a mypy error.
+_LOOP_KEYS: tuple[LoopKey, ...] = (
+    *("source_line", "file", "depth", "has_back_edge", "achieved_factor", "requested_factor"),
+    *("remainder", "statement", "requested_by"),
+    *("kind", "factor", "ptx_factor", "copies", "trip_count", "inlined_at", "parent"),
+    "fallbacks",  # the copies a diverged warp runs instead (BRA.DIV), not counted
+    "decided_by",  # what settled copies / factor: "count" or "rolled build" (loops/rolled.py)
+    "summary",  # the loop in words (LoopEntry.summary): what `check` prints
+    "triton_factor",
+)

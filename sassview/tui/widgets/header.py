@@ -6,22 +6,29 @@ print — so the TUI cannot say something the report does not.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from rich.text import Text
 from textual.widgets import Static
 
-from sassview.analyses.loops.entry import UnrollFacts
+from sassview.analyses.facts import Pair
+from sassview.report.json_types import KernelJson
 from sassview.report.summary import kernel_summary
-from sassview.report.words import finding_counts, widest_access
+from sassview.report.words import finding_counts
 from sassview.tui.state import KernelView
+
+# The styles of a pair's emphasis (sassview/analyses/facts.py, Pair).
+_EMPHASIS = {"": "", "strong": "bold magenta", "alert": "bold red"}
+# Where an analysis' pair stands on the third line, by its name (one not listed: after these).
+PAIR_ORDER = ("tensor", "widest", "loops")
 
 
 def _bytes(n: int | None) -> str:
     return "?" if n is None else f"{n} B"
 
 
-def header_text(view: KernelView, status: str = "", summary: dict[str, Any] | None = None) -> Text:
+def header_text(view: KernelView, status: str = "", summary: KernelJson | None = None) -> Text:
     """The header's three lines; `summary` is `kernel_summary` of the view, when it is known."""
     k = summary if summary is not None else kernel_summary(view.inspection)
     r, a = k["resources"], k["analysis"]
@@ -43,19 +50,22 @@ def header_text(view: KernelView, status: str = "", summary: dict[str, Any] | No
     _pair(out, "instrs", str(k["instruction_count"]))
     _pair(out, "peak live", str(a["register_peak"]["live"]))
     out.append("\n")
-    tc = a["tensor_core_path"]
-    if a["wgmma_serialized"]:
-        _pair(out, "tensor", f"{tc} (serialized)", "bold red")
-    else:
-        _pair(out, "tensor", tc, "bold magenta" if tc != "none" else "")
-    _pair(out, "widest", widest_access(a, short=True))
-    entries = view.inspection.typed_facts(UnrollFacts).entries
-    _pair(out, "loops", ", ".join(e.tag() for e in entries) or "none")
+    for name, value, emphasis in _analysis_pairs(view, a):
+        _pair(out, name, value, _EMPHASIS.get(emphasis, ""))
     counts = finding_counts(a["severity"] for a in k["annotations"])
     if counts:
         _pair(out, "findings", counts, "yellow")
     out.rstrip()
     return out
+
+
+def _analysis_pairs(view: KernelView, a: Mapping[str, Any]) -> list[Pair]:
+    """Every analysis' pairs (its facts record's `header`), in the registry's order, placed by
+    PAIR_ORDER."""
+    found = view.inspection.findings.values()
+    pairs = [p for f in found for p in f.facts.header(a)]
+    rank = {name: i for i, name in enumerate(PAIR_ORDER)}
+    return sorted(pairs, key=lambda p: rank.get(p.name, len(rank)))
 
 
 def _pair(out: Text, name: str, value: str, style: str = "") -> None:
@@ -69,7 +79,7 @@ class KernelHeader(Static):
     kernel shown (a 65k-instruction kernel's took tens of ms, and every status change repaints
     the header), and forgotten with it."""
 
-    _shown: tuple[KernelView, dict[str, Any]] | None = None
+    _shown: tuple[KernelView, KernelJson] | None = None
 
     def show(self, view: KernelView | None, status: str = "") -> None:
         if view is None:
