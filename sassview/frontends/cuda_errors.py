@@ -23,7 +23,6 @@ from sassview.frontends.diagnose import (
 )
 from sassview.frontends.libheaders import missing_library_hint
 
-
 _NOT_IN_PROJECT = (
     "add the directory that holds it with -I DIR, or let the project's "
     "compile_commands.json give the flags (-p BUILD_DIR)"
