@@ -12,9 +12,10 @@ A sample is a fenced block right after a marker naming the command it came from:
 
 Each command runs from the repository root as `python -m sassview ...`, with a cache directory
 of its own (a sample never shows what an old cache held). The output is kept as printed but for
-two things that differ between machines: the repository's absolute path, written `./` as a user
-in the repository sees it, and the private cache directory. Numbers, tool versions and widths
-stay: when a compiler update changes them the sample should change too.
+two things that differ between machines: the repository's absolute path where one is still
+printed (`check` prints paths under the working directory as typed: no rewriting there), written
+`./` as a user in the repository sees it, and the private cache directory. Numbers, tool
+versions and widths stay: when a compiler update changes them the sample should change too.
 tests/test_readme_samples.py runs the same commands and fails when a block differs.
 """
 

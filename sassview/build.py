@@ -311,6 +311,7 @@ def assemble_program(artifacts: Artifacts, *, where: str = "<cubin>") -> Program
     )
     if artifacts.kernels_in:
         kernels = _defined_in(kernels, artifacts.kernels_in)
+    kernels = in_source_order(kernels, ptx)
     return Program(
         artifacts=artifacts,
         kernels=kernels,
@@ -318,6 +319,26 @@ def assemble_program(artifacts: Artifacts, *, where: str = "<cubin>") -> Program
         abi_version=info.abi_version,
         producer=info.producer,
     )
+
+
+def in_source_order(kernels: tuple[Kernel, ...], ptx: PtxModule | None) -> tuple[Kernel, ...]:
+    """The kernels as the source defines them: the ELF lists them in reverse (ptxas emits the
+    last one first), and every view lists what this returns. By the first line of each one's
+    own code (outermost frames, in its own file), then by the PTX's order of `.entry`s
+    (template instances share their lines), then as the ELF has them (no line info, no PTX)."""
+    ptx_order = {f.name: i for i, f in enumerate(ptx.functions)} if ptx is not None else {}
+
+    def key(item: tuple[int, Kernel]) -> tuple[int, str, int, int, int]:
+        elf_index, kernel = item
+        outer = [i.source.outermost for i in kernel.instructions if i.source is not None]
+        ptx_index = ptx_order.get(kernel.name, len(ptx_order))
+        if not outer:
+            return (1, "", 0, ptx_index, elf_index)
+        home = outer[0].file
+        first = min(loc.line for loc in outer if loc.file == home)
+        return (0, home, first, ptx_index, elf_index)
+
+    return tuple(k for _, k in sorted(enumerate(kernels), key=key))
 
 
 def _defined_in(kernels: tuple[Kernel, ...], files: tuple[str, ...]) -> tuple[Kernel, ...]:

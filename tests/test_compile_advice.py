@@ -93,10 +93,32 @@ def test_a_long_log_is_cut_and_v_prints_it_whole(tmp_path: Path) -> None:
         "".join(f"__global__ void k{i}(float* x) {{ x[0] = u{i}; }}\n" for i in range(40))
     )
     done = sassview("check", source)
-    assert_clean_error(done, '(1): error: identifier "u0" is undefined', "more lines")
+    assert_clean_error(done, 'many.cu:1: identifier "u0" is undefined (and 39 more errors)')
+    assert "more lines of the compiler's log (-v prints all of it)" in done.stderr
     assert "u39" not in done.stderr and len(done.stderr.splitlines()) < 12
     whole = sassview("-v", "check", source)
     assert 'identifier "u39" is undefined' in whole.stderr
+
+
+@pytest.mark.compile
+def test_a_compile_error_names_its_place_once_and_no_empty_hint(tmp_path: Path) -> None:
+    """The message says `file:line: words`; below it the source line and caret, not the
+    compiler's restatement of the same line, nor its closing count, nor a hint that points back
+    at what is already there."""
+    source = tmp_path / "bad.cu"
+    source.write_text("__global__ void k(float* x) {\n  x[0] = y;\n  x[1] = z;\n}\n")
+    done = sassview("check", source, "--arch", "sm_90a")
+    assert_clean_error(done)
+    lines = done.stderr.splitlines()
+    assert lines[0] == (
+        f'error: compile failed: {source}:2: identifier "y" is undefined (and 1 more error)'
+    )
+    assert lines[1:3] == ["    x[0] = y;", "           ^"]
+    assert sum('"y" is undefined' in line for line in lines) == 1
+    assert f'{source}(3): error: identifier "z" is undefined' in lines  # the other one stays
+    assert not any(
+        line.startswith("hint:") or "detected in the compilation" in line for line in lines
+    )
 
 
 @pytest.mark.compile

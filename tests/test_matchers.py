@@ -345,3 +345,16 @@ def test_a_mismatch_with_many_accesses_lists_them_one_a_line_and_says_how_many_m
     assert lines[2 : 2 + FOUND_LINES] == [f"    {m}" for m in many[:FOUND_LINES]]
     assert lines[2 + FOUND_LINES] == f"    ... and {29 - FOUND_LINES} more"
     assert compose("k", found=many[:2]).split("\n")[1] == f"  found:    {many[0]}; {many[1]}"
+
+
+@compiled
+def test_a_long_run_of_offsets_reads_as_its_ends_and_step() -> None:
+    """The naive matmul's line 10 has three runs of narrow loads (28 in all) from one base; the
+    near miss names its own run, 16 loads at 0x0..0x3c, not 28 loads with 16 offsets listed."""
+    (insp,) = sassview.inspect(EXAMPLES / "matmul" / "01_naive.cu", arch="sm_90a")
+    message = failure(lambda: KernelUnderTest(insp).assert_load_width(128))
+    (near,) = [line for line in message.splitlines() if "near miss:" in line]
+    assert near.startswith(
+        "  near miss: 16 x LDG.E.CONSTANT at offsets 0x0, 0x4, ..., 0x3c (every 0x4) from one base"
+    ), near
+    assert "0x8" not in near.split("from one base")[0]

@@ -33,6 +33,26 @@ def test_the_readme_check_sample_is_marked() -> None:
     assert any(c.startswith("sassview check ") for c in gen.commands(readme))
 
 
+def test_the_readme_shows_the_tui_export_and_diff_and_links_their_pages() -> None:
+    """A new user finds every way to look, as commands to type, and the page of each."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    for command in ("tui", "export", "diff"):
+        assert re.search(rf"^\.venv/bin/sassview {command} \S", readme, re.M), command
+    assert "(docs/tui.md)" in readme and "(docs/export.md)" in readme
+    bare = re.findall(r"`(?:pip|mkdocs|pytest|python) [^`]*`", readme)
+    assert not bare, f"tools outside the venv: {bare}"
+
+
+def test_a_check_sample_names_the_file_as_its_command_does() -> None:
+    """The header and places of a `check` sample are the path typed (what a run prints from
+    the repository), not an absolute path written `./` by the generator."""
+    for path, m in SAMPLES:
+        command = m["command"]
+        if command.startswith("sassview check "):
+            typed = command.split()[2]
+            assert f"\n== {typed} · " in m["body"], (path.name, command)
+
+
 def test_rewrite_replaces_only_the_marked_blocks() -> None:
     text = (
         "```text\n$ sassview check a.cu\nunmarked, left alone\n```\n\n"

@@ -71,3 +71,22 @@ def test_findings_that_need_a_source_edit_are_not_tried() -> None:
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert "no finding here has a knob sassview can try" in done.stdout
+
+
+def test_every_spill_one_knob_removes_is_reported(tmp_path: Path) -> None:
+    """-maxrregcount=32 makes four spill findings (lines 15, 16, 18, 22 of the knobs example);
+    removing it answers all four, and `try` names each, not only the first."""
+    example = Path(__file__).resolve().parents[1] / "examples" / "knobs" / "kernel.py"
+    args = ["try", str(example), "--kernel", "accumulate"]
+    text = subprocess.run(
+        [sys.executable, "-m", "sassview", *args], capture_output=True, text=True, timeout=600
+    )
+    assert text.returncode == 0, text.stderr
+    assert "tried    without -maxrregcount  ->  GONE (4 of 4 findings gone)" in text.stdout
+    gone = [line for line in text.stdout.splitlines() if line.startswith("  gone     spill: ")]
+    assert [line.split(":")[1].strip() for line in gone] == [
+        "line 15", "line 16", "line 18", "line 22",
+    ]  # fmt: skip
+    (trial,) = [t for t in run_try(*args[1:]) if t["kind"] == "spill"]
+    assert trial["resolved"] is True and len(trial["findings"]) == 4
+    assert all(f["resolved"] and f["now"] is None for f in trial["findings"])

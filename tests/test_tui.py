@@ -445,6 +445,67 @@ def test_arch_picker_recompiles_for_another_architecture() -> None:
     run(go)
 
 
+@compile_mark
+def test_after_an_arch_switch_d_compares_the_two_and_the_cursor_stays_in_view() -> None:
+    """`a` compiles another arch beside the shown one: `D` offers the first (it used to say
+    "press a to compile it for another architecture"), and the selected instruction of the
+    line the user was on is in view, not where the last listing was scrolled to."""
+
+    async def go() -> None:
+        app = SassviewApp(Target(SOURCES / "vecadd.cu"), watch=False)
+        async with opened(app, size=(120, 30)) as pilot:
+            sass = app.pane("sass")
+            assert sass.painter is not None
+            sass.move_cursor(len(sass.painter) - 1, notify=True)  # the kernel's last line
+            await pilot.pause()
+            assert app.view is not None and round(sass.scroll_offset.y) > 0
+            line, name = app.current_line, app.view.inspection.kernel.name
+            await pilot.press("a")
+            await pilot.pause()
+            ids = [k for k, _ in app.screen.options]  # type: ignore[attr-defined]
+            app.screen.dismiss(ids[ids.index("arch:sm_80")])  # type: ignore[attr-defined]
+            await wait_for(pilot, lambda: app.loads >= 2)
+            await pilot.pause()
+            assert app.view is not None and app.view.inspection.arch == "sm_80"
+            assert app.view.inspection.kernel.name == name and app.current_line == line
+            for pane in ("source", "ptx", "sass"):
+                assert visible(app.pane(pane), app.pane(pane).cursor), pane
+            await pilot.press("D")
+            await pilot.pause()
+            labels = [label for _, label in app.screen.options]  # type: ignore[attr-defined]
+            assert labels == ["(no variant) · sm_90a"]
+            await pilot.press("enter")
+            await pilot.pause()
+            assert app.screen.text.startswith("(no variant) sm_80  ->  (no variant) sm_90a")  # type: ignore[attr-defined]
+
+    run(go)
+
+
+def test_the_error_panel_keeps_the_selected_instruction_in_view() -> None:
+    """The panel takes rows from the panes: a cursor on their last visible row stays visible."""
+
+    async def go() -> None:
+        app = recorded_app("tiled")
+        async with opened(app, size=(140, 30)) as pilot:
+            sass = app.pane("sass")
+            last = round(sass.scroll_offset.y) + sass.scrollable_content_region.height - 1
+            sass.move_cursor(last, notify=True)
+            await pilot.pause()
+            height = sass.scrollable_content_region.height
+            log = 'tiled.cu(10): error: identifier "tyle" is undefined\n' + "  context\n" * 6
+            report = loader.ErrorReport(
+                'compile failed: tiled.cu:10: identifier "tyle" is undefined', "", log,
+                file=app.view.main_file if app.view else None, line=10,
+            )  # fmt: skip
+            app.post_message(CompileFailed(report, "change"))
+            await pilot.pause()
+            await pilot.pause()
+            assert sass.scrollable_content_region.height < height  # the panel took rows
+            assert sass.cursor == last and visible(sass, last)
+
+    run(go)
+
+
 # -- snapshots of the main screens (pytest --snapshot-update rewrites them) ----------------------
 
 
@@ -497,8 +558,8 @@ def test_snapshot_spills_and_opcode_help(snap_compare: Callable[..., bool]) -> N
         app.action_opcode_help()
         await pilot.pause()  # type: ignore[attr-defined]
 
-    app = SassviewApp(Target(SPILL_CUBIN), loaded=Loaded(recorded("spill", "sm_80")[1:], ()),
-                      watch=False)  # fmt: skip
+    spill = tuple(i for i in recorded("spill", "sm_80") if i.kernel.name == "_Z5spillPKfPfi")
+    app = SassviewApp(Target(SPILL_CUBIN), loaded=Loaded(spill, ()), watch=False)
     assert snap_compare(app, terminal_size=(120, 36), run_before=before)
 
 

@@ -187,6 +187,8 @@ def test_no_findings_take_one_line_at_80x24() -> None:
             assert app.loaded is not None and app.view is not None
             names = [i.kernel.name for i in app.loaded.inspections]
             panel = app.query_one(FindingsPanel)
+            app.show_kernel(names.index("add_scalar"))  # its findings (add_f4 opens: source order)
+            await pilot.pause()
             assert app.view.findings and panel.outer_size.height > 1
             with_findings = app.pane("sass").outer_size.height
             app.show_kernel(names.index("add_f4"))

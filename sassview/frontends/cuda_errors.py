@@ -9,6 +9,7 @@ The log kept as the error's detail is cut to the first error and its context (wi
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable, Sequence
 
 from sassview.errors import CompileError
@@ -21,10 +22,6 @@ from sassview.frontends.diagnose import (
     trimmed_log,
 )
 from sassview.frontends.libheaders import missing_library_hint
-
-# No better hint: the message and its context are above, and the whole log is there with -v.
-READ_THE_LOG = "the compiler's own words are above (-v prints its whole log)"
-
 
 _NOT_IN_PROJECT = (
     "add the directory that holds it with -I DIR, or let the project's "
@@ -41,11 +38,15 @@ class AdvisedError(CompileError):
         self.advice = advice
 
 
-def _error(message: str, hint: str, log: str, options: Sequence[str]) -> CompileError:
+def _error(
+    message: str, hint: str, log: str, options: Sequence[str], where: str = ""
+) -> CompileError:
     """The error, with the log cut unless -v; an AdvisedError when the compiler names an
-    option the compile did not have, or the project has the header it could not open."""
+    option the compile did not have, or the project has the header it could not open.
+    No hint where there is none to give: the message and the source line are the news (a
+    "read the log above" said nothing the log did not)."""
     verbose = logging.getLogger("sassview").isEnabledFor(logging.INFO)
-    detail = log if verbose else trimmed_log(log)
+    detail = log if verbose else _unrepeated(trimmed_log(log), where)
     advice = compiler_advice(log)
     if advice and advice not in options:
         said = f"the compiler's advice: {advice} allows this; add -X={advice}"
@@ -53,7 +54,24 @@ def _error(message: str, hint: str, log: str, options: Sequence[str]) -> Compile
     found = _header_in_project(log)  # the project's own copy first, even of a library's
     if found is not None and found[0] not in options:
         return AdvisedError(message, found[1], detail=detail, advice=found[0])
-    return CompileError(message, hint or READ_THE_LOG, detail=detail)
+    return CompileError(message, hint, detail=detail)
+
+
+def _unrepeated(log: str, where: str) -> str:
+    """The log without what the message already says: the first error's own line (the message
+    names its `file:line` and words; its source line and caret stay) and the closing count
+    ("1 error detected in the compilation of ...": the message says how many more)."""
+    lines = log.splitlines()
+    first = next((i for i, line in enumerate(lines) if where and first_error(line) == where), None)
+    if first is not None:
+        del lines[first]
+    kept = [line for line in lines if not _COUNT_LINE.search(line)]
+    while kept and not kept[-1].strip():
+        kept.pop()
+    return "\n".join(kept)
+
+
+_COUNT_LINE = re.compile(r"^\d+ errors? detected in the compilation of ")
 
 
 def _header_in_project(log: str) -> tuple[str, str] | None:
@@ -91,10 +109,11 @@ def nvrtc_compile_error(
     if host_reason:
         hint = f"this file needs nvcc ({host_reason}): use --compiler nvcc or auto"
     if where:
+        more = count - 1
         message = f"compile failed: {where}" + (
-            f" (and {count - 1} more errors)" if count > 1 else ""
+            f" (and {more} more error{'s' if more > 1 else ''})" if more else ""
         )
-        return _error(message, hint, log, options)
+        return _error(message, hint, log, options, where)
     return _error("compile failed", hint, log, options)
 
 
@@ -113,6 +132,7 @@ def nvcc_compile_error(
         arch_hint(log, arch) or _source_hint(log, where, instantiate, includer) or hint,
         log,
         options,
+        where,
     )
 
 

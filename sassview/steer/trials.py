@@ -12,7 +12,7 @@ from typing import Any
 from sassview.analyses import Annotation
 from sassview.build import build_program
 from sassview.errors import SassviewError
-from sassview.frontends.declaration import KernelFile
+from sassview.frontends.declaration import Declaration, KernelFile
 from sassview.frontends.jobs import Job, compile_job
 from sassview.inspection import Inspection, inspect_program
 from sassview.steer.hints import Trial, propose
@@ -25,11 +25,15 @@ class Outcome:
     arch: str
     label: str
     trial: Trial
-    resolved: bool | None  # None: the trial did not compile (see error)
-    remaining: tuple[Annotation, ...]  # findings of the same kind still there
+    resolved: bool | None  # every targeted finding went away; None: it did not compile (error)
+    remaining: tuple[Annotation, ...]  # findings that still answer to a targeted one
     before: dict[str, Any]
     after: dict[str, Any]
     error: str = ""
+    # Every finding of the kernel this trial's knob answers (the four spills one -maxrregcount
+    # caused, not only the first), each with what answers to it after the trial: None when it
+    # went away. Empty when the trial did not compile.
+    targets: tuple[tuple[Annotation, Annotation | None], ...] = ()
 
     @property
     def delta(self) -> dict[str, int]:
@@ -77,11 +81,32 @@ def try_hints(
         decl = kernel_file.declarations[job.declaration]
         for insp in found:
             for trial in propose(decl, job.arch, job.variant, insp.annotations):
-                outcomes.append(_run(kernel_file, job, insp, trial))
+                targets = _targets(decl, job, insp.annotations, trial)
+                outcomes.append(_run(kernel_file, job, insp, trial, targets))
     return outcomes
 
 
-def _run(kernel_file: KernelFile, job: Job, insp: Inspection, trial: Trial) -> Outcome:
+def _targets(
+    decl: Declaration, job: Job, annotations: tuple[Annotation, ...], trial: Trial
+) -> tuple[Annotation, ...]:
+    """The findings `propose` would answer with this trial's knob: it proposes one trial per
+    knob (for the first finding that names it), and the others are what the knob is meant to
+    change as well."""
+    found = tuple(
+        a
+        for a in annotations
+        if any(t.knob == trial.knob for t in propose(decl, job.arch, job.variant, (a,)))
+    )
+    return found if trial.finding in found else (trial.finding, *found)
+
+
+def _run(
+    kernel_file: KernelFile,
+    job: Job,
+    insp: Inspection,
+    trial: Trial,
+    targets: tuple[Annotation, ...],
+) -> Outcome:
     label = insp.program.artifacts.label or insp.kernel.display_name
     before = row_values(insp)
     kf, new_job = _applied(kernel_file, job, trial)
@@ -92,8 +117,10 @@ def _run(kernel_file: KernelFile, job: Job, insp: Inspection, trial: Trial) -> O
         return Outcome(
             insp.kernel.display_name, insp.arch, label, trial, None, (), before, {}, exc.message
         )
-    remaining = tuple(a for a in after_insp.annotations if _same_finding(a, trial.finding))
+    after = after_insp.annotations
+    verdicts = tuple((t, next((a for a in after if _same_finding(a, t)), None)) for t in targets)
+    remaining = tuple(a for a in after if any(_same_finding(a, t) for t in targets))
     return Outcome(
         insp.kernel.display_name, insp.arch, label, trial, not remaining, remaining, before,
-        row_values(after_insp),
+        row_values(after_insp), targets=verdicts,
     )  # fmt: skip

@@ -91,6 +91,24 @@ def check_width(
     )
 
 
+def _offsets(offsets: tuple[int, ...]) -> str:
+    """`0x0, 0x4, 0x8, 0xc`; a longer run as its ends and step (`0x0, 0x4, ..., 0x3c (every
+    0x4)`): sixteen offsets on one line cannot be read. The count before it is this run's (a
+    line's other runs are the finding's "and 2 more such runs")."""
+    if len(offsets) <= _LISTED_OFFSETS:
+        return ", ".join(map(hex, offsets))
+    steps = {b - a for a, b in zip(offsets, offsets[1:], strict=False)}
+    if len(steps) == 1:
+        return (
+            f"{hex(offsets[0])}, {hex(offsets[1])}, ..., {hex(offsets[-1])} (every {hex(*steps)})"
+        )
+    shown = ", ".join(map(hex, offsets[: _LISTED_OFFSETS - 1]))
+    return f"{shown}, ..., {hex(offsets[-1])} ({len(offsets)} offsets)"
+
+
+_LISTED_OFFSETS = 6
+
+
 def _bits(bits: int | str) -> str:
     return f"{bits}-bit" if isinstance(bits, int) else str(bits)
 
@@ -101,9 +119,9 @@ def _near_miss(k: Subject, note: Any, direction: str) -> tuple[str, str]:
     data = note.data
     first = k.kernel.instruction_at(note.addresses[0]) if note.addresses else None
     opcode = first.mnemonic if first is not None else "accesses"
-    offsets = ", ".join(hex(o) for o in data.get("offsets", ()))
+    run = tuple(data.get("offsets", ()))
     text = (
-        f"{len(note.addresses)} x {opcode} at offsets {offsets} from one base "
+        f"{len(run) or len(note.addresses)} x {opcode} at offsets {_offsets(run)} from one base "
         f"{data.get('base', '?')}: {data.get('bytes', '?')} contiguous bytes in "
         f"{data.get('bits', '?')}-bit {direction}s ({note.message})"
     )

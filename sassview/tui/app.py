@@ -232,7 +232,8 @@ class SassviewApp(NavigationApp, ResizingApp):
                     loaded = self._load(target)
             else:
                 loaded = self._load(target)
-            index = self._keep_selection(loaded)
+            switched = target.arch[-1] if reason == "arch" and target.arch else None
+            index = self._keep_selection(loaded, switched)
             if previewed and previewed[0].inspection.kernel is loaded.inspections[index].kernel:
                 view = previewed[0]  # _apply gives it the loaded Inspection
             else:
@@ -256,14 +257,18 @@ class SassviewApp(NavigationApp, ResizingApp):
         self._painted = message.painted
         self.call_after_refresh(message.painted.set)
 
-    def _keep_selection(self, loaded: Loaded) -> int:
-        """After a recompile, show the same kernel (name, arch, variant) if it is still there."""
+    def _keep_selection(self, loaded: Loaded, arch: str | None = None) -> int:
+        """After a recompile, show the same kernel (name, arch, variant) if it is still there;
+        after an arch switch the same kernel on `arch` (the others stay loaded)."""
         if self.view is None:
             return 0
         old = self.view.inspection
-        want = (old.kernel.name, old.arch, old.program.artifacts.label)
+        want = (old.kernel.name, arch or old.arch, old.program.artifacts.label)
         for i, insp in enumerate(loaded.inspections):
             if (insp.kernel.name, insp.arch, insp.program.artifacts.label) == want:
+                return i
+        for i, insp in enumerate(loaded.inspections):
+            if insp.kernel.name == old.kernel.name and insp.arch == want[1]:
                 return i
         for i, insp in enumerate(loaded.inspections):
             if insp.kernel.name == old.kernel.name:
@@ -286,7 +291,7 @@ class SassviewApp(NavigationApp, ResizingApp):
         self.loads += 1
 
     def _apply(self, loaded: Loaded, view: state.KernelView, index: int, reason: str) -> None:
-        keep = self._cursor_line() if reason in ("change", "manual") else None
+        keep = self._cursor_line() if reason in ("change", "manual", "arch") else None
         self.compiling = False
         self.error = None
         self.query_one(ErrorPanel).show(None)

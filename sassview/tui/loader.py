@@ -33,7 +33,7 @@ _COMPILED = (".cu", ".cuh", ".cpp", ".cc", ".cxx", ".py", ".ptx")
 
 @dataclass(frozen=True)
 class Target:
-    """What the user asked to open; a recompile reuses it, an arch switch replaces `arch`."""
+    """What the user asked to open; a recompile reuses it, an arch switch adds to `arch`."""
 
     path: Path
     arch: tuple[str, ...] | None = None
@@ -45,8 +45,10 @@ class Target:
         """Whether a change of architecture means a recompile (a cubin is what it is)."""
         return self.path.suffix in _COMPILED
 
-    def with_arch(self, arch: str) -> Target:
-        return replace(self, arch=(arch,))
+    def with_arch(self, arch: str, keep: Sequence[str] = ()) -> Target:
+        """This target for `arch` too: the architectures in `keep` (what is shown now) stay,
+        so `D` can compare the kernel across them; `arch` comes last."""
+        return replace(self, arch=tuple(dict.fromkeys([*keep, arch])))
 
 
 @dataclass(frozen=True)

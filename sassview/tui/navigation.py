@@ -258,7 +258,8 @@ class NavigationApp(App[None]):
 
     def _switch_arch(self, arch: str) -> None:
         self.notify(f"compiling for {arch} …", timeout=3, markup=False)
-        self.compile("arch", self.target.with_arch(arch))
+        shown = [insp.arch for insp in self.loaded.inspections] if self.loaded is not None else []
+        self.compile("arch", self.target.with_arch(arch, keep=shown))
 
     def action_stages(self) -> None:
         view = self.view

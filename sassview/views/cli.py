@@ -117,6 +117,7 @@ def check(
     from sassview.inspection import inspect_program
     from sassview.report.summary import check_document, program_summary
     from sassview.toolchain.locate import toolchain_versions
+    from sassview.views.paths import as_typed
     from sassview.views.render import arch_notes, render_program
     from sassview.views.user_output import user_output_to_stderr
 
@@ -155,11 +156,11 @@ def check(
                 summaries.append(summary)
                 censuses += [_census(program, i) for i in inspections]
                 if not as_json:
-                    click.echo(render_program(summary))
+                    click.echo(as_typed(render_program(summary)))
             differ = arch_differences(censuses)
             across += differ
             for line in [] if as_json else arch_notes(differ):
-                click.echo(line)
+                click.echo(as_typed(line))
         if as_json:
             document = check_document(summaries, toolchain_versions(), across)
             click.echo(json.dumps(document, indent=2))

@@ -46,12 +46,15 @@ def try_command(
         return
     if as_json:
         doc = {
-            "schema_version": 1,
+            "schema_version": 2,  # 2: `findings`, and `resolved` covers all of them
             "trials": [
                 {"kernel": o.kernel, "arch": o.arch, "variant": o.label,
                  "finding": o.trial.finding.message, "kind": o.trial.finding.kind,
                  "knob": o.trial.knob, "resolved": o.resolved,
-                 "remaining": [a.message for a in o.remaining], "delta": o.delta, "error": o.error}
+                 "remaining": [a.message for a in o.remaining], "delta": o.delta, "error": o.error,
+                 "findings": [{"kind": a.kind, "message": a.message, "resolved": after is None,
+                               "now": None if after is None else after.message}
+                              for a, after in o.targets]}
                 for o in outcomes
             ],
         }  # fmt: skip
@@ -63,14 +66,32 @@ def try_command(
         click.echo("no finding here has a knob sassview can try (the others need a source change)")
         return
     for o in outcomes:
-        verdict = {True: "GONE", False: "STAYS", None: "FAILED"}[o.resolved]
         click.echo(f"{o.label} · {o.arch} · {o.kernel.split('(')[0]}")
-        click.echo(f"  finding  {o.trial.finding.kind}: {o.trial.finding.message}")
-        click.echo(f"  tried    {o.trial.knob}  ->  {verdict}")
-        if o.error:
-            click.echo(f"  error    {o.error}")
-        if o.delta:
-            click.echo("  changed  " + ", ".join(f"{k} {v:+d}" for k, v in o.delta.items()))
+        for line in outcome_lines(o):
+            click.echo(line)
+
+
+def outcome_lines(o: Outcome) -> list[str]:
+    """The trial's knob and verdict, then every finding the knob answers with its own verdict
+    (one -maxrregcount removal answers each spill it caused), then what else changed."""
+    verdict = {True: "GONE", False: "STAYS", None: "FAILED"}[o.resolved]
+    gone = sum(after is None for _, after in o.targets)
+    if len(o.targets) > 1:
+        verdict += f" ({gone} of {len(o.targets)} findings gone)"
+    lines = [f"  tried    {o.trial.knob}  ->  {verdict}"]
+    if o.targets:
+        for finding, after in o.targets:
+            state = "gone" if after is None else "stays"
+            lines.append(f"  {state:<8} {finding.kind}: {finding.message}")
+            if after is not None and after.message != finding.message:  # it changed
+                lines.append(f"  {'now':<8} {after.kind}: {after.message}")
+    else:  # it did not compile: the finding it was tried for
+        lines.append(f"  finding  {o.trial.finding.kind}: {o.trial.finding.message}")
+    if o.error:
+        lines.append(f"  error    {o.error}")
+    if o.delta:
+        lines.append("  changed  " + ", ".join(f"{k} {v:+d}" for k, v in o.delta.items()))
+    return lines
 
 
 def _run(

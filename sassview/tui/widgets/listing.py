@@ -70,6 +70,7 @@ class Listing(ScrollView, can_focus=True):
         self._painted_look: tuple[object, ...] | None = None  # what the palette was made of
         self._shows = 0  # show_rows calls, so a deferred one yields to a later one
         self._pending: tuple[int, list[int], bool, bool] | None = None
+        self._height = 0  # the rows in view at the last resize
         self.first_paint: float | None = None  # perf_counter() of the first painted row
         self._dragging: str | None = None  # "left" or "right": the border the mouse holds
         self._dragged = False  # the click that ends a drag is no click on a row
@@ -91,6 +92,8 @@ class Listing(ScrollView, can_focus=True):
         )
         self.cursor = self._clamp(cursor)
         self.refresh()
+        if painter is not None and len(painter):  # not where the last rows were scrolled to
+            self.show_rows([self.cursor])
 
     def set_marks(
         self,
@@ -158,14 +161,18 @@ class Listing(ScrollView, can_focus=True):
         self.scroll_to(y=max(0, y), animate=False, immediate=True, force=True)
 
     def on_resize(self) -> None:
-        """Shown or laid out at last: scroll to what was asked while it had no height."""
+        """Shown or laid out at last: scroll to what was asked while it had no height. A pane
+        that shrank (an error panel above it, a smaller terminal) keeps a cursor that was in
+        view in view."""
         pending, self._pending = self._pending, None
-        if (
-            pending is not None
-            and pending[0] == self._shows
-            and self.scrollable_content_region.height
-        ):
+        height = self.scrollable_content_region.height
+        was, self._height = self._height, height
+        if pending is not None and pending[0] == self._shows and height:
             self.show_rows(pending[1], center=pending[2], at_top=pending[3])
+        elif height and self.painter is not None and len(self.painter):
+            top = round(self.scroll_offset.y)
+            if top <= self.cursor < top + was and not top <= self.cursor < top + height:
+                self.show_rows([self.cursor])
 
     def clear_cache(self) -> None:
         self._cache.clear()
