@@ -35,3 +35,15 @@ def test_a_run_time_stride_reads_the_parameter_by_its_name() -> None:
     dumped = json.dumps(doc)
     assert "4*cols" in dumped and "cols (known at run time)" in dumped
     assert "c[0x0][0x224]" not in dumped
+
+
+def test_a_merge_candidate_run_owns_its_loads_narrow_and_interleaved_notes() -> None:
+    # Before: narrow-access (4 loads, 1 store), uncoalesced (16 sectors, the line's 4 loads
+    # interleave) and merge-candidate, three hints alike on the same four LDG.E.
+    text = check("--kernel", "four_scalars")
+    notes = [line.split()[1] for line in text.splitlines() if line.startswith("    note ")]
+    assert notes == ["merge-candidate:"], text
+    assert "each touches 16 sectors per warp where 4 would do" in text
+    doc = json.loads(check("--kernel", "four_scalars", "--json"))
+    dumped = json.dumps(doc)
+    assert "interleave and touch" not in dumped and '"min_sectors": 4' in dumped

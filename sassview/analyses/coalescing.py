@@ -367,7 +367,10 @@ def run(ctx: AnalysisContext) -> Findings:
         unknown=sum(1 for f in facts if f["coalesced"] is None),
     )
     kind = ctx.program.artifacts.kind
-    found = _findings(measured, hint_for(kind), _vector_hint(kind))
+    from sassview.analyses.merge_runs import owned_addresses
+
+    owned = owned_addresses(ctx)
+    found = _findings(measured, hint_for(kind), _vector_hint(kind), owned)
     return Findings(facts=summary, annotations=tuple(found))
 
 
@@ -411,10 +414,14 @@ class _Line(NamedTuple):
     addresses: tuple[int, ...]  # the uncoalesced ones
 
 
-def _findings(measured: list[Measured], hint: str, vector_hint: str) -> list[Annotation]:
+def _findings(
+    measured: list[Measured], hint: str, vector_hint: str, owned: frozenset[int] = frozenset()
+) -> list[Annotation]:
     """`uncoalesced` findings: one per (source line, direction), for its worst access; lines
     whose findings would read alike (generated or unrolled code: thousands of lines of one
-    pattern) are one finding listing them."""
+    pattern) are one finding listing them. A line whose accesses interleave (one wider access
+    would do) and are all in merge-candidate runs (`owned`) is the runs' to report: one cause,
+    one finding (the run's note says the sectors)."""
 
     # The lines with an uncoalesced access first, then every access of the lines that have
     # more than one: a kernel of 32k coalesced accesses builds no per-line table at all, and
@@ -462,6 +469,8 @@ def _findings(measured: list[Measured], hint: str, vector_hint: str) -> list[Ann
             looped = any(m.fact["in_loop"] for m in members)
             addresses = tuple(m.fact["address"] for m in members)
         together = _together(line)
+        if together is not None and owned.issuperset(addresses):
+            continue
         entry = _Line(worst_m.loc, key[1], worst_m.fact, looped, together, len(line), addresses)
         w = entry.worst
         same = (
