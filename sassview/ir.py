@@ -264,6 +264,9 @@ class Resources:
     min_blocks_per_sm: int | None = None
     barriers: int = 0
     param_bytes: int = 0
+    # Where each kernel parameter sits in constant bank 0, by ordinal (KPARAM_INFO's offset
+    # plus PARAM_CBANK's base: `cols` at c[0x0][0x224]); () where the cubin does not say.
+    param_offsets: tuple[int, ...] = ()
     exit_offsets: tuple[int, ...] = ()
 
     @property

@@ -25,7 +25,7 @@ from sassview.tui.widgets.header import KernelHeader, header_text
 from sassview.views.cli import cli
 
 TILED = CORPUS / "tiled" / "sm_90a" / "kernel.cubin"  # 5 info (its narrow loads coalesce)
-WGMMA = CORPUS / "wgmma" / "sm_90a" / "kernel.cubin"  # 4 notes and 2 info
+WGMMA = CORPUS / "wgmma" / "sm_90a" / "kernel.cubin"  # 3 notes and 1 info
 VECADD = CORPUS / "vecadd" / "sm_90a" / "kernel.cubin"  # add_scalar 1 info, add_f4 none
 
 
@@ -36,7 +36,7 @@ def _counts(path: object) -> Counter[str]:
 
 def test_check_counts_what_it_lists_and_names_the_info_it_does_not() -> None:
     n = _counts(WGMMA)
-    assert n["note"] > 1 and n["info"] > 1 and not n["warning"]
+    assert n["note"] > 1 and n["info"] >= 1 and not n["warning"]
     done = CliRunner().invoke(cli, ["check", str(WGMMA)])
     assert done.exit_code == 0, done.output
     want = f"findings ({n['note']} notes; {n['info']} info in the lines above)"

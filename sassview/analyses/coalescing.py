@@ -36,6 +36,7 @@ from typing import Any, NamedTuple
 
 from sassview.analyses.base import AnalysisContext, Annotation, Findings, Severity
 from sassview.analyses.memory import MemoryAccess, kernel_accesses, user_locs
+from sassview.analyses.param_names import named, param_names
 from sassview.analyses.records import CoalescingFacts, GlobalAccess
 from sassview.analyses.warp import (
     block_shape,
@@ -134,6 +135,7 @@ def _measure(ctx: AnalysisContext) -> list[Measured]:
     templates: dict[tuple[Any, ...], tuple[GlobalAccess, tuple[int, ...]]] = {}
     forms: dict[tuple[Any, ...], tuple[str, int, int, tuple[int, ...]]] = {}
     access, active = model.access, model.active
+    names = ctx.shared(param_names)
     new = tuple.__new__  # a Measured without its generated __new__'s Python frame
     out: list[Measured] = []
     append = out.append
@@ -154,7 +156,7 @@ def _measure(ctx: AnalysisContext) -> list[Measured]:
             form = forms.get(key[:4])
             if form is None:
                 form = forms[key[:4]] = _form(ins, acc.bits, mask)
-            held = templates[key] = (_fact(acc.direction, form, base, offset), form[3])
+            held = templates[key] = (_fact(acc.direction, form, base, offset, names), form[3])
         fact = held[0].copy()
         fact["address"] = ins.address
         fact["source_line"] = loc.line if loc is not None else None
@@ -164,7 +166,11 @@ def _measure(ctx: AnalysisContext) -> list[Measured]:
 
 
 def _fact(
-    direction: str, form: tuple[str, int, int, tuple[int, ...]], base: Value, offset: int
+    direction: str,
+    form: tuple[str, int, int, tuple[int, ...]],
+    base: Value,
+    offset: int,
+    names: dict[str, str],
 ) -> GlobalAccess:
     """The fact of an access of this form at base + offset, its address, line and loop left
     for the caller to fill in."""
@@ -195,7 +201,7 @@ def _fact(
         if base.wrap is not None:
             fact["unknown"] = f"a run-time stride and a wrap ({base.wrap.residue})"
         else:
-            _run_time(fact, base, offset, nbytes, picks)
+            _run_time(fact, base, offset, nbytes, picks, names)
     else:
         count, fact["stride"], fact["pattern"], fact["assumption"] = _shape(
             base, offset % SECTOR, nbytes, picks
@@ -218,16 +224,23 @@ def _form(
 
 
 def _run_time(
-    fact: GlobalAccess, base: LaneValue, offset: int, nbytes: int, picks: tuple[int, ...]
+    fact: GlobalAccess,
+    base: LaneValue,
+    offset: int,
+    nbytes: int,
+    picks: tuple[int, ...],
+    names: dict[str, str],
 ) -> None:
     """An address with one run-time stride (A[x*K + k], K a kernel parameter): lanes at
     different multiples of it are taken to lie in different sectors, which holds once the
-    stride is large enough; the count and that condition go in the fact."""
+    stride is large enough; the count and that condition go in the fact, the parameter by
+    its name where known (`names`)."""
     if len(base.scaled) != 1:
-        names = ", ".join(s for s, _ in base.scaled)
-        fact["unknown"] = f"the lanes stride by several run-time values ({names})"
+        several = ", ".join(named(s, names) for s, _ in base.scaled)
+        fact["unknown"] = f"the lanes stride by several run-time values ({several})"
         return
-    name, multiplier = base.scaled[0]
+    symbol, multiplier = base.scaled[0]
+    name = named(symbol, names)
     groups = _by_multiple(base, offset, picks)
     count = sum(sectors(lanes, nbytes) for lanes in groups.values())
     distinct = sorted(groups)
@@ -354,7 +367,10 @@ def run(ctx: AnalysisContext) -> Findings:
         unknown=sum(1 for f in facts if f["coalesced"] is None),
     )
     kind = ctx.program.artifacts.kind
-    found = _findings(measured, hint_for(kind), _vector_hint(kind))
+    from sassview.analyses.merge_runs import owned_addresses
+
+    owned = owned_addresses(ctx)
+    found = _findings(measured, hint_for(kind), _vector_hint(kind), owned)
     return Findings(facts=summary, annotations=tuple(found))
 
 
@@ -398,10 +414,14 @@ class _Line(NamedTuple):
     addresses: tuple[int, ...]  # the uncoalesced ones
 
 
-def _findings(measured: list[Measured], hint: str, vector_hint: str) -> list[Annotation]:
+def _findings(
+    measured: list[Measured], hint: str, vector_hint: str, owned: frozenset[int] = frozenset()
+) -> list[Annotation]:
     """`uncoalesced` findings: one per (source line, direction), for its worst access; lines
     whose findings would read alike (generated or unrolled code: thousands of lines of one
-    pattern) are one finding listing them."""
+    pattern) are one finding listing them. A line whose accesses interleave (one wider access
+    would do) and are all in merge-candidate runs (`owned`) is the runs' to report: one cause,
+    one finding (the run's note says the sectors)."""
 
     # The lines with an uncoalesced access first, then every access of the lines that have
     # more than one: a kernel of 32k coalesced accesses builds no per-line table at all, and
@@ -449,6 +469,8 @@ def _findings(measured: list[Measured], hint: str, vector_hint: str) -> list[Ann
             looped = any(m.fact["in_loop"] for m in members)
             addresses = tuple(m.fact["address"] for m in members)
         together = _together(line)
+        if together is not None and owned.issuperset(addresses):
+            continue
         entry = _Line(worst_m.loc, key[1], worst_m.fact, looped, together, len(line), addresses)
         w = entry.worst
         same = (

@@ -149,6 +149,7 @@ def run(ctx: AnalysisContext) -> Findings:
     annotations = tuple(
         _annotation(ctx, name, places, from_cache, name in declared, passed.get(name))
         for name, places in grouped.items()
+        if not _already_wide(ctx, places)
     )
     facts = TritonStrideFacts(runtime_strides=sorted(grouped))
     return Findings(facts=facts, annotations=annotations)
@@ -162,6 +163,22 @@ def launch_values(options: Iterable[str]) -> dict[str, int]:
             pairs = (p.partition("=") for p in option.removeprefix("launch_values=").split(","))
             return {k: int(v) for k, _, v in pairs if v.lstrip("-").isdigit()}
     return {}
+
+
+def _already_wide(ctx: AnalysisContext, places: dict[str, set[SourceLoc]]) -> bool:
+    """Whether every global access of the lines is 128 bits or wider (a gather Triton made
+    LDGSTS.E.BYPASS.128): "it keeps them scalar" would be wrong, so there is no note."""
+    from sassview.analyses.memory import kernel_accesses
+
+    wanted = {(s.file, s.line) for kind in places.values() for s in kind}
+    widths = [
+        a.bits
+        for a in ctx.shared(kernel_accesses)
+        if a.space in ("global", "generic")
+        and (loc := a.instruction.source) is not None
+        and any((f.file, f.line) in wanted for f in loc.frames())
+    ]
+    return bool(widths) and all(isinstance(b, int) and b >= 128 for b in widths)
 
 
 def _own_lines(frames: Iterable[tuple[str, int]], source: str | None) -> set[SourceLoc]:

@@ -232,6 +232,7 @@ def kernel_resources(
         max_registers=scalar(MAXREG_COUNT),
         barriers=barriers if barriers is not None else (text_flags >> 20) & 0x7F,
         param_bytes=_param_bytes(info),
+        param_offsets=_param_offsets(info),
         exit_offsets=exits.words() if exits else (),
     )
 
@@ -247,6 +248,18 @@ def _param_bytes(info: tuple[NvInfoRecord, ...]) -> int:
             return words[1] >> 16
     params = [p for rec in info if (p := kernel_param(rec)) is not None]
     return max((p.offset + p.size for p in params), default=0)
+
+
+def _param_offsets(info: tuple[NvInfoRecord, ...]) -> tuple[int, ...]:
+    """Each parameter's offset in constant bank 0, by ordinal: PARAM_CBANK's base (its low
+    half-word) plus KPARAM_INFO's offset; () without a base or with a gap in the ordinals."""
+    bases = [
+        w[1] & 0xFFFF for rec in info if rec.code == PARAM_CBANK and len(w := rec.words()) >= 2
+    ]
+    by_ordinal = {p.ordinal: p.offset for rec in info if (p := kernel_param(rec)) is not None}
+    if not bases or sorted(by_ordinal) != list(range(len(by_ordinal))):
+        return ()
+    return tuple(bases[0] + by_ordinal[i] for i in range(len(by_ordinal)))
 
 
 def _dims(rec: NvInfoRecord | None) -> tuple[int, ...] | None:
