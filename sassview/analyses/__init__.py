@@ -85,6 +85,8 @@ HELPERS: Mapping[str, str] = MappingProxyType(
         "sm_limits": "what one SM of each architecture holds",
         "tcgen05_idesc": "tcgen05.mma shapes and types from its instruction descriptor",
         "tile_loops": "what Triton's IR says about its loops",
+        "merge_runs": "runs of narrow accesses at consecutive offsets that could be one wide one",
+        "param_names": "kernel parameters' names by their constant-bank offsets",
     }
 )
 
