@@ -37,6 +37,7 @@ from types import MappingProxyType
 from typing import Any
 
 from sassview.errors import InputError
+from sassview.frontends.arch import DEFAULT_ARCH
 from sassview.frontends.declaration import Declaration, collecting, register_declaration
 from sassview.frontends.triton_args import tensor, tensor_descriptor
 
@@ -80,7 +81,7 @@ def _caller_line() -> int:
 def cuda(
     source: str,
     *,
-    arch: str | Sequence[str] = "sm_90a",
+    arch: str | Sequence[str] = DEFAULT_ARCH,
     name: str | None = None,
     defines: Mapping[str, Any] | Sequence[str] = (),
     include_dirs: Sequence[str | Path] = (),
@@ -117,7 +118,7 @@ def cuda(
 def cuda_file(
     path: str | Path,
     *,
-    arch: str | Sequence[str] = "sm_90a",
+    arch: str | Sequence[str] = DEFAULT_ARCH,
     defines: Mapping[str, Any] | Sequence[str] = (),
     include_dirs: Sequence[str | Path] = (),
     options: Sequence[str] = (),
@@ -183,7 +184,7 @@ def triton(
     args: Mapping[str, Any] | None = None,
     constexprs: Mapping[str, Any] | None = None,
     divisibility: Sequence[str] = (),
-    arch: str | Sequence[str] = "sm_90a",
+    arch: str | Sequence[str] = DEFAULT_ARCH,
     num_warps: int | None = None,
     num_stages: int | None = None,
     num_ctas: int | None = None,

@@ -31,6 +31,7 @@ How it can be wrong:
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from sassview.analyses.base import AnalysisContext, Annotation, Findings, Severity
@@ -61,78 +62,103 @@ _WATCHED = frozenset(
 )  # fmt: skip
 
 
+_BULK = {"UBLKRED": "reductions", "UBLKPF": "prefetches", "UTMACMDFLUSH": "commits"}
+_COUNTED = {"WARPSYNC": "warp_syncs", "NANOSLEEP": "nanosleeps", "LDSM": "ldmatrix",
+            "STSM": "stmatrix", "ARRIVES": "cp_async_arrives"}  # fmt: skip
+_BARRIERS = frozenset({"BAR", "UCGABAR_ARV", "UCGABAR_WAIT"})
+
+
+@dataclass
+class _Seen:
+    """The watched instructions of one kernel, sorted into the buckets the facts count."""
+
+    cp: list[SassInstruction] = field(default_factory=list)
+    commits: list[SassInstruction] = field(default_factory=list)
+    depbars: list[SassInstruction] = field(default_factory=list)
+    tma: dict[str, list[SassInstruction]] = field(
+        default_factory=lambda: {v: [] for v in _TMA.values()}
+    )
+    bulk: dict[str, list[SassInstruction]] = field(
+        default_factory=lambda: {
+            "copies_in": [],
+            "copies_out": [],
+            "reductions": [],
+            "prefetches": [],
+            "commits": [],
+        }  # fmt: skip
+    )
+    mbar: dict[MbarrierKind, int] = field(default_factory=dict)
+    mbar_mnemonics: dict[str, int] = field(default_factory=dict)
+    mbar_addrs: list[int] = field(default_factory=list)
+    barriers: list[Barrier] = field(default_factory=list)
+    bar_ins: list[SassInstruction] = field(default_factory=list)
+    counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(_COUNTED.values(), 0))
+
+
 def run(ctx: AnalysisContext) -> Findings:
     kernel = ctx.kernel
     table = ctx.shared(ptx_lines)
-    cp: list[SassInstruction] = []
-    commits: list[SassInstruction] = []
-    depbars: list[SassInstruction] = []
-    tma: dict[str, list[SassInstruction]] = {v: [] for v in _TMA.values()}
-    bulk: dict[str, list[SassInstruction]] = {
-        "copies_in": [], "copies_out": [], "reductions": [], "prefetches": [], "commits": []
-    }  # fmt: skip
-    mbar: dict[MbarrierKind, int] = {}
-    mbar_mnemonics: dict[str, int] = {}
-    mbar_addrs: list[int] = []
-    barriers: list[Barrier] = []
-    bar_ins: list[SassInstruction] = []
-    counts = {"warp_syncs": 0, "nanosleeps": 0, "ldmatrix": 0, "stmatrix": 0, "cp_async_arrives": 0}
+    seen = _Seen()
     for ins in kernel.instructions:
-        op = ins.opcode
-        if op not in _WATCHED or never_executes(ins):
+        if ins.opcode not in _WATCHED or never_executes(ins):
             continue  # most of a kernel: skipped with one set lookup
-        if op == "LDGSTS":
-            cp.append(ins)
-        elif op == "LDGDEPBAR":
-            # cp.async.wait_all is LDGDEPBAR + DEPBAR: that LDGDEPBAR is no group of the user's.
-            ptx = ptx_for(kernel, table, ins.address)
-            if ptx is None or not ptx.mnemonic.startswith("cp.async.wait_all"):
-                commits.append(ins)
-        elif op == "DEPBAR":
-            depbars.append(ins)
-        elif op in _TMA:
-            tma[_TMA[op]].append(ins)
-        elif op == "UBLKCP":
-            bulk["copies_out" if ins.modifiers[:1] == ("G",) else "copies_in"].append(ins)
-        elif op == "UBLKRED":
-            bulk["reductions"].append(ins)
-        elif op == "UBLKPF":
-            bulk["prefetches"].append(ins)
-        elif op == "UTMACMDFLUSH":
-            bulk["commits"].append(ins)
-        elif op in ("BAR", "UCGABAR_ARV", "UCGABAR_WAIT"):
-            barriers.append(_barrier(ins))
-            bar_ins.append(ins)
-        elif op == "WARPSYNC":
-            counts["warp_syncs"] += 1
-        elif op == "NANOSLEEP":
-            counts["nanosleeps"] += 1
-        elif op == "LDSM":
-            counts["ldmatrix"] += 1
-        elif op == "STSM":
-            counts["stmatrix"] += 1
-        elif op == "ARRIVES":
-            counts["cp_async_arrives"] += 1
-            mbar_addrs.append(ins.address)
-        kind = _mbarrier_kind(ins)
-        if kind == "test_wait" and _retries_try_wait(kernel, table, ins):
-            kind = "try_wait_retry"
-        if kind is not None:
-            mbar[kind] = mbar.get(kind, 0) + 1
-            mbar_mnemonics[ins.mnemonic] = mbar_mnemonics.get(ins.mnemonic, 0) + 1
-            mbar_addrs.append(ins.address)
+        _sort(seen, ins, kernel, table)
+        _count_mbarrier(seen, ins, kernel, table)
+    facts = _facts(seen, kernel, table, ctx.shared(ptx_opcodes))
+    return Findings(facts=facts, annotations=tuple(_notes(seen, facts, kernel)))
+
+
+def _sort(seen: _Seen, ins: SassInstruction, kernel: Any, table: Any) -> None:
+    """Put one watched instruction into its bucket (mbarrier operations are counted apart)."""
+    op = ins.opcode
+    if op == "LDGSTS":
+        seen.cp.append(ins)
+    elif op == "LDGDEPBAR":
+        # cp.async.wait_all is LDGDEPBAR + DEPBAR: that LDGDEPBAR is no group of the user's.
+        ptx = ptx_for(kernel, table, ins.address)
+        if ptx is None or not ptx.mnemonic.startswith("cp.async.wait_all"):
+            seen.commits.append(ins)
+    elif op == "DEPBAR":
+        seen.depbars.append(ins)
+    elif op in _TMA:
+        seen.tma[_TMA[op]].append(ins)
+    elif op == "UBLKCP":
+        seen.bulk["copies_out" if ins.modifiers[:1] == ("G",) else "copies_in"].append(ins)
+    elif op in _BULK:
+        seen.bulk[_BULK[op]].append(ins)
+    elif op in _BARRIERS:
+        seen.barriers.append(_barrier(ins))
+        seen.bar_ins.append(ins)
+    elif op in _COUNTED:
+        seen.counts[_COUNTED[op]] += 1
+        if op == "ARRIVES":
+            seen.mbar_addrs.append(ins.address)
+
+
+def _count_mbarrier(seen: _Seen, ins: SassInstruction, kernel: Any, table: Any) -> None:
+    kind = _mbarrier_kind(ins)
+    if kind == "test_wait" and _retries_try_wait(kernel, table, ins):
+        kind = "try_wait_retry"
+    if kind is not None:
+        seen.mbar[kind] = seen.mbar.get(kind, 0) + 1
+        seen.mbar_mnemonics[ins.mnemonic] = seen.mbar_mnemonics.get(ins.mnemonic, 0) + 1
+        seen.mbar_addrs.append(ins.address)
+
+
+def _facts(seen: _Seen, kernel: Any, table: Any, ptx_present: Mapping[str, int]) -> AsyncCopyFacts:
+    tma, bulk, counts = seen.tma, seen.bulk, seen.counts
     has_bulk = any(bulk[k] for k in ("copies_out", "reductions")) or any(
         tma[k] for k in ("stores", "reductions")
     )
-    waits = [_wait(ins, kernel, table, bool(cp), has_bulk) for ins in depbars]
+    waits = [_wait(ins, kernel, table, bool(seen.cp), has_bulk) for ins in seen.depbars]
     cp_bits: dict[str, int] = {}
-    for ins in cp:
+    for ins in seen.cp:
         key = str(access_bits(ins))
         cp_bits[key] = cp_bits.get(key, 0) + 1
-    facts = AsyncCopyFacts(
-        cp_async=len(cp),
+    return AsyncCopyFacts(
+        cp_async=len(seen.cp),
         cp_async_bits=cp_bits,
-        cp_async_groups=len(commits),
+        cp_async_groups=len(seen.commits),
         cp_async_waits=[w for w in waits if w["kind"] == "cp.async"],
         cp_async_arrives=counts["cp_async_arrives"],
         tma={k: len(v) for k, v in tma.items()},
@@ -140,58 +166,69 @@ def run(ctx: AnalysisContext) -> Findings:
         bulk={k: len(v) for k, v in bulk.items()},
         bulk_waits=[w for w in waits if w["kind"] == "bulk"],
         other_waits=[w for w in waits if w["kind"] == "other"],
-        mbarrier_ops=_mbarrier_ops(mbar, mbar_mnemonics),
-        ptx_mbarrier_ops=_ptx_mbarrier_ops(kernel, ctx.shared(ptx_opcodes)),
-        barriers=barriers,
+        mbarrier_ops=_mbarrier_ops(seen.mbar, seen.mbar_mnemonics),
+        ptx_mbarrier_ops=_ptx_mbarrier_ops(kernel, ptx_present),
+        barriers=seen.barriers,
         warp_syncs=counts["warp_syncs"],
         nanosleeps=counts["nanosleeps"],
         ldmatrix=counts["ldmatrix"],
         stmatrix=counts["stmatrix"],
     )
-    notes: list[Annotation] = []
-    if cp:
-        widths = sorted(cp_bits.items(), key=lambda x: -int(x[0]))
-        bits = ", ".join(f"{n}x{b}-bit" for b, n in widths)
-        pending = [w["pending"] for w in facts.cp_async_waits]
-        wait_text = f"waits for <= {pending} pending groups" if pending else "no wait_group found"
-        addrs = [i.address for i in cp + commits] + [w["address"] for w in facts.cp_async_waits]
-        notes.append(
-            _note(
-                kernel,
-                addrs,
-                f"cp.async: {len(cp)} LDGSTS ({bits}), {len(commits)} commits (LDGDEPBAR), "
-                + wait_text,
-                {"cp_async": len(cp), "groups": len(commits)},
-            )
+
+
+def _notes(seen: _Seen, facts: AsyncCopyFacts, kernel: Any) -> list[Annotation]:
+    notes = [
+        note
+        for note in (
+            _cp_async_note(seen, facts, kernel),
+            _bucket_note(kernel, seen.tma, "TMA", with_mnemonics=True),
+            _bucket_note(kernel, seen.bulk, "bulk copies", with_mnemonics=False),
         )
-    tma_all = [i for v in tma.values() for i in v]
-    if tma_all:
-        summary = ", ".join(f"{len(v)} {k}" for k, v in tma.items() if v)
-        names = sorted({i.mnemonic for i in tma_all})
+        if note is not None
+    ]
+    if seen.mbar:
+        summary = ", ".join(f"{n} {k}" for k, n in seen.mbar.items())
         notes.append(
-            _note(
-                kernel,
-                [i.address for i in tma_all],
-                f"TMA: {summary} ({', '.join(names)})",
-                {k: len(v) for k, v in tma.items()},
-            )
+            _note(kernel, seen.mbar_addrs, f"mbarrier: {summary}", dict(seen.mbar.items()))
         )
-    bulk_all = [i for v in bulk.values() for i in v]
-    if bulk_all:
-        summary = ", ".join(f"{len(v)} {k.replace('_', ' ')}" for k, v in bulk.items() if v)
-        notes.append(
-            _note(
-                kernel,
-                [i.address for i in bulk_all],
-                f"bulk copies: {summary}",
-                {k: len(v) for k, v in bulk.items()},
-            )
-        )
-    if mbar:
-        summary = ", ".join(f"{n} {k}" for k, n in mbar.items())
-        notes.append(_note(kernel, mbar_addrs, f"mbarrier: {summary}", dict(mbar.items())))
-    notes.extend(_barrier_notes(kernel, barriers, bar_ins))
-    return Findings(facts=facts, annotations=tuple(notes))
+    notes.extend(_barrier_notes(kernel, seen.barriers, seen.bar_ins))
+    return notes
+
+
+def _cp_async_note(seen: _Seen, facts: AsyncCopyFacts, kernel: Any) -> Annotation | None:
+    cp, commits = seen.cp, seen.commits
+    if not cp:
+        return None
+    widths = sorted(facts.cp_async_bits.items(), key=lambda x: -int(x[0]))
+    bits = ", ".join(f"{n}x{b}-bit" for b, n in widths)
+    pending = [w["pending"] for w in facts.cp_async_waits]
+    wait_text = f"waits for <= {pending} pending groups" if pending else "no wait_group found"
+    addrs = [i.address for i in cp + commits] + [w["address"] for w in facts.cp_async_waits]
+    return _note(
+        kernel,
+        addrs,
+        f"cp.async: {len(cp)} LDGSTS ({bits}), {len(commits)} commits (LDGDEPBAR), " + wait_text,
+        {"cp_async": len(cp), "groups": len(commits)},
+    )
+
+
+def _bucket_note(
+    kernel: Any, buckets: dict[str, list[SassInstruction]], title: str, *, with_mnemonics: bool
+) -> Annotation | None:
+    """The TMA or the bulk-copy note: how many of each kind, at every one's address."""
+    every = [i for v in buckets.values() for i in v]
+    if not every:
+        return None
+    if with_mnemonics:
+        summary = ", ".join(f"{len(v)} {k}" for k, v in buckets.items() if v)
+        names = sorted({i.mnemonic for i in every})
+        message = f"{title}: {summary} ({', '.join(names)})"
+    else:
+        summary = ", ".join(f"{len(v)} {k.replace('_', ' ')}" for k, v in buckets.items() if v)
+        message = f"{title}: {summary}"
+    return _note(
+        kernel, [i.address for i in every], message, {k: len(v) for k, v in buckets.items()}
+    )
 
 
 def _imm(ins: SassInstruction, index: int) -> int | None:

@@ -12,6 +12,9 @@ from dataclasses import dataclass
 from sassview.errors import InputError, SassviewError
 from sassview.memo import memoized
 
+# The target a build gets when none is named: every front end, declare and steer read it here.
+DEFAULT_ARCH = "sm_90a"
+
 _ARCH = re.compile(r"^(?:sm_|compute_)?(\d{2,3})([af]?)$")
 
 # Architectures whose features need the `a` (arch-specific) or `f` (family) suffix. sm_101 is

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 from sassview import cache
 from sassview.errors import CompileError, InputError, SassviewError, ToolchainError
 from sassview.frontends import depcache
-from sassview.frontends.arch import parse_arch
+from sassview.frontends.arch import DEFAULT_ARCH, parse_arch
 from sassview.frontends.includes import IncludeScan, local_includes, unlisted_files
 from sassview.frontends.libheaders import library_include_dirs
 from sassview.ir import Artifacts
@@ -107,7 +107,7 @@ def compile_cuda(
     source: str | bytes | None = None,
     *,
     path: str | Path | None = None,
-    arch: str = "sm_90a",
+    arch: str = DEFAULT_ARCH,
     defines: Sequence[str] = (),
     include_dirs: Sequence[str | Path] = (),
     options: Sequence[str] = (),

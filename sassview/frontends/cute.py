@@ -35,6 +35,7 @@ from typing import Any
 from sassview import cache
 from sassview.cache.get_or_build import Said, get_or_build
 from sassview.errors import CompileError, InputError, SassviewError, ToolchainError
+from sassview.frontends.arch import DEFAULT_ARCH
 from sassview.frontends.cute_arch import CuteFactory, build, dsl_arch
 from sassview.frontends.cute_key import (
     closure_of,
@@ -59,7 +60,7 @@ _FILES = ("kernel.ptx", "kernel.cubin", "compile.log", "mlir.txt", "launch.json"
 
 
 def compile_cute(
-    fn: Callable[..., Any], *args: Any, arch: str = "sm_90a", options: str = "", **kwargs: Any
+    fn: Callable[..., Any], *args: Any, arch: str = DEFAULT_ARCH, options: str = "", **kwargs: Any
 ) -> Artifacts:
     """Compile a `@cute.jit` host function (and the `@cute.kernel`s it launches) without a GPU.
 

@@ -40,7 +40,7 @@ from typing import Any
 from sassview import cache
 from sassview.cache.get_or_build import Said, get_or_build
 from sassview.errors import CompileError, InputError, ToolchainError
-from sassview.frontends.arch import parse_arch
+from sassview.frontends.arch import DEFAULT_ARCH, parse_arch
 from sassview.ir import Artifacts
 from sassview.toolchain.locate import toolchain_identity, toolchain_versions
 
@@ -64,7 +64,7 @@ def compile_triton(
     signature: Mapping[str, str],
     constexprs: Mapping[str, Any] | None = None,
     divisibility: Sequence[str] = (),
-    arch: str = "sm_90a",
+    arch: str = DEFAULT_ARCH,
     num_warps: int = 4,
     num_stages: int = 3,
     num_ctas: int = 1,

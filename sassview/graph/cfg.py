@@ -238,6 +238,29 @@ def _spans(leaders: set[int], count: int) -> list[tuple[int, int]]:
     ]
 
 
+@dataclass
+class _Walk:
+    """What build_cfg's edge phase shares: the instructions, their blocks, what it found."""
+
+    instructions: Sequence[SassInstruction]
+    addresses: list[int]
+    targets: dict[int, int]  # instruction index of a jump/call -> index of its target
+    spans: list[tuple[int, int]]
+    block_of: dict[int, int]
+    builder: _Builder
+    calls: list[tuple[int, int]] = field(default_factory=list)  # (block of a CALL, its address)
+    rets: list[int] = field(default_factory=list)
+    traps: set[int] = field(default_factory=set)
+
+    def index_of(self, address: int) -> int | None:
+        return _index_of(self.addresses, address)
+
+
+def _index_of(addresses: list[int], address: int) -> int | None:
+    k = bisect_left(addresses, address)
+    return k if k < len(addresses) and addresses[k] == address else None
+
+
 @without_gc
 def build_cfg(instructions: Sequence[SassInstruction]) -> ControlFlowGraph:
     """The CFG of one kernel's instructions (a whole .text section, subroutines included)."""
@@ -245,78 +268,93 @@ def build_cfg(instructions: Sequence[SassInstruction]) -> ControlFlowGraph:
     if not count:
         return ControlFlowGraph((), ())
     addresses = [ins.address for ins in instructions]
-
-    def index_of(address: int) -> int | None:
-        k = bisect_left(addresses, address)
-        return k if k < count and addresses[k] == address else None
-
-    leaders = {0}
-    targets: dict[int, int] = {}  # instruction index of a jump/call -> index of its target
-    for i, ins in enumerate(instructions):
-        if (ins.control_flow or ins.target is not None) and ins.opcode not in _NOT_BRANCHES:
-            if ins.target is not None and ins.opcode in _TARGETED and ins.opcode not in _INDIRECT:
-                t = index_of(ins.target)
-                if t is not None:
-                    targets[i] = t
-                    leaders.add(t)
-            for address in ins.targets:  # a BRX jump table that nvdisasm resolved
-                t = index_of(address)
-                if t is not None:
-                    leaders.add(t)
-            if ins.control_flow and i + 1 < count:
-                leaders.add(i + 1)
-    padding = count
-    while padding > 1 and instructions[padding - 1].opcode == "NOP":
-        padding -= 1
+    leaders, targets = _leaders(instructions, addresses)
+    padding = _padding_start(instructions)
     if padding < count and padding not in targets.values():
         leaders.discard(padding)
-
     spans = _spans(leaders, count)
     block_of = {first: k for k, (first, _) in enumerate(spans)}
-    builder = _Builder(spans)
-    calls: list[tuple[int, int]] = []  # (block of a CALL, address it calls)
-    rets: list[int] = []
-    traps: set[int] = set()
+    walk = _Walk(instructions, addresses, targets, spans, block_of, _Builder(spans))
     for k, (first, last) in enumerate(spans):
         if first < padding <= last:
             last = padding - 1  # the block ends at its last instruction before the padding
-        ins = instructions[last]
-        op = ins.opcode
-        falls = True
-        if (ins.control_flow and op not in _NOT_BRANCHES) or last in targets:
-            state = _taken(ins) if op in _JUMPS else _runs(ins)
-            target = block_of.get(targets[last]) if last in targets else None
-            if state == _NEVER:
-                pass
-            elif op in _INDIRECT and ins.targets:
-                for address in ins.targets:
-                    dst = block_of.get(index_of(address) or -1)
-                    if dst is not None:
-                        builder.add(k, dst, EdgeKind.TAKEN)
-                falls = state == _MAYBE
-            elif op in _JUMPS or op in _INDIRECT:
-                if target is None or op in _INDIRECT:
-                    builder.unknown.add(k)
-                else:
-                    builder.add(k, target, EdgeKind.TAKEN)
-                    if state == _ALWAYS and target == k and ins.target == ins.address:
-                        traps.add(k)
-                falls = state == _MAYBE
-            elif op == "CALL":
-                if target is not None:
-                    builder.add(k, target, EdgeKind.CALL)
-                    calls.append((k, spans[target][0]))
-            elif op == "RET":
-                rets.append(k)
-                falls = state == _MAYBE
-            elif op in _ENDS or (op == "BPT" and "TRAP" in ins.modifiers):
-                falls = state == _MAYBE
+        falls = _block_exit(walk, k, last)
         if falls and k + 1 < len(spans):
-            builder.add(k, k + 1, EdgeKind.FALLTHROUGH)
-    _add_returns(builder, instructions, calls, rets)
+            walk.builder.add(k, k + 1, EdgeKind.FALLTHROUGH)
+    _add_returns(walk.builder, instructions, walk.calls, walk.rets)
     starts = [addresses[first] for first, _ in spans]
     ends = [addresses[last] + _width(instructions, last) for _, last in spans]
-    return builder.finish(starts, ends, "sass", traps)
+    return walk.builder.finish(starts, ends, "sass", walk.traps)
+
+
+def _leaders(
+    instructions: Sequence[SassInstruction], addresses: list[int]
+) -> tuple[set[int], dict[int, int]]:
+    """The indices that start a block, and each direct jump/call's target index."""
+    count = len(instructions)
+    leaders = {0}
+    targets: dict[int, int] = {}
+    for i, ins in enumerate(instructions):
+        if not (ins.control_flow or ins.target is not None) or ins.opcode in _NOT_BRANCHES:
+            continue
+        if ins.target is not None and ins.opcode in _TARGETED and ins.opcode not in _INDIRECT:
+            t = _index_of(addresses, ins.target)
+            if t is not None:
+                targets[i] = t
+                leaders.add(t)
+        for address in ins.targets:  # a BRX jump table that nvdisasm resolved
+            t = _index_of(addresses, address)
+            if t is not None:
+                leaders.add(t)
+        if ins.control_flow and i + 1 < count:
+            leaders.add(i + 1)
+    return leaders, targets
+
+
+def _padding_start(instructions: Sequence[SassInstruction]) -> int:
+    """The index of the first NOP of the trailing padding (len(instructions) when none)."""
+    padding = len(instructions)
+    while padding > 1 and instructions[padding - 1].opcode == "NOP":
+        padding -= 1
+    return padding
+
+
+def _block_exit(walk: _Walk, k: int, last: int) -> bool:
+    """Add block k's edges out by its last instruction; whether it also falls through."""
+    ins = walk.instructions[last]
+    op = ins.opcode
+    if not ((ins.control_flow and op not in _NOT_BRANCHES) or last in walk.targets):
+        return True
+    state = _taken(ins) if op in _JUMPS else _runs(ins)
+    if state == _NEVER:
+        return True
+    target = walk.block_of.get(walk.targets[last]) if last in walk.targets else None
+    if op in _INDIRECT and ins.targets:
+        for address in ins.targets:
+            dst = walk.block_of.get(walk.index_of(address) or -1)
+            if dst is not None:
+                walk.builder.add(k, dst, EdgeKind.TAKEN)
+    elif op in _JUMPS or op in _INDIRECT:
+        _jump(walk, k, ins, target, state)
+    elif op == "CALL":
+        if target is not None:
+            walk.builder.add(k, target, EdgeKind.CALL)
+            walk.calls.append((k, walk.spans[target][0]))
+        return True
+    elif op == "RET":
+        walk.rets.append(k)
+    elif not (op in _ENDS or (op == "BPT" and "TRAP" in ins.modifiers)):
+        return True
+    return state == _MAYBE
+
+
+def _jump(walk: _Walk, k: int, ins: SassInstruction, target: int | None, state: int) -> None:
+    if target is None or ins.opcode in _INDIRECT:
+        walk.builder.unknown.add(k)
+        return
+    walk.builder.add(k, target, EdgeKind.TAKEN)
+    if state == _ALWAYS and target == k and ins.target == ins.address:
+        walk.traps.add(k)
 
 
 def _width(instructions: Sequence[SassInstruction], index: int) -> int:

@@ -332,7 +332,6 @@ class _Parser:
         line is what it means, and what `quick_records` must make of it too."""
         in_block = self.in_block
         parts = self.parts
-        statement = self.statement
         for lineno, line in enumerate(lines, first):
             if self.section and not in_block and not ("{" in line or "}" in line or "/*" in line):
                 continue  # DWARF bytes: the bulk of a -lineinfo/-G file
@@ -341,43 +340,48 @@ class _Parser:
             else:
                 code = line
             if ";" in code or "{" in code or "}" in code or '"' in code:
-                if not parts and not self.section:
-                    # The common line: one whole statement, `;` last, nothing to split.
-                    stmt = code.strip()
-                    if (
-                        stmt[-1] == ";"
-                        and stmt.count(";") == 1
-                        and not ("{" in stmt or "}" in stmt or '"' in stmt)
-                    ):
-                        self.expect_section = False
-                        stmt = stmt[:-1].rstrip()
-                        if stmt:
-                            statement(stmt, lineno)
-                        continue
-                for piece in pieces(code):
-                    if piece == ";":
-                        self.end()
-                    elif piece == "{":
-                        self.open(lineno)
-                    elif piece == "}":
-                        self.close(lineno)
-                    elif self.section:
-                        pass
-                    elif parts:
-                        parts.append(piece)
-                    elif piece and not piece.isspace():
-                        parts.append(piece)
-                        self.pending_line = lineno
+                if not parts and not self.section and self.whole_statement(code, lineno):
+                    continue
+                self.read_pieces(code, lineno)
             elif self.section or not code:
                 continue  # inside DWARF bytes, or an empty line
-            elif parts:
-                parts.append(code)
-            elif not code.isspace():
-                parts.append(code)
-                self.pending_line = lineno
+            else:
+                self.add_text(code, lineno)
             if parts:
                 self.end_of_line(lineno)
         self.in_block = in_block
+
+    def whole_statement(self, code: str, lineno: int) -> bool:
+        """Read the common line, one whole statement with `;` last and nothing to split;
+        False (and nothing read) for any other line."""
+        stmt = code.strip()
+        if stmt[-1] != ";" or stmt.count(";") != 1 or "{" in stmt or "}" in stmt or '"' in stmt:
+            return False
+        self.expect_section = False
+        stmt = stmt[:-1].rstrip()
+        if stmt:
+            self.statement(stmt, lineno)
+        return True
+
+    def read_pieces(self, code: str, lineno: int) -> None:
+        """Read a line that `;`, braces or a string split into pieces."""
+        for piece in pieces(code):
+            if piece == ";":
+                self.end()
+            elif piece == "{":
+                self.open(lineno)
+            elif piece == "}":
+                self.close(lineno)
+            elif not self.section:
+                self.add_text(piece, lineno)
+
+    def add_text(self, text: str, lineno: int) -> None:
+        """Add text to the statement being read; a statement starts at its first non-blank."""
+        if self.parts:
+            self.parts.append(text)
+        elif text and not text.isspace():
+            self.parts.append(text)
+            self.pending_line = lineno
 
     def end_of_line(self, lineno: int) -> None:
         """End a line directive or a lone label at the line break; let anything else go on.

@@ -18,6 +18,7 @@ from types import MappingProxyType
 from typing import Any
 
 from sassview.errors import InputError
+from sassview.frontends.arch import DEFAULT_ARCH
 from sassview.frontends.build_options import BuildOptions
 from sassview.inspection import Inspection
 from sassview.steer.sweep import NUMERIC, parse_value, row_values
@@ -62,7 +63,7 @@ def inspect_spec(
     from sassview.steer.sweep import open_kernel_file
 
     if spec.path.suffix == ".py" or (spec.path.suffix in (".cu", ".cuh") and spec.variant):
-        kf = open_kernel_file(spec.path, [spec.arch or "sm_90a"], "diff", build)
+        kf = open_kernel_file(spec.path, [spec.arch or DEFAULT_ARCH], "diff", build)
         jobs = [
             Job(i, spec.arch or decl.archs[0], {**decl.variant_grid()[0], **spec.variant})
             for i, decl in enumerate(kf.declarations)

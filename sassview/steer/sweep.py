@@ -17,6 +17,7 @@ from types import MappingProxyType
 from typing import Any
 
 from sassview.errors import InputError
+from sassview.frontends.arch import DEFAULT_ARCH
 from sassview.frontends.build_options import BuildOptions, declaration_settings
 from sassview.frontends.declaration import Declaration, KernelFile
 from sassview.frontends.jobs import Job
@@ -109,7 +110,7 @@ def open_kernel_file(
     if path.suffix == ".py":
         return import_kernel_file(path)
     check_ptxas_can_name(path.resolve())
-    return cuda_file_as_kernel_file(path, list(archs or ["sm_90a"]), build)
+    return cuda_file_as_kernel_file(path, list(archs or [DEFAULT_ARCH]), build)
 
 
 @dataclass(frozen=True)
