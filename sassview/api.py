@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from sassview.build import build_program
 from sassview.cache import release_claim as release_claims
-from sassview.frontends.arch import parse_arch_list
+from sassview.frontends.arch import DEFAULT_ARCH, parse_arch_list
 from sassview.frontends.build_options import CUDA_SUFFIXES
 from sassview.frontends.cuda import compile_cuda
 from sassview.frontends.paths import check_ptxas_can_name, input_file
@@ -22,8 +22,6 @@ if TYPE_CHECKING:
     from sassview.frontends.declaration import KernelFile
     from sassview.frontends.jobs import Job
     from sassview.inspection import Inspection
-
-DEFAULT_ARCH = "sm_90a"
 
 
 def compile(  # noqa: A001 - the natural name; sassview.compile reads well
