@@ -413,6 +413,10 @@ class Artifacts:
     # A header checked as its includer includes it: only the kernels defined in these files are
     # the program's (the includer's lines before the header define kernels of their own).
     kernels_in: tuple[str, ...] = ()
+    # What a rolled build (frontends/cuda_rolled.py) replays besides the source and options: the
+    # instantiations `--instantiate` appended, and the host compiler nvcc was given (-ccbin).
+    appendix: str = ""
+    host_compiler: str = ""
 
 
 @dataclass(frozen=True, slots=True)

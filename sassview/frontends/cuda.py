@@ -412,6 +412,7 @@ def _via_nvcc(req: CudaRequest, reason: str) -> Artifacts:
             e.read_bytes("kernel.cubin"),
             e.read_text("compile.log"),
             reason,
+            host.path,
         )
     started = time.perf_counter()
     out = nvcc_compile(req.data, req.path, req.arch, opts, host, appendix=req.appendix)
@@ -426,7 +427,9 @@ def _via_nvcc(req: CudaRequest, reason: str) -> Artifacts:
         )
     key = depcache.record(base, found, out.deps, lists, _probed(req))
     results.put(key, {"kernel.ptx": out.ptx, "kernel.cubin": out.cubin, "compile.log": out.log})
-    return _checked(req, "nvcc", shown, versions, out.deps, out.ptx, out.cubin, out.log, reason)
+    return _checked(
+        req, "nvcc", shown, versions, out.deps, out.ptx, out.cubin, out.log, reason, host.path
+    )
 
 
 def _scan_held(req: CudaRequest, scan: IncludeScan, out: NvrtcOutput) -> bool:
@@ -509,6 +512,7 @@ def _checked(
     cubin: bytes,
     compile_log: str,
     host_reason: str = "",
+    host: str = "",
 ) -> Artifacts:
     """The artifacts of a compile that made at least one kernel; else an input error."""
     if ".entry" not in ptx or (req.kernels_in and not _has_entry_in(ptx, req.kernels_in)):
@@ -528,6 +532,8 @@ def _checked(
         compiler=compiler,
         inputs=tuple(dict.fromkeys(inputs)),
         kernels_in=req.kernels_in,
+        appendix=req.appendix,
+        host_compiler=host,
     )
 
 

@@ -3,26 +3,29 @@ under `#pragma unroll 1` (parse/rolled_source.py), so one trip of each SASS loop
 once. The loop census compares its per-line instructions with the real build's to count the
 copies of a body the compilers made (analyses/loops/rolled.py).
 
-Only NVRTC compiles are rebuilt (an nvcc build's options and host pass are not replayed here):
-the main file and the headers beside it (found under its directory, by the path the NVRTC
-include scan recorded in `Artifacts.inputs`) are rolled, handed to NVRTC in memory under the
-names the sources include them by, compiled from the main file's directory so their line
-tables name the files they replace. Cached like any compile, keyed by the rolled texts, the
-options, the architecture and the tool versions.
+NVRTC compiles: the main file and the headers beside it (found under its directory, by the path
+the NVRTC include scan recorded in `Artifacts.inputs`) are rolled, handed to NVRTC in memory
+under the names the sources include them by, compiled from the main file's directory so their
+line tables name the files they replace. nvcc compiles (whole programs): the same files are
+written rolled into a private directory in the same layout, each under a `#line` naming the
+file it replaces, and compiled with the real build's options, host compiler and instantiations
+(cuda_rolled_nvcc.py). Instantiations appended by `--instantiate` are replayed by both. Cached
+like any compile, keyed by the rolled texts, the options, the architecture and the tool
+versions (an nvcc build's also by its real PTX, which every file it read decides): a warm
+check compiles nothing.
 
 How it can be wrong: a header included by another name than its path from the main file's
 directory (through `-I`) is read from disk unrolled: its loops are then alike in both builds
-and the census says nothing from them. Instantiations appended by `--instantiate` are not
-replayed: those kernels are missing from the rolled build, and their loops stay as counted.
-A rolled build that fails to compile is no evidence: None, and the census keeps its counts;
-so is a compile by a stored release (`--toolchain 12.9`), which this NVRTC cannot replay.
+and the census says nothing from them. A rolled build that fails to compile is no evidence:
+None, and the census keeps its counts; so is a compile by a stored release (`--toolchain
+12.9`), which this NVRTC cannot replay, and C++ held in a kernel.py (its text is not a file's).
 """
 
 from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import MappingProxyType
 
@@ -36,10 +39,10 @@ log = logging.getLogger("sassview")
 def rolled_build(
     artifacts: Artifacts, parity: int | None = None, flips: Mapping[str, int] | None = None
 ) -> Artifacts | None:
-    """The rolled build of an NVRTC compile of a file, or None where there is none to make:
+    """The rolled build of an NVRTC or nvcc compile of a file, or None where there is none to make:
     every loop rolled, or those of odd (`parity` 1) or even (0) nesting depth in their file
     (parse/rolled_source.py), counted one more in the files `flips` names with 1."""
-    if artifacts.kind != "cuda" or artifacts.compiler != "nvrtc":
+    if artifacts.kind != "cuda" or artifacts.compiler not in ("nvrtc", "nvcc"):
         return None
     if not artifacts.source_path or artifacts.source_text is None:
         return None
@@ -50,35 +53,63 @@ def rolled_build(
     main = Path(artifacts.source_path)
     text = rolled_source(artifacts.source_text, parity)
     headers = _rolled_headers(main, artifacts.inputs, parity, flips or {})
+    if artifacts.compiler == "nvcc":
+        from sassview.frontends.cuda_rolled_nvcc import nvcc_rolled
+
+        return nvcc_rolled(artifacts, main, text, headers)
+    return _nvrtc_rolled(artifacts, main, text, headers)
+
+
+def _nvrtc_rolled(
+    artifacts: Artifacts, main: Path, text: str, headers: list[tuple[str, bytes]]
+) -> Artifacts | None:
+    unit = f"{text}\n{artifacts.appendix}" if artifacts.appendix else text  # as cuda.py appends
     opts = [*artifacts.options, f"--use-bundled-headers={cache.scratch_dir('nvrtc-headers')}"]
     key = cache.make_key(
         {
             "frontend": "cuda-rolled",
             "name": str(main),
-            "source": cache.digest(text.encode()),
+            "source": cache.digest(unit.encode()),
             "headers": {name: cache.digest(data) for name, data in headers},
             "options": list(artifacts.options),
             "arch": artifacts.arch,
             "tools": dict(artifacts.toolchain),
         }
     )
+
+    def compile_() -> tuple[bool, str, str, bytes]:
+        from sassview.frontends.nvrtc_api import nvrtc_compile
+
+        out = nvrtc_compile(unit.encode(), str(main), opts, headers, cwd=str(main.parent))
+        return out.ok, out.log, out.ptx, out.cubin
+
+    return cached_rolled(artifacts, key, text, compile_)
+
+
+def cached_rolled(
+    artifacts: Artifacts,
+    key: str,
+    text: str,
+    compile_: Callable[[], tuple[bool, str, str, bytes]],
+) -> Artifacts | None:
+    """The rolled build under `key` from the cache, or `compile_`d ((ok, log, ptx, cubin)) and
+    stored; None where it did not compile."""
+    main = artifacts.source_path
     store = cache.Store("cuda-rolled")
     entry = store.get(key)
     if entry is not None:
         log.info("rolled build: cache hit for %s (%s)", main, artifacts.arch)
         ptx, cubin = entry.read_text("kernel.ptx"), entry.read_bytes("kernel.cubin")
         return _artifacts(artifacts, text, ptx, cubin)
-    from sassview.frontends.nvrtc_api import nvrtc_compile
-
     started = time.perf_counter()
-    out = nvrtc_compile(text.encode(), str(main), opts, headers, cwd=str(main.parent))
+    ok, out_log, ptx, cubin = compile_()
     spent = time.perf_counter() - started
-    if not out.ok or ".entry" not in out.ptx:
+    if not ok or ".entry" not in ptx:
         log.info("rolled build: %s did not compile rolled (%.2f s); no evidence", main, spent)
         return None
     log.info("rolled build: compiled %s for %s in %.2f s", main, artifacts.arch, spent)
-    store.put(key, {"kernel.ptx": out.ptx, "kernel.cubin": out.cubin, "compile.log": out.log})
-    return _artifacts(artifacts, text, out.ptx, out.cubin)
+    store.put(key, {"kernel.ptx": ptx, "kernel.cubin": cubin, "compile.log": out_log})
+    return _artifacts(artifacts, text, ptx, cubin)
 
 
 def _rolled_headers(
@@ -117,6 +148,6 @@ def _artifacts(real: Artifacts, text: str, ptx: str, cubin: bytes) -> Artifacts:
         cubin=cubin,
         options=real.options,
         toolchain=MappingProxyType(dict(real.toolchain)),
-        compiler="nvrtc-rolled",
+        compiler=f"{real.compiler}-rolled",
         inputs=real.inputs,
     )
