@@ -31,7 +31,8 @@ the real build folded, hoisted or rematerialised (the most common ratio must hol
 than half of the lines both builds have, math where there is math, else memory). A level's
 copies where the compilers unroll a loop differently once the loop around it is rolled (read
 in the real build: the check above fails, and the entry stays unknown). The rolled builds run
-only for NVRTC compiles of a file.
+for compiles of a file with the installed wheels, NVRTC or nvcc, `--instantiate` included
+(frontends/cuda_rolled.py, cuda_rolled_nvcc.py); not for a stored toolchain's builds.
 """
 
 from __future__ import annotations
