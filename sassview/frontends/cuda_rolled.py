@@ -56,7 +56,11 @@ def rolled_build(
     if artifacts.compiler == "nvcc":
         from sassview.frontends.cuda_rolled_nvcc import nvcc_rolled
 
-        return nvcc_rolled(artifacts, main, text, headers)
+        build = nvcc_rolled(artifacts, main, text, headers)
+        if build is None:
+            return None
+        key, compile_ = build
+        return cached_rolled(artifacts, key, text, compile_)
     return _nvrtc_rolled(artifacts, main, text, headers)
 
 

@@ -18,6 +18,7 @@ build then); `__FILE__` reads the user's path as before, but a `#include` comput
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 from sassview import cache
@@ -32,11 +33,11 @@ def _fixed(arch: str) -> tuple[str, ...]:
 
 def nvcc_rolled(
     artifacts: Artifacts, main: Path, text: str, rolled: list[tuple[str, bytes]]
-) -> Artifacts | None:
-    """The rolled build of `artifacts` (an nvcc compile of `main`): `text` the rolled main
-    file, `rolled` (name under main's directory, rolled text) its headers with loops."""
-    from sassview.frontends.cuda_rolled import cached_rolled
-
+) -> tuple[str, Callable[[], tuple[bool, str, str, bytes]]] | None:
+    """The cache key and the compile of the rolled build of `artifacts` (an nvcc compile of
+    `main`), for cuda_rolled.cached_rolled: `text` the rolled main file, `rolled` (name under
+    main's directory, rolled text) its headers with loops. None where there is nothing to
+    replay."""
     fixed = _fixed(artifacts.arch)
     if artifacts.options[: len(fixed)] != fixed or not artifacts.host_compiler:
         return None  # not recorded by cuda.py's nvcc build: nothing known to replay
@@ -61,7 +62,7 @@ def nvcc_rolled(
     def compile_() -> tuple[bool, str, str, bytes]:
         return _compile(artifacts, main, files, options)
 
-    return cached_rolled(artifacts, key, text, compile_)
+    return key, compile_
 
 
 def _tree(
