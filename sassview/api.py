@@ -91,18 +91,32 @@ def load_kernel_file(
     release for its CUDA C++ (NVRTC) and Triton (ptxas) declarations, as the variant value
     `toolchain` (sweep's `-p toolchain=12.9`)."""
     from sassview.frontends.discover import import_kernel_file
-    from sassview.frontends.jobs import compile_all, plan
+    from sassview.frontends.jobs import compile_all
 
     kernel_file = import_kernel_file(path)
-    archs = [str(a) for a in parse_arch_list(arch)] if arch is not None else None
-    jobs = plan(kernel_file, archs)
-    if toolchain not in (None, "default"):
-        jobs = _with_toolchain(kernel_file, jobs, str(toolchain))
+    jobs = kernel_file_jobs(kernel_file, arch=arch, toolchain=toolchain)
     if allow is not None:
         allow(len(jobs))
     artifacts = compile_all(kernel_file, jobs=jobs, parallel=parallel)
     programs = [build_program(a, where=a.label or str(path)) for a in artifacts]
     return kernel_file, programs
+
+
+def kernel_file_jobs(
+    kernel_file: KernelFile,
+    *,
+    arch: str | Sequence[str] | None = None,
+    toolchain: str | None = None,
+) -> list[Job]:
+    """The compiles `load_kernel_file` makes of `kernel_file`, in the order of its programs
+    (each program is its job's): what `check --try` tries a hint's knob on."""
+    from sassview.frontends.jobs import plan
+
+    archs = [str(a) for a in parse_arch_list(arch)] if arch is not None else None
+    jobs = plan(kernel_file, archs)
+    if toolchain not in (None, "default"):
+        jobs = _with_toolchain(kernel_file, jobs, str(toolchain))
+    return jobs
 
 
 def _with_toolchain(kernel_file: KernelFile, jobs: list[Job], toolchain: str) -> list[Job]:

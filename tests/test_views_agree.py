@@ -53,16 +53,23 @@ def test_a_kernel_whose_findings_are_all_info_still_gets_its_count() -> None:
     assert "  findings (1 info in the lines above)\n" in done.output
 
 
-def test_an_info_finding_with_a_knob_sassview_try_turns_is_listed() -> None:
-    """examples/triton's `scale`: its one finding is an info whose hint is the divisibility
-    knob `sassview try` applies; check lists it, with the hint, as the one it counts."""
+def test_an_info_finding_is_listed_only_where_its_hint_names_a_knob() -> None:
+    """examples/triton's `scale` declares every pointer and n divisible: its one finding (an
+    info narrow-access) has no knob left to try, so check counts it and claims no trial. The
+    gather of tests/data/frontends/triton_standing.py declares none: its info narrow-access
+    (line 19) names divisibility=, and check lists it with that knob's standing, untried."""
     pytest.importorskip("triton")
     path = Path(__file__).parents[1] / "examples" / "triton" / "kernel.py"
     done = CliRunner().invoke(cli, ["check", str(path), "--kernel", "scale", "--arch", "sm_90a"])
     assert done.exit_code == 0, done.output
-    blocks = [b for b in done.output.split("\n== ") if "  findings (1 info)\n" in b]
-    assert blocks, done.output
-    assert all("info     narrow-access:" in b and "`sassview try` tests" in b for b in blocks)
+    blocks = [b for b in done.output.split("\n== ") if "  findings (" in b]
+    assert blocks and all("  findings (1 info in the lines above)\n" in b for b in blocks)
+    assert "sassview try" not in done.output
+    gather = Path(__file__).parent / "data" / "frontends" / "triton_standing.py"
+    done = CliRunner().invoke(cli, ["check", str(gather)])
+    assert done.exit_code == 0, done.output
+    assert "info     narrow-access: line 19:" in done.output
+    assert done.output.count("[untried: `sassview try` (or `check --try`) compiles") == 2
 
 
 def test_tui_header_and_panel_count_by_severity_and_follow_the_kernel() -> None:

@@ -27,7 +27,13 @@ from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import NamedTuple
 
-from sassview.analyses.base import AnalysisContext, Annotation, Findings, Severity
+from sassview.analyses.base import (
+    AnalysisContext,
+    Annotation,
+    Findings,
+    HintStanding,
+    Severity,
+)
 from sassview.analyses.facts import Facts
 
 
@@ -145,6 +151,7 @@ __all__ = [
     "Analysis",
     "AnalysisContext",
     "Annotation",
+    "HintStanding",
     "Findings",
     "Severity",
     "built_in",

@@ -40,6 +40,41 @@ class Severity(enum.IntEnum):
 
 
 @dataclass(frozen=True, slots=True)
+class HintStanding:
+    """Whether the knob a finding's hint names was tried (sassview/steer/standing.py decides,
+    every view reads it): "untried"; "helped" (compiled with the knob, the finding went away);
+    "stays" (compiled, the finding is still there: not a fix); "failed" (it did not compile:
+    not a fix). A hint with no knob (a source edit) has no standing: it is advice."""
+
+    state: str  # untried | helped | stays | failed
+    knob: str  # what a person would type: "num_stages=2", "divisibility=['x_ptr', 'n']"
+    outcome: str = ""  # what the trial found: "gone; registers -2", the compiler's error
+
+    @property
+    def is_fix(self) -> bool:
+        """Whether the hint may still be offered as a fix (tried and it helped, or untried
+        and said so)."""
+        return self.state in ("helped", "untried")
+
+    def words(self) -> str:
+        """The standing in the words every view prints after (or instead of) the hint."""
+        if self.state == "untried":
+            return f"untried: `sassview try` (or `check --try`) compiles {self.knob}"
+        if self.state == "helped":
+            return f"tried {self.knob}: {self.outcome}"
+        if self.state == "stays":
+            return f"not a fix: tried {self.knob}, {self.outcome}"
+        return f"not a fix: tried {self.knob}, it failed to compile ({self.outcome})"
+
+    def hint_text(self, hint: str) -> str:
+        """The hint as shown: the analysis' advice with its standing, or, for a knob tried
+        and failed, only what the trial found (it is never offered as a fix)."""
+        if not self.is_fix:
+            return self.words()
+        return f"{hint} [{self.words()}]" if hint else self.words()
+
+
+@dataclass(frozen=True, slots=True)
 class Annotation:
     kind: str  # e.g. "spill", "narrow-load", "unroll", "tensor-core"
     severity: Severity
@@ -50,6 +85,8 @@ class Annotation:
     loops: tuple[int, ...] = ()  # loop indices
     source: tuple[SourceLoc, ...] = ()  # the source lines involved (outermost frames first)
     data: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))  # JSON-able
+    # Whether the hint's knob was tried (steer/standing.py); None: no knob, or not decided
+    standing: HintStanding | None = None
 
 
 @dataclass(frozen=True, slots=True)

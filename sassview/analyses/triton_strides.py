@@ -224,7 +224,7 @@ def _annotation(
     else:
         hint = (
             f"a launch passing {name}=1 compiles it as the constexpr 1: declare it so ({name}=1"
-            f" in args=, or constexprs={{{name!r}: 1}}); `sassview try` compiles it that way"
+            f" in args=, or constexprs={{{name!r}: 1}})"
         )
     wanted = {(s.file, s.line) for s in lines}
     addresses = tuple(

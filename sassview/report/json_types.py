@@ -69,14 +69,22 @@ class AnalysisJson(TypedDict):
     register_peak: RegisterPeakJson
 
 
+class StandingJson(TypedDict):
+    state: str  # untried | helped | stays | failed (sassview/steer/standing.py)
+    knob: str
+    outcome: str
+    fix: bool  # whether the hint is still offered as a fix
+
+
 class AnnotationJson(TypedDict):
     kind: str
     severity: str  # info | note | warning
     message: str
-    hint: str
+    hint: str  # as shown: with its standing, or only the trial's result when not a fix
     addresses: list[int]
     loops: list[int]
     source: list[str]
+    standing: StandingJson | None  # None: the hint names no knob (a source edit: advice)
 
 
 class KernelJson(TypedDict):

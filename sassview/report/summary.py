@@ -27,6 +27,7 @@ from sassview.report.json_types import (
     ProgramJson,
     RegisterPeakJson,
     ResourcesJson,
+    StandingJson,
 )
 
 _REGISTER_ORDER = re.compile(r"([A-Z]+)(\d+)")
@@ -87,7 +88,16 @@ def annotation_data(a: Annotation) -> AnnotationJson:
         "addresses": list(a.addresses),
         "loops": list(a.loops),
         "source": _source_texts(a.source),
+        "standing": _standing(a),
     }
+
+
+def _standing(a: Annotation) -> StandingJson | None:
+    """Whether the hint's knob was tried (steer/standing.py); None: no knob (advice)."""
+    s = a.standing
+    if s is None:
+        return None
+    return {"state": s.state, "knob": s.knob, "outcome": s.outcome, "fix": s.is_fix}
 
 
 def _register_key(name: str) -> tuple[str, int]:

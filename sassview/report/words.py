@@ -29,16 +29,3 @@ def spills_row(stored: int | None, loaded: int | None, marked: int) -> str:
     if stored or loaded:
         return f"{stored} B stored, {loaded} B loaded"
     return "none"
-
-
-# The words a hint uses where `sassview try` can turn the knob it names (frontends/specs/
-# triton.py's width hint, analyses/triton_strides.py's stride hint); a hint that names the
-# command to say it cannot ("`sassview try` cannot apply it") is advice only.
-_TRIED = ("`sassview try` tests", "`sassview try` compiles")
-
-
-def try_applies(hint: str) -> bool:
-    """Does this hint name a knob `sassview try` turns? check lists such an INFO finding,
-    which it would otherwise only sum up. Can be wrong where a new hint words it otherwise:
-    the finding is then counted, not listed."""
-    return any(words in hint for words in _TRIED)

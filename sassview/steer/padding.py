@@ -19,7 +19,7 @@ from sassview.analyses import Annotation
 
 # __shared__ float tile[TILE][TILE + PAD];  (alignment attributes and qualifiers allowed)
 _SHARED = re.compile(
-    r"__shared__\s+(?:[\w:<>,\s*]+?)\s+(\w+)\s*((?:\[[^\];]+\]\s*)+);", re.MULTILINE
+    r"__shared__\s+(?:[\w:<>,\s*()]+?)\s+(\w+)\s*((?:\[[^\];]+\]\s*)+);", re.MULTILINE
 )
 _NAME = re.compile(r"[A-Za-z_]\w*")
 

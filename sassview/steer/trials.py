@@ -82,7 +82,7 @@ def try_hints(
         for insp in found:
             for trial in propose(decl, job.arch, job.variant, insp.annotations):
                 targets = _targets(decl, job, insp.annotations, trial)
-                outcomes.append(_run(kernel_file, job, insp, trial, targets))
+                outcomes.append(run_trial(kernel_file, job, insp, trial, targets))
     return outcomes
 
 
@@ -100,13 +100,15 @@ def _targets(
     return found if trial.finding in found else (trial.finding, *found)
 
 
-def _run(
+def run_trial(
     kernel_file: KernelFile,
     job: Job,
     insp: Inspection,
     trial: Trial,
     targets: tuple[Annotation, ...],
 ) -> Outcome:
+    """Compile the job with the trial's knob (cached like any compile) and look again for
+    each of `targets`, findings of `insp`."""
     label = insp.program.artifacts.label or insp.kernel.display_name
     before = row_values(insp)
     kf, new_job = _applied(kernel_file, job, trial)

@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from sassview.build import FirstKernel, first_kernel
 from sassview.errors import SassviewError
@@ -89,7 +90,7 @@ def load(target: Target) -> Loaded:
             f"line {u.line}: {u.kind} kernel {u.name} is not declared; add: {u.hint}"
             for u in kernel_file.undeclared
         ]
-        found = [i for p in programs for i in analyze(p)]
+        found = _decided(kernel_file, programs, arch, analyze)
         if target.kernel:
             found = [i for i in found if _named(i, target.kernel)]
             if not found and programs:
@@ -101,10 +102,29 @@ def load(target: Target) -> Loaded:
             target.path, arch=arch or list(build.archs) or None, kernel=target.kernel,
             **build.options.compile_kwargs(),
         )  # fmt: skip
+        from sassview.steer.standing import decide_cuda_file
+
+        found = decide_cuda_file(target.path, found, build.options, run_trials=False)
     if not found:
         raise SassviewError(f"{target.path}: no kernels", "is there a __global__ function?")
     watched = _watched(target.path, found)
     return Loaded(tuple(found), watched, tuple(notes), time.perf_counter() - start)
+
+
+def _decided(
+    kernel_file: Any, programs: list[Any], arch: list[str] | None, analyze: Any
+) -> list[Inspection]:
+    """Every program's inspections, each hint's standing decided as `check` decides it
+    without --try (sassview/steer/standing.py): a knob the hint names is said untried."""
+    from sassview.api import kernel_file_jobs
+    from sassview.steer.standing import decide
+
+    jobs = kernel_file_jobs(kernel_file, arch=arch)
+    return [
+        i
+        for p, job in zip(programs, jobs, strict=True)
+        for i in decide(kernel_file, job, analyze(p), run_trials=False)
+    ]
 
 
 @contextmanager

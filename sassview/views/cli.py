@@ -100,6 +100,13 @@ def cli(verbose: bool) -> None:
     "(default: the kernel's .reqntid, else a warp of 32 consecutive threadIdx.x).",
 )
 @click.option("--max-variants", type=click.IntRange(min=1), help=MAX_VARIANTS_HELP)
+@click.option(
+    "--try",
+    "run_trials",
+    is_flag=True,
+    help="Try each hint's knob (a variant compile each, cached, as `sassview try` does) and say "
+    "whether it helped; without it such hints are marked untried.",
+)
 def check(
     paths: tuple[Path, ...],
     archs: tuple[str, ...],
@@ -108,6 +115,7 @@ def check(
     build: BuildOptions,
     block: str | None,
     max_variants: int | None,
+    run_trials: bool,
 ) -> None:
     """Compile or read each PATH (.cu, .ptx, .cubin, fatbin) and report every kernel's resources."""
     from sassview.analyses.loops.across import ArchDifference, arch_differences
@@ -136,10 +144,11 @@ def check(
                     raise InputError(f"{path} is a directory, not a file", _directory_hint(path))
             if not path.is_dir():
                 input_file(path)  # a link loop or a dangling link said as such, before any lookup
+            trials: dict[int, Any] = {}  # id(program) -> (kernel file, job): its hints' knobs
             with user_output_to_stderr():  # a kernel.py's prints must not reach the JSON
                 found = file_build(path, build)
                 if path.suffix == ".py":
-                    programs = _load_kernel_file(path, archs, max_variants, build.toolchain)
+                    programs = _load_kernel_file(path, archs, max_variants, build.toolchain, trials)
                 elif path.is_dir():
                     programs = _load_triton_cache(path, kernel)
                 else:
@@ -152,6 +161,10 @@ def check(
             censuses = []
             for program in programs:
                 inspections = inspect_program(program, focus, block=shape)
+                with user_output_to_stderr():  # each hint's standing (steer/standing.py)
+                    inspections = _standings(
+                        trials.get(id(program)), path, inspections, found, run_trials
+                    )
                 summary = program_summary(program, inspections)
                 summaries.append(summary)
                 censuses += [_census(program, i) for i in inspections]
@@ -221,16 +234,36 @@ def _block_shape(text: str | None) -> Any:
     return shape
 
 
-def _load_kernel_file(
-    path: Path, archs: tuple[str, ...], max_variants: int | None, toolchain: str | None = None
+def _standings(
+    where: Any, path: Path, inspections: list[Any], found: Any, run_trials: bool
 ) -> list[Any]:
-    from sassview.api import load_kernel_file
+    """The inspections with each hint's standing decided (sassview/steer/standing.py): a
+    kernel.py program's by its job, a .cu file's as sweep and try compile it."""
+    from sassview.steer.standing import decide, decide_cuda_file
+
+    if where is None:
+        return decide_cuda_file(path, inspections, found.options, run_trials=run_trials)
+    kernel_file, job = where
+    return decide(kernel_file, job, inspections, run_trials=run_trials)
+
+
+def _load_kernel_file(
+    path: Path,
+    archs: tuple[str, ...],
+    max_variants: int | None,
+    toolchain: str | None = None,
+    trials: dict[int, Any] | None = None,
+) -> list[Any]:
+    from sassview.api import kernel_file_jobs, load_kernel_file
     from sassview.views.variant_limit import variant_guard
 
     guard = variant_guard(max_variants, path.name)
     kernel_file, programs = load_kernel_file(
         path, arch=list(archs) or None, allow=guard, toolchain=toolchain
     )
+    if trials is not None:  # each program's job, for its hints' knobs (`check --try`)
+        jobs = kernel_file_jobs(kernel_file, arch=list(archs) or None, toolchain=toolchain)
+        trials.update({id(p): (kernel_file, j) for p, j in zip(programs, jobs, strict=True)})
     for u in kernel_file.undeclared:
         click.echo(f"{path}:{u.line}: note: {u.kind} kernel {u.name} is not declared", err=True)
         click.echo(f"  add: {u.hint}", err=True)

@@ -9,6 +9,7 @@ directory that cannot be written (and then nothing was written).
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -57,6 +58,7 @@ def export_command(
                 allow=variant_guard(max_variants, path.name),
                 **found.options.compile_kwargs(),
             )
+            inspections = _decided(path, inspections, found.options, arch_list(archs, found))
         if not inspections:
             raise SassviewError(f"{path}: no kernels to export", "check the file declares kernels")
         written = export(inspections, out_dir, fmts, root=root)
@@ -67,3 +69,28 @@ def export_command(
         return
     for p in written:
         click.echo(str(p))
+
+
+def _decided(
+    path: Path, inspections: list[Any], build: BuildOptions, archs: list[str] | None
+) -> list[Any]:
+    """Each hint's standing as `check` says it without --try (sassview/steer/standing.py):
+    a knob a hint names is said untried. A kernel.py's programs are matched to its jobs by
+    their label and architecture."""
+    from sassview.steer.standing import decide, decide_cuda_file
+
+    if path.suffix != ".py":
+        return decide_cuda_file(path, inspections, build, run_trials=False)
+    from sassview.api import kernel_file_jobs
+    from sassview.frontends.discover import import_kernel_file
+
+    kernel_file = import_kernel_file(path)
+    jobs = {
+        (j.label(kernel_file.declarations[j.declaration], kernel_file), j.arch): j
+        for j in kernel_file_jobs(kernel_file, arch=archs)
+    }
+    out: list[Any] = []
+    for insp in inspections:
+        job = jobs.get((insp.program.artifacts.label, insp.program.arch))
+        out += [insp] if job is None else decide(kernel_file, job, [insp], run_trials=False)
+    return out

@@ -9,7 +9,7 @@ from sassview.analyses import facts_records
 from sassview.analyses.facts import Row
 from sassview.analyses.records import role_of
 from sassview.report.json_types import AnnotationJson, KernelJson, ProgramJson
-from sassview.report.words import finding_counts, spills_row, try_applies
+from sassview.report.words import finding_counts, spills_row
 
 if TYPE_CHECKING:
     from sassview.analyses.loops.across import ArchDifference
@@ -99,13 +99,13 @@ def _finding_role(a: Mapping[str, Any], roles: list[dict[str, Any]]) -> str | No
 
 
 def _findings(annotations: Sequence[AnnotationJson], roles: list[dict[str, Any]]) -> list[str]:
-    """Warnings, notes, and the INFO findings whose hint is a knob `sassview try` turns; the
-    other INFO findings are summed up in the lines above, and counted here, so the
-    count is the TUI's. In a warp-specialised kernel each is tagged with its role
-    (`[producer]`), grouped by role."""
+    """Warnings, notes, and the INFO findings whose hint names a knob (a standing, tried or
+    untried: steer/standing.py); the other INFO findings are summed up in the lines above,
+    and counted here, so the count is the TUI's. In a warp-specialised kernel each is tagged
+    with its role (`[producer]`), grouped by role."""
     if not annotations:
         return []
-    shown = [a for a in annotations if a["severity"] != "info" or try_applies(a["hint"])]
+    shown = [a for a in annotations if a["severity"] != "info" or a.get("standing")]
     lines = [f"  findings ({_counted(annotations, shown)})"]
     tagged = [(_finding_role(a, roles), a) for a in shown]
     order = [r["name"] for r in roles]

@@ -93,8 +93,7 @@ VOCABULARY = Vocabulary(
     ),
     spill=(
         "fewer values live per thread: smaller tiles (the ct.Constant tile shapes), or a lower "
-        "`occupancy=` hint in ct.kernel (fewer blocks per SM, more registers each); `sassview "
-        "try` tests a lower occupancy"
+        "`occupancy=` hint in ct.kernel (fewer blocks per SM, more registers each)"
     ),
     bank_conflict=(
         "cuTile lays out shared memory itself: a conflict comes from a tile reshaped or "

@@ -334,7 +334,7 @@ VOCABULARY = Vocabulary(
         "Triton widens loads and stores to 128 bits where it can prove 16-byte alignment and "
         "contiguity: pointer and size arguments divisible by 16 (Triton specializes them at "
         "launch; in a kernel.py, `divisibility=`), or `tl.multiple_of` / `tl.max_contiguous` on "
-        "the offsets; `sassview try` tests the first"
+        "the offsets"
     ),
     merge=(
         "Triton makes these one vector access when it can prove the base 16-byte aligned: "
@@ -353,8 +353,7 @@ VOCABULARY = Vocabulary(
     ),
     spill=(
         "fewer values live per thread: smaller tiles (BLOCK_* constexprs), one pipeline stage "
-        "fewer (num_stages: each holds its tiles), or more num_warps to share the tile; "
-        "`sassview try` tests one stage fewer"
+        "fewer (num_stages: each holds its tiles), or more num_warps to share the tile"
     ),
     unroll="tl.range(..., loop_unroll_factor=N)",
     stages="num_stages",
