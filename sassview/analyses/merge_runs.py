@@ -9,6 +9,7 @@ cause, one finding). How it can be wrong: see `sassview.analyses.memory_width`.
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import functools
 from collections.abc import Callable
 from typing import Any, TypeVar, cast
@@ -59,10 +60,79 @@ def merge_runs(ctx: AnalysisContext) -> list[Annotation]:
     box = shared_box(ctx)
     found = box.get("merge runs")
     if found is None:
-        found = box["merge runs"] = _merge_candidates(
-            ctx.kernel.instructions, ctx.shared(kernel_accesses)
-        )
+        runs = _merge_candidates(ctx.kernel.instructions, ctx.shared(kernel_accesses))
+        found = box["merge runs"] = [r for run in runs if (r := _aligned(ctx, run)) is not None]
     return cast(list[Annotation], found)
+
+
+def _aligned(ctx: AnalysisContext, run: Annotation) -> Annotation | None:
+    """The run as wide as the lanes' addresses let one access be, or None where no two of
+    its accesses can merge in every lane. A W-byte access needs a W-aligned address in every
+    active lane: the lanes' own parts (the warp model's, graph/lanes.py) must agree modulo W
+    (a 12-byte struct's lanes, 12 apart, never do for W = 8), and a W-byte chunk of the run
+    must start on a W boundary. The second needs the symbolic part of the address: it is
+    taken as 16-byte aligned where it is kernel parameters alone (pointers, as cudaMalloc's
+    are) and multiples of 16, so `a + 4*tid + 1`'s +0x4..+0x10 can be one 8-byte access
+    (+0x8..+0xc) and no 16-byte one; with another term (a block index times 4) only the
+    first test applies. A base the model cannot follow keeps the run as it is."""
+    from sassview.analyses.warp import index_of, lanes_in, warp_model
+    from sassview.graph.lanes import Unknown
+
+    first = ctx.kernel.instruction_at(run.addresses[0])
+    if first is None:
+        return run
+    operand = next((op for op in first.operands if op.kind is OperandKind.MEMORY), None)
+    if operand is None:
+        return run
+    mask, base, offset = warp_model(ctx).access(index_of(ctx)[first.address], operand)
+    lanes = lanes_in(mask)
+    if isinstance(base, Unknown) or base.scaled or base.wrap is not None or not lanes:
+        return run
+    step = run.data["bits"] // 8
+    start = run.data["offsets"][0]
+    end = run.data["offsets"][-1] + step
+    # lane l's address of the access at immediate o: (symbolic part) + at[l] + o
+    at = [base.lanes[lane] + offset - start for lane in lanes]
+    known = all(name.startswith("c[") or c % 16 == 0 for name, c in base.terms)
+    width = 16
+    while width > end - start:
+        width //= 2
+    while width > step:
+        residues = {a % width for a in at}
+        if len(residues) == 1:
+            chunk = start + (-(residues.pop() + start) % width) if known else start
+            if chunk + width <= end:
+                return run if width == _claimed(run) else _narrowed(run, width, chunk, step)
+        width //= 2
+    return None
+
+
+def _claimed(run: Annotation) -> int:
+    """The width in bytes the run's message says its accesses could be (`_chains`)."""
+    width = 16
+    while width > run.data["bytes"]:
+        width //= 2
+    return width
+
+
+def _narrowed(run: Annotation, width: int, chunk: int, step: int) -> Annotation:
+    """The run cut to the chunk one `width`-byte access can do (+chunk..), reworded."""
+    keep = [o for o in run.data["offsets"] if chunk <= o < chunk + width]
+    index = [run.data["offsets"].index(o) for o in keep]
+    bits, space, direction = run.data["bits"], run.data["space"], run.data["direction"]
+    span = f"+{keep[0]:#x}..+{keep[-1]:#x}"
+    return dataclasses.replace(
+        run,
+        message=(
+            f"{len(keep)} {bits}-bit {space} {direction}s from {run.data['base']} at consecutive "
+            f"offsets ({span}, {width} bytes) could be a {width * 8}-bit access; the run "
+            f"+{run.data['offsets'][0]:#x}..+{run.data['offsets'][-1]:#x} is not "
+            f"{_claimed(run)}-byte aligned in every lane, so not one {_claimed(run) * 8}-bit "
+            "access"
+        ),
+        addresses=tuple(run.addresses[n] for n in index),
+        data={**run.data, "offsets": keep, "bytes": width},
+    )
 
 
 def _written_registers(ins: SassInstruction) -> range:
