@@ -203,3 +203,41 @@ def test_a_stride_declared_a_multiple_of_16_is_info_not_advice_to_pass_1() -> No
     assert declared.severity.name == "INFO"
     assert "no launch of this declaration makes it 1" in declared.hint
     assert declared.data["declared_multiple"] is True  # and `sassview try` tries no =1
+
+
+def _gather_inspections() -> list[Any]:
+    pytest.importorskip("triton", reason="Triton is not installed (pip install triton)")
+    _, programs = sassview.load_kernel_file(DATA / "frontends" / "triton_gather.py")
+    return [i for p in programs for i in sassview.analyze(p)]
+
+
+def test_a_gathered_rows_stride_is_not_a_contiguous_stride() -> None:
+    """triton_gather.py: `rows[:, None] * stride_xm`, rows a loaded index, varies along no
+    range: stride_xm is never the contiguous dimension's (it was: an unranged value read as
+    the last dimension of rank 0). With stride_xk=1 the x loads are LDGSTS.E.BYPASS.128 and
+    nothing is found; with stride_xk an i32, stride_xk alone."""
+    runtime, unit = _gather_inspections()
+    assert runtime.findings["triton_strides"].facts.runtime_strides == ["stride_xk"]
+    (found,) = [a for a in runtime.annotations if a.kind == "runtime-stride"]
+    assert found.data["argument"] == "stride_xk" and [s.line for s in found.source] == [28]
+    assert unit.findings["triton_strides"].facts.runtime_strides == []
+    assert not [a for a in unit.annotations if a.kind == "runtime-stride"]
+    copies = [i for i in unit.kernel.instructions if i.source and i.source.line == 28]
+    assert {(i.opcode, i.modifiers) for i in copies if i.opcode in ("LDG", "LDGSTS")} == {
+        ("LDGSTS", ("E", "BYPASS", "128"))
+    }
+
+
+def test_lines_already_copied_128_bits_wide_get_no_runtime_stride_note() -> None:
+    """The rule of 0a27660 (`_already_wide`) on real SASS: line 28's accesses are all
+    LDGSTS.E.BYPASS.128 at stride_xk=1 (no note, whatever the TTIR walk says), and
+    LDG.E.U16 with stride_xk an i32 (the note stays)."""
+    from sassview.analyses.base import AnalysisContext
+    from sassview.analyses.triton_strides import _already_wide
+    from sassview.ir import SourceLoc
+
+    runtime, unit = _gather_inspections()
+    for insp, wide in ((unit, True), (runtime, False)):
+        ctx = AnalysisContext(insp.program, insp.kernel, insp.cfg, insp.loops, insp.liveness)
+        line = {SourceLoc(str(insp.program.artifacts.source_path), 28)}
+        assert _already_wide(ctx, {"load": line, "store": set()}) is wide

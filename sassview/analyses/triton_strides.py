@@ -16,7 +16,10 @@ a value varying along dimension 0 of 1; `tt.expand_dims`, `tt.broadcast` and ele
 `arith` ops carry the dimension; `arith.muli` of such a value by a parameter (or its
 `tt.splat`/`tt.broadcast`) marks the product as scaled by that parameter, and `arith.addi`,
 `tt.addptr`, `tt.broadcast` and loop-carried `scf.for` iter_args carry the mark to the
-pointer a load or store takes.
+pointer a load or store takes. A value that varies along no range (a loaded gather index,
+`rows[:, None] * stride_m`) scales no contiguous dimension (tests/data/frontends/
+triton_gather.py), and a line whose global accesses are all 128 bits or wider (the gather's
+LDGSTS.E.BYPASS.128) gets no note whatever the walk says.
 
 In a kernel.py, a parameter declared a multiple of 16 (`args=` with such a value, or
 `divisibility=`: Triton's `{tt.divisibility = 16}`) is no launch's 1: the walk along it may be
@@ -124,8 +127,10 @@ def _step(flow: _Flow, result: str, op: str, rest: str) -> None:
         flow.ranged[result] = next(flow.ranged[u] for u in uses if u in flow.ranged)
     if op == "arith.muli" and len(uses) == 2:
         for a, b in (uses, uses[::-1]):
-            dim, rank = flow.ranged.get(a, (-1, 0))
-            if dim == rank - 1 and b in flow.param:
+            # a value not varying along a range (a loaded gather index) is no contiguous
+            # dimension: the default must not read as "the last of rank 0"
+            dim, rank = flow.ranged.get(a, (-1, -1))
+            if dim >= 0 and dim == rank - 1 and b in flow.param:
                 flow.scaled[result] = flow.scaled.get(result, frozenset()) | {flow.param[b]}
     if op in _CARRY:
         marks = frozenset().union(*(flow.scaled.get(u, frozenset()) for u in uses))
