@@ -3,9 +3,12 @@ kernels of tests/data/analyses/sources/setmaxnreg.cu, counted by hand there."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from analyses_data import MODES, program
 
+from sassview.analyses.records import RegisterBudgetFacts
 from sassview.analyses.register_budget import splits
 from sassview.inspection import Inspection, inspect_kernel
 
@@ -70,3 +73,22 @@ def test_a_kernel_without_setmaxnreg_has_no_budget_row() -> None:
     prog = program("json", "tcgen05_shapes", "sm_100a")
     insp = inspect_kernel(prog, prog.kernel("tc_const"))
     assert insp.facts("register_budget") == {"budgets": [], "text": None}
+
+
+@pytest.mark.compile
+def test_code_under_a_budget_is_split_by_the_warp_group_test() -> None:
+    """setmaxnreg_split.cu tests `wg == 0` twice (setmaxnreg, a barrier, then the work).
+    Its SASS (sm_90a): `LOP3 P0 = tid & ~127 != 0`, `@!P0 BRA` to the DEALLOC 40 (else the
+    TRY_ALLOC 232 retry loop), BAR.SYNC, then `@!P0 BRA 0x1b20`: the producer's copy loop
+    (line 14) from 0x1b20, the consumer's 64 accumulators (lines 18-24) on the fall-through.
+    P0 is not written in between, so the producers' code is lines 12-14 and 26 alone, R0-R17
+    and 12 live at most; before, the walk reached the consumers' code too and gave both
+    budgets the consumers' peak (38 live, R0-R37)."""
+    import sassview
+
+    source = Path(__file__).parent / "data" / "analyses" / "sources" / "setmaxnreg_split.cu"
+    (insp,) = sassview.inspect(source, arch="sm_90a")
+    by_action = {b.action: b for b in insp.typed_facts(RegisterBudgetFacts).budgets}
+    dec, inc = by_action["decrease"], by_action["increase"]
+    assert (dec.registers, dec.line, dec.highest, dec.peak_live) == (40, 8, 18, 12)
+    assert (inc.registers, inc.line, inc.highest, inc.peak_live) == (232, 10, 38, 38)

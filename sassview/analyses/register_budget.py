@@ -16,8 +16,11 @@ it. With the block size known (`__launch_bounds__` / `.reqntid`), every split of
 groups of 128 threads between the decrease and increase targets is checked against the pool.
 
 How it can be wrong: which warp groups run which `setmaxnreg` is decided by branches on the
-thread index that this analysis does not follow: the split is given as what fits, not as what
-the kernel does. The code counted under a budget is all that is reachable from it; where that
+thread index whose values this analysis does not compute: the split is given as what fits, not
+as what the kernel does. The code counted under a budget is what is reachable from it, a later
+branch on the predicate that chose the `setmaxnreg` (not written again on the way) followed
+only to the side those warps take; a warp-group test computed anew (another predicate) is
+not recognised, and where the code reached then
 names more registers than the budget allows (no code under 32 can name R251), it cannot all be
 the code that warp group runs, and the row says its code is unknown rather than a peak.
 A kernel with more than two targets is reported per target, without a split.
@@ -29,8 +32,9 @@ from sassview.analyses.base import AnalysisContext, Annotation, Findings, Severi
 from sassview.analyses.occupancy import block_sizes, registers_per_warp
 from sassview.analyses.records import Budget, RegisterBudgetFacts
 from sassview.analyses.sm_limits import limits_for
+from sassview.graph.cfg import BasicBlock
 from sassview.graph.dataflow import register_effects
-from sassview.ir import Kernel
+from sassview.ir import Kernel, SassInstruction
 
 WARP_GROUP = 128  # threads: setmaxnreg acts on a whole warp group
 
@@ -45,28 +49,76 @@ def _target(ins_modifiers: tuple[str, ...]) -> str | None:
 
 def _region(ctx: AnalysisContext, index: int) -> list[int]:
     """The instruction indices that run after the USETMAXREG at `index` and before any other
-    (the retry loop of an increase included once)."""
+    (the retry loop of an increase included once). Where the USETMAXREG is entered on one
+    side of a branch on a predicate (the warp-id test, `@!P0 BRA`) that nothing after it
+    writes, a later branch on that predicate is followed only to the side those warps take:
+    a kernel that tests the warp group twice (setmaxnreg, a barrier, then the work) is split
+    as it runs."""
     ins, cfg = ctx.kernel.instructions, ctx.cfg
     out: list[int] = []
-    seen: set[tuple[int, int]] = set()
-    work = [index + 1]
+    seen: set[tuple[int, int, tuple[str, bool] | None]] = set()
+    work = [(index + 1, _entry_predicate(ctx, index))]
     while work:
-        i = work.pop()
+        i, known = work.pop()
         if i >= len(ins):
             continue
         block = cfg.block_of_index(i)
-        if (block.index, i) in seen:
+        if (block.index, i, known) in seen:
             continue
-        seen.add((block.index, i))
+        seen.add((block.index, i, known))
         stopped = False
         for j in range(i, block.last + 1):
             if ins[j].opcode == "USETMAXREG":
                 stopped = True
                 break
             out.append(j)
+            if known is not None and known[0] in register_effects(ins[j]).defs:
+                known = None  # the predicate is written again: later tests are other tests
         if not stopped:
-            work.extend(cfg.blocks[s].first for s in block.successors)
+            work.extend((n, known) for n in _taken(ctx, block, known))
     return sorted(set(out))
+
+
+def _branch_value(ins: SassInstruction, taken: bool) -> bool:
+    """The guard predicate's value on the taken (or the fall-through) side of `@[!]P BRA`."""
+    return (not ins.guard_negated) if taken else ins.guard_negated
+
+
+def _entry_predicate(ctx: AnalysisContext, index: int) -> tuple[str, bool] | None:
+    """(predicate, value) every way into the USETMAXREG's block from outside it implies
+    (the walk drops it where the predicate is written again)."""
+    ins, cfg = ctx.kernel.instructions, ctx.cfg
+    block = cfg.block_of_index(index)
+    facts = set()
+    for p in block.predecessors:
+        if p == block.index:
+            continue  # the retry loop of an increase
+        last = ins[cfg.blocks[p].last]
+        if last.opcode != "BRA" or last.guard is None or last.guard.file not in ("P", "UP"):
+            return None
+        taken = last.target == ins[block.first].address
+        facts.add((str(last.guard), _branch_value(last, taken)))
+    if len(facts) != 1:
+        return None
+    (fact,) = facts
+    if any(fact[0] in register_effects(ins[k]).defs for k in range(block.first, index)):
+        return None
+    return fact
+
+
+def _taken(ctx: AnalysisContext, block: BasicBlock, known: tuple[str, bool] | None) -> list[int]:
+    """The first instructions of the successors the warps under the budget go on to."""
+    ins, cfg = ctx.kernel.instructions, ctx.cfg
+    nexts = [cfg.blocks[s].first for s in block.successors]
+    last = ins[block.last]
+    if known is None or last.opcode != "BRA" or str(last.guard) != known[0] or len(nexts) != 2:
+        return nexts
+    target = next((n for n in nexts if ins[n].address == last.target), None)
+    if target is None:
+        return nexts
+    if _branch_value(last, True) == known[1]:
+        return [target]
+    return [n for n in nexts if n != target]
 
 
 def _highest_register(ctx: AnalysisContext, region: list[int]) -> int:
