@@ -30,6 +30,7 @@ from sassview import cache
 from sassview.errors import CompileError, InputError, SassviewError, ToolchainError
 from sassview.frontends import depcache
 from sassview.frontends.arch import DEFAULT_ARCH, parse_arch
+from sassview.frontends.build_options import AS_GIVEN, COMPILERS, BuildOptions
 from sassview.frontends.includes import IncludeScan, local_includes, unlisted_files
 from sassview.frontends.libheaders import library_include_dirs
 from sassview.ir import Artifacts
@@ -45,7 +46,6 @@ if TYPE_CHECKING:
     from sassview.toolchain.store import Toolchain
 
 STRING_SOURCE_NAME = "kernel.cu"
-COMPILERS = ("auto", "nvrtc", "nvcc")
 log = logging.getLogger("sassview")
 
 
@@ -108,22 +108,15 @@ def compile_cuda(
     *,
     path: str | Path | None = None,
     arch: str = DEFAULT_ARCH,
-    defines: Sequence[str] = (),
-    include_dirs: Sequence[str | Path] = (),
-    options: Sequence[str] = (),
-    compiler: str = "auto",
-    host_compiler: str | None = None,
-    instantiate: Sequence[str] = (),
-    include_before: Sequence[str | Path] = (),
-    toolchain: str | None = None,
-    kernels_in: Sequence[str | Path] = (),
+    build: BuildOptions = AS_GIVEN,
 ) -> Artifacts:
-    """Compile CUDA C++ for one architecture; cached by everything that went in.
-    `toolchain`: a release added with `sassview toolchain add` ("12.9"), compiled by its
-    NVRTC; None or "default": the release installed with sassview. `kernels_in`: the files
-    whose kernels are the program's (a header checked in its includer's context)."""
+    """Compile CUDA C++ for one architecture; cached by everything that went in. `build` is
+    taken as it is: its compile_commands.json and includer are resolve_build's, which the
+    API runs first (`build.toolchain`: a release added with `sassview toolchain add`, compiled
+    by its NVRTC; `build.kernels_in`: the files whose kernels are the program's)."""
     if source is None and path is None:
         raise InputError("nothing to compile", "pass CUDA C++ source text or a path")
+    compiler = build.compiler
     if compiler not in COMPILERS:
         raise InputError(f"unknown compiler {compiler!r}", f"use one of {', '.join(COMPILERS)}")
     src_path = Path(path).resolve() if path is not None else None
@@ -135,7 +128,7 @@ def compile_cuda(
         raise InputError(
             f"{src_path or 'the source'} is empty", "give it at least one __global__ kernel"
         )
-    for pre in include_before:
+    for pre in build.include_before:
         if not Path(pre).is_file():
             raise InputError(f"--include-before {pre}: no such file", "check the path")
     request = CudaRequest(
@@ -143,14 +136,16 @@ def compile_cuda(
         str(src_path) if src_path else STRING_SOURCE_NAME,
         src_path,
         str(parse_arch(arch)),
-        tuple(defines),
-        _with_library_headers(data, src_path, include_dirs, defines, include_before),
-        tuple(options),
-        tuple(Path(p).resolve() for p in include_before),
-        tuple(instantiate),
-        host_compiler,
-        _stored_toolchain(toolchain),
-        tuple(str(Path(p).resolve()) for p in kernels_in),
+        build.defines,
+        _with_library_headers(
+            data, src_path, build.include_dirs, build.defines, build.include_before
+        ),
+        build.options,
+        tuple(Path(p).resolve() for p in build.include_before),
+        build.instantiate,
+        build.host_compiler,
+        _stored_toolchain(build.toolchain),
+        tuple(str(Path(p).resolve()) for p in build.kernels_in),
     )
     if request.toolchain is not None and compiler == "nvcc":
         raise _no_stored_nvcc(request, "--compiler nvcc")

@@ -19,9 +19,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from sassview.api import BuildOptions, resolve_build
 from sassview.build import FirstKernel, first_kernel
 from sassview.errors import SassviewError
-from sassview.frontends.build_options import BuildOptions, resolve_build
 from sassview.gcpause import pause as pause_gc
 from sassview.inspection import Inspection
 from sassview.ir import Program
@@ -99,7 +99,7 @@ def load(target: Target) -> Loaded:
         notes = list(build.notes)
         found = inspect(
             target.path, arch=arch or list(build.archs) or None, kernel=target.kernel,
-            **build.options.compile_kwargs(),
+            build=build.options,
         )  # fmt: skip
     if not found:
         raise SassviewError(f"{target.path}: no kernels", "is there a __global__ function?")
