@@ -27,6 +27,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 from sassview import cache
+from sassview.cache.get_or_build import Said, keep
 from sassview.errors import CompileError, InputError, SassviewError, ToolchainError
 from sassview.frontends import depcache
 from sassview.frontends.arch import DEFAULT_ARCH, parse_arch
@@ -306,11 +307,11 @@ def _via_nvrtc(req: CudaRequest, *, fall_back: bool) -> Artifacts:
             if not fall_back or not exc.detail:
                 raise
             return _option_for_nvcc(req, exc)
-        spent = time.perf_counter() - started
+        said = Said(log, "nvrtc", req.name, req.arch)
         if out.ok:
-            log.info("nvrtc: compiled %s for %s in %.2f s", req.name, req.arch, spent)
+            said.built(started)
         else:
-            log.info("nvrtc: refused %s for %s in %.2f s", req.name, req.arch, spent)
+            said._replace(verb="refused").built(started)
             reason = host_refusal(out.log)
             if reason and fall_back:
                 log.info("nvrtc: %s needs nvcc (%s)", req.name, reason)
@@ -329,7 +330,7 @@ def _via_nvrtc(req: CudaRequest, *, fall_back: bool) -> Artifacts:
         if entry is None:  # caching off or unwritable: use the fresh results directly
             return _checked(req, "nvrtc", opts, versions, inputs, out.ptx, out.cubin, out.log)
     else:
-        log.info("nvrtc: cache hit for %s (%s)", req.name, req.arch)
+        Said(log, "nvrtc", req.name, req.arch).hit()
     return _checked(
         req,
         "nvrtc",
@@ -394,8 +395,9 @@ def _via_nvcc(req: CudaRequest, reason: str) -> Artifacts:
     results, lists = cache.Store("cuda-nvcc"), cache.Store("cuda-nvcc-deps")
     found = depcache.lookup(base, results, lists)
     shown = ("-cubin", f"-arch={req.arch}", "-lineinfo", "-Xptxas", "-v", *opts)
+    said = Said(log, "nvcc", req.name, req.arch)
     if found.entry is not None:
-        log.info("nvcc: cache hit for %s (%s)", req.name, req.arch)
+        said.hit()
         e = found.entry
         return _checked(
             req,
@@ -411,17 +413,15 @@ def _via_nvcc(req: CudaRequest, reason: str) -> Artifacts:
         )
     started = time.perf_counter()
     out = nvcc_compile(req.data, req.path, req.arch, opts, host, appendix=req.appendix)
-    log.info(
-        "nvcc: compiled %s for %s in %.2f s", req.name, req.arch, time.perf_counter() - started
-    )
+    said.built(started)
     if not out.ok:
         from sassview.frontends.cuda_errors import nvcc_compile_error
 
         raise nvcc_compile_error(
             out.log, req.arch, req.instantiate, lambda: _includer_hint(req), opts
         )
-    key = depcache.record(base, found, out.deps, lists, _probed(req))
-    results.put(key, {"kernel.ptx": out.ptx, "kernel.cubin": out.cubin, "compile.log": out.log})
+    key = depcache.record(base, found, out.deps, lists, _probed(req))  # known only now
+    keep(results, key, {"kernel.ptx": out.ptx, "kernel.cubin": out.cubin, "compile.log": out.log})
     return _checked(
         req, "nvcc", shown, versions, out.deps, out.ptx, out.cubin, out.log, reason, host.path
     )
