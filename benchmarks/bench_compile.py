@@ -95,6 +95,7 @@ def _cpu() -> float:
 
 
 def nvcc_against_nvrtc(repeat: int) -> None:
+    from sassview.api import BuildOptions
     from sassview.frontends.cuda import compile_cuda
     from sassview.toolchain.locate import host_compiler, nvcc_info
 
@@ -112,7 +113,7 @@ def nvcc_against_nvrtc(repeat: int) -> None:
             for store in root.glob("v*/*"):
                 if store.name != SCRATCH:
                     shutil.rmtree(store) if store.is_dir() else store.unlink()
-            return compile_cuda(path=DEVICE_ONLY, compiler=compiler)
+            return compile_cuda(path=DEVICE_ONLY, build=BuildOptions(compiler=compiler))
 
         return run
 

@@ -20,6 +20,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "SCHEMA_VERSION",
+    "BuildOptions",
     "Kernel",
     "Program",
     "SassviewError",
@@ -36,6 +37,7 @@ __all__ = [
 
 if TYPE_CHECKING:
     from sassview.api import (
+        BuildOptions,
         analyze,
         compile,
         from_artifacts,
@@ -58,6 +60,7 @@ if TYPE_CHECKING:
 
 def __getattr__(name: str) -> Any:
     if name in (
+        "BuildOptions",
         "compile",
         "from_artifacts",
         "from_ptx",

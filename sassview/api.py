@@ -1,27 +1,107 @@
 """The public entry: point at a kernel (a file or CUDA C++ text), get Programs back.
 
-Everything above the frontends — the CLI, the TUI, the pytest plugin, the exporters — calls
-these functions and reads the Programs they return; none has its own way in.
+Everything above the frontends — the CLI, the TUI, the pytest plugin, the exporters, sweep and
+diff — calls these functions and reads the Programs they return; none has its own way in. A
+CUDA C++ build is one record, `BuildOptions`: `build=BuildOptions(...)`, or its fields as
+keywords (`defines=["W=4"]`, BuildKeywords), or both (the keywords over the record's). Each
+build is resolved here, as `sassview check` resolves it (frontends/build_options.py's
+resolve_build): a `compile_commands=True` or a directory lays in the project's flags,
+`included_by` the includer's lines. Given no build, a file is compiled as it is
+(`compile_commands=False`): what a library call always did.
+
+What the views need of the frontends beyond these calls (the build record, the kernel.py's
+declarations and jobs, the architectures, the registry) is named in `_FRONTEND_NAMES` below and
+read through this module, so that no view imports `sassview.frontends` (pyproject's contract).
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from sassview.build import build_program
-from sassview.cache import release_claim as release_claims
-from sassview.frontends.arch import DEFAULT_ARCH, parse_arch_list
-from sassview.frontends.build_options import CUDA_SUFFIXES
-from sassview.frontends.cuda import compile_cuda
-from sassview.frontends.paths import check_ptxas_can_name, input_file
+from sassview.frontends.arch import DEFAULT_ARCH as DEFAULT_ARCH
+from sassview.frontends.arch import parse_arch_list as parse_arch_list
+from sassview.frontends.build_options import AS_GIVEN
+from sassview.frontends.build_options import CUDA_SUFFIXES as CUDA_SUFFIXES
+from sassview.frontends.build_options import BuildOptions as BuildOptions
+from sassview.frontends.build_options import resolve_build as resolve_build
 from sassview.ir import Artifacts, Program
 
 if TYPE_CHECKING:
-    from sassview.frontends.declaration import KernelFile
-    from sassview.frontends.jobs import Job
+    if sys.version_info >= (3, 11):
+        from typing import Unpack
+    else:
+        from typing_extensions import Unpack
+
+    from sassview.frontends.arch import FEATURES_BY_NAME as FEATURES_BY_NAME
+    from sassview.frontends.arch import with_feature as with_feature
+    from sassview.frontends.build_options import BuildKeywords as BuildKeywords
+    from sassview.frontends.build_options import FileBuild as FileBuild
+    from sassview.frontends.build_options import declaration_settings as declaration_settings
+    from sassview.frontends.declaration import Declaration as Declaration
+    from sassview.frontends.declaration import KernelFile as KernelFile
+    from sassview.frontends.discover import directory_kind as directory_kind
+    from sassview.frontends.discover import import_kernel_file as import_kernel_file
+    from sassview.frontends.jobs import Job as Job
+    from sassview.frontends.jobs import compile_all as compile_all
+    from sassview.frontends.jobs import compile_job as compile_job
+    from sassview.frontends.jobs import plan as plan
+    from sassview.frontends.paths import check_ptxas_can_name as check_ptxas_can_name
+    from sassview.frontends.paths import input_file as input_file
+    from sassview.frontends.registry import frontends as frontends
+    from sassview.frontends.registry import install_hint as install_hint
+    from sassview.frontends.registry import package_for as package_for
+    from sassview.frontends.user_code import UserExit as UserExit
+    from sassview.frontends.user_code import end_forked_children as end_forked_children
+    from sassview.frontends.user_code import running_user_code as running_user_code
     from sassview.inspection import Inspection
+
+# name -> the frontends module that holds it, imported on first use (a view's --help reads none)
+_FRONTEND_NAMES = {
+    "FEATURES_BY_NAME": "arch",
+    "with_feature": "arch",
+    "BuildKeywords": "build_options",
+    "FileBuild": "build_options",
+    "declaration_settings": "build_options",
+    "Declaration": "declaration",
+    "KernelFile": "declaration",
+    "directory_kind": "discover",
+    "import_kernel_file": "discover",
+    "Job": "jobs",
+    "compile_all": "jobs",
+    "compile_job": "jobs",
+    "plan": "jobs",
+    "check_ptxas_can_name": "paths",
+    "input_file": "paths",
+    "frontends": "registry",
+    "install_hint": "registry",
+    "package_for": "registry",
+    "UserExit": "user_code",
+    "end_forked_children": "user_code",
+    "running_user_code": "user_code",
+}
+
+
+def __getattr__(name: str) -> Any:
+    import importlib
+
+    if name == "frontend_registry":
+        return importlib.import_module("sassview.frontends.registry")
+    module = _FRONTEND_NAMES.get(name)
+    if module is None:
+        raise AttributeError(f"module 'sassview.api' has no attribute {name!r}")
+    return getattr(importlib.import_module(f"sassview.frontends.{module}"), name)
+
+
+def _build(
+    path: str | Path | None, build: BuildOptions | None, given: dict[str, Any]
+) -> BuildOptions:
+    """The build to compile `path` with: `build` (else the file as it is) with the keywords
+    `given` over it, resolved as check resolves it."""
+    chosen = BuildOptions.of(build if build is not None else AS_GIVEN, **given)
+    return resolve_build(Path(path), chosen).options if path is not None else chosen
 
 
 def compile(  # noqa: A001 - the natural name; sassview.compile reads well
@@ -29,51 +109,43 @@ def compile(  # noqa: A001 - the natural name; sassview.compile reads well
     *,
     path: str | Path | None = None,
     arch: str = DEFAULT_ARCH,
-    defines: Sequence[str] = (),
-    include_dirs: Sequence[str | Path] = (),
-    options: Sequence[str] = (),
-    compiler: str = "auto",
-    host_compiler: str | None = None,
-    instantiate: Sequence[str] = (),
-    include_before: Sequence[str | Path] = (),
-    toolchain: str | None = None,
-    kernels_in: Sequence[str | Path] = (),
+    build: BuildOptions | None = None,
+    **given: Unpack[BuildKeywords],
 ) -> Program:
     """Compile CUDA C++ (text or a file) for one architecture and return its model.
 
-    `compiler`: auto (NVRTC, or nvcc for host code and host headers), nvrtc or nvcc;
-    `instantiate`: template kernels to compile (`"tile<128, float>"`); `include_before`: files
-    included ahead of the source (a header's includer context); `toolchain`: a CUDA release
-    added with `sassview toolchain add` ("12.9"), None or "default" for the installed one."""
+    The build is `build` with the keywords `given` over it (BuildKeywords: `defines`,
+    `include_dirs`, `options`; `compiler`: auto (NVRTC, or nvcc for host code and host
+    headers), nvrtc or nvcc; `instantiate`: template kernels to compile (`"tile<128, float>"`);
+    `include_before`: files included ahead of the source (a header's includer context);
+    `toolchain`: a CUDA release added with `sassview toolchain add` ("12.9"), None or
+    "default" for the installed one; `compile_commands`, `included_by`: as check's -p and
+    --included-by)."""
+    from sassview.build import build_program
+    from sassview.cache import release_claim as release_claims
+    from sassview.frontends.cuda import compile_cuda
+    from sassview.frontends.paths import check_ptxas_can_name, input_file
+
     if path is not None:
         check_ptxas_can_name(input_file(path, wanted="a CUDA C++ file"))
+    resolved = _build(path, build, dict(given))
     try:
-        artifacts = compile_cuda(
-            source,
-            path=path,
-            arch=arch,
-            defines=defines,
-            include_dirs=include_dirs,
-            options=options,
-            compiler=compiler,
-            host_compiler=host_compiler,
-            instantiate=instantiate,
-            include_before=include_before,
-            toolchain=toolchain,
-            kernels_in=kernels_in,
-        )
+        artifacts = compile_cuda(source, path=path, arch=arch, build=resolved)
     finally:
         release_claims()  # a failed compile never put its entry (cache/locks.py)
     return build_program(artifacts, where=str(path or "<source>"))
 
 
 def from_ptx(ptx: str, *, arch: str | None = None, options: Sequence[str] = ()) -> Program:
+    from sassview.build import build_program
     from sassview.frontends.files import assemble_ptx
 
     return build_program(assemble_ptx(ptx, arch=arch, options=tuple(options)), where="<ptx>")
 
 
 def from_artifacts(artifacts: Artifacts) -> Program:
+    from sassview.build import build_program
+
     return build_program(artifacts, where=artifacts.source_path or "<cubin>")
 
 
@@ -90,6 +162,7 @@ def load_kernel_file(
     and may refuse them by raising (the CLI's --max-variants). `toolchain`: a stored CUDA
     release for its CUDA C++ (NVRTC) and Triton (ptxas) declarations, as the variant value
     `toolchain` (sweep's `-p toolchain=12.9`)."""
+    from sassview.build import build_program
     from sassview.frontends.discover import import_kernel_file
     from sassview.frontends.jobs import compile_all
 
@@ -138,16 +211,9 @@ def load(
     path: str | Path,
     *,
     arch: str | Sequence[str] | None = None,
-    defines: Sequence[str] = (),
-    include_dirs: Sequence[str | Path] = (),
-    options: Sequence[str] = (),
-    compiler: str = "auto",
-    host_compiler: str | None = None,
-    instantiate: Sequence[str] = (),
-    include_before: Sequence[str | Path] = (),
-    toolchain: str | None = None,
-    kernels_in: Sequence[str | Path] = (),
+    build: BuildOptions | None = None,
     allow: Callable[[int], None] | None = None,
+    **given: Unpack[BuildKeywords],
 ) -> list[Program]:
     """Any file sassview reads -> one Program per (cubin, architecture).
 
@@ -156,11 +222,15 @@ def load(
     a kernel.py is imported and each declared kernel compiled (see sassview.declare); a
     Triton cache directory (or a TRITON_KERNEL_DUMP one, or one entry) gives every kernel in
     it, as compiled (`arch` is ignored).
-    `compiler`, `host_compiler`, `instantiate`, `include_before` and `toolchain` are
-    compile()'s; another `toolchain` than the default compiles CUDA C++ only. `allow` is
-    load_kernel_file()'s (a kernel.py's count of compiles, before any starts).
+    `build` and the keywords are compile()'s; another `toolchain` than the default compiles
+    CUDA C++ and a kernel.py's CUDA C++ and Triton only. `allow` is load_kernel_file()'s (a
+    kernel.py's count of compiles, before any starts).
     """
+    from sassview.frontends.paths import input_file
+
     p = Path(path)
+    chosen = BuildOptions.of(build if build is not None else AS_GIVEN, **given)
+    toolchain = chosen.toolchain
     if toolchain not in (None, "default") and p.suffix not in (*CUDA_SUFFIXES, ".py"):
         from sassview.errors import InputError
 
@@ -173,26 +243,18 @@ def load(
         return load_triton_cache(p)
     input_file(p)  # a directory, a symlink loop or a missing file: said before anything runs
     if p.suffix in CUDA_SUFFIXES:
+        resolved = resolve_build(p, chosen).options
         archs = parse_arch_list(arch if arch is not None else DEFAULT_ARCH)
-        return [
-            compile(
-                path=p,
-                arch=str(a),
-                defines=defines,
-                include_dirs=include_dirs,
-                options=options,
-                compiler=compiler,
-                host_compiler=host_compiler,
-                instantiate=instantiate,
-                include_before=include_before,
-                toolchain=toolchain,
-                kernels_in=kernels_in,
-            )
-            for a in archs
-        ]
+        return [compile(path=p, arch=str(a), build=resolved) for a in archs]
     if p.suffix == ".py":
         return load_kernel_file(p, arch=arch, toolchain=toolchain, allow=allow)[1]
-    # PTX, cubins, fatbins: frontends/files.py and the tools it runs, imported for those alone
+    return _load_file(p, arch)
+
+
+def _load_file(p: Path, arch: str | Sequence[str] | None) -> list[Program]:
+    """PTX, cubins, fatbins: frontends/files.py and the tools it runs, imported for those
+    alone."""
+    from sassview.build import build_program
     from sassview.frontends.files import load_file
 
     archs_for_ptx = parse_arch_list(arch) if arch is not None else [None]
@@ -233,36 +295,16 @@ def inspect(
     *,
     arch: str | Sequence[str] | None = None,
     kernel: str | None = None,
-    defines: Sequence[str] = (),
-    include_dirs: Sequence[str | Path] = (),
-    options: Sequence[str] = (),
-    compiler: str = "auto",
-    host_compiler: str | None = None,
-    instantiate: Sequence[str] = (),
-    include_before: Sequence[str | Path] = (),
-    toolchain: str | None = None,
-    kernels_in: Sequence[str | Path] = (),
+    build: BuildOptions | None = None,
     allow: Callable[[int], None] | None = None,
+    **given: Unpack[BuildKeywords],
 ) -> list[Inspection]:
     """Any file sassview reads -> one Inspection per (program, kernel): what every view reads.
 
     Programs in which `kernel` does not exist are skipped; if no program has it, the error lists
-    the kernels there are. The build keywords are load()'s.
+    the kernels there are. `build` and the keywords are load()'s.
     """
-    programs = load(
-        path,
-        arch=arch,
-        defines=defines,
-        include_dirs=include_dirs,
-        options=options,
-        compiler=compiler,
-        host_compiler=host_compiler,
-        instantiate=instantiate,
-        include_before=include_before,
-        toolchain=toolchain,
-        kernels_in=kernels_in,
-        allow=allow,
-    )
+    programs = load(path, arch=arch, build=build, allow=allow, **given)
     if kernel is None:
         return [i for p in programs for i in analyze(p)]
     having = [p for p in programs if any(k.matches(kernel) for k in p.kernels)]

@@ -34,12 +34,22 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sassview.errors import InputError
 from sassview.frontends.arch import DEFAULT_ARCH
 from sassview.frontends.declaration import Declaration, collecting, register_declaration
 from sassview.frontends.triton_args import tensor, tensor_descriptor
+
+if TYPE_CHECKING:
+    import sys
+
+    if sys.version_info >= (3, 11):
+        from typing import Unpack
+    else:
+        from typing_extensions import Unpack
+
+    from sassview.frontends.build_options import BuildKeywords
 
 __all__ = [
     "Declaration",
@@ -119,58 +129,35 @@ def cuda_file(
     path: str | Path,
     *,
     arch: str | Sequence[str] = DEFAULT_ARCH,
-    defines: Mapping[str, Any] | Sequence[str] = (),
-    include_dirs: Sequence[str | Path] = (),
-    options: Sequence[str] = (),
     variants: Mapping[str, Sequence[Any]] | None = None,
-    compiler: str = "auto",
-    instantiate: Sequence[str] = (),
-    include_before: Sequence[str | Path] = (),
-    host_compiler: str | None = None,
-    compile_commands: bool | str | Path = True,
-    included_by: str | Path | None = None,
+    **build: Unpack[BuildKeywords],
 ) -> Declaration:
     """A .cu or .cuh file, relative to the kernel file, built as `sassview check` builds it.
 
-    `compiler`: "auto" (NVRTC, or nvcc when the file has host code or host headers), "nvrtc"
-    or "nvcc". `instantiate`: template kernels to compile, `["tile<128, float>"]`.
-    `include_before`: files included ahead of it (what a header expects its includer to define).
-    `host_compiler`: the C++ compiler nvcc drives (the CLI's --host-compiler).
+    The build's keywords are BuildOptions' (frontends/build_options.py), paths relative to the
+    kernel file: `defines` (a list or a mapping), `include_dirs`, `options`; `compiler`:
+    "auto" (NVRTC, or nvcc when the file has host code or host headers), "nvrtc" or "nvcc";
+    `instantiate`: template kernels to compile, `["tile<128, float>"]`; `include_before`:
+    files included ahead of it (what a header expects its includer to define);
+    `host_compiler`: the C++ compiler nvcc drives (the CLI's --host-compiler);
     `compile_commands`: True takes the flags of the compile_commands.json found above the file,
-    a directory (relative to the kernel file) the one in it (the CLI's -p), False none.
-    `included_by`: a file that #includes this header; its lines before that go first.
+    a directory (relative to the kernel file) the one in it (the CLI's -p), False none;
+    `included_by`: a file that #includes this header, its lines before that go first;
+    `toolchain`: a CUDA release added with `sassview toolchain add`.
     """
-    from sassview.frontends.cuda import COMPILERS
+    from sassview.frontends.build_options import BuildOptions, declaration_settings
 
-    if compiler not in COMPILERS:
-        raise InputError(
-            f"sv.cuda_file(compiler={compiler!r}) is not a compiler",
-            f"use one of {', '.join(COMPILERS)}",
-        )
+    try:
+        declared = BuildOptions.of(**build)
+    except InputError as exc:
+        raise InputError(f"sv.cuda_file({path!r}): {exc.message}", exc.hint) from None
     return register_declaration(
         Declaration(
             "cuda",
             Path(path).name,
             str(path),
             _archs(arch),
-            MappingProxyType(
-                {
-                    "defines": _defines(defines),
-                    "include_dirs": tuple(map(str, include_dirs)),
-                    "options": tuple(options),
-                    "file": True,
-                    "compiler": compiler,
-                    "instantiate": tuple(instantiate),
-                    "include_before": tuple(map(str, include_before)),
-                    "host_compiler": host_compiler,
-                    "included_by": str(included_by) if included_by else None,
-                    "compile_commands": (
-                        compile_commands
-                        if isinstance(compile_commands, bool)
-                        else str(compile_commands)
-                    ),
-                }
-            ),
+            MappingProxyType(declaration_settings(declared)),
             _variants(variants),
             line=_caller_line(),
         )
@@ -360,9 +347,9 @@ def cutile(
 
 
 def _defines(defines: Mapping[str, Any] | Sequence[str]) -> tuple[str, ...]:
-    if isinstance(defines, Mapping):
-        return tuple(k if v is None else f"{k}={v}" for k, v in defines.items())
-    return tuple(defines)
+    from sassview.frontends.build_options import define_list
+
+    return define_list(defines)
 
 
 def _first_kernel_name(source: str) -> str:

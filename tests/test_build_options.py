@@ -177,3 +177,90 @@ def test_build_options_given_for_a_kernel_file_are_said_to_be_unused(tmp_path: P
     assert "note: build options apply to CUDA C++ files; kernel.py: a kernel.py declares" in (
         done.stderr
     )
+
+
+def test_build_keywords_are_the_records_fields() -> None:
+    """BuildKeywords (the keyword spelling of the API, sv.cuda_file, the fixture and its
+    marker) names every field of BuildOptions but the one resolve_build sets, and each has
+    its reader: a field added to the record and not to the keywords fails here."""
+    import dataclasses
+
+    from sassview.frontends import build_options
+    from sassview.testing.plugin import _setting_names
+
+    fields = {f.name for f in dataclasses.fields(build_options.BuildOptions)} - {"kernels_in"}
+    assert set(build_options.BuildKeywords.__annotations__) == fields
+    assert set(build_options._READERS) == fields
+    assert set(_setting_names()) == fields | {"arch", "path", "kernel", "variant"}
+
+
+def test_build_keywords_are_read_into_the_record_in_one_place() -> None:
+    from sassview.api import BuildOptions
+    from sassview.errors import InputError
+
+    given = BuildOptions.of(
+        defines={"W": 4, "FAST": None},
+        include_dirs=["inc", Path("more")],
+        options="-lineinfo",  # one option given bare is that option, not its letters
+        compile_commands="build",
+        included_by="main.cu",
+    )
+    assert given == BuildOptions(
+        defines=("W=4", "FAST"),
+        include_dirs=(Path("inc"), Path("more")),
+        options=("-lineinfo",),
+        compile_commands=Path("build"),
+        included_by=Path("main.cu"),
+    )
+    # over a record: the keywords win, the rest is the record's
+    base = BuildOptions(defines=("A",), toolchain="12.9")
+    assert BuildOptions.of(base, options=["-G"]) == BuildOptions(
+        ("A",), (), ("-G",), toolchain="12.9"
+    )
+    with pytest.raises(TypeError, match="kernels_in: not a build option"):
+        BuildOptions.of(kernels_in=["a.cu"])
+    with pytest.raises(InputError, match="'clang' is not a compiler"):
+        BuildOptions.of(compiler="clang")
+
+
+def test_the_api_takes_a_record_or_its_keywords_alike(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """sassview.compile(..., defines=[...]) and (..., build=BuildOptions(...)) hand the
+    compiler the same record; given neither, the file as it is (no compile_commands.json)."""
+    import sassview
+    from sassview import build as build_module
+    from sassview.api import BuildOptions
+    from sassview.frontends import cuda
+
+    seen: list[BuildOptions] = []
+    monkeypatch.setattr(cuda, "compile_cuda", lambda *a, build, **k: seen.append(build))
+    monkeypatch.setattr(build_module, "build_program", lambda artifacts, where: artifacts)
+    source = tmp_path / "k.cu"
+    source.write_text("__global__ void k() {}\n")
+    sassview.compile(path=source, defines=["W=4"], include_dirs=["inc"], compiler="nvrtc")
+    sassview.compile(
+        path=source,
+        build=BuildOptions(defines=("W=4",), include_dirs=(Path("inc"),), compiler="nvrtc"),
+    )
+    sassview.compile(path=source, build=BuildOptions(defines=("X",)), defines=["W=4"])
+    assert (
+        seen[0]
+        == seen[1]
+        == BuildOptions(
+            defines=("W=4",), include_dirs=(Path("inc"),), compiler="nvrtc", compile_commands=False
+        )
+    )
+    assert seen[2].defines == ("W=4",)  # the keyword over the record's field
+
+
+@pytest.mark.compile
+def test_the_api_builds_a_header_as_check_does_when_given_a_build(header: Path) -> None:
+    import sassview
+    from sassview.api import BuildOptions
+    from sassview.errors import CompileError
+
+    (program,) = sassview.load(header, arch="sm_90a", build=BuildOptions())
+    assert "-DTILE=16" in program.artifacts.options
+    with pytest.raises(CompileError, match="tiles/config.cuh"):  # as it is: no project flags
+        sassview.load(header, arch="sm_90a")

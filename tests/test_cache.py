@@ -413,3 +413,40 @@ def test_the_platform_cache_of_an_older_sassview_is_recognised_as_its_own(tmp_pa
     assert "removed 0 entries" in done.stdout and "and scratch nvrtc-headers" in done.stdout
     assert not (root / "nvrtc-headers").exists()
     assert root.is_dir()  # emptied, not removed: the directory holding it even less
+
+
+def test_get_or_build_builds_once_and_says_so_in_one_wording(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The helper every compile cache goes through: a miss builds, says how long, keeps; a
+    hit reads and says so; its halves say the same (nvdisasm's: no arch, its own verb)."""
+    import logging
+
+    from sassview.cache.get_or_build import Said, get_or_build, keep, lookup
+
+    store = cache.Store("builds", root=tmp_path)
+    built: list[int] = []
+
+    def build() -> dict[str, bytes | str]:
+        built.append(1)
+        return {"out.bin": b"\x00\x01", "log.txt": "ok"}
+
+    said = Said(logging.getLogger("sassview"), "tool", "k.cu", "sm_90a")
+    with caplog.at_level(logging.INFO, logger="sassview"):
+        key = cache.make_key({"t": 1})
+        first = get_or_build(store, key, ("out.bin",), build, said=said)
+        second = get_or_build(store, key, ("out.bin",), build, said=said)
+        assert lookup(store, cache.make_key({"t": 2}), ("out.bin",)) is None
+        plain = Said(
+            logging.getLogger("sassview"), "nvdisasm", "a 2-byte cubin", verb="disassembled"
+        )
+        keep(store, cache.make_key({"t": 3}), {"x": "y"}, said=plain, started=0.0, how=" (text)")
+    assert built == [1] and first["out.bin"] == second["out.bin"] == b"\x00\x01"
+    said_lines = [r.getMessage() for r in caplog.records]
+    assert said_lines[0].startswith("tool: compiled k.cu for sm_90a in ")
+    assert said_lines[1] == "tool: cache hit for k.cu (sm_90a)"
+    assert said_lines[2].startswith("nvdisasm: disassembled a 2-byte cubin in ")
+    assert said_lines[2].endswith(" s (text)")
+    assert lookup(store, cache.make_key({"t": 3}), ("x",)) == {"x": b"y"}
+    assert get_or_build(store, None, ("out.bin",), build)["log.txt"] == "ok"  # key None: built
+    assert built == [1, 1]

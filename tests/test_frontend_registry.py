@@ -6,6 +6,7 @@ are found, its jobs compile through its own hook, its words reach the analyses' 
 from __future__ import annotations
 
 import dataclasses
+import json
 import textwrap
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -118,6 +119,27 @@ def test_a_registered_frontend_compiles_and_its_words_reach_the_hints(
     hints = {a.kind: a.hint for a in inspection.annotations}
     assert hints["narrow-access"] == TOY_WORDS.narrow
     assert hints["merge-candidate"] == TOY_WORDS.merge
+
+
+@pytest.mark.compile
+def test_a_registered_frontend_is_checked_in_text_and_json(
+    toy_frontend: FrontendSpec, tmp_path: Path
+) -> None:
+    """`check` and `check --json` on a kernel.py of the toy frontend: its kernel, its words in
+    the hints, its forgotten kernel named, and its kind in the JSON (no view names it)."""
+    from sassview.views.cli import cli
+
+    kernel_py = _kernel_file(tmp_path)
+    text = CliRunner().invoke(cli, ["check", str(kernel_py)])
+    assert text.exit_code == 0, text.output
+    assert "offset1" in text.stdout.splitlines()[1]
+    assert f"hint: {TOY_WORDS.merge}" in text.stdout
+    assert "toy kernel forgotten is not declared" in text.stderr
+    done = CliRunner().invoke(cli, ["check", "--json", str(kernel_py)])
+    assert done.exit_code == 0, done.output
+    (program,) = json.loads(done.stdout)["programs"]
+    assert (program["kind"], program["label"]) == ("toy", "offset1")
+    assert [k["name"] for k in program["kernels"]] == ["offset1"]
 
 
 def test_a_registered_frontends_knobs_are_tried(toy_frontend: FrontendSpec) -> None:

@@ -12,7 +12,8 @@ an entry used.
 - removal.py: removing one directory, renamed aside first, and saying what really happened;
 - scratch.py: the tools' long-lived working directories;
 - locks.py: one build per key across processes (pytest-xdist workers wait, then read).
-- get_or_build.py: the lookup, the timed and logged build, the put, once for the frontends;
+- get_or_build.py: the lookup, the timed and logged build, the put, once for the compile caches
+  (its halves, `lookup` and `keep`, for nvdisasm and nvcc, whose builds are not one call);
 - remote.py: a shared store at $SASSVIEW_CACHE_URL (fsspec), read through and written back.
 
 Each module loads when a name of it is first used (`__getattr__` below), as `import sassview`

@@ -2,11 +2,17 @@
 
 The frontends that compile once per key (Triton, the CuTe DSL, cuTile, a PTX file) each read
 their entry, logged the hit, timed the build, logged it and put the files back in their own
-copy of those lines: here they are once. The build lock is the store's (cache/locks.py: a
-miss claims the key, `put` releases it, so a second process waits, then reads), and holds
-here as it did. CUDA C++ keeps its own sequence (frontends/cuda.py: NVRTC's route to nvcc,
-its refusals, and the include scan that decides whether a result may be kept), as does the
-rolled build (frontends/cuda_rolled.py: a failed build is evidence of nothing, not an error).
+copy of those lines: here they are once, as `get_or_build`. Where the build cannot be one call
+made between the lookup and the put, its halves are here too: `lookup` (the entry's files,
+the hit said) and `keep` (the build's time said, the files put), with `Said` wording both log
+lines. nvdisasm (disasm/nvdisasm.py) looks up, starts its runs, and keeps what its waiter
+reads; nvcc (frontends/cuda.py) finds its key after the build (its dependency list: depcache).
+NVRTC keeps its own sequence around them (its route to nvcc, its refusals, the include scan
+that decides whether a result may be kept), as does the rolled build (frontends/cuda_rolled.py:
+a failed build is evidence of nothing, not an error).
+
+The build lock is the store's (cache/locks.py: a miss claims the key, `put` releases it, so a
+second process waits, then reads), and holds here as it did.
 """
 
 from __future__ import annotations
@@ -23,12 +29,54 @@ Files = Mapping[str, bytes | str]
 
 class Said(NamedTuple):
     """What the log says of one build: `<tool>: cache hit for <name> (<arch>)`, `<tool>:
-    compiled <name> for <arch> in 1.23 s`, on `log`."""
+    <verb> <name> for <arch> in 1.23 s`, on `log`; with no `arch`, the parts naming it go."""
 
     log: logging.Logger
     tool: str
     name: str
-    arch: str
+    arch: str = ""
+    verb: str = "compiled"
+
+    def hit(self) -> None:
+        where = f" ({self.arch})" if self.arch else ""
+        self.log.info("%s: cache hit for %s%s", self.tool, self.name, where)
+
+    def built(self, started: float, how: str = "") -> None:
+        """The build begun at perf_counter() `started` is done; `how` follows the time."""
+        spent = time.perf_counter() - started
+        where = f" for {self.arch}" if self.arch else ""
+        self.log.info("%s: %s %s%s in %.2f s%s", self.tool, self.verb, self.name, where, spent, how)
+
+
+def lookup(
+    store: Store, key: str | None, names: Iterable[str], said: Said | None = None
+) -> dict[str, bytes] | None:
+    """The entry's files `names` (as bytes) where `store` holds `key` (the hit said), else
+    None: the key is the caller's to build and `keep` (a miss claims it: cache/locks.py)."""
+    entry = store.get(key) if key is not None else None
+    if entry is None:
+        return None
+    if said is not None:
+        said.hit()
+    return {n: entry.read_bytes(n) for n in names}
+
+
+def keep(
+    store: Store,
+    key: str | None,
+    files: Files,
+    *,
+    said: Said | None = None,
+    started: float | None = None,
+    meta: Mapping[str, object] | None = None,
+    how: str = "",
+) -> None:
+    """Say the build begun at `started` is done (with `said`), then put `files` under `key`
+    (with `meta`); `key` None keeps nothing."""
+    if said is not None and started is not None:
+        said.built(started, how)
+    if key is not None:
+        store.put(key, files, meta=meta)
 
 
 def get_or_build(
@@ -44,16 +92,10 @@ def get_or_build(
     returns, put under `key` (with `meta`). `key` None: nothing is read or kept (an input
     the key could not see). `said`: the hit and the build's time are logged, else nothing.
     A build that raises keeps nothing, as before this helper."""
-    entry = store.get(key) if key is not None else None
-    if entry is not None:
-        if said is not None:
-            said.log.info("%s: cache hit for %s (%s)", said.tool, said.name, said.arch)
-        return {n: entry.read_bytes(n) for n in names}
+    found = lookup(store, key, names, said)
+    if found is not None:
+        return found
     started = time.perf_counter()
     files = build()
-    if said is not None:
-        spent = time.perf_counter() - started
-        said.log.info("%s: compiled %s for %s in %.2f s", said.tool, said.name, said.arch, spent)
-    if key is not None:
-        store.put(key, files, meta=meta)
+    keep(store, key, files, said=said, started=started, meta=meta)
     return files

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from sassview import cache
+from sassview.cache.get_or_build import Said, keep, lookup
 from sassview.disasm.forms import spill_marks_possible
 from sassview.errors import ParseError, ToolFailed
 from sassview.parse.sass_json import load_listing_json
@@ -88,14 +89,14 @@ def disassembling(
         fields["forms"] = "text"
     key = cache.make_key({**fields, "checked": CHECKED})
     store = cache.Store("nvdisasm")
-    entry = store.get(key)
-    if entry is not None:
-        log.info("nvdisasm: cache hit (%d-byte cubin)", len(cubin))
-        json_text = entry.read_text("sass.json") if marks else ""
-        done = Disassembly(json_text, entry.read_text("sass.txt"), version)
+    said = Said(log, "nvdisasm", f"a {len(cubin)}-byte cubin", verb="disassembled")
+    found = lookup(store, key, ("sass.json", "sass.txt") if marks else ("sass.txt",), said)
+    if found is not None:
+        json_text = found["sass.json"].decode("utf-8", errors="replace") if marks else ""
+        done = Disassembly(json_text, found["sass.txt"].decode("utf-8", errors="replace"), version)
         yield lambda: done
         return
-    started = time.perf_counter()
+    started, meta = time.perf_counter(), {"nvdisasm": version}
     tool = nvdisasm()
     bounds = _Bounds(tool_timeout(len(cubin)), output_limit(len(cubin)))
     path = ""
@@ -114,12 +115,8 @@ def disassembling(
             text = finish_tool(text_tool, what="nvdisasm", hint=_HINT, **bounds._asdict())
             if json_tool is None:
                 check_text_listing(text, [tool, *TEXT_ARGS, path])
-                store.put(key, {"sass.txt": text}, {"nvdisasm": version})
-                log.info(
-                    "nvdisasm: disassembled a %d-byte cubin in %.2f s (text only)",
-                    len(cubin),
-                    time.perf_counter() - started,
-                )
+                files = {"sass.txt": text}
+                keep(store, key, files, said=said, started=started, meta=meta, how=" (text only)")
                 return Disassembly("", text, version)
             try:
                 json_text = finish_tool(
@@ -132,12 +129,8 @@ def disassembling(
                 plain = [tool, *(a for a in JSON_ARGS if a != "-annotate"), path]
                 json_text = run_tool(plain, what="nvdisasm -json", hint=_HINT, **bounds._asdict())
             check_listings(json_text, text, [tool, *JSON_ARGS, path])
-            log.info(
-                "nvdisasm: disassembled a %d-byte cubin in %.2f s",
-                len(cubin),
-                time.perf_counter() - started,
-            )
-            store.put(key, {"sass.json": json_text, "sass.txt": text}, {"nvdisasm": version})
+            both = {"sass.json": json_text, "sass.txt": text}
+            keep(store, key, both, said=said, started=started, meta=meta)
             return Disassembly(json_text, text, version)
 
         yield functools.cache(wait)

@@ -1,11 +1,15 @@
 """How to build a CUDA C++ file: one record every way in takes, and the project's flags laid in.
 
 `BuildOptions` is what the command line's build options (views/cli_build.py, the same on every
-command), `sv.cuda_file(...)` and the pytest fixture all read into, so no view can take a flag
-another lacks. `resolve_build` lays the file's compile_commands.json entry (compdb.py: found by
-walking up from the file, or in the directory `-p` names) under the user's own flags, in one
-place: the database's -D, -I and options first, the user's after them; the user's host compiler
-over the database's -ccbin. What it found is said in `notes`, which a view prints or shows.
+command), `sv.cuda_file(...)`, the pytest fixture and `sassview.compile` / `load` / `inspect`
+all read into, so no view can take a flag another lacks. Where a build is given inline, as
+keywords (`defines=["W=4"]`), those are `BuildKeywords` — the record's fields, in any sequence,
+str or Path — and `BuildOptions.of` is the one place that reads them.
+
+`resolve_build` lays the file's compile_commands.json entry (compdb.py: found by walking up
+from the file, or in the directory `-p` names) under the user's own flags, in one place: the
+database's -D, -I and options first, the user's after them; the user's host compiler over the
+database's -ccbin. What it found is said in `notes`, which a view prints or shows.
 """
 
 from __future__ import annotations
@@ -14,11 +18,30 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
+from sassview.errors import InputError
 from sassview.frontends.compdb import BuildFlags, build_flags, find_database
 
 CUDA_SUFFIXES = (".cu", ".cuh", ".cpp", ".cc", ".cxx")
+COMPILERS = ("auto", "nvrtc", "nvcc")
+
+
+class BuildKeywords(TypedDict, total=False):
+    """A build given as keywords: BuildOptions' fields (but `kernels_in`, which resolve_build
+    sets), each in any spelling a caller has at hand. `defines` may be a mapping (`{"W": 4}`
+    is `W=4`, `{"F": None}` is `F`); `compile_commands` a directory as str or Path."""
+
+    defines: Sequence[str] | Mapping[str, Any]
+    include_dirs: Sequence[str | Path]
+    options: Sequence[str]
+    compiler: str
+    host_compiler: str | None
+    instantiate: Sequence[str]
+    include_before: Sequence[str | Path]
+    compile_commands: bool | str | Path
+    included_by: str | Path | None
+    toolchain: str | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,19 +67,73 @@ class BuildOptions:
     # includer's context (resolve_build sets it; the includer's own kernels are not asked for).
     kernels_in: tuple[Path, ...] = ()
 
-    def compile_kwargs(self) -> dict[str, Any]:
-        """The keywords of sassview.compile / load / inspect for this build."""
-        return {
-            "defines": self.defines,
-            "include_dirs": self.include_dirs,
-            "options": self.options,
-            "compiler": self.compiler,
-            "host_compiler": self.host_compiler,
-            "instantiate": self.instantiate,
-            "include_before": self.include_before,
-            "toolchain": self.toolchain,
-            "kernels_in": self.kernels_in,
-        }
+    @classmethod
+    def of(cls, base: BuildOptions | None = None, /, **given: Any) -> BuildOptions:
+        """`base` (default: the record's defaults) with the fields `given` as BuildKeywords
+        in place of its own: what every keyword way in (the API, `sv.cuda_file`, the pytest
+        fixture and its marker) builds through. An unknown keyword is a TypeError, as a
+        function's own would be; an unknown compiler an InputError."""
+        unknown = sorted(set(given) - set(BuildKeywords.__annotations__))
+        if unknown:
+            raise TypeError(f"{', '.join(unknown)}: not a build option (BuildKeywords)")
+        read = {name: _READERS[name](value) for name, value in given.items()}
+        build = dataclasses.replace(base, **read) if base is not None else cls(**read)
+        if build.compiler not in COMPILERS:
+            raise InputError(
+                f"compiler={build.compiler!r} is not a compiler",
+                f"use one of {', '.join(COMPILERS)}",
+            )
+        return build
+
+
+# The source as it is, with no flags and no project's: what a library call and a kernel.py's
+# string are built with unless told otherwise (the command line, a .cu file's declaration and
+# the pytest fixture take compile_commands.json by default).
+AS_GIVEN = BuildOptions(compile_commands=False)
+
+
+def define_list(defines: Sequence[str] | Mapping[str, Any]) -> tuple[str, ...]:
+    """-D values from a list (`["W=4"]`) or a mapping (`{"W": 4, "FAST": None}`)."""
+    if isinstance(defines, Mapping):
+        return tuple(str(k) if v is None else f"{k}={v}" for k, v in defines.items())
+    return _strings(defines)
+
+
+def _paths(values: Sequence[str | Path]) -> tuple[Path, ...]:
+    return tuple(Path(v) for v in values)
+
+
+def _strings(values: Sequence[str]) -> tuple[str, ...]:
+    if isinstance(values, str):  # one option given bare: a list of its letters was never meant
+        return (values,)
+    return tuple(values)
+
+
+def _where(value: bool | str | Path) -> bool | Path:
+    return value if isinstance(value, bool) else Path(value)
+
+
+def _maybe_path(value: str | Path | None) -> Path | None:
+    return Path(value) if value is not None else None
+
+
+def _same(value: Any) -> Any:
+    return value
+
+
+# How each keyword is read into its field (BuildKeywords' names; a test holds them equal).
+_READERS: dict[str, Any] = {
+    "defines": define_list,
+    "include_dirs": _paths,
+    "options": _strings,
+    "compiler": _same,
+    "host_compiler": _same,
+    "instantiate": _strings,
+    "include_before": _paths,
+    "compile_commands": _where,
+    "included_by": _maybe_path,
+    "toolchain": _same,
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -227,16 +304,16 @@ def declaration_settings(build: BuildOptions) -> dict[str, Any]:
     """The settings of a `sv.cuda_file` declaration that builds as `build` (declared_build's
     inverse): what sweep, try and diff declare for a .cu named on the command line."""
     where = build.compile_commands
-    return {
+    return {  # in the order sv.cuda_file always kept them (a label's settings read in it)
         "defines": build.defines,
         "include_dirs": tuple(map(str, build.include_dirs)),
         "options": build.options,
         "file": True,
         "compiler": build.compiler,
-        "host_compiler": build.host_compiler,
         "instantiate": build.instantiate,
         "include_before": tuple(map(str, build.include_before)),
-        "compile_commands": str(where) if isinstance(where, Path) else where,
+        "host_compiler": build.host_compiler,
         "included_by": str(build.included_by) if build.included_by else None,
+        "compile_commands": str(where) if isinstance(where, Path) else where,
         "toolchain": build.toolchain,
     }

@@ -27,9 +27,11 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 from sassview import cache
+from sassview.cache.get_or_build import Said, keep
 from sassview.errors import CompileError, InputError, SassviewError, ToolchainError
 from sassview.frontends import depcache
 from sassview.frontends.arch import DEFAULT_ARCH, parse_arch
+from sassview.frontends.build_options import AS_GIVEN, COMPILERS, BuildOptions
 from sassview.frontends.includes import IncludeScan, local_includes, unlisted_files
 from sassview.frontends.libheaders import library_include_dirs
 from sassview.ir import Artifacts
@@ -45,7 +47,6 @@ if TYPE_CHECKING:
     from sassview.toolchain.store import Toolchain
 
 STRING_SOURCE_NAME = "kernel.cu"
-COMPILERS = ("auto", "nvrtc", "nvcc")
 log = logging.getLogger("sassview")
 
 
@@ -108,22 +109,15 @@ def compile_cuda(
     *,
     path: str | Path | None = None,
     arch: str = DEFAULT_ARCH,
-    defines: Sequence[str] = (),
-    include_dirs: Sequence[str | Path] = (),
-    options: Sequence[str] = (),
-    compiler: str = "auto",
-    host_compiler: str | None = None,
-    instantiate: Sequence[str] = (),
-    include_before: Sequence[str | Path] = (),
-    toolchain: str | None = None,
-    kernels_in: Sequence[str | Path] = (),
+    build: BuildOptions = AS_GIVEN,
 ) -> Artifacts:
-    """Compile CUDA C++ for one architecture; cached by everything that went in.
-    `toolchain`: a release added with `sassview toolchain add` ("12.9"), compiled by its
-    NVRTC; None or "default": the release installed with sassview. `kernels_in`: the files
-    whose kernels are the program's (a header checked in its includer's context)."""
+    """Compile CUDA C++ for one architecture; cached by everything that went in. `build` is
+    taken as it is: its compile_commands.json and includer are resolve_build's, which the
+    API runs first (`build.toolchain`: a release added with `sassview toolchain add`, compiled
+    by its NVRTC; `build.kernels_in`: the files whose kernels are the program's)."""
     if source is None and path is None:
         raise InputError("nothing to compile", "pass CUDA C++ source text or a path")
+    compiler = build.compiler
     if compiler not in COMPILERS:
         raise InputError(f"unknown compiler {compiler!r}", f"use one of {', '.join(COMPILERS)}")
     src_path = Path(path).resolve() if path is not None else None
@@ -135,7 +129,7 @@ def compile_cuda(
         raise InputError(
             f"{src_path or 'the source'} is empty", "give it at least one __global__ kernel"
         )
-    for pre in include_before:
+    for pre in build.include_before:
         if not Path(pre).is_file():
             raise InputError(f"--include-before {pre}: no such file", "check the path")
     request = CudaRequest(
@@ -143,14 +137,16 @@ def compile_cuda(
         str(src_path) if src_path else STRING_SOURCE_NAME,
         src_path,
         str(parse_arch(arch)),
-        tuple(defines),
-        _with_library_headers(data, src_path, include_dirs, defines, include_before),
-        tuple(options),
-        tuple(Path(p).resolve() for p in include_before),
-        tuple(instantiate),
-        host_compiler,
-        _stored_toolchain(toolchain),
-        tuple(str(Path(p).resolve()) for p in kernels_in),
+        build.defines,
+        _with_library_headers(
+            data, src_path, build.include_dirs, build.defines, build.include_before
+        ),
+        build.options,
+        tuple(Path(p).resolve() for p in build.include_before),
+        build.instantiate,
+        build.host_compiler,
+        _stored_toolchain(build.toolchain),
+        tuple(str(Path(p).resolve()) for p in build.kernels_in),
     )
     if request.toolchain is not None and compiler == "nvcc":
         raise _no_stored_nvcc(request, "--compiler nvcc")
@@ -311,11 +307,11 @@ def _via_nvrtc(req: CudaRequest, *, fall_back: bool) -> Artifacts:
             if not fall_back or not exc.detail:
                 raise
             return _option_for_nvcc(req, exc)
-        spent = time.perf_counter() - started
+        said = Said(log, "nvrtc", req.name, req.arch)
         if out.ok:
-            log.info("nvrtc: compiled %s for %s in %.2f s", req.name, req.arch, spent)
+            said.built(started)
         else:
-            log.info("nvrtc: refused %s for %s in %.2f s", req.name, req.arch, spent)
+            said._replace(verb="refused").built(started)
             reason = host_refusal(out.log)
             if reason and fall_back:
                 log.info("nvrtc: %s needs nvcc (%s)", req.name, reason)
@@ -334,7 +330,7 @@ def _via_nvrtc(req: CudaRequest, *, fall_back: bool) -> Artifacts:
         if entry is None:  # caching off or unwritable: use the fresh results directly
             return _checked(req, "nvrtc", opts, versions, inputs, out.ptx, out.cubin, out.log)
     else:
-        log.info("nvrtc: cache hit for %s (%s)", req.name, req.arch)
+        Said(log, "nvrtc", req.name, req.arch).hit()
     return _checked(
         req,
         "nvrtc",
@@ -399,8 +395,9 @@ def _via_nvcc(req: CudaRequest, reason: str) -> Artifacts:
     results, lists = cache.Store("cuda-nvcc"), cache.Store("cuda-nvcc-deps")
     found = depcache.lookup(base, results, lists)
     shown = ("-cubin", f"-arch={req.arch}", "-lineinfo", "-Xptxas", "-v", *opts)
+    said = Said(log, "nvcc", req.name, req.arch)
     if found.entry is not None:
-        log.info("nvcc: cache hit for %s (%s)", req.name, req.arch)
+        said.hit()
         e = found.entry
         return _checked(
             req,
@@ -416,17 +413,15 @@ def _via_nvcc(req: CudaRequest, reason: str) -> Artifacts:
         )
     started = time.perf_counter()
     out = nvcc_compile(req.data, req.path, req.arch, opts, host, appendix=req.appendix)
-    log.info(
-        "nvcc: compiled %s for %s in %.2f s", req.name, req.arch, time.perf_counter() - started
-    )
+    said.built(started)
     if not out.ok:
         from sassview.frontends.cuda_errors import nvcc_compile_error
 
         raise nvcc_compile_error(
             out.log, req.arch, req.instantiate, lambda: _includer_hint(req), opts
         )
-    key = depcache.record(base, found, out.deps, lists, _probed(req))
-    results.put(key, {"kernel.ptx": out.ptx, "kernel.cubin": out.cubin, "compile.log": out.log})
+    key = depcache.record(base, found, out.deps, lists, _probed(req))  # known only now
+    keep(results, key, {"kernel.ptx": out.ptx, "kernel.cubin": out.cubin, "compile.log": out.log})
     return _checked(
         req, "nvcc", shown, versions, out.deps, out.ptx, out.cubin, out.log, reason, host.path
     )

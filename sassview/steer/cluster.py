@@ -24,10 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from sassview.api import BuildOptions, Job, KernelFile
 from sassview.errors import InputError, SassviewError, ToolchainError
-from sassview.frontends.build_options import BuildOptions
-from sassview.frontends.declaration import KernelFile
-from sassview.frontends.jobs import Job
 from sassview.memo import memoized
 
 CLUSTER_ENV = "SASSVIEW_CLUSTER"
@@ -67,8 +65,8 @@ def _opened(recipe: Recipe) -> KernelFile:
 
 def compile_on_worker(recipe: Recipe, job: Job) -> Compiled:
     """The task: compile and disassemble one job into this worker's cache."""
+    from sassview.api import compile_job
     from sassview.disasm import disassemble
-    from sassview.frontends.jobs import compile_job
 
     error = None
     try:

@@ -17,9 +17,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from sassview.api import DEFAULT_ARCH, BuildOptions
 from sassview.errors import InputError
-from sassview.frontends.arch import DEFAULT_ARCH
-from sassview.frontends.build_options import BuildOptions
 from sassview.inspection import Inspection
 from sassview.steer.sweep import NUMERIC, parse_value, row_values
 from sassview.testing.classify import Classified, classify, explain
@@ -57,9 +56,8 @@ def inspect_spec(
 ) -> list[Inspection]:
     """The Inspections of one side: a single (arch, variant) job for kernel.py / .cu, a .cu
     built as `build` says."""
-    from sassview.api import analyze, load
+    from sassview.api import Job, analyze, compile_all, load
     from sassview.build import build_program
-    from sassview.frontends.jobs import Job, compile_all
     from sassview.steer.sweep import open_kernel_file
 
     if spec.path.suffix == ".py" or (spec.path.suffix in (".cu", ".cuh") and spec.variant):
@@ -73,7 +71,7 @@ def inspect_spec(
             program = build_program(artifacts, where=str(spec))
             out += [x for x in analyze(program) if _named(x, kernel)]
         return out
-    programs = load(spec.path, arch=spec.arch, **(build or BuildOptions()).compile_kwargs())
+    programs = load(spec.path, arch=spec.arch, build=build)
     return [x for p in programs for x in analyze(p) if _named(x, kernel)]
 
 

@@ -14,9 +14,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sassview.analyses import Annotation
-from sassview.frontends import registry
-from sassview.frontends.arch import with_feature
-from sassview.frontends.declaration import Declaration
+from sassview.api import Declaration, with_feature
+from sassview.api import frontend_registry as registry
 
 
 @dataclass(frozen=True)

@@ -16,12 +16,17 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from sassview.api import (
+    DEFAULT_ARCH,
+    BuildOptions,
+    Declaration,
+    Job,
+    KernelFile,
+    check_ptxas_can_name,
+    declaration_settings,
+    input_file,
+)
 from sassview.errors import InputError
-from sassview.frontends.arch import DEFAULT_ARCH
-from sassview.frontends.build_options import BuildOptions, declaration_settings
-from sassview.frontends.declaration import Declaration, KernelFile
-from sassview.frontends.jobs import Job
-from sassview.frontends.paths import check_ptxas_can_name, input_file
 from sassview.inspection import Inspection
 from sassview.report.facts import row_values as row_values  # moved; sweep still names it
 
@@ -102,7 +107,7 @@ def open_kernel_file(
 ) -> KernelFile:
     """What `sweep`, `try` and `diff` work on: a kernel.py as declared, or a .cu as if a
     kernel.py declared it (for `archs`, default sm_90a) with the command line's `build`."""
-    from sassview.frontends.discover import import_kernel_file
+    from sassview.api import import_kernel_file
 
     if path.suffix not in (".py", ".cu", ".cuh"):
         raise InputError(f"{path}: {command} reads a kernel.py or a .cu file", "point it at one")
@@ -194,6 +199,6 @@ def too_many_variants(
 
 
 def plan_jobs(kernel_file: KernelFile, archs: Sequence[str] | None) -> list[Job]:
-    from sassview.frontends.jobs import plan
+    from sassview.api import plan
 
     return plan(kernel_file, archs)

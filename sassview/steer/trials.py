@@ -10,10 +10,9 @@ from types import MappingProxyType
 from typing import Any
 
 from sassview.analyses import Annotation
+from sassview.api import Declaration, Job, KernelFile, compile_job
 from sassview.build import build_program
 from sassview.errors import SassviewError
-from sassview.frontends.declaration import Declaration, KernelFile
-from sassview.frontends.jobs import Job, compile_job
 from sassview.inspection import Inspection, inspect_program
 from sassview.steer.hints import Trial, propose
 from sassview.steer.sweep import NUMERIC, row_values

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from sassview.analyses.records_compute import PtxasFacts, TensorCoreFacts, TensorOp
 from sassview.analyses.records_memory import AsyncCopyFacts, SpillFacts
-from sassview.frontends.arch import FEATURES_BY_NAME
+from sassview.api import FEATURES_BY_NAME
 from sassview.inspection import Inspection
 from sassview.testing.failures import FeatureMismatch, compose, counted
 from sassview.testing.patterns import opcode_of

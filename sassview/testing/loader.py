@@ -17,9 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from sassview.api import BuildOptions, package_for
 from sassview.errors import InputError
-from sassview.frontends.build_options import BuildOptions, resolve_build
-from sassview.frontends.registry import package_for
 from sassview.inspection import Inspection
 from sassview.ir import Kernel, Program
 
@@ -65,10 +64,8 @@ class KernelCache:
             import sassview
 
             try:
-                build = resolve_build(target.path, target.build)  # its compile_commands.json
-                found = sassview.load(
-                    target.path, arch=target.arch, **build.options.compile_kwargs()
-                )
+                # built as check builds it: its compile_commands.json laid in by the API
+                found = sassview.load(target.path, arch=target.arch, build=target.build)
             except (ImportError, InputError) as exc:
                 module = missing_frontend(exc)
                 needed = package_for(module or "")

@@ -40,27 +40,26 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
+    import sys
+
+    if sys.version_info >= (3, 11):
+        from typing import Unpack
+    else:
+        from typing_extensions import Unpack
+
+    from sassview.api import BuildKeywords
     from sassview.testing.loader import KernelCache
     from sassview.testing.matchers import KernelUnderTest
     from sassview.testing.snapshot import SnapshotSession
 
 DEFAULT_ARCH = "sm_90a"
-_SETTINGS = (
-    "arch",
-    "path",
-    "kernel",
-    "defines",
-    "options",
-    "include_dirs",
-    "variant",
-    "compiler",
-    "instantiate",
-    "include_before",
-    "host_compiler",
-    "compile_commands",
-    "included_by",
-    "toolchain",
-)
+_OWN_SETTINGS = ("arch", "path", "kernel", "variant")  # the rest are the build's (BuildKeywords)
+
+
+def _setting_names() -> tuple[str, ...]:
+    from sassview.api import BuildKeywords
+
+    return (*_OWN_SETTINGS, *BuildKeywords.__annotations__)
 
 
 @dataclass
@@ -183,10 +182,11 @@ def _settings(node: pytest.Item | pytest.Function) -> dict[str, Any]:
     """The sassview marker's keywords, closest (test) over farthest (module)."""
     merged: dict[str, Any] = {}
     for marker in reversed(list(node.iter_markers("sassview"))):
-        unknown = set(marker.kwargs) - set(_SETTINGS)
+        names = _setting_names()
+        unknown = set(marker.kwargs) - set(names)
         if unknown or marker.args:
             raise pytest.UsageError(
-                f"@pytest.mark.sassview takes keywords {', '.join(_SETTINGS)}; "
+                f"@pytest.mark.sassview takes keywords {', '.join(names)}; "
                 f"got {sorted(unknown) or marker.args}"
             )
         merged.update(marker.kwargs)
@@ -234,53 +234,37 @@ def sassview_kernel(
         *,
         kernel: str | None = None,
         arch: str | None = None,
-        defines: Sequence[str] | Mapping[str, Any] | None = None,
-        options: Sequence[str] | None = None,
-        include_dirs: Sequence[str | Path] | None = None,
         variant: Mapping[str, Any] | None = None,
-        compiler: str | None = None,
-        instantiate: Sequence[str] | None = None,
-        include_before: Sequence[str | Path] | None = None,
-        host_compiler: str | None = None,
-        compile_commands: bool | str | Path | None = None,
-        included_by: str | Path | None = None,
-        toolchain: str | None = None,
+        **given: Unpack[BuildKeywords],
     ) -> KernelUnderTest:
         __tracebackhide__ = True
+        from sassview.api import BuildOptions
         from sassview.errors import SassviewError
-        from sassview.frontends.build_options import BuildOptions
         from sassview.testing.loader import MissingFrontend, Target
         from sassview.testing.matchers import KernelUnderTest
 
-        def pick(value: Any, key: str, default: Any = None) -> Any:
-            return value if value is not None else settings.get(key, default)
-
-        given = pick(path, "path")
-        if given is None:
+        where = path if path is not None else settings.get("path")
+        if where is None:
             raise TypeError("sassview_kernel() needs a path, or @pytest.mark.sassview(path=...)")
-        where = _resolve(Path(given), request)
-        database = pick(compile_commands, "compile_commands", True)
-        build = BuildOptions(  # paths as given: relative ones are the test's working directory's
-            defines=_defines(pick(defines, "defines", ())),
-            include_dirs=tuple(Path(d) for d in pick(include_dirs, "include_dirs", ())),
-            options=tuple(pick(options, "options", ())),
-            compiler=pick(compiler, "compiler", "auto"),
-            host_compiler=pick(host_compiler, "host_compiler"),
-            instantiate=tuple(pick(instantiate, "instantiate", ())),
-            include_before=tuple(Path(p) for p in pick(include_before, "include_before", ())),
-            compile_commands=database if isinstance(database, bool) else Path(database),
-            included_by=_maybe_path(pick(included_by, "included_by")),
-            toolchain=pick(toolchain, "toolchain", state.toolchain),
-        )
-        target = Target(where, arch or sassview_arch, build)
+        resolved = _resolve(Path(where), request)
+        # the marker's build keywords, then the call's (None: the marker's); paths as given:
+        # relative ones are the test's working directory's
+        marked = {k: v for k, v in settings.items() if k not in _OWN_SETTINGS}
+        chosen = {k: v for k, v in given.items() if v is not None}
         try:
+            build = BuildOptions.of(BuildOptions(toolchain=state.toolchain), **{**marked, **chosen})
+            target = Target(resolved, arch or sassview_arch, build)
             inspection, memo = state.kernels().get(
-                target, pick(kernel, "kernel"), pick(variant, "variant")
+                target,
+                kernel if kernel is not None else settings.get("kernel"),
+                variant if variant is not None else settings.get("variant"),
             )
         except MissingFrontend as exc:
             pytest.skip(str(exc))
         except SassviewError as exc:
-            pytest.fail(f"sassview: {where.name} ({target.arch}): {exc}", pytrace=False)
+            pytest.fail(
+                f"sassview: {resolved.name} ({arch or sassview_arch}): {exc}", pytrace=False
+            )
         if state.gate is not None:
             _gate(state, inspection)
         return KernelUnderTest(inspection, memo=memo, snapshots=slot)
@@ -316,16 +300,6 @@ def _gate(state: _State, inspection: Any) -> None:
         + "\naccept it with --sassview-baseline-update (and review the files it writes)",
         pytrace=False,
     )
-
-
-def _maybe_path(value: str | Path | None) -> Path | None:
-    return Path(value) if value is not None else None
-
-
-def _defines(defines: Sequence[str] | Mapping[str, Any]) -> tuple[str, ...]:
-    if isinstance(defines, Mapping):
-        return tuple(f"{k}={v}" if v is not None else str(k) for k, v in defines.items())
-    return tuple(defines)
 
 
 def _resolve(path: Path, request: pytest.FixtureRequest) -> Path:

@@ -20,9 +20,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from sassview.api import BuildOptions, resolve_build
 from sassview.build import FirstKernel, first_kernel
 from sassview.errors import SassviewError
-from sassview.frontends.build_options import BuildOptions, resolve_build
 from sassview.gcpause import pause as pause_gc
 from sassview.inspection import Inspection
 from sassview.ir import Program
@@ -100,7 +100,7 @@ def load(target: Target) -> Loaded:
         notes = list(build.notes)
         found = inspect(
             target.path, arch=arch or list(build.archs) or None, kernel=target.kernel,
-            **build.options.compile_kwargs(),
+            build=build.options,
         )  # fmt: skip
         from sassview.steer.standing import decide_cuda_file
 

@@ -24,7 +24,7 @@ from sassview.views.fail import fail as _fail
 from sassview.views.variant_limit import MAX_VARIANTS_HELP
 
 if TYPE_CHECKING:
-    from sassview.frontends.build_options import BuildOptions
+    from sassview.api import BuildOptions
     from sassview.inspection import Inspection
     from sassview.ir import Program
 
@@ -119,8 +119,7 @@ def check(
 ) -> None:
     """Compile or read each PATH (.cu, .ptx, .cubin, fatbin) and report every kernel's resources."""
     from sassview.analyses.loops.across import ArchDifference, arch_differences
-    from sassview.api import load
-    from sassview.frontends.paths import input_file
+    from sassview.api import input_file, load
     from sassview.gcpause import pause as pause_gc
     from sassview.inspection import inspect_program
     from sassview.report.summary import check_document, program_summary
@@ -138,7 +137,7 @@ def check(
         for path in paths:
             _progress(f"sassview: reading {path} …")
             if path.is_dir():  # a Triton cache is read; discover.py loads for a directory only
-                from sassview.frontends.discover import directory_kind
+                from sassview.api import directory_kind
 
                 if directory_kind(path) is None:
                     raise InputError(f"{path} is a directory, not a file", _directory_hint(path))
@@ -152,9 +151,7 @@ def check(
                 elif path.is_dir():
                     programs = _load_triton_cache(path, kernel)
                 else:
-                    programs = load(
-                        path, arch=arch_list(archs, found), **found.options.compile_kwargs()
-                    )
+                    programs = load(path, arch=arch_list(archs, found), build=found.options)
             if kernel and path.suffix == ".py":  # several kernels: keep the programs with it
                 programs = _with_kernel(programs, kernel)
             focus = None if path.is_dir() else kernel  # a cache's: chosen above, by entry too
@@ -344,7 +341,7 @@ def _doctor_toolchains() -> int:
 def _doctor_frontends() -> None:
     """Each frontend of a kernel.py (frontends/registry.py): its version, or what brings it.
     An absent one is no problem: only the kernel files that use it need it."""
-    from sassview.frontends.registry import frontends, install_hint
+    from sassview.api import frontends, install_hint
 
     for f in frontends().values():
         version = f.version()

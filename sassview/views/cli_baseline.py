@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING
 
 import click
 
+from sassview.api import BuildOptions
 from sassview.errors import InputError, SassviewError
-from sassview.frontends.build_options import BuildOptions
 from sassview.views.cli_build import arch_list, build_options, file_build
 from sassview.views.fail import fail as _fail
 
@@ -54,7 +54,7 @@ def baseline(
     try:
         for path in paths:
             found = file_build(path, build)
-            programs = load(path, arch=arch_list(archs, found), **found.options.compile_kwargs())
+            programs = load(path, arch=arch_list(archs, found), build=found.options)
             inspections = [
                 i
                 for p in programs

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 if TYPE_CHECKING:  # imported where a command runs: --help and doctor read no build
-    from sassview.frontends.build_options import BuildOptions, FileBuild
+    from sassview.api import BuildOptions, FileBuild
 
 F = TypeVar("F", bound=Callable[..., Any])
 _NAMES = (
@@ -124,7 +124,7 @@ def build_options(
 
 
 def _record(given: dict[str, Any]) -> BuildOptions:
-    from sassview.frontends.build_options import BuildOptions
+    from sassview.api import BuildOptions
 
     where: bool | Path = given["build_dir"] if given["build_dir"] is not None else True
     return BuildOptions(
@@ -144,7 +144,7 @@ def _record(given: dict[str, Any]) -> BuildOptions:
 def file_build(path: Path, build: BuildOptions) -> FileBuild:
     """`build` for `path` with its project's flags in; what was taken is said on stderr, and
     so is a build option given for a file it does not apply to."""
-    from sassview.frontends.build_options import CUDA_SUFFIXES, BuildOptions, resolve_build
+    from sassview.api import CUDA_SUFFIXES, BuildOptions, resolve_build
 
     # --toolchain applies to a kernel.py too (its CUDA C++ and Triton declarations).
     if path.suffix not in CUDA_SUFFIXES and build != BuildOptions(toolchain=build.toolchain):

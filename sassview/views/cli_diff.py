@@ -7,8 +7,8 @@ import json
 
 import click
 
+from sassview.api import BuildOptions
 from sassview.errors import SassviewError
-from sassview.frontends.build_options import BuildOptions
 from sassview.views.cli_build import build_options, file_build
 
 

@@ -13,8 +13,8 @@ from typing import Any
 
 import click
 
+from sassview.api import BuildOptions
 from sassview.errors import SassviewError
-from sassview.frontends.build_options import BuildOptions
 from sassview.views.cli_build import arch_list, build_options, file_build
 from sassview.views.variant_limit import MAX_VARIANTS_HELP, variant_guard
 
@@ -56,7 +56,7 @@ def export_command(
                 arch=arch_list(archs, found),
                 kernel=kernel,
                 allow=variant_guard(max_variants, path.name),
-                **found.options.compile_kwargs(),
+                build=found.options,
             )
             inspections = _decided(path, inspections, found.options, arch_list(archs, found))
         if not inspections:

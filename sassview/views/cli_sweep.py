@@ -9,8 +9,8 @@ from typing import Any
 
 import click
 
+from sassview.api import BuildOptions
 from sassview.errors import SassviewError
-from sassview.frontends.build_options import BuildOptions
 from sassview.views.cli_build import arch_list, build_options, file_build
 from sassview.views.variant_limit import MAX_VARIANTS_HELP, allow_variants
 
@@ -111,9 +111,8 @@ def _run(
     build: BuildOptions,
     cluster: str | None = None,
 ) -> tuple[list[Any], list[str]]:
+    from sassview.api import compile_all, parse_arch_list, plan
     from sassview.build import build_program
-    from sassview.frontends.arch import parse_arch_list
-    from sassview.frontends.jobs import compile_all, plan
     from sassview.inspection import inspect_program
     from sassview.steer.cluster import (
         cluster_address,

@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING
 
 import click
 
+from sassview.api import BuildOptions
 from sassview.errors import SassviewError
-from sassview.frontends.build_options import BuildOptions
 from sassview.views.cli_build import arch_list, build_options, file_build
 from sassview.views.variant_limit import MAX_VARIANTS_HELP, allow_variants
 
@@ -101,9 +101,8 @@ def _run(
     max_variants: int | None,
     build: BuildOptions,
 ) -> tuple[list[Outcome], list[str]]:
+    from sassview.api import compile_all, parse_arch_list, plan
     from sassview.build import build_program
-    from sassview.frontends.arch import parse_arch_list
-    from sassview.frontends.jobs import compile_all, plan
     from sassview.inspection import inspect_program
     from sassview.steer.sweep import open_kernel_file
     from sassview.steer.trials import try_hints

@@ -19,7 +19,7 @@ from sassview.errors import SassviewError
 from sassview.views.cli_build import build_options
 
 if TYPE_CHECKING:
-    from sassview.frontends.build_options import BuildOptions
+    from sassview.api import BuildOptions
 
 # What `sassview PATH` accepts as a PATH when the file does not exist yet (a typo is better
 # reported by `tui` as a missing file than by click as an unknown command).
@@ -69,7 +69,7 @@ def tui(
 
 def _openable(word: str) -> bool:
     if os.path.isdir(word):  # a Triton cache directory
-        from sassview.frontends.discover import directory_kind
+        from sassview.api import directory_kind
 
         return directory_kind(Path(word)) is not None
     return not word.startswith("-") and (os.path.isfile(word) or word.endswith(OPENABLE))

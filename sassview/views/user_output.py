@@ -26,8 +26,8 @@ import threading
 from collections.abc import Iterator
 from typing import Any
 
+from sassview.api import UserExit, end_forked_children, running_user_code
 from sassview.errors import InputError
-from sassview.frontends.user_code import UserExit, end_forked_children, running_user_code
 
 _report: list[_ReportStream] = []  # sassview's own stdout, once taken
 

@@ -68,6 +68,7 @@ def disassemble(out: Path, cubin: Path) -> None:
 
 
 def record(case: str) -> None:
+    from sassview.api import BuildOptions
     from sassview.frontends.cuda import compile_cuda
     from sassview.toolchain.locate import cuobjdump, toolchain_versions
 
@@ -76,7 +77,8 @@ def record(case: str) -> None:
     options = list(spec.get("options", []))  # type: ignore[call-overload]
     for arch in spec["archs"]:  # type: ignore[attr-defined]
         compiler = str(spec.get("compiler", "nvrtc"))
-        art = compile_cuda(path=source, arch=arch, options=options, compiler=compiler)
+        build = BuildOptions.of(options=options, compiler=compiler, compile_commands=False)
+        art = compile_cuda(path=source, arch=arch, build=build)
         out = HERE / case / arch
         out.mkdir(parents=True, exist_ok=True)
         (out / "kernel.ptx").write_text(art.ptx or "")

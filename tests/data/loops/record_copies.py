@@ -26,12 +26,15 @@ def main() -> None:
     import os
 
     os.environ["SASSVIEW_CACHE_DIR"] = os.environ.get("SASSVIEW_CACHE_DIR", "/tmp/record-copies")
+    from sassview.api import BuildOptions
     from sassview.frontends.cuda import compile_cuda
     from sassview.frontends.cuda_rolled import rolled_build
     from sassview.toolchain.locate import nvdisasm
 
     for arch in ARCHS:
-        real = compile_cuda(path=HERE / "copies.cu", arch=arch, compiler="nvrtc")
+        real = compile_cuda(
+            path=HERE / "copies.cu", arch=arch, build=BuildOptions(compiler="nvrtc")
+        )
         builds = [(f"copies.{arch}", real)]
         header = {str(HERE / "copies.cuh"): 1}  # sgemm_flat's flips (loops/settle.py `flips`)
         for parity in (0, 1):
