@@ -286,3 +286,41 @@ def test_a_live_rolled_build_rolls_the_header_under_its_own_path(tmp_path: Path)
         entries = inspect_kernel(real, real.kernel("live")).facts("unroll")["entries"]
     (mine,) = [e for e in entries if e.line == 5]
     assert (mine.kind, mine.copies, mine.decided_by) == ("full", 4, rolled.DECIDED_BY)
+
+
+KERNEL_PY = '''import sassview as sv
+
+sv.cuda(r"""#include "live.cuh"
+typedef unsigned int uint;
+__global__ void held(const float4* __restrict__ s, float4* __restrict__ d) {
+  copy4(d + threadIdx.x, s + threadIdx.x, blockDim.x);
+  for (uint v = 4; v < 4 + four(); ++v) d[v * blockDim.x + threadIdx.x] = s[v * blockDim.x];
+}
+""", arch="sm_80")
+'''
+
+
+@pytest.mark.compile
+def test_cxx_held_in_a_kernel_py_gets_its_rolled_builds(tmp_path: Path) -> None:
+    """The string's C++ is rolled at its own lines of the kernel file and compiled under a
+    `#line` naming it, its header beside it rolled too. SASS (sm_80, nvrtc 13.5): line 7 is 4
+    LDG.E.128 and 4 STG.E.128 and no branch back, line 4 of live.cuh inlined at line 6 the
+    same: both fully unrolled, 4 copies of one float4 copy each, where the count of words
+    read 16."""
+    from sassview.frontends.cuda_rolled import rolled_build
+
+    (tmp_path / "live.cuh").write_text(LIVE_HEADER)
+    (tmp_path / "kernel.py").write_text(KERNEL_PY)
+    (real,) = sassview.load(tmp_path / "kernel.py")
+    built = rolled_build(real.artifacts, None)
+    assert built is not None and built.ptx is not None
+    assert f'"{tmp_path / "kernel.py"}"' in built.ptx and f'"{tmp_path / "live.cuh"}"' in built.ptx
+    assert built.ptx.count('.pragma "nounroll"') == 2
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(rolled, "build_variant", rolled._compile)
+        entries = inspect_kernel(real, real.kernel("held")).facts("unroll")["entries"]
+    got = {(Path(e.file or "").name, e.line): (e.kind, e.copies, e.decided_by) for e in entries}
+    assert got == {
+        ("kernel.py", 7): ("full", 4, rolled.DECIDED_BY),
+        ("live.cuh", 4): ("full", 4, rolled.DECIDED_BY),
+    }
