@@ -1,7 +1,7 @@
 """The cold cost of the loop census' rolled builds (analyses/loops/rolled.py) on a file that
 instantiates a dozen SGEMM-shaped kernels.
 
-    python benchmarks/bench_rolled_builds.py [--kernels 12] [--arch sm_90a]
+    python benchmarks/bench_rolled_builds.py [--kernels 12] [--arch sm_90a] [--compiler nvcc]
 
 Writes a source with one register-tiled SGEMM template (a run-time K loop, load loops, a
 constant k loop around a TM x TN nest, the write-out nest; `uint` inductions, no pragmas)
@@ -11,7 +11,9 @@ kernel (the census asks the rolled builds there: two more NVRTC compiles of the 
 odd and even nesting depths rolled), and the same inspection again in a new process (warm:
 the model and its analyses come from the cache, no build runs). Prints the seconds of each,
 the rolled builds' own compile time (from their log lines) as a ratio of the first compile
-(the issue's figure), and how many loop claims the rolled builds settled.
+(the issue's figure), and how many loop claims the rolled builds settled; for NVRTC and for
+nvcc (the whole file through nvcc, as `--compiler nvcc` builds it: its rolled builds are nvcc
+compiles in a private directory, frontends/cuda_rolled_nvcc.py), or the one --compiler names.
 """
 
 from __future__ import annotations
@@ -76,7 +78,7 @@ def source(kernels: int) -> str:
     return "\n".join(lines) + "\n"
 
 
-def step(path: str, arch: str, what: str) -> dict[str, float]:
+def step(path: str, arch: str, what: str, compiler: str) -> dict[str, float]:
     """One step in this process (`--step`): the first compile, or every kernel inspected."""
     import logging
 
@@ -94,7 +96,7 @@ def step(path: str, arch: str, what: str) -> dict[str, float]:
     logging.getLogger("sassview").addHandler(Rolled())
     logging.getLogger("sassview").setLevel(logging.INFO)
     started = time.perf_counter()
-    program = sassview.compile(path=path, arch=arch)
+    program = sassview.compile(path=path, arch=arch, compiler=compiler)
     compiled = time.perf_counter() - started
     if what == "compile":
         return {"seconds": compiled}
@@ -115,8 +117,9 @@ def step(path: str, arch: str, what: str) -> dict[str, float]:
     return {"seconds": seconds, "rolled": sum(spent), "settled": settled, "entries": entries}
 
 
-def run(path: Path, arch: str, what: str, cache: str) -> dict[str, float]:
+def run(path: Path, arch: str, what: str, cache: str, compiler: str) -> dict[str, float]:
     argv = [sys.executable, __file__, "--step", what, "--path", str(path), "--arch", arch]
+    argv += ["--compiler", compiler]
     env = {**os.environ, "SASSVIEW_CACHE_DIR": cache}
     out = subprocess.run(argv, check=True, capture_output=True, text=True, env=env).stdout
     found: dict[str, float] = json.loads(out.strip().splitlines()[-1])
@@ -127,24 +130,30 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--kernels", type=int, default=12)
     ap.add_argument("--arch", default="sm_90a")
+    ap.add_argument("--compiler", choices=("nvrtc", "nvcc"), help="one of them only")
     ap.add_argument("--step", help=argparse.SUPPRESS)
     ap.add_argument("--path", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.step:
-        print(json.dumps(step(args.path, args.arch, args.step)))
+        print(json.dumps(step(args.path, args.arch, args.step, args.compiler)))
         return
+    for compiler in (args.compiler,) if args.compiler else ("nvrtc", "nvcc"):
+        measure(args.kernels, args.arch, compiler)
+
+
+def measure(kernels: int, arch: str, compiler: str) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "sgemm_runner.cu"
-        path.write_text(source(args.kernels))
+        path.write_text(source(kernels))
         cache = str(Path(tmp) / "cache")
-        first = run(path, args.arch, "compile", cache)
-        cold = run(path, args.arch, "inspect", cache)
-        warm = run(path, args.arch, "inspect", cache)
+        first = run(path, arch, "compile", cache, compiler)
+        cold = run(path, arch, "inspect", cache, compiler)
+        warm = run(path, arch, "inspect", cache, compiler)
         alone = str(Path(tmp) / "cache-alone")
-        run(path, args.arch, "compile", alone)
-        base = run(path, args.arch, "inspect-alone", alone)
-    print(f"{args.kernels} SGEMM-shaped kernels, {args.arch}, a fresh cache")
-    print(f"  first compile (NVRTC)          {first['seconds']:8.2f} s")
+        run(path, arch, "compile", alone, compiler)
+        base = run(path, arch, "inspect-alone", alone, compiler)
+    print(f"{kernels} SGEMM-shaped kernels, {arch}, {compiler}, a fresh cache")
+    print(f"  first compile ({compiler:5})        {first['seconds']:8.2f} s")
     print(f"  cold inspection                {cold['seconds']:8.2f} s")
     print(f"    of it the two rolled builds  {cold['rolled']:8.2f} s")
     print(f"  cold inspection, none asked    {base['seconds']:8.2f} s")

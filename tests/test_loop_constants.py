@@ -179,3 +179,45 @@ def test_a_triton_static_range_over_a_constexpr_has_its_copies() -> None:
         entry.summary() == "line 13: fully unrolled (3 copies, no loop left) (asked: static_range)"
     )
     assert sum(1 for i in insp.kernel.instructions if i.opcode == "LDG") == 3
+
+
+INCLUDER = """#define TILE 8
+#include "tile.cuh"
+#undef TILE
+#define TILE 16
+#include "tile.cuh"
+__global__ void k(float* p) { for (int i = 0; i < TILE; ++i) p[i] = 0; }
+"""
+TILE_HEADER = """#pragma once
+__device__ void fill(float* p) { for (int i = 0; i < TILE; ++i) p[i] = 1; }
+"""
+
+
+def test_an_includers_define_ahead_of_its_include_holds_in_the_header() -> None:
+    """Translation-unit order: the header is walked at its first #include (8 there; the second
+    include is #pragma once'd), the includer's own loop after the redefinition sees 16."""
+    from sassview.analyses.loops.files import read_constants
+
+    macros, _, names = read_constants(
+        (), "sm_80", (("/p/tile.cuh", TILE_HEADER),), ("/p/k.cu", INCLUDER)
+    )
+    assert macros.at("/p/tile.cuh", 2) == {"TILE": 8}
+    assert macros.at("/p/k.cu", 6) == {} and names["TILE"] == 16
+    # by -I, and with the header named by a path the line table normalises differently
+    through = INCLUDER.replace('"tile.cuh"', "<tile.cuh>")
+    macros, _, _ = read_constants(
+        ("-I/p/inc/",), "sm_80", (("/p/inc/./tile.cuh", TILE_HEADER),), ("/p/k.cu", through)
+    )
+    assert macros.at("/p/inc/./tile.cuh", 2) == {"TILE": 8}
+
+
+def test_a_header_no_include_reaches_is_walked_ahead_with_the_final_values() -> None:
+    """<tile.cuh> with no -I naming its directory: not found from the includer, so walked
+    ahead of it as before (TILE undefined there: the file-wide 16 is what its loops see)."""
+    from sassview.analyses.loops.files import read_constants
+
+    through = INCLUDER.replace('"tile.cuh"', "<tile.cuh>")
+    macros, _, names = read_constants(
+        (), "sm_80", (("/p/inc/tile.cuh", TILE_HEADER),), ("/p/k.cu", through)
+    )
+    assert macros.at("/p/inc/tile.cuh", 2) == {} and names["TILE"] == 16

@@ -142,7 +142,7 @@ def test_every_entry_the_counting_had_wrong_or_unknown_is_the_rolled_builds() ->
 
 
 def test_no_rolled_build_leaves_the_counts_as_they_were(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Without a rolled build (a cubin, an nvcc build) the census counts as before: the run-time
+    """Where no rolled build compiles (no evidence) the census counts as before: the run-time
     int4 copy loop still reads x4, the two-expf loop x2; nothing is the rolled build's. (The
     float4 copy loop of a constant 4 trips is now the trip count's: 4, not 16.)"""
     monkeypatch.setattr(rolled, "build_variant", lambda art, parity, flips: None)
@@ -286,3 +286,70 @@ def test_a_live_rolled_build_rolls_the_header_under_its_own_path(tmp_path: Path)
         entries = inspect_kernel(real, real.kernel("live")).facts("unroll")["entries"]
     (mine,) = [e for e in entries if e.line == 5]
     assert (mine.kind, mine.copies, mine.decided_by) == ("full", 4, rolled.DECIDED_BY)
+
+
+KERNEL_PY = '''import sassview as sv
+
+sv.cuda(r"""#include "live.cuh"
+typedef unsigned int uint;
+__global__ void held(const float4* __restrict__ s, float4* __restrict__ d) {
+  copy4(d + threadIdx.x, s + threadIdx.x, blockDim.x);
+  for (uint v = 4; v < 4 + four(); ++v) d[v * blockDim.x + threadIdx.x] = s[v * blockDim.x];
+}
+""", arch="sm_80")
+'''
+
+
+@pytest.mark.compile
+def test_cxx_held_in_a_kernel_py_gets_its_rolled_builds(tmp_path: Path) -> None:
+    """The string's C++ is rolled at its own lines of the kernel file and compiled under a
+    `#line` naming it, its header beside it rolled too. SASS (sm_80, nvrtc 13.5): line 7 is 4
+    LDG.E.128 and 4 STG.E.128 and no branch back, line 4 of live.cuh inlined at line 6 the
+    same: both fully unrolled, 4 copies of one float4 copy each, where the count of words
+    read 16."""
+    from sassview.frontends.cuda_rolled import rolled_build
+
+    (tmp_path / "live.cuh").write_text(LIVE_HEADER)
+    (tmp_path / "kernel.py").write_text(KERNEL_PY)
+    (real,) = sassview.load(tmp_path / "kernel.py")
+    built = rolled_build(real.artifacts, None)
+    assert built is not None and built.ptx is not None
+    assert f'"{tmp_path / "kernel.py"}"' in built.ptx and f'"{tmp_path / "live.cuh"}"' in built.ptx
+    assert built.ptx.count('.pragma "nounroll"') == 2
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(rolled, "build_variant", rolled._compile)
+        entries = inspect_kernel(real, real.kernel("held")).facts("unroll")["entries"]
+    got = {(Path(e.file or "").name, e.line): (e.kind, e.copies, e.decided_by) for e in entries}
+    assert got == {
+        ("kernel.py", 7): ("full", 4, rolled.DECIDED_BY),
+        ("live.cuh", 4): ("full", 4, rolled.DECIDED_BY),
+    }
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_a_cubin_given_as_it_is_says_unknown_where_counting_cannot_decide(arch: str) -> None:
+    """The corpus' cubin read as a user's cubin (no source compiled here, no rolled build to
+    ask: analyses/unroll.py reads it by line). A factor above 1 with no remainder loop is
+    unknown: the labels say one iteration a trip for the int4 copy (read x4 from its words),
+    the float4 rows (x4), the online softmax (a max and a sum shuffle, x2) and the rolled K
+    loops (x3 to x128), 4 for sum_f4's inner loop (x16); the two-expf and two-array loops
+    stay x1, as labelled."""
+    cubin = DATA / f"copies.{arch}.cubin"
+    given = sassview.from_artifacts(
+        Artifacts(kind="cubin", arch="", source_path=str(cubin), cubin=cubin.read_bytes())
+    )
+    by_line = {}
+    for kernel in given.kernels:
+        for e in inspect_kernel(given, kernel).facts("unroll")["entries"]:
+            assert e.factor is None or e.factor == 1 or e.remainder, (kernel.name, e.line)
+            by_line[(kernel.name, e.line)] = e.factor
+    names = ("cv_i4", "cv_rows", "os_i", "sf4_i", "te_i", "dt_i")
+    line = {name: marks()[name][1] for name in names}
+    named = {k.split("(")[0]: n for k, n in ((k.display_name, k.name) for k in given.kernels)}
+    assert by_line[(named["copy_i4_stride"], line["cv_i4"])] is None
+    assert by_line[(named["scale_f4_rows"], line["cv_rows"])] is None
+    assert by_line[(named["online_softmax"], line["os_i"])] is None
+    assert by_line[(named["sum_f4"], line["sf4_i"])] is None
+    assert (
+        by_line[(named["two_exp"], line["te_i"])] == by_line[(named["dot_two"], line["dt_i"])] == 1
+    )

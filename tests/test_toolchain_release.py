@@ -137,3 +137,47 @@ def test_triton_runs_the_release_s_ptxas_where_asked() -> None:
     assert heads and all("· ptxas 12.9.86 (toolchain 12.9)" in h for h in heads), heads
     bundled = run_sassview("check", kernel, "-k", "scale", "-a", "sm_90a")
     assert "(toolchain 12.9)" not in bundled.stdout
+
+
+LOOPS_HEADER = """#pragma once
+__device__ constexpr unsigned four() { return 4; }
+__device__ __forceinline__ void copy4(float4* d, const float4* s, unsigned n) {
+  for (unsigned v = 0; v < four(); ++v) d[v * n] = s[v * n];
+}
+"""
+LOOPS_SOURCE = """#include "loops.cuh"
+typedef unsigned int uint;
+__global__ void loops(const float4* __restrict__ s, float4* __restrict__ d) {
+  copy4(d + threadIdx.x, s + threadIdx.x, blockDim.x);
+  for (uint v = 4; v < 4 + four(); ++v) d[v * blockDim.x + threadIdx.x] = s[v * blockDim.x];
+}
+"""
+
+
+def test_a_stored_release_s_loops_are_settled_by_its_own_rolled_builds(tmp_path: Path) -> None:
+    """Line 5's bound is a constexpr call no constant reading evaluates; 12.9's SASS (sm_80)
+    holds it as 4 LDG.E.128 and 4 STG.E.128 at line 5 and no branch back: fully unrolled, 4
+    copies of one float4 copy (the count alone reads its 16 words as 16 copies). The rolled
+    builds are 12.9's own (its PTX header), and a release added again since gives none."""
+    from dataclasses import replace
+    from types import MappingProxyType
+
+    from sassview.frontends.cuda_rolled import rolled_build
+
+    (tmp_path / "loops.cuh").write_text(LOOPS_HEADER)
+    (tmp_path / "loops.cu").write_text(LOOPS_SOURCE)
+    done = run_sassview("check", tmp_path / "loops.cu", "-a", "sm_80", "--toolchain", RELEASE,
+                        "--json")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    (program,) = json.loads(done.stdout)["programs"]
+    assert program["toolchain"]["stored"] == RELEASE
+    (kernel,) = program["kernels"]
+    (entry,) = [e for e in kernel["analysis"]["loops"] if e["source_line"] == 5]
+    assert (entry["kind"], entry["copies"], entry["decided_by"]) == ("full", 4, "rolled build")
+    real = sassview.compile(path=tmp_path / "loops.cu", arch="sm_80", toolchain=RELEASE)
+    built = rolled_build(real.artifacts, 1)
+    assert built is not None and built.ptx is not None
+    assert "release 12.9," in built.ptx and '.pragma "nounroll"' in built.ptx
+    other = {**real.artifacts.toolchain, "toolchain": f"{RELEASE}:{'0' * 20}"}
+    moved = replace(real.artifacts, toolchain=MappingProxyType(other))
+    assert rolled_build(moved, 1) is None

@@ -13,6 +13,13 @@ loop's blocks minus those of loops nested in it); with several SASS loops on a l
 smallest is one iteration's worth and the others are ratios to it, those with a smaller factor
 being remainder loops.
 
+A factor above 1 with no remainder loop beside it is unknown: per-line counts cannot tell an
+unroll from a body holding two of a pattern (two `expf`, a max and a sum shuffle) or a vector
+access counted in words (one `LDG.E.128` a trip reads as 4), and with no source compiled here
+there is no rolled build to ask (loops/rolled.py). Measured on tests/data/loops/copies.cu's
+cubins read as they are: every such factor there was wrong (x4 for one int4 copy a trip, x2 for
+the online softmax, x3 to x128 for rolled K loops).
+
 How it can be wrong: loop versioning (two full copies) reports one as the main loop and the
 other as neither; a source line that becomes several same-opcode instructions with no remainder
 loop to compare against reads as a larger factor.
@@ -161,6 +168,8 @@ def _by_line(ctx: AnalysisContext) -> Findings:
             return src.line if src and at and (src.file, src.line) != at else None
 
         f, loop, rest, _ = _measure(group, lambda lp: _count(instructions, region(lp), other_lines))
+        if f is not None and f > 1 and not rest:
+            f = None  # no source to roll and ask (loops/rolled.py): see the module's docstring
         requested, ptxas = _ptx_request(ctx, region(loop))
         entry = LoopEntry(
             line=at[1] if at else None,

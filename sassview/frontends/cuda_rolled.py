@@ -6,19 +6,22 @@ copies of a body the compilers made (analyses/loops/rolled.py).
 NVRTC compiles: the main file and the headers beside it (found under its directory, by the path
 the NVRTC include scan recorded in `Artifacts.inputs`) are rolled, handed to NVRTC in memory
 under the names the sources include them by, compiled from the main file's directory so their
-line tables name the files they replace. nvcc compiles (whole programs): the same files are
-written rolled into a private directory in the same layout, each under a `#line` naming the
-file it replaces, and compiled with the real build's options, host compiler and instantiations
-(cuda_rolled_nvcc.py). Instantiations appended by `--instantiate` are replayed by both. Cached
-like any compile, keyed by the rolled texts, the options, the architecture and the tool
-versions (an nvcc build's also by its real PTX, which every file it read decides): a warm
-check compiles nothing.
+line tables name the files they replace; by the same NVRTC as the real build, a stored
+release's (`--toolchain 12.9`, toolchain/store.py: the one whose manifest made it) where it
+made it. nvcc compiles (whole programs): the same files are written rolled into a private
+directory in the same layout, each under a `#line` naming the file it replaces, and compiled
+with the real build's options, host compiler and instantiations (cuda_rolled_nvcc.py). C++
+held in a kernel.py string is rolled at its lines of the kernel file and compiled under a
+`#line` naming it (`_kernel_py_rolled`). Instantiations appended by `--instantiate` are
+replayed by both. Cached like any compile, keyed by the rolled texts, the options, the
+architecture and the tool versions (an nvcc build's also by its real PTX, which every file it
+read decides): a warm check compiles nothing.
 
 How it can be wrong: a header included by another name than its path from the main file's
 directory (through `-I`) is read from disk unrolled: its loops are then alike in both builds
 and the census says nothing from them. A rolled build that fails to compile is no evidence:
-None, and the census keeps its counts; so is a compile by a stored release (`--toolchain
-12.9`), which this NVRTC cannot replay, and C++ held in a kernel.py (its text is not a file's).
+None, and the census keeps its counts; so is one whose stored release is gone or was added
+again with other files since, and C++ held in a kernel.py (its text is not a file's).
 """
 
 from __future__ import annotations
@@ -46,11 +49,9 @@ def rolled_build(
         return None
     if not artifacts.source_path or artifacts.source_text is None:
         return None
-    if "cuda_source" in artifacts.stages:  # C++ held in a kernel.py: its text is not the file's
-        return None
-    if "stored" in artifacts.toolchain:  # another release's NVRTC built it (toolchain/store.py):
-        return None  # a rolled build by this one would compare two compilers, not two builds
     main = Path(artifacts.source_path)
+    if "cuda_source" in artifacts.stages:  # C++ held in a kernel.py: its text is not the file's
+        return _kernel_py_rolled(artifacts, main, parity, flips or {})
     text = rolled_source(artifacts.source_text, parity)
     headers = _rolled_headers(main, artifacts.inputs, parity, flips or {})
     if artifacts.compiler == "nvcc":
@@ -64,30 +65,94 @@ def rolled_build(
     return _nvrtc_rolled(artifacts, main, text, headers)
 
 
-def _nvrtc_rolled(
-    artifacts: Artifacts, main: Path, text: str, headers: list[tuple[str, bytes]]
+def _kernel_py_rolled(
+    artifacts: Artifacts, main: Path, parity: int | None, flips: Mapping[str, int]
 ) -> Artifacts | None:
-    unit = f"{text}\n{artifacts.appendix}" if artifacts.appendix else text  # as cuda.py appends
-    opts = [*artifacts.options, f"--use-bundled-headers={cache.scratch_dir('nvrtc-headers')}"]
-    key = cache.make_key(
-        {
-            "frontend": "cuda-rolled",
-            "name": str(main),
-            "source": cache.digest(unit.encode()),
-            "headers": {name: cache.digest(data) for name, data in headers},
-            "options": list(artifacts.options),
-            "arch": artifacts.arch,
-            "tools": dict(artifacts.toolchain),
-        }
-    )
+    """The rolled build of C++ held in a string of a kernel.py (`sv.cuda`, specs/cuda.py): its
+    text at its own lines of the kernel file (the `cuda_source` stage, lines outside the string
+    blank) rolled, compiled under `#line 1` naming the kernel file, so its line table is the
+    real build's (which a `#line` at the string's first line pointed into the kernel file).
+    None where the real build's line table does not name the kernel file (a string not found in
+    it, compiled at its own lines) or nvcc built it (nvcc reads a file, this text is none)."""
+    if artifacts.compiler != "nvrtc" or f'"{main}"' not in (artifacts.ptx or ""):
+        return None
+    text = rolled_source(artifacts.stages["cuda_source"], parity)
+    if "\n" in str(main) or "\r" in str(main):
+        return None
+    quoted = str(main).replace("\\", "\\\\").replace('"', '\\"')
+    from sassview.frontends.cuda import STRING_SOURCE_NAME
+
+    unit = f'#line 1 "{quoted}"\n{text}'
+    headers = _rolled_headers(main, artifacts.inputs, parity, flips)
+    return _nvrtc_rolled(artifacts, main, text, headers, unit, STRING_SOURCE_NAME)
+
+
+def _nvrtc_rolled(
+    artifacts: Artifacts,
+    main: Path,
+    text: str,
+    headers: list[tuple[str, bytes]],
+    compiled: str | None = None,
+    name: str | None = None,
+) -> Artifacts | None:
+    """`text` (the rolled main file, as the census reads it) compiled as `compiled` where that
+    differs (a kernel.py's C++ under its `#line`), under `name` (the real build's, by default
+    the main file's path)."""
+    unit = text if compiled is None else compiled
+    unit = f"{unit}\n{artifacts.appendix}" if artifacts.appendix else unit  # as cuda.py appends
+    name = str(main) if name is None else name
+    stored = artifacts.toolchain.get("stored")
+    if stored is None:
+        opts = [*artifacts.options, f"--use-bundled-headers={cache.scratch_dir('nvrtc-headers')}"]
+    else:
+        opts = list(artifacts.options)  # its release's headers by -I, as the real build's
+    keyed = {
+        "frontend": "cuda-rolled",
+        "name": str(main),
+        "source": cache.digest(unit.encode()),
+        "headers": {included: cache.digest(data) for included, data in headers},
+        "options": list(artifacts.options),
+        "arch": artifacts.arch,
+        "tools": dict(artifacts.toolchain),
+    }
+    key = cache.make_key(keyed if name == str(main) else {**keyed, "as": name})
 
     def compile_() -> tuple[bool, str, str, bytes]:
+        if stored is not None:
+            return _stored_compile(artifacts, unit.encode(), name, opts, headers, main.parent)
         from sassview.frontends.nvrtc_api import nvrtc_compile
 
-        out = nvrtc_compile(unit.encode(), str(main), opts, headers, cwd=str(main.parent))
+        out = nvrtc_compile(unit.encode(), name, opts, headers, cwd=str(main.parent))
         return out.ok, out.log, out.ptx, out.cubin
 
     return cached_rolled(artifacts, key, text, compile_)
+
+
+def _stored_compile(
+    artifacts: Artifacts,
+    unit: bytes,
+    name: str,
+    opts: list[str],
+    headers: list[tuple[str, bytes]],
+    cwd: Path,
+) -> tuple[bool, str, str, bytes]:
+    """The rolled build by the stored release that made the real one (toolchain/store.py),
+    found by its manifest digest: a rolled build by another compiler would compare two
+    compilers, not two builds. Not compiled (no evidence) where that release is gone or was
+    added again with other files."""
+    from sassview.errors import SassviewError
+    from sassview.frontends.nvrtc_stored import compile_with
+    from sassview.toolchain import store
+
+    try:
+        toolchain = store.find(artifacts.toolchain["stored"])
+    except SassviewError as exc:
+        return False, f"the stored toolchain is not there: {exc}", "", b""
+    if toolchain.key != artifacts.toolchain.get("toolchain"):
+        said = f"toolchain {toolchain.release} is no longer the one that compiled it"
+        return False, said, "", b""
+    out = compile_with(toolchain, unit, name, opts, headers, cwd=str(cwd))
+    return out.ok, out.log, out.ptx, out.cubin
 
 
 def cached_rolled(

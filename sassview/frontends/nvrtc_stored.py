@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ctypes
 import logging
+import os
 from collections.abc import Sequence
 
 from sassview.errors import CompileError, ToolchainError
@@ -28,9 +29,16 @@ _INVALID_OPTION = 5
 
 
 def compile_with(
-    toolchain: Toolchain, source: bytes, name: str, options: Sequence[str]
+    toolchain: Toolchain,
+    source: bytes,
+    name: str,
+    options: Sequence[str],
+    headers: Sequence[tuple[str, bytes]] = (),
+    cwd: str | None = None,
 ) -> NvrtcOutput:
-    """Compile one translation unit with `toolchain`'s NVRTC, in a child process."""
+    """Compile one translation unit with `toolchain`'s NVRTC, in a child process. `headers`
+    and `cwd` as nvrtc_api.nvrtc_compile's (a rolled build's headers, read in memory under
+    their include names, from the includer's directory: frontends/cuda_rolled.py)."""
     lib = toolchain.nvrtc
     builtins = toolchain.nvrtc_builtins
     if lib is None or builtins is None:
@@ -47,6 +55,8 @@ def compile_with(
         source,
         name,
         list(options),
+        list(headers),
+        cwd,
         what=f"NVRTC {toolchain.release}",
         timeout=timeout,
     )
@@ -67,13 +77,40 @@ def _text(lib: ctypes.CDLL, prog: ctypes.c_void_p, size_fn: str, get_fn: str) ->
     return buf.raw[: size.value]
 
 
-def _compile(path: str, source: bytes, name: str, options: Sequence[str]) -> NvrtcOutput:
-    """In the child: load, compile, read the log, PTX and cubin."""
+def _compile(
+    path: str,
+    source: bytes,
+    name: str,
+    options: Sequence[str],
+    headers: Sequence[tuple[str, bytes]] = (),
+    cwd: str | None = None,
+) -> NvrtcOutput:
+    """In the child: load, compile (from `cwd`, where given), read the log, PTX and cubin."""
+    if not cwd:
+        return _compile_here(path, source, name, options, headers)
+    back = os.getcwd()  # in the child: the parent's stays; in process (no fork), restored
+    os.chdir(cwd)
+    try:
+        return _compile_here(path, source, name, options, headers)
+    finally:
+        os.chdir(back)
+
+
+def _compile_here(
+    path: str,
+    source: bytes,
+    name: str,
+    options: Sequence[str],
+    headers: Sequence[tuple[str, bytes]],
+) -> NvrtcOutput:
     lib = ctypes.CDLL(path, mode=ctypes.RTLD_LOCAL)
     prog = ctypes.c_void_p()
+    count = len(headers)
+    texts = (ctypes.c_char_p * count)(*(h[1] for h in headers)) if count else None
+    names = (ctypes.c_char_p * count)(*(h[0].encode() for h in headers)) if count else None
     _check(
         lib,
-        lib.nvrtcCreateProgram(ctypes.byref(prog), source, name.encode(), 0, None, None),
+        lib.nvrtcCreateProgram(ctypes.byref(prog), source, name.encode(), count, texts, names),
         "create",
     )
     try:

@@ -7,23 +7,28 @@ warns: NVRTC's and nvcc's `warning #47-D: incompatible redefinition of macro "TI
 (`Macros.at`), and each `-D` a file's `#define` replaces is an `Override` (with its line) for
 the warning the census gives (`analyses/loops/files.py`).
 
-A walk over the directives, not a preprocessor: no includes are followed (the caller walks
-the files the line table names one after another, carrying what is defined), no function-like
-macro is expanded, and a condition is decided only from integer literals, `defined(NAME)`, the
-names defined so far and `__CUDA_ARCH__`.
+A walk over the directives, not a preprocessor: an `#include` is followed only into the files
+the caller has (`Includes`: those the line table names, found as the compiler finds them), each
+walked once at its first `#include` in translation-unit order, so a header sees what its
+includer defined ahead of the include (`#define WARPSIZE 32` before `#include
+"block_reduce.cuh"`); no function-like macro is expanded, and a condition is decided only from
+integer literals, `defined(NAME)`, the names defined so far and `__CUDA_ARCH__`.
 
 How it can be wrong: a condition it cannot decide (a name no file read here defines, a
 compiler-predefined `__NAME`, a function-like macro) takes both branches: a macro either
 branch defines is then unknown from there on (None: no trip count, never a guess). A header
-read after the main file, or ahead of it, sees the other's final values, not those at its
-`#include`.
+no `#include` of the files walked reaches (through `<...>` from a directory not given, or a
+computed name) is walked ahead of them, and sees their final values, not those at its
+`#include`; a header included twice is walked at its first `#include` only (as `#pragma once`
+or an include guard has it).
 """
 
 from __future__ import annotations
 
 import ast
+import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 # One logical directive: `#`, name, the rest (continuations joined by the caller)
@@ -34,6 +39,7 @@ _DEFINED = re.compile(r"\bdefined\s*(?:\(\s*(\w+)\s*\)|(\w+))")
 _C_LOGIC = (("&&", " and "), ("||", " or "), ("!=", " __ne__ "), ("!", " not "))
 _LITERAL_SUFFIX = re.compile(r"\b(0x[0-9a-fA-F]+|\d+)[uUlL]+\b")
 _UNKNOWN = object()  # defined, with a value this walk cannot know
+_INCLUDE_NAME = re.compile(r'\s*(?:"([^"]+)"|<([^>]+)>)')
 _History = dict[str, list[tuple[int, "int | None"]]]  # name -> (from line, value)
 
 
@@ -81,8 +87,9 @@ class Macros:
         """The integer macros defined now (after the files walked so far)."""
         return {n: v for n, v in self.defined.items() if type(v) is int}
 
-    def walk(self, file: str, text: str) -> None:
-        """Follows `text`'s directives in order, recording each name's values by line."""
+    def walk(self, file: str, text: str, includes: Includes | None = None) -> None:
+        """Follows `text`'s directives in order, recording each name's values by line; an
+        `#include` of one of `includes`' files not walked yet is walked there."""
         hist = self.history.setdefault(file, {})
         self._redefined.pop(file, None)
         start = dict(self.defined)
@@ -106,6 +113,10 @@ class Macros:
                 stack.pop()
             elif directive in ("define", "undef") and live is not False:
                 self._define(file, line, directive, rest, certain=live is True, hist=hist)
+            elif directive == "include" and live is not False and includes is not None:
+                found = includes.enter(file, rest)
+                if found is not None:
+                    self.walk(found, includes.files[found], includes)
 
     def _define(
         self, file: str, line: int, directive: str, rest: str, *, certain: bool, hist: _History
@@ -168,11 +179,79 @@ class Macros:
         return out
 
     def _changing(self, file: str) -> dict[str, list[tuple[int, int | None]]]:
+        """The names defined more than once in `file`, or once to another value than their
+        final one (a header walked at its `#include`, redefined after it)."""
         found = self._redefined.get(file)
         if found is None:
             hist = self.history.get(file, {})
-            found = self._redefined[file] = {n: s for n, s in hist.items() if len(s) > 1}
+            found = self._redefined[file] = {
+                n: s for n, s in hist.items() if len(s) > 1 or s[0][1] != self._final(n)
+            }
         return found
+
+    def _final(self, name: str) -> int | None:
+        value = self.defined.get(name)
+        return value if type(value) is int else None
+
+
+@dataclass
+class Includes:
+    """The files an `#include` may be followed into (name as the line table names it -> text),
+    found as the compiler finds them: a quoted name beside the including file, then in the
+    include directories (`-I`); each entered once."""
+
+    files: Mapping[str, str]
+    dirs: Sequence[str] = ()
+    entered: set[str] = field(default_factory=set)
+    _by_path: dict[str, str] = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        self._by_path = {os.path.normpath(n): n for n in self.files}
+
+    def resolve(self, file: str, rest: str) -> str | None:
+        """The file of `files` an `#include` (its `rest`) in `file` names, or None."""
+        m = _INCLUDE_NAME.match(rest)
+        if m is None:
+            return None
+        name = m.group(1) or m.group(2)
+        bases = [os.path.dirname(file)] if m.group(1) else []
+        for base in (*bases, *self.dirs):
+            found = self._by_path.get(os.path.normpath(os.path.join(base, name)))
+            if found is not None:
+                return found
+        return None
+
+    def enter(self, file: str, rest: str) -> str | None:
+        """The file to walk at this `#include`: one of `files` not entered yet, else None."""
+        found = self.resolve(file, rest)
+        if found is None or found in self.entered:
+            return None
+        self.entered.add(found)
+        return found
+
+    def reached(self, root: str, text: str) -> set[str]:
+        """The files `root`'s includes reach, in either branch of every condition."""
+        seen: set[str] = set()
+        todo = [(root, text)]
+        while todo:
+            file, body = todo.pop()
+            for _, directive, rest in _directives(body):
+                found = self.resolve(file, rest) if directive == "include" else None
+                if found is not None and found not in seen and found != root:
+                    seen.add(found)
+                    todo.append((found, self.files[found]))
+        return seen
+
+
+def include_dirs(options: Iterable[str]) -> list[str]:
+    """The `-I` directories of a compile's options, in order (`-Idir`, `-I dir`)."""
+    out, options = [], list(options)
+    for i, opt in enumerate(options):
+        if opt == "-I" and i + 1 < len(options):
+            out.append(options[i + 1])
+        elif opt.startswith("-I") and len(opt) > 2:
+            out.append(opt[2:])
+    return out
 
 
 def _live(stack: list[tuple[bool | None, bool]]) -> bool | None:
@@ -278,4 +357,4 @@ def _node(node: ast.AST, names: Mapping[str, int]) -> int | None:
     return None
 
 
-__all__ = ["Macros", "Override"]
+__all__ = ["Includes", "Macros", "Override", "include_dirs"]

@@ -16,8 +16,13 @@ Macros are the preprocessor's, in definition order (`sassview.parse.cxx_macros`:
 (`sassview.parse.cxx_constants`: a block's constexpr locals, `Cfg::BK` through a kernel's type
 parameter). A Triton kernel's constexprs (its `constexprs=` option) bind in its own function.
 
-How it can be wrong: a file's macros are read in the order the line table names the files,
-not at its `#include`; a header edited since the compile is read as it is now; one neither
+Macros are walked in translation-unit order: from the file compiled (the includer too, where
+the kernel's code is all in a header it includes), into each header the line table names at
+its first `#include` (`cxx_macros.Includes`), so the includer's `#define`s ahead of the
+include hold in the header, and its later ones not.
+
+How it can be wrong: a header no quoted or `-I` include reaches is read ahead of the file
+compiled, with its final values; a header edited since the compile is read as it is now; one neither
 where the line table says nor beside the source has no loops.
 """
 
@@ -30,9 +35,10 @@ from pathlib import Path
 
 from sassview.analyses.base import AnalysisContext
 from sassview.analyses.memory import line_keys
+from sassview.ir import Artifacts
 from sassview.memo import memoized
 from sassview.parse.cxx_constants import FileConstants, bind_struct, file_constants
-from sassview.parse.cxx_macros import Macros
+from sassview.parse.cxx_macros import Includes, Macros, include_dirs
 from sassview.parse.cxx_templates import TemplateScope, template_scope
 from sassview.parse.python_loops import bound_python, python_source_loops
 from sassview.parse.source_loops import SourceLoop, blanked, bound, source_loops
@@ -67,12 +73,20 @@ class SourceFiles:
         # header's (`#define TILE 8`, a config struct in a .cuh).
         pre = [(str(p), _read(p)) for p in pre_included(art.options)]  # first, no code
         cxx = [n for n in sorted(set(names) - {self.main}) if self._cxx or not n.endswith(".py")]
-        if self.main and (self._cxx or not self.main.endswith(".py")):
-            cxx.append(self.main)
         walked = (*pre, *((n, self.text(n)) for n in cxx))
         self.macros, self._constants, self._macros = read_constants(
-            tuple(art.options), art.arch, walked
+            tuple(art.options), art.arch, walked, self._unit(art)
         )
+
+    def _unit(self, art: Artifacts) -> tuple[str, str] | None:
+        """(name, text) of the file the translation unit starts at, its macros walked last,
+        into its `#include`s as they come: the main file, or, where the kernel has no code in
+        it (a kernel defined in the header it includes), the source compiled."""
+        if self.main and (self._cxx or not self.main.endswith(".py")):
+            return self.main, self._main_text
+        if self._cxx and art.source_path and self._main_text:
+            return art.source_path, self._main_text
+        return None
 
     def text(self, file: str) -> str:
         if file == self.main:
@@ -202,15 +216,26 @@ def _read(path: Path) -> str:
 
 @memoized(8)
 def read_constants(
-    options: tuple[str, ...], arch: str, files: tuple[tuple[str, str], ...]
+    options: tuple[str, ...],
+    arch: str,
+    files: tuple[tuple[str, str], ...],
+    unit: tuple[str, str] | None = None,
 ) -> tuple[Macros, dict[str, FileConstants], dict[str, int]]:
-    """(the macros of `files` (name, text) walked in order after the options, the constants
-    of each file, the constants every loop sees): once a program, not once a kernel (a
-    generated source of thousands of kernels is read once)."""
+    """(the macros walked after the options, the constants of each file, the constants every
+    loop sees): `unit` (name, text) last, each of `files` (name, text) at its first `#include`
+    there, those no include reaches in order ahead of it. Once a program, not once a kernel
+    (a generated source of thousands of kernels is read once)."""
     macros = Macros(options, arch)
+    includes = Includes(dict(files), include_dirs(options))
+    reached = includes.reached(*unit) if unit is not None else set()
     for name, text in files:
-        macros.walk(name, text)
-    consts = {n: file_constants(blanked(t), {}) for n, t in files}
+        if name not in reached:
+            macros.walk(name, text)
+    if unit is not None:
+        includes.entered.add(unit[0])
+        macros.walk(*unit, includes)
+    every = (*files, unit) if unit is not None else files
+    consts = {n: file_constants(blanked(t), {}) for n, t in every}
     return macros, consts, _shared(macros.integers(), consts.values())
 
 

@@ -31,8 +31,9 @@ the real build folded, hoisted or rematerialised (the most common ratio must hol
 than half of the lines both builds have, math where there is math, else memory). A level's
 copies where the compilers unroll a loop differently once the loop around it is rolled (read
 in the real build: the check above fails, and the entry stays unknown). The rolled builds run
-for compiles of a file with the installed wheels, NVRTC or nvcc, `--instantiate` included
-(frontends/cuda_rolled.py, cuda_rolled_nvcc.py); not for a stored toolchain's builds.
+for compiles of a file, NVRTC or nvcc, `--instantiate` included, by the compiler of the real
+build (a stored toolchain's NVRTC for its builds), and for C++ held in a kernel.py
+(frontends/cuda_rolled.py, cuda_rolled_nvcc.py); not for a cubin or PTX given as it is.
 """
 
 from __future__ import annotations
