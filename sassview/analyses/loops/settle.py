@@ -96,10 +96,12 @@ def decide(
             provisional[k] = real.copies.get(k)
         real.copies[k] = found
         done.add(k)
-    # A level with no code of its own stands where a level inside it held in the real build.
+    # A level with no code of its own stands where a level inside it held in the real build:
+    # one the builds settled, or one of a known count its code there bears out over the
+    # level's copies (a header's `for k < BK` around `for i < 4` at a call site).
     for k, before in provisional.items():
         inside = [c for c in done if c != k and k in real.tree.around(c) and c not in provisional]
-        if not inside:
+        if not inside and not _borne_out_inside(real, k, keys, factors):
             real.copies[k] = before
             done.discard(k)
     # A count of words the builds could not bear out is no count: 4 words a copy of a float4,
@@ -109,6 +111,26 @@ def decide(
             if k not in done:
                 real.copies[k] = None
     return done
+
+
+def _borne_out_inside(
+    real: Measure, key: Key, keys: list[Key], factors: dict[Key, int | None]
+) -> bool:
+    """Whether a full entry inside `key` (with `key`'s copies in place), of copies known from
+    its constant trip count, counts as many in the real build: its own code over the
+    executions of its statement, `key`'s copies among them. Every such entry must agree,
+    and one at least."""
+    inner = [
+        c
+        for c in keys
+        if c != key
+        and c not in real.groups
+        and key in real.tree.around(c)
+        and real.tree.loop(c).trip_count is not None
+    ]
+    seen = [real.measured_copies(c, factors) for c in inner]
+    known = [(c, n) for c, n in zip(inner, seen, strict=True) if n is not None]
+    return bool(known) and all(n == real.copies.get(c) for c, n in known)
 
 
 def _full_copies(
