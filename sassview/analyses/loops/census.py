@@ -169,7 +169,8 @@ class Census(Measure):
         (loops/rolled.py); NVVM's factors are re-read for the factors it changed."""
         remainders = {k: bool(m[1]) or m[2] for k, m in measured.items()}
         order = sorted(keys, key=self._order)
-        open_ = open_entries(self, order, self.factors, remainders)
+        single = [k for k, m in measured.items() if not m[1]]  # no remainder loop beside
+        open_ = open_entries(self, order, self.factors, remainders, single)
         if not open_:
             return set()
         asked = Variants(self.ctx, flips(self, order, self.files.main))

@@ -16,16 +16,26 @@ from sassview.analyses.loops.tree import Key
 
 
 def open_entries(
-    real: Measure, keys: Iterable[Key], factors: dict[Key, int | None], remainders: dict[Key, bool]
+    real: Measure,
+    keys: Iterable[Key],
+    factors: dict[Key, int | None],
+    remainders: dict[Key, bool],
+    single: Iterable[Key] = (),
 ) -> list[Key]:
-    """The entries the counting leaves open: rolled ones `undecided`; full ones with no
+    """The entries the counting leaves open: rolled ones `undecided`, or unrolled with no
+    remainder loop to give the ratio (`single`) over memory wider than a word (16 cp.async
+    of 16 bytes a trip, 15 straight-line: counted as their 64 words); full ones with no
     count, or counted (no constant trip count) over memory wider than a word (a float4 copy
     counted as its 4 words where no math is there to say)."""
     out = []
     wide = _wide_memory(real)
+    alone = set(single)
     for k in keys:
         if k in real.groups:
-            if undecided(factors.get(k), remainders.get(k, False)):
+            f = factors.get(k)
+            if undecided(f, remainders.get(k, False)) or (
+                k in wide and k in alone and (f or 0) > 1
+            ):
                 out.append(k)
         elif real.copies.get(k) is None or (real.tree.loop(k).trip_count is None and k in wide):
             out.append(k)

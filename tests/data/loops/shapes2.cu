@@ -270,3 +270,38 @@ template __global__ void nest_dep<6>(const float*, float*);
 template __global__ void softmax_row<256>(const float*, float*, int);
 template __global__ void transpose_or_copy<true>(const float*, float*, int);
 template __global__ void transpose_or_copy<false>(const float*, float*, int);
+
+// A two-stage cp.async pipeline: a prologue stage, then each K tile's copy of the next tile
+// (16-byte cp.async a trip of a block-stride loop, under a guard) before the current one is
+// read. ptxas pads each LDGSTS group with `@!PT LDS RZ, [RZ]`, which never runs.
+#define STAGES 2
+__device__ __forceinline__ void cp_async16(void* smem, const void* gmem) {
+  const unsigned a = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(a), "l"(gmem));
+}
+__global__ void __launch_bounds__(128)
+    cp_async_pipe(const float4* __restrict__ g, float* __restrict__ out, int ktiles, int n) {
+  __shared__ float4 stage[STAGES][256];
+  for (int s = 0; s < STAGES - 1; ++s) {  // @ca_pro
+    for (int i = threadIdx.x; i < 256; i += 128) cp_async16(&stage[s][i], g + s * 256 + i);  // @ca_pi
+    asm volatile("cp.async.commit_group;\n" ::);
+  }
+  float acc[ThreadShape::TM] = {};
+  for (int kt = 0; kt < ktiles; ++kt) {  // @ca_k
+    const int next = kt + STAGES - 1;
+    if (next < ktiles)
+      for (int i = threadIdx.x; i < 256; i += 128) cp_async16(&stage[next % STAGES][i], g + next * 256 + i);  // @ca_ld
+    asm volatile("cp.async.commit_group;\n" ::);
+    asm volatile("cp.async.wait_group 1;\n" ::);
+    __syncthreads();
+    for (int m = 0; m < ThreadShape::TM; ++m) {  // @ca_m
+      const float4 v = stage[kt % STAGES][threadIdx.x + m * 32];
+      acc[m] += v.x * v.y + v.z * v.w;
+    }
+    __syncthreads();
+  }
+  for (int m = 0; m < ThreadShape::TM; ++m) {  // @ca_wm
+    const int at = (blockIdx.x * ThreadShape::TM + m) * 128 + threadIdx.x;
+    if (at < n) out[at] = acc[m];
+  }
+}
