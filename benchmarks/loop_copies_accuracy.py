@@ -1,12 +1,15 @@
-"""Right / wrong / unknown loop claims on the recorded copies corpus (tests/data/loops/copies.cu).
+"""Right / wrong / unknown loop claims on the recorded labelled corpora: copies.cu
+(tests/test_loop_copies.py) and shapes2.cu (tests/test_loop_shapes2.py).
 
     python benchmarks/loop_copies_accuracy.py
 
-For sm_80 and sm_90a, the census of the recorded real build (reading the recorded rolled
-builds, as tests/test_loop_copies.py does, and once with no rolled build at all) against the
-hand labels of labels_copies.json, and the labels' `before` column (what the census said at
-69b3583, before the rolled builds). An accuracy count, not a timing: it prints, it does not
-assert (the tests do).
+For each corpus, sm_80 and sm_90a, the census of the recorded real build (reading the recorded
+rolled builds, as the tests do, and once with no rolled build at all) against the hand labels,
+and the labels' `before` column (what the census said before: copies.cu's at 69b3583, before
+the rolled builds; shapes2.cu's at ef7f075, before that corpus). A claim is one label row on
+one arch: unknown where the census gives no number, wrong where it gives another (or the line
+has no entry, or more than one), right where every labelled key holds (`tensor_ops` too). An
+accuracy count, not a timing: it prints, it does not assert (the tests do).
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import os
 import sys
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 os.environ.setdefault("SASSVIEW_CACHE_DIR", str(HERE / ".cache"))
@@ -22,7 +26,8 @@ sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE.parent / "tests"))
 
 
-def verdict(got: str, label: dict[str, object]) -> str:
+def tag_verdict(got: str, label: dict[str, Any]) -> str:
+    """A `before` tag (`full x8`, `x4+rem`, `full copies unknown`) against a label."""
     if "unknown" in got:
         return "unknown"
     want = (
@@ -33,34 +38,62 @@ def verdict(got: str, label: dict[str, object]) -> str:
     return "right" if got == want else "wrong"
 
 
-def main() -> None:
-    import test_loop_copies as corpus
+def verdict(entries: list[Any], label: dict[str, Any]) -> str:
+    if len(entries) != 1:
+        return "wrong"  # no entry for a loop with code, or a second claim about its line
+    (e,) = entries
+    if (e.kind == "full" and e.copies is None) or (e.kind == "rolled" and e.factor is None):
+        return "unknown"
+    return "right" if all(getattr(e, k) == v for k, v in label.items()) else "wrong"
 
-    from sassview.analyses.loops import rolled
+
+def _entries(corpus: Any, arch: str, row: dict[str, Any]) -> list[Any]:
     from sassview.inspection import inspect_kernel
 
-    runs = {"with the rolled builds": corpus.recorded_variant, "no rolled build": None}
-    before: Counter[str] = Counter()
-    for row in corpus.LABELS:  # the same on both archs
-        before[verdict(row["before"], row["label"])] += len(corpus.ARCHS)
-    print(f"before (labels' 'before', {sum(before.values())} claims): {dict(before)}")
-    for name, builder in runs.items():
-        rolled.build_variant = builder or (lambda art, parity, flips: None)
-        found: Counter[str] = Counter()
-        for arch in corpus.ARCHS:
-            p = corpus.program(arch)
-            for row in corpus.LABELS:
-                at = tuple(corpus.marks()[m][1] for m in row.get("at", []))
-                entries = inspect_kernel(p, p.kernel(row["kernel"])).facts("unroll")["entries"]
-                (e,) = [
-                    x
-                    for x in entries
-                    if x.line == corpus.marks()[row["loop"]][1]
-                    and tuple(c.line for c in x.inlined_at) == at
-                ]
-                tag = e.tag().split(" ", 1)[1].split(" (asked")[0]
-                found[verdict(tag, row["label"])] += 1
-        print(f"now, {name}: {dict(found)}")
+    p = corpus.program(arch)
+    marks = corpus.marks()
+    want = (marks[row["loop"]], tuple(marks[m] for m in row.get("at", [])))
+    return [
+        e
+        for e in inspect_kernel(p, p.kernel(row["kernel"])).facts("unroll")["entries"]
+        if e.file
+        and e.line
+        and ((Path(e.file).name, e.line), tuple((Path(c.file).name, c.line) for c in e.inlined_at))
+        == want
+    ]
+
+
+def main() -> None:
+    import test_loop_copies
+    import test_loop_shapes2
+
+    from sassview.analyses.loops import rolled
+
+    for name, corpus in (("copies.cu", test_loop_copies), ("shapes2.cu", test_loop_shapes2)):
+        before: Counter[str] = Counter()
+        for row in corpus.LABELS:
+            for arch in corpus.ARCHS:
+                said = row["before"]
+                said = said[arch] if isinstance(said, dict) else said
+                before[tag_verdict(said, row.get(arch, row["label"]))] += 1
+        print(f"{name}: before (labels' 'before', {sum(before.values())} claims): {dict(before)}")
+        for run, builder in (
+            ("with the rolled builds", corpus.recorded_variant),
+            ("no rolled build", None),
+        ):
+            rolled.build_variant = builder or (lambda art, parity, flips: None)
+            found: Counter[str] = Counter()
+            wrong = []
+            for arch in corpus.ARCHS:
+                for row in corpus.LABELS:
+                    v = verdict(_entries(corpus, arch, row), row.get(arch, row["label"]))
+                    found[v] += 1
+                    if v == "wrong":
+                        wrong.append(f"{arch}:{row['loop']}")
+            print(
+                f"{name}: now, {run}: {dict(found)}"
+                + (f" wrong: {' '.join(wrong)}" if wrong and builder else "")
+            )
 
 
 if __name__ == "__main__":

@@ -98,6 +98,29 @@ def test_a_type_parameter_reads_the_struct_it_names() -> None:
     assert bind_struct("V", "float4", fc, {}) == {"sizeof(V)": 16}
 
 
+DERIVED = """
+struct Block { static constexpr int BM = 32, BK = 8; };
+struct Thread : public Block { static constexpr int TM = 4, LOADS = BM * BK / 64; };
+struct Again : Thread { static constexpr int BK = 16; };
+struct Policy { struct Tile { static constexpr int kRows = 4; }; enum { kItems = 2 }; };
+template <int N> struct Base { static constexpr int V = N; };
+struct FromTemplate : Base<8> { static constexpr int W = 1; };
+"""
+
+
+def test_a_derived_struct_reads_its_bases_members_and_a_nested_one_its_full_name() -> None:
+    """Members reached through a base class (and its base), the derived one's own winning; a
+    struct nested in a struct by its qualified name; a template base gives nothing."""
+    fc = file_constants(blanked(DERIVED), {})
+    assert (fc.names["Thread::BM"], fc.names["Thread::LOADS"]) == (32, 4)
+    assert bind_struct("C", "Again", fc, {}) == {
+        "C::BM": 32, "C::BK": 16, "C::TM": 4, "C::LOADS": 4,
+    }  # fmt: skip
+    assert (fc.names["Policy::Tile::kRows"], fc.names["Tile::kRows"]) == (4, 4)
+    assert fc.names["Policy::kItems"] == 2
+    assert bind_struct("C", "FromTemplate", fc, {}) == {"C::W": 1}
+
+
 def test_the_template_scope_names_its_type_arguments() -> None:
     text = "template <typename Cfg, int N> __global__ void k(float* p) { }\n"
     scope = template_scope(blanked(text), "k<GemmCfg, 4>(float*)")

@@ -1,8 +1,10 @@
 """The integer constants a C++ file defines outside the preprocessor, where each one holds:
 `constexpr` and `const` integers (a function's locals in their block, a namespace's
 file-wide), `static constexpr` members of a config struct (`GemmCfg::BK`, and `BK` inside the
-struct), a struct template's members bound to its arguments (`Traits<128, 8>::BM`), enum
-values (`kRows`, `Dir::Up`), and the sizes `sizeof` gives the built-in and vector types.
+struct; `Policy::Tile::ROWS` of a struct nested in one; a base class's members through the
+struct deriving from it, `Derived::BM`), a struct template's members bound to its arguments
+(`Traits<128, 8>::BM`), enum values (`kRows`, `Dir::Up`), and the sizes `sizeof` gives the
+built-in and vector types.
 
 A loop header `for (uint k = 0; k < Cfg::BK; ++k)` in `cfg_sgemm<GemmCfg>` reads BK through
 the kernel's type parameter (`bind_struct`, called by analyses/loops/files.py).
@@ -13,9 +15,9 @@ namespace, anything else: a block), each declaration evaluated where it stands w
 `constant_expression` over the constants before it.
 
 How it can be wrong: a name declared twice at file level with two values is left out (which
-one a loop sees is not known here); a struct's members reached through a base class, a
-`using` alias or a typedef of a template are not found (no number, not a wrong one); a local
-shadowing a file-wide name holds only in its block, as in C++.
+one a loop sees is not known here); a struct's members reached through a template base
+class, a `using` alias or a typedef of a template are not found (no number, not a wrong one);
+a local shadowing a file-wide name holds only in its block, as in C++.
 """
 
 from __future__ import annotations
@@ -40,8 +42,9 @@ _ENUM = re.compile(r"\benum\s+(class\s+|struct\s+)?(\w+)?\s*(?::\s*[\w\s:]+?)?\s
 _ASSIGN = re.compile(r"^\s*(\w+)\s*=\s*(.+?)\s*$", re.S)
 _STRUCT_HEAD = re.compile(
     r"(?:template\s*<(?P<params>[^{};]*)>\s*)?(?:struct|class)\s+(?:alignas\s*\([^)]*\)\s*)?"
-    r"(?P<name>\w+)\s*(?:final\s*)?(?::[^{};]*)?$"
+    r"(?P<name>\w+)\s*(?:final\s*)?(?::(?P<bases>[^{};]*))?$"
 )
+_BASE = re.compile(r"^(?:(?:public|protected|private|virtual)\s+)*(?:\w+::)*(\w+)$")
 _NAMESPACE_HEAD = re.compile(r"\bnamespace\s*(\w+)?\s*$")
 _PARAMETER = re.compile(r"(?:\w+\s+)+?(\w+)\s*(?:=.*)?$", re.S)
 
@@ -107,6 +110,7 @@ class _Block:
     start: int  # position of its `{`
     end: int  # of its `}`
     parent: int = -1  # index of the block around it (-1: none)
+    bases: tuple[str, ...] = ()  # a struct's base classes, by their last name (no template)
 
 
 def file_constants(blanked: str, macros: Mapping[str, int]) -> FileConstants:
@@ -133,11 +137,10 @@ def _file_constants(blanked: str, macro_items: tuple[tuple[str, int], ...]) -> F
     structs: dict[str, tuple[tuple[str, ...], list[tuple[str, str]]]] = {}
     items = [(p, n, e, None, False) for p, n, e in found] + enums
     starts = [b.start for b in blocks]
+    named = {b.name: i for i, b in enumerate(blocks) if b.kind == "struct" and not b.params}
     for pos, name, expr, enum, scoped in sorted(items, key=lambda x: x[0]):
         around = _around(blocks, starts, pos)
-        env = dict(wide)
-        for i in around:
-            env.update(local.get(i, {}))
+        env = _env(blocks, named, local, wide, around)
         inner = blocks[around[-1]] if around else None
         qualified = f"{enum}::{name}" if enum else None
         if inner is not None and inner.kind == "struct" and inner.params:
@@ -158,9 +161,11 @@ def _file_constants(blanked: str, macro_items: tuple[tuple[str, int], ...]) -> F
         else:
             local.setdefault(around[-1], {}).update(dict.fromkeys(targets, value))
             if inner.kind == "struct":
-                for t in targets:
-                    _put(wide, ambiguous, f"{inner.name}::{t}", value)
+                for prefix in _qualified(blocks, around):
+                    for t in targets:
+                        _put(wide, ambiguous, f"{prefix}::{t}", value)
                 structs.setdefault(inner.name, ((), []))[1].append((name, str(value)))
+    _inherit(blocks, named, local, structs, wide, ambiguous)
     for name in ambiguous:
         wide.pop(name, None)
     scopes = tuple(
@@ -175,6 +180,74 @@ def _file_constants(blanked: str, macro_items: tuple[tuple[str, int], ...]) -> F
         {n: StructConstants(p, tuple(ms)) for n, (p, ms) in structs.items()},
         _scope_index(scopes),
     )
+
+
+def _env(
+    blocks: list[_Block],
+    named: Mapping[str, int],
+    local: Mapping[int, dict[str, int]],
+    wide: Mapping[str, int],
+    around: list[int],
+) -> dict[str, int]:
+    """The names a declaration inside the blocks `around` sees: the file-wide ones, then each
+    block's, a struct's bases' members before its own."""
+    env = dict(wide)
+    for i in around:
+        env.update(_inherited(blocks, named, local, i))
+        env.update(local.get(i, {}))
+    return env
+
+
+def _qualified(blocks: list[_Block], around: list[int]) -> list[str]:
+    """The names the innermost struct of `around` is reached by: `Tile`, `Policy::Tile`
+    (a struct nested in a struct or a named namespace), innermost first."""
+    out: list[str] = []
+    chain = ""
+    for i in reversed(around):
+        b = blocks[i]
+        if b.kind == "block" or not b.name:
+            break
+        chain = f"{b.name}::{chain}" if chain else b.name
+        out.append(chain)
+    return out
+
+
+def _inherited(
+    blocks: list[_Block], named: Mapping[str, int], local: Mapping[int, dict[str, int]], i: int
+) -> dict[str, int]:
+    """The members a struct block reaches through its bases (theirs first, its own after)."""
+    out: dict[str, int] = {}
+    seen = {i}
+    todo = list(blocks[i].bases)
+    while todo:  # a base's bases before the base: walked outwards, applied innermost last
+        j = named.get(todo.pop(0))
+        if j is None or j in seen:
+            continue
+        seen.add(j)
+        out = {**_inherited(blocks, named, local, j), **local.get(j, {}), **out}
+    return out
+
+
+def _inherit(
+    blocks: list[_Block],
+    named: Mapping[str, int],
+    local: dict[int, dict[str, int]],
+    structs: dict[str, tuple[tuple[str, ...], list[tuple[str, str]]]],
+    wide: dict[str, int],
+    ambiguous: set[str],
+) -> None:
+    """A derived struct's inherited members under its own name (`ThreadShape::BM` of a base's
+    BM), where it does not declare them itself."""
+    for i, b in enumerate(blocks):
+        if b.kind != "struct" or not b.bases or b.params:
+            continue
+        own = local.get(i, {})
+        for member, value in _inherited(blocks, named, local, i).items():
+            if member in own:
+                continue
+            _put(wide, ambiguous, f"{b.name}::{member}", value)
+            entry = structs.setdefault(b.name, ((), []))[1]
+            entry.insert(0, (member, str(value)))
 
 
 def _around(blocks: list[_Block], starts: list[int], pos: int) -> list[int]:
@@ -223,7 +296,8 @@ def _blocks(t: str) -> list[_Block]:
             s = _STRUCT_HEAD.search(head)
             if s is not None:
                 params = tuple(_integral(s.group("params"))) if s.group("params") else ()
-                out.append(_Block("struct", s.group("name"), params, m.start(), len(t)))
+                bases = _bases(s.group("bases") or "")
+                out.append(_Block("struct", s.group("name"), params, m.start(), len(t), -1, bases))
             elif (n := _NAMESPACE_HEAD.search(head)) is not None:
                 out.append(_Block("namespace", n.group(1) or "", (), m.start(), len(t)))
             else:
@@ -234,6 +308,18 @@ def _blocks(t: str) -> list[_Block]:
             out[stack.pop()].end = m.start()
         prev = m.end()
     return out
+
+
+def _bases(text: str) -> tuple[str, ...]:
+    """The base classes of a struct head's `: public Base, Other` by their last name; none
+    where one is a template (`Base<8>`: its members depend on arguments not read here)."""
+    out = []
+    for part in split_top(text, angles=True):
+        m = _BASE.match(part.strip())
+        if m is None:
+            return ()
+        out.append(m.group(1))
+    return tuple(out)
 
 
 def _integral(params: str) -> list[str]:

@@ -169,7 +169,8 @@ class Census(Measure):
         (loops/rolled.py); NVVM's factors are re-read for the factors it changed."""
         remainders = {k: bool(m[1]) or m[2] for k, m in measured.items()}
         order = sorted(keys, key=self._order)
-        open_ = open_entries(self, order, self.factors, remainders)
+        single = [k for k, m in measured.items() if not m[1]]  # no remainder loop beside
+        open_ = open_entries(self, order, self.factors, remainders, single)
         if not open_:
             return set()
         asked = Variants(self.ctx, flips(self, order, self.files.main))
@@ -272,12 +273,14 @@ class Census(Measure):
         ops = self._opcodes
         return sum(1 for a in addresses if path_of(ops.get(a, "")) is not None)
 
-    def _span(self, code: tuple[int, ...]) -> list[int]:
+    def _span(self, code: tuple[int, ...], key: Key) -> list[int]:
         """The addresses from the first to the last of a full entry's `code`, but those in a
-        SASS loop holding none of it: ptxas' line table gives one HGMMA of an unrolled k-step
-        the next statement's row (the `for` of the K loop after it), and the copies' MMAs are
-        the ones between. How it can be wrong: straight-line code of another statement
-        scheduled between the copies is counted with them."""
+        SASS loop holding none of it and those of another entry's body: ptxas' line table
+        gives one HGMMA of an unrolled k-step the next statement's row (the `for` of the K
+        loop after it), and the copies' MMAs are the ones between; the HMMA of a loop's
+        mma_sync scheduled between a load loop's copies are the mma loop's, not the load
+        loop's. How it can be wrong: straight-line code a rolled loop's line gives, scheduled
+        between the copies, is counted with them."""
         if not code:
             return []
         mine = set(code)
@@ -287,9 +290,21 @@ class Census(Measure):
         first, last = code[0], code[-1]
         return [
             i.address
-            for i in self.ctx.kernel.instructions
-            if first <= i.address <= last and i.address not in foreign
+            for n, i in enumerate(self.ctx.kernel.instructions)
+            if first <= i.address <= last
+            and i.address not in foreign
+            and (i.address in mine or not self._others_body(n, key))
         ]
+
+    def _others_body(self, index: int, key: Key) -> bool:
+        """Whether instruction `index` is the code of another full entry beside `key` (neither
+        inside it nor around it): that entry's own copies. A rolled entry's line outside its
+        SASS loops is where ptxas put what it moved (the peeled tile's HGMMA on the K loop's
+        row)."""
+        k = self.key[index]
+        if k is None or k in self.groups:
+            return False
+        return key not in self.tree.around(k) and k not in self.tree.around(key)
 
     @property
     def _opcodes(self) -> dict[int, str]:
@@ -320,7 +335,7 @@ class Census(Measure):
             copies=self.copies.get(key),
             first_address=code[0] if code else None,
             instructions=len(code),
-            tensor_ops=self._tensor_ops(self._span(code)),
+            tensor_ops=self._tensor_ops(self._span(code, key)),
             **common,  # type: ignore[arg-type]
         )
 

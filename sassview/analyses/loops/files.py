@@ -9,7 +9,9 @@ A template kernel's integral parameters hold inside its definition's body
 (`sassview.parse.cxx_templates`): `for (k = 0; k < TILE; ++k)` in `sgemm<16>` has 16 iterations.
 
 The files a compile includes ahead of the source (`--include-before`, `--included-by`'s
-context) give their constants too: `#define WARPSIZE 32` in the includer of a header.
+context) give their constants too: `#define WARPSIZE 32` in the includer of a header; so do
+the headers it read that hold none of the kernel's code (a config struct's `.cuh`: the
+compile's recorded inputs, or the quoted `#include`s found beside the source).
 
 Macros are the preprocessor's, in definition order (`sassview.parse.cxx_macros`: a `-D` a
 `#define` replaces is not used), constants are scoped as C++ scopes them
@@ -73,6 +75,8 @@ class SourceFiles:
         # header's (`#define TILE 8`, a config struct in a .cuh).
         pre = [(str(p), _read(p)) for p in pre_included(art.options)]  # first, no code
         cxx = [n for n in sorted(set(names) - {self.main}) if self._cxx or not n.endswith(".py")]
+        if self._cxx:  # the headers that went in with no code here (a config struct's .cuh)
+            pre += [(str(p), _read(p)) for p in included(art, self._main_text, cxx)]
         walked = (*pre, *((n, self.text(n)) for n in cxx))
         self.macros, self._constants, self._macros = read_constants(
             tuple(art.options), art.arch, walked, self._unit(art)
@@ -205,6 +209,32 @@ def pre_included(options: Sequence[str]) -> list[Path]:
         elif opt == "-include" and i + 1 < len(options):
             found.append(Path(options[i + 1]))
     return found
+
+
+_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"([^"]+)"', re.M)
+
+
+def included(art: Artifacts, text: str, named: Iterable[str]) -> list[Path]:
+    """The local headers a CUDA C++ compile read that the line table does not name (no code of
+    the kernel is theirs: a config struct's, a macro's header): the compile's recorded inputs
+    but the main file, else the main text's quoted `#include`s beside the source (a recorded
+    build has no inputs), and theirs in turn; by file name, those the line table names aside."""
+    have = {Path(n).name for n in named}
+    if art.source_path:
+        have.add(Path(art.source_path).name)
+    found = [Path(p) for p in art.inputs[1:]]
+    if not found and art.source_path:
+        todo, here = [(text, Path(art.source_path).parent)], set()
+        while todo and len(found) < 32:
+            body, where = todo.pop()
+            for name in _INCLUDE.findall(body):
+                path = where / name
+                if path in here or not path.is_file():
+                    continue
+                here.add(path)
+                found.append(path)
+                todo.append((_read(path), path.parent))
+    return [p for p in found if p.name not in have]
 
 
 def _read(path: Path) -> str:

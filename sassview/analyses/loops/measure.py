@@ -83,10 +83,15 @@ class Measure:
 
     def _holder_and_name(self, lp: Loop) -> tuple[Key | None, Key | None]:
         """(the deepest entry holding the loop's code, the entry around it that its back-edge
-        compare names, if one does)."""
+        compare names, if one does). Where no entry holds all of it (ptxas keeps a compare
+        of an earlier loop, on that loop's line, inside a later one: the `i < 512` of a
+        prologue's load loop in a double-buffered K loop), the deepest entry holding its math
+        and memory."""
         cfg = self.listing.cfg
         code = [i for k in lp.blocks for i in range(cfg.blocks[k].first, cfg.blocks[k].last + 1)]
         lca = self.holder(code)
+        if lca is None:  # code of two top-level entries: the one its math and memory are
+            lca = self.holder([i for i in code if self.listing.weight(self.ins[i])[0] >= 1])
         if lca is None:
             return None, None
         around = self.tree.ancestors(lca)

@@ -16,16 +16,26 @@ from sassview.analyses.loops.tree import Key
 
 
 def open_entries(
-    real: Measure, keys: Iterable[Key], factors: dict[Key, int | None], remainders: dict[Key, bool]
+    real: Measure,
+    keys: Iterable[Key],
+    factors: dict[Key, int | None],
+    remainders: dict[Key, bool],
+    single: Iterable[Key] = (),
 ) -> list[Key]:
-    """The entries the counting leaves open: rolled ones `undecided`; full ones with no
+    """The entries the counting leaves open: rolled ones `undecided`, or unrolled with no
+    remainder loop to give the ratio (`single`) over memory wider than a word (16 cp.async
+    of 16 bytes a trip, 15 straight-line: counted as their 64 words); full ones with no
     count, or counted (no constant trip count) over memory wider than a word (a float4 copy
     counted as its 4 words where no math is there to say)."""
     out = []
     wide = _wide_memory(real)
+    alone = set(single)
     for k in keys:
         if k in real.groups:
-            if undecided(factors.get(k), remainders.get(k, False)):
+            f = factors.get(k)
+            if undecided(f, remainders.get(k, False)) or (
+                k in wide and k in alone and (f or 0) > 1
+            ):
                 out.append(k)
         elif real.copies.get(k) is None or (real.tree.loop(k).trip_count is None and k in wide):
             out.append(k)
@@ -96,10 +106,12 @@ def decide(
             provisional[k] = real.copies.get(k)
         real.copies[k] = found
         done.add(k)
-    # A level with no code of its own stands where a level inside it held in the real build.
+    # A level with no code of its own stands where a level inside it held in the real build:
+    # one the builds settled, or one of a known count its code there bears out over the
+    # level's copies (a header's `for k < BK` around `for i < 4` at a call site).
     for k, before in provisional.items():
         inside = [c for c in done if c != k and k in real.tree.around(c) and c not in provisional]
-        if not inside:
+        if not inside and not _borne_out_inside(real, k, keys, factors):
             real.copies[k] = before
             done.discard(k)
     # A count of words the builds could not bear out is no count: 4 words a copy of a float4,
@@ -109,6 +121,26 @@ def decide(
             if k not in done:
                 real.copies[k] = None
     return done
+
+
+def _borne_out_inside(
+    real: Measure, key: Key, keys: list[Key], factors: dict[Key, int | None]
+) -> bool:
+    """Whether a full entry inside `key` (with `key`'s copies in place), of copies known from
+    its constant trip count, counts as many in the real build: its own code over the
+    executions of its statement, `key`'s copies among them. Every such entry must agree,
+    and one at least."""
+    inner = [
+        c
+        for c in keys
+        if c != key
+        and c not in real.groups
+        and key in real.tree.around(c)
+        and real.tree.loop(c).trip_count is not None
+    ]
+    seen = [real.measured_copies(c, factors) for c in inner]
+    known = [(c, n) for c, n in zip(inner, seen, strict=True) if n is not None]
+    return bool(known) and all(n == real.copies.get(c) for c, n in known)
 
 
 def _full_copies(

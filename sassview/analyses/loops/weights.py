@@ -31,6 +31,8 @@ def weight(ins: SassInstruction) -> tuple[int, int]:
     op = ins.opcode
     if "SpillRefill" in ins.marks:
         return -1, 0  # register-allocator traffic, not a copy of the source statement
+    if ins.guard_negated and ins.guard is not None and str(ins.guard) in ("PT", "UPT"):
+        return -1, 0  # `@!PT LDS RZ, [RZ]`: never runs (ptxas' filler before an LDGSTS)
     if is_move(ins):
         return 0, 1
     if op in _MATH:
