@@ -148,8 +148,8 @@ def test_no_rolled_build_leaves_the_counts_as_they_were(monkeypatch: pytest.Monk
     monkeypatch.setattr(rolled, "build_variant", lambda art, parity, flips: None)
     p = program("sm_80")
     for kernel, loop, tag in (
-        ("copy_i4_stride", "cv_i4", "x4"),
-        ("online_softmax", "os_i", "x2"),
+        ("copy_i4_stride", "cv_i4", "x4 [counted]"),
+        ("online_softmax", "os_i", "x2 [counted]"),
     ):
         entries = inspect_kernel(p, p.kernel(kernel)).facts("unroll")["entries"]
         (e,) = [x for x in entries if x.line == marks()[loop][1]]

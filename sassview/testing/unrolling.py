@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from sassview.analyses.loops.entry import LoopEntry, UnrollFacts, claim
+from sassview.analyses.loops.entry import LoopEntry, UnrollFacts, decided_claim
 from sassview.testing.failures import UnrollMismatch, compose
 
 if TYPE_CHECKING:
@@ -18,8 +18,9 @@ if TYPE_CHECKING:
 
 
 def describe(entry: LoopEntry) -> str:
-    """What the compiler made of one source loop, in words."""
-    return claim(entry)
+    """What the compiler made of one source loop, in words, and how the number was decided
+    (`decided_claim`: `unrolled by 4, with a remainder loop [counted in the SASS]`)."""
+    return decided_claim(entry)
 
 
 def satisfied(entry: LoopEntry, factor: int | str | None, copies: int | None) -> bool:
