@@ -286,3 +286,31 @@ def test_a_live_rolled_build_rolls_the_header_under_its_own_path(tmp_path: Path)
         entries = inspect_kernel(real, real.kernel("live")).facts("unroll")["entries"]
     (mine,) = [e for e in entries if e.line == 5]
     assert (mine.kind, mine.copies, mine.decided_by) == ("full", 4, rolled.DECIDED_BY)
+
+
+def test_a_claim_the_rolled_build_made_says_so_in_every_view() -> None:
+    """sum_f4's float4 loop is the rolled build's (above): check's row and the JSON summary,
+    the TUI header's tag and loop label, and the exports' loop table say "asked the compiler"
+    where the counted claims say "counted in the SASS" (entry.decided, written once)."""
+    from sassview import export
+    from sassview.analyses.loops.entry import decided, decided_verdict
+    from sassview.report.summary import kernel_summary
+    from sassview.tui.state import build
+    from sassview.tui.widgets.header import header_text
+
+    insp = inspection("sm_80", "sum_f4")
+    (e,) = [x for x in insp.facts("unroll")["entries"] if x.line == marks()["sf4_i"][1]]
+    assert e.decided_by == rolled.DECIDED_BY and decided(e) == "asked the compiler"
+    (row,) = [
+        d["summary"]
+        for d in kernel_summary(insp)["analysis"]["loops"]
+        if d["source_line"] == e.line
+    ]
+    assert row == e.summary() and row.endswith("[asked the compiler]")
+    assert e.tag().endswith("[asked compiler]")
+    assert e.tag() in str(header_text(build(insp, read_file=False)))
+    labels = [lp.label for lp in build(insp, read_file=False).loops]
+    assert any(label.endswith("[asked the compiler]") for label in labels), labels
+    assert f"| {decided_verdict(e)} |" in export.render(insp, "md")
+    counted = [x for x in inspection("sm_80", "two_exp").facts("unroll")["entries"]]
+    assert [decided(x) for x in counted] == ["counted in the SASS"]
