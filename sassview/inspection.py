@@ -7,6 +7,7 @@ views — the CLI report, the TUI, the pytest plugin, the exporters — only rea
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import PurePath
@@ -73,11 +74,21 @@ class Inspection:
 
     def loop_place(self, sass_loop: int) -> str | None:
         """How the loop census names SASS loop `sass_loop` (its statement's line, and which
-        remainder loop it is); None where no entry holds it."""
-        from sassview.analyses.loops.entry import UnrollFacts
+        of its main and remainder loops it is); None where no entry holds it."""
+        from sassview.analyses.loops.entry import UnrollFacts, loop_name
 
-        entries = self.typed_facts(UnrollFacts).entries
-        return next((p for e in entries if (p := e.place_of(sass_loop)) is not None), None)
+        return loop_name(self.typed_facts(UnrollFacts).entries, sass_loop)
+
+    def loop_name(self, sass_loop: int) -> str:
+        """The name every view gives SASS loop `sass_loop`: the census' (`loop_place`), else
+        its source line, else its index (`records_compute.loop_place`)."""
+        from sassview.analyses.records_compute import loop_place
+
+        found = self.loop_place(sass_loop)
+        if found is not None:
+            return found
+        lp = next((lp for lp in self.loops if lp.index == sass_loop), None)
+        return loop_place(lp.source.line if lp and lp.source else None, sass_loop)
 
     @property
     def main_file(self) -> str | None:
@@ -128,7 +139,39 @@ def inspect_kernel(
         block=block,
         effects=effects,
     )
-    return Inspection(program, kernel, cfg, loops, liveness, MappingProxyType(run_all(ctx)))
+    findings = _named(run_all(ctx), loops)
+    return Inspection(program, kernel, cfg, loops, liveness, MappingProxyType(findings))
+
+
+def _named(found: dict[str, Findings], loops: tuple[Loop, ...]) -> dict[str, Findings]:
+    """The findings of analyses that name one SASS loop by its line (`records_compute.
+    loop_place`: the schedule's exposed-load notes), with the loop named as the loop census
+    names it (`loop_name`): a main loop and its remainder loop at one line must not read as
+    one finding twice."""
+    from sassview.analyses.loops.entry import UnrollFacts, loop_name
+    from sassview.analyses.records_compute import placed
+
+    census = found.get(UnrollFacts.ANALYSIS)
+    if census is None or not isinstance(census.facts, UnrollFacts) or not census.facts.entries:
+        return found
+    entries, by_index = census.facts.entries, {lp.index: lp for lp in loops}
+    out = {}
+    for name, f in found.items():
+        notes = []
+        for a in f.annotations:
+            lp = (
+                by_index.get(a.loops[0])
+                if name != UnrollFacts.ANALYSIS and len(a.loops) == 1
+                else None
+            )
+            if lp is not None:
+                line = lp.source.line if lp.source is not None else None
+                text = placed(a.message, line, lp.index, loop_name(entries, lp.index))
+                a = a if text == a.message else dataclasses.replace(a, message=text)
+            notes.append(a)
+        changed = any(x is not y for x, y in zip(notes, f.annotations, strict=True))
+        out[name] = dataclasses.replace(f, annotations=tuple(notes)) if changed else f
+    return out
 
 
 def _columns(program: Program) -> dict[str, int]:

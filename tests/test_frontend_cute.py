@@ -218,7 +218,9 @@ def test_loops_the_dsl_unrolled_before_the_ptx_count_their_copies(ck: ModuleType
     from sassview.testing.unrolling import describe
 
     four = next(e for e in insp.facts("unroll")["entries"] if e.requested == 4)
-    assert describe(four) == "unrolled by 4, with a remainder loop (asked: unroll=4)"
+    assert describe(four) == (
+        "unrolled by 4, with a remainder loop (asked: unroll=4) [counted in the SASS]"
+    )
     # A constant trip count, unroll_full=True: no loop left, four copies of the body.
     (full,) = [e for e in loops if e["source_line"] == line_of("# ROWS: FULL")]
     assert (full["has_back_edge"], full["achieved_factor"], full["requested_factor"]) == (

@@ -338,7 +338,7 @@ def test_unasked_unrolling_with_a_remainder_is_a_finding_naming_both_compilers()
     notes = [a.message for a in inspection("sm_80", "exits").annotations if a.kind == "unroll"]
     assert (
         f"loop at line {line}: unrolled by 16 (x4 by NVVM, then x4 by ptxas), with a remainder loop"
-        in notes
+        " [counted in the SASS]" in notes
     )
     assert (
         f"loop at line {line}: unrolled by 16 without being asked, leaving a remainder loop"
@@ -538,8 +538,9 @@ def test_unroll_full_below_a_runtime_loop_is_no_false_warning() -> None:
         words = [e.summary() for e in python_entries(stem)]
         outer, inner = python_marks("cu_nest")["cn_outer"], python_marks("cu_nest")["cn_inner"]
         assert words == [
-            f"line {outer}: unrolled by 4, with a straight-line remainder",
-            f"line {inner}: fully unrolled (4 copies, no loop left) (asked: unroll_full=True)",
+            f"line {outer}: unrolled by 4, with a straight-line remainder [counted in the SASS]",
+            f"line {inner}: fully unrolled (4 copies, no loop left) (asked: unroll_full=True) "
+            "[from the trip count]",
         ]
 
 
@@ -547,7 +548,7 @@ def test_a_triton_request_met_before_ptxas_unrolled_more_is_no_warning() -> None
     (e,) = python_entries("tr_unroll.sm_80")
     assert e.summary().endswith(
         "unrolled by 16 (x4 by Triton, then x4 by ptxas), with a remainder loop "
-        "(asked: loop_unroll_factor=4)"
+        "(asked: loop_unroll_factor=4) [counted in the SASS]"
     )
     p = python_program("tr_unroll.sm_80")
     notes = inspect_kernel(p, p.kernels[0]).annotations

@@ -148,8 +148,8 @@ def test_no_rolled_build_leaves_the_counts_as_they_were(monkeypatch: pytest.Monk
     monkeypatch.setattr(rolled, "build_variant", lambda art, parity, flips: None)
     p = program("sm_80")
     for kernel, loop, tag in (
-        ("copy_i4_stride", "cv_i4", "x4"),
-        ("online_softmax", "os_i", "x2"),
+        ("copy_i4_stride", "cv_i4", "x4 [counted]"),
+        ("online_softmax", "os_i", "x2 [counted]"),
     ):
         entries = inspect_kernel(p, p.kernel(kernel)).facts("unroll")["entries"]
         (e,) = [x for x in entries if x.line == marks()[loop][1]]
@@ -353,3 +353,31 @@ def test_a_cubin_given_as_it_is_says_unknown_where_counting_cannot_decide(arch: 
     assert (
         by_line[(named["two_exp"], line["te_i"])] == by_line[(named["dot_two"], line["dt_i"])] == 1
     )
+
+
+def test_a_claim_the_rolled_build_made_says_so_in_every_view() -> None:
+    """sum_f4's float4 loop is the rolled build's (above): check's row and the JSON summary,
+    the TUI header's tag and loop label, and the exports' loop table say "asked the compiler"
+    where the counted claims say "counted in the SASS" (entry.decided, written once)."""
+    from sassview import export
+    from sassview.analyses.loops.entry import decided, decided_verdict
+    from sassview.report.summary import kernel_summary
+    from sassview.tui.state import build
+    from sassview.tui.widgets.header import header_text
+
+    insp = inspection("sm_80", "sum_f4")
+    (e,) = [x for x in insp.facts("unroll")["entries"] if x.line == marks()["sf4_i"][1]]
+    assert e.decided_by == rolled.DECIDED_BY and decided(e) == "asked the compiler"
+    (row,) = [
+        d["summary"]
+        for d in kernel_summary(insp)["analysis"]["loops"]
+        if d["source_line"] == e.line
+    ]
+    assert row == e.summary() and row.endswith("[asked the compiler]")
+    assert e.tag().endswith("[asked compiler]")
+    assert e.tag() in str(header_text(build(insp, read_file=False)))
+    labels = [lp.label for lp in build(insp, read_file=False).loops]
+    assert any(label.endswith("[asked the compiler]") for label in labels), labels
+    assert f"| {decided_verdict(e)} |" in export.render(insp, "md")
+    counted = [x for x in inspection("sm_80", "two_exp").facts("unroll")["entries"]]
+    assert [decided(x) for x in counted] == ["counted in the SASS"]

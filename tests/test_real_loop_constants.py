@@ -105,7 +105,8 @@ PIPELINES_SM90: dict[Where, str] = {
     ("mbarrier_pipeline", LP, 87, None): "not unrolled",
     **{
         ("mbarrier_pipeline", LP, 61, site): "no statement: line 61 (loop_pipelines.cu, "
-        f"inlined at line {site}): a loop of inline asm or made by the compiler (no loop "
+        f"inlined at line {site}, asm/compiler loop): a loop of inline asm or made by the "
+        "compiler (no loop "
         "statement)"
         for site in (77, 85)
     },

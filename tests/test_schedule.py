@@ -93,7 +93,9 @@ def test_assert_stall_cycles_reads_the_main_loop_at_the_line() -> None:
     with pytest.raises(ScheduleMismatch) as failure:
         k.assert_stall_cycles(line=9, max=30)
     assert "44 issue cycles per trip > 30" in str(failure.value)
-    assert "found:    line 9: 44 issue cycles per trip, 30% on math" in str(failure.value)
+    assert "found:    line 9 (main loop): 44 issue cycles per trip, 30% on math" in str(
+        failure.value
+    )
     with pytest.raises(ScheduleMismatch, match="math share 30% < 50%"):
         k.assert_stall_cycles(line=9, min_math_share=0.5)
     with pytest.raises(ScheduleMismatch, match="no loop at line 3"):

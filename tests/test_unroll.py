@@ -84,8 +84,12 @@ def test_pragma_unroll_4_on_a_runtime_count_gives_4_and_a_remainder_loop(program
     findings = analyse(program, "unroll4")
     assert not [a for a in findings.annotations if a.severity is Severity.WARNING]
     messages = [a.message for a in findings.annotations]
-    assert f"loop at line {mark('unroll4')}: unrolled by 4, with a remainder loop" in messages
-    (rest,) = [a for a in findings.annotations if a.message.startswith("remainder loop")]
+    assert (
+        f"loop at line {mark('unroll4')}: unrolled by 4, with a remainder loop "
+        "[counted in the SASS]" in messages
+    )
+    at = f"loop at line {mark('unroll4')} (remainder loop): "
+    (rest,) = [a for a in findings.annotations if a.message.startswith(at)]
     assert rest.loops == tuple(loop["remainder_loops"])
 
 
@@ -99,7 +103,10 @@ def test_constant_trip_count_is_fully_unrolled_into_8_copies(program: Program) -
     assert not loop["has_back_edge"] and loop["achieved_factor"] == 8
     assert loop["sass_loops"] == [] and loop["requested_factor"] is None
     (note,) = analyse(program, "full8").annotations
-    assert note.message == f"loop at line {mark('full8')}: fully unrolled (8 copies, no loop left)"
+    assert note.message == (
+        f"loop at line {mark('full8')}: fully unrolled (8 copies, no loop left) "
+        "[from the trip count]"
+    )
     assert note.addresses and note.loops == ()
 
 

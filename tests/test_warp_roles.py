@@ -82,11 +82,13 @@ def test_check_prints_loops_and_findings_by_role() -> None:
     acquire, tail = line_of("producer_acquire(producer)"), line_of("producer_tail(producer)")
     assert loops == [
         f"  loops          producer (warp_idx < 4: lines {producer.first_line}-{tail}, "
-        f"setmaxnreg 40): line {producer_loop}: not unrolled (asked: unroll=1); "
+        f"setmaxnreg 40): line {producer_loop}: not unrolled (asked: unroll=1) [counted in the "
+        "SASS]; "
         f"mbarrier waits at lines {acquire}, {tail} (5 loops)",
         f"  loops          consumer (not (warp_idx < 4): lines {consumer.first_line}-"
         f"{consumer.last_line}, setmaxnreg 232): line {consumer_loop}: not unrolled (asked: "
-        f"unroll=1); line {consumer_loop + 3}: fully unrolled (copies unknown, no loop left); "
+        f"unroll=1) [counted in the SASS]; line {consumer_loop + 3}: fully unrolled (copies "
+        "unknown, no loop left); "
         f"setmaxnreg wait at line {consumer.first_line}; mbarrier wait at line "
         f"{consumer_loop + 1}",
     ]

@@ -13,7 +13,8 @@ the dicts and lists `json.dumps` writes, in field order.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator, Mapping
+from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, ClassVar, NamedTuple, Protocol, TypeVar
 
 
@@ -53,6 +54,13 @@ class Row(NamedTuple):
 
     name: str
     text: str
+
+
+def once_each(texts: Iterable[str]) -> list[str]:
+    """Each text once, in first-seen order, with how many rows said it: a Hopper kernel's ten
+    inline-asm wait loops are one schedule row and one loop clause, not ten identical ones."""
+    seen = Counter(texts)
+    return [text if n == 1 else f"{text} (x{n} loops alike)" for text, n in seen.items()]
 
 
 class Pair(NamedTuple):

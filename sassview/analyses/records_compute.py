@@ -11,12 +11,11 @@ here and documents its facts.
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, TypedDict
 
-from sassview.analyses.facts import Facts, Pair, Results, Row
+from sassview.analyses.facts import Facts, Pair, Results, Row, once_each
 
 
 # tensor_cores.py: the matrix-multiply path, with shapes and types
@@ -144,32 +143,33 @@ class ScheduleFacts(Facts):
         waiting = {n for r in roles for w in r["waits"] for n in w["sass_loops"]}  # said above
         return [
             Row("schedule", text)
-            for text in _alike(
+            for text in once_each(
                 loop["text"] for loop in analysis["schedule"] if loop["loop"] not in waiting
             )
         ]
 
 
-def _alike(texts: Iterable[str]) -> list[str]:
-    """Each text once, in first-seen order, with how many rows said it: a Hopper kernel's ten
-    inline-asm wait loops are one row, not ten identical ones."""
-    seen = Counter(texts)
-    return [text if n == 1 else f"{text} (x{n} loops alike)" for text, n in seen.items()]
-
-
 def loop_place(line: int | None, loop: int) -> str:
-    """How a schedule row names its loop: by its source line, else by its index."""
+    """How an analysis that knows only the SASS loop names it (a schedule row, an exposed-load
+    note): by its source line, else by its index. Views show the census' name instead
+    (`placed`): two remainder loops, or a main loop and its remainder, share the line."""
     return f"line {line}" if line is not None else f"loop {loop}"
 
 
-def placed_text(fact: LoopFact, place: str | None) -> str:
-    """A loop's `text` with the loop named by `place` (the loop census' name for the SASS
-    loop: its statement's line, and which remainder loop it is), where the census has one.
-    The schedule analysis knows only the SASS loop's own line, which two remainder loops share."""
-    text = fact["text"]
-    if place is None:
+def placed(text: str, line: int | None, loop: int, place: str | None) -> str:
+    """`text`, which begins with `loop_place(line, loop)` and a colon, with the loop named by
+    `place` (the loop census' name, `LoopEntry.place_of`: its statement's line, and which of
+    its main and remainder loops it is); `text` as it is where the census has no name for it
+    or it begins otherwise."""
+    own = loop_place(line, loop)
+    if place is None or not text.startswith(own + ":"):
         return text
-    return place + text[len(loop_place(fact["source_line"], fact["loop"])) :]
+    return place + text[len(own) :]
+
+
+def placed_text(fact: LoopFact, place: str | None) -> str:
+    """A schedule row's `text` with its loop named by `place` (`placed`)."""
+    return placed(fact["text"], fact["source_line"], fact["loop"], place)
 
 
 # ptxas_advice.py: what ptxas' own report says

@@ -182,7 +182,12 @@ def _by_line(ctx: AnalysisContext) -> Findings:
             depth=loop.depth,
             # A loop all of whose code is inline asm (an mbarrier wait) is no loop statement.
             statement=not _all_inline_asm(sites, instructions, region(loop)),
-            sass_loops=(loop.index,),
+            # the main loop, then those as unrolled as it (a helper's loop at two call sites,
+            # which a listing without inline chains gives one line): each is named apart
+            sass_loops=(
+                loop.index,
+                *(lp.index for lp in group if lp is not loop and lp not in rest),
+            ),
             remainder_loops=tuple(lp.index for lp in rest),
             back_edges=loop.back_edges,
             blocks=tuple(sorted(loop.blocks)),

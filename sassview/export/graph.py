@@ -42,8 +42,7 @@ def _block_facts(view: ExportView) -> dict[int, tuple[str, tuple[int, ...]]]:
 
 def _loop_title(view: ExportView, index: int) -> str:
     lp = view.inspection.loops[index]
-    line = f" line {lp.source.line}" if lp.source is not None else ""
-    return f"loop {lp.index}{line} (depth {lp.depth})"
+    return f"loop {lp.index}: {view.inspection.loop_name(lp.index)} (depth {lp.depth})"
 
 
 def _dot_string(text: str) -> str:

@@ -166,6 +166,7 @@ def _loops(view: ExportView) -> list[dict[str, Any]]:
             "last_address": lp.last_address,
             "addresses": list(lp.addresses),
             "source": _loc(lp.source, view.paths),
+            "name": view.paths.text(view.inspection.loop_name(lp.index)),
         }  # fmt: skip
         for lp in view.inspection.loops
     ]

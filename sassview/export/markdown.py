@@ -196,10 +196,10 @@ def _sass_row(r: Row, markers: list[int]) -> str:
 def _innermost_loops(view: ExportView) -> dict[int, str]:
     out: dict[int, tuple[int, str]] = {}
     for lp in view.inspection.loops:
-        line = f", line {lp.source.line}" if lp.source is not None else ""
+        name = view.inspection.loop_name(lp.index)
         for b in lp.blocks:
             if b not in out or out[b][0] < lp.depth:
-                out[b] = (lp.depth, f"loop {lp.index}, depth {lp.depth}{line}")
+                out[b] = (lp.depth, f"loop {lp.index}, depth {lp.depth}, {name}")
     return {b: text for b, (_, text) in out.items()}
 
 

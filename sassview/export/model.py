@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from sassview.analyses.base import Annotation, Severity
-from sassview.analyses.loops.entry import UnrollFacts, verdict
+from sassview.analyses.loops.entry import UnrollFacts, decided_verdict
 from sassview.analyses.records import BankFacts, CoalescingFacts, memory_use_text
 from sassview.analyses.records_compute import TensorCoreFacts
 from sassview.inspection import Inspection
@@ -113,7 +113,9 @@ class LoopRow:
     tensor_path: str  # the tensor_cores analysis' path for these loops
     kind: str = "rolled"  # the census' kind: rolled | full | gone
     inlined_at: tuple[int, ...] = ()  # call lines, innermost first
-    verdict: str = ""  # what the compiler made of it, in check's words (loops.entry.verdict)
+    # what the compiler made of it and how that was decided, in check's words
+    # (loops.entry.decided_verdict: `unrolled by 4, with a remainder loop [counted in the SASS]`)
+    verdict: str = ""
 
     @property
     def context(self) -> str:
@@ -254,7 +256,7 @@ def _loops(insp: Inspection, paths: PathNames) -> tuple[LoopRow, ...]:
             e.line, paths.name(e.file), e.depth,
             e.factor if e.kind == "rolled" else e.copies, e.requested, e.kind == "rolled",
             e.remainder, e.instructions, tensor, ", ".join(tc_paths) or "none",
-            kind=e.kind, inlined_at=tuple(c.line for c in e.inlined_at), verdict=verdict(e),
+            kind=e.kind, inlined_at=tuple(c.line for c in e.inlined_at), verdict=decided_verdict(e),
         ))  # fmt: skip
     return tuple(out)
 

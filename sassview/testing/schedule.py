@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from sassview.analyses.records_compute import LoopFact, ScheduleFacts
+from sassview.analyses.records_compute import LoopFact, ScheduleFacts, placed_text
 from sassview.testing.failures import SassviewAssertionError, compose
 
 if TYPE_CHECKING:
@@ -72,11 +72,12 @@ def check_stall_cycles(
         if bound is not None
     )
     addresses = k.inspection.loops[s["loop"]].addresses
+    name = k.inspection.loop_name(s["loop"])
     raise ScheduleMismatch(
         compose(
-            f"{k.describe()}: the loop at line {line}: " + "; ".join(short),
+            f"{k.describe()}: the loop at {name}: " + "; ".join(short),
             expected=asked,
-            found=s["text"],
+            found=placed_text(s, name),
             hint="ptxas' plan from the control codes: more independent accumulators or "
             "software pipelining shorten the dependent chains a trip waits on",
             listing=k.excerpt(list(addresses)),

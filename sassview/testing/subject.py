@@ -144,8 +144,7 @@ class Subject:
             lp = loop if isinstance(loop, Loop) else self._loop_at(loop)
             body = set(lp.addresses)
             scope = body if scope is None else scope & body
-            at = f" (line {lp.source.line})" if lp.source is not None else ""
-            words.append(f"in loop {lp.index}{at}")
+            words.append(f"in loop {lp.index} ({self.inspection.loop_name(lp.index)})")
         return scope, " ".join(words) or "in the kernel"
 
     def _loop_at(self, index: int) -> Loop:
@@ -156,9 +155,8 @@ class Subject:
     def _loop_list(self) -> str:
         if not self.loops:
             return "the kernel has no SASS loops"
-        return "loops: " + ", ".join(
-            f"{lp.index} (line {lp.source.line if lp.source else '?'})" for lp in self.loops
-        )
+        name = self.inspection.loop_name
+        return "loops: " + ", ".join(f"{lp.index} ({name(lp.index)})" for lp in self.loops)
 
     # -- what a failure shows --------------------------------------------------------------
 

@@ -10,16 +10,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from sassview.analyses.loops.entry import LoopEntry, UnrollFacts, claim
+from sassview.analyses.loops.entry import LoopEntry, UnrollFacts, decided_claim
 from sassview.testing.failures import UnrollMismatch, compose
 
 if TYPE_CHECKING:
+    from sassview.analyses.base import Annotation
     from sassview.testing.subject import Subject
 
 
 def describe(entry: LoopEntry) -> str:
-    """What the compiler made of one source loop, in words."""
-    return claim(entry)
+    """What the compiler made of one source loop, in words, and how the number was decided
+    (`decided_claim`: `unrolled by 4, with a remainder loop [counted in the SASS]`)."""
+    return decided_claim(entry)
 
 
 def satisfied(entry: LoopEntry, factor: int | str | None, copies: int | None) -> bool:
@@ -39,14 +41,9 @@ def _calls(inlined_at: int | Sequence[int] | None) -> tuple[int, ...] | None:
     return (inlined_at,) if isinstance(inlined_at, int) else tuple(inlined_at)
 
 
-def check_unrolled(
-    k: Subject,
-    line: int,
-    factor: int | str | None,
-    copies: int | None = None,
-    inlined_at: int | Sequence[int] | None = None,
-) -> None:
-    __tracebackhide__ = True
+def _check_request(factor: int | str | None, copies: int | None) -> None:
+    """Refuse what no loop can be asked to be: a factor that is not a positive int, "full" or
+    None; copies that are not a positive int, or given with a factor."""
     if (
         factor is not None
         and factor != "full"
@@ -55,8 +52,22 @@ def check_unrolled(
         raise ValueError(f"factor={factor!r}: expected a positive int, 'full' or None")
     if copies is not None and (isinstance(copies, bool) or copies < 1 or factor is not None):
         raise ValueError(f"copies={copies!r}: a positive int, and not with factor=")
-    entries = k.inspection.typed_facts(UnrollFacts).entries
-    calls = _calls(inlined_at)
+
+
+def _wanted(factor: int | str | None, copies: int | None) -> str:
+    """The request in the words of the failure's `expected:` line."""
+    if copies is not None:
+        return f"fully unrolled into {copies} copies"
+    if factor is None:
+        return "unrolled"
+    return "fully unrolled" if factor == "full" else f"unrolled by {factor}"
+
+
+def _here(
+    k: Subject, entries: Sequence[LoopEntry], line: int, calls: tuple[int, ...] | None
+) -> list[LoopEntry]:
+    """The loop statements at `line` (inlined at `calls`, when given), the main file's first,
+    then the least inlined."""
     here = [
         e
         for e in entries
@@ -65,49 +76,71 @@ def check_unrolled(
         and (calls is None or tuple(c.line for c in e.inlined_at) == calls)
     ]
     main = k.main_file()
-    here.sort(key=lambda e: (e.file != main, len(e.inlined_at)))
-    want = (
-        f"fully unrolled into {copies} copies"
-        if copies is not None
-        else "unrolled"
-        if factor is None
-        else "fully unrolled"
-        if factor == "full"
-        else f"unrolled by {factor}"
-    )
-    at = f"line {line}" + (f" inlined at {', '.join(map(str, calls))}" if calls else "")
-    if not here:
-        others = "; ".join(f"{e.where}: {describe(e)}" for e in entries)
-        raise UnrollMismatch(
-            compose(
-                f"{k.describe()}: no loop at {at}",
-                expected=f"a loop at {at}, {want}",
-                found=others or "no loops (none in the source, none in the SASS)",
-            )
+    return sorted(here, key=lambda e: (e.file != main, len(e.inlined_at)))
+
+
+def _no_loop(k: Subject, entries: Sequence[LoopEntry], at: str, want: str) -> UnrollMismatch:
+    """No loop statement at the line asked: the failure lists every loop there is."""
+    others = "; ".join(f"{e.where}: {describe(e)}" for e in entries)
+    return UnrollMismatch(
+        compose(
+            f"{k.describe()}: no loop at {at}",
+            expected=f"a loop at {at}, {want}",
+            found=others or "no loops (none in the source, none in the SASS)",
         )
-    wrong = [e for e in here if not satisfied(e, factor, copies)]
-    if not wrong:
-        return
-    entry = wrong[0]
-    addresses = [a for lp in entry.sass_loops[:1] for a in k.loops[lp].addresses]
-    marked = (
-        addresses[:1] + addresses[-1:]
-        if addresses
-        else ([entry.first_address] if entry.first_address is not None else [])
     )
-    notes = [
+
+
+def _marked(k: Subject, entry: LoopEntry) -> list[int]:
+    """The addresses the failure's listing marks: the main SASS loop's first and last, or
+    where a fully unrolled loop's code begins."""
+    addresses = [a for lp in entry.sass_loops[:1] for a in k.loops[lp].addresses]
+    if addresses:
+        return addresses[:1] + addresses[-1:]
+    return [entry.first_address] if entry.first_address is not None else []
+
+
+def _notes(k: Subject, line: int) -> list[Annotation]:
+    """The unroll analysis' own findings on the loop at `line`."""
+    return [
         a
         for a in k.inspection.annotations
         if a.kind == "unroll"
         and a.data.get("source_line", line) == line
         and (not a.source or a.source[0].line == line)
     ]
-    raise UnrollMismatch(
+
+
+def _mismatch(k: Subject, entry: LoopEntry, want: str, line: int) -> UnrollMismatch:
+    """The loop is there and not as asked: what it is, how that was decided, its findings
+    and its code."""
+    return UnrollMismatch(
         compose(
             f"{k.describe()}: {entry.where} is {describe(entry)}",
             expected=want,
             found=describe(entry) + f"; {entry.instructions} instructions",
-            findings=notes,
-            listing=k.excerpt(marked),
+            findings=_notes(k, line),
+            listing=k.excerpt(_marked(k, entry)),
         )
     )
+
+
+def check_unrolled(
+    k: Subject,
+    line: int,
+    factor: int | str | None,
+    copies: int | None = None,
+    inlined_at: int | Sequence[int] | None = None,
+) -> None:
+    __tracebackhide__ = True
+    _check_request(factor, copies)
+    entries = k.inspection.typed_facts(UnrollFacts).entries
+    calls = _calls(inlined_at)
+    here = _here(k, entries, line, calls)
+    want = _wanted(factor, copies)
+    if not here:
+        at = f"line {line}" + (f" inlined at {', '.join(map(str, calls))}" if calls else "")
+        raise _no_loop(k, entries, at, want)
+    wrong = [e for e in here if not satisfied(e, factor, copies)]
+    if wrong:
+        raise _mismatch(k, wrong[0], want, line)

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import NamedTuple, overload
 
 from sassview.analyses import Annotation, Severity
+from sassview.analyses.loops.entry import UnrollFacts, decided_claim, loop_entry
 from sassview.analyses.records_memory import AsyncCopyFacts, MemoryFacts
 from sassview.inspection import Inspection
 from sassview.ir import ControlCode, SassInstruction, SourceLoc
@@ -368,10 +369,18 @@ def _loops(insp: Inspection, row_of: Mapping[int, int]) -> tuple[LoopView, ...]:
     for lp in insp.loops:
         rows = tuple(row_of[a] for a in lp.addresses if a in row_of)
         line = (lp.source.file, lp.source.line) if lp.source is not None else None
-        where = f" at line {lp.source.line}" if lp.source is not None else ""
-        label = f"loop {lp.index}{where}, depth {lp.depth}, {len(rows)} instructions"
-        out.append(LoopView(lp.index, lp.depth, rows, line, label))
+        out.append(LoopView(lp.index, lp.depth, rows, line, _loop_label(insp, lp.index, rows)))
     return tuple(out)
+
+
+def _loop_label(insp: Inspection, index: int, rows: tuple[int, ...]) -> str:
+    """`loop 1: line 9 (remainder loop), depth 1, 10 instructions; unrolled by 4, with a
+    remainder loop [counted in the SASS]`: what `l` says of a SASS loop, named and claimed
+    as `check` names and claims it (its census entry's `decided_claim`)."""
+    lp = next(lp for lp in insp.loops if lp.index == index)
+    text = f"loop {index}: {insp.loop_name(index)}, depth {lp.depth}, {len(rows)} instructions"
+    entry = loop_entry(insp.typed_facts(UnrollFacts).entries, index)
+    return text if entry is None else f"{text}; {decided_claim(entry)}"
 
 
 _FILE_LINE = attrgetter("file", "line")

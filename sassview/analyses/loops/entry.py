@@ -15,11 +15,11 @@ confident wrong number.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal, TypedDict
 
-from sassview.analyses.facts import Facts, Pair, Results, Row
+from sassview.analyses.facts import Facts, Pair, Results, Row, once_each
 from sassview.analyses.records import WarpPartitionFacts, role_loops
 from sassview.ir import SourceLoc
 
@@ -119,12 +119,16 @@ class LoopEntry:
 
     @property
     def place(self) -> str:
-        """`line 14 (census.cuh, inlined at line 73)`, or `loop` for one no statement explains."""
+        """`line 14 (census.cuh, inlined at line 73)`, `loop` for one no line explains; a loop
+        no statement explains says so (`line 28 (asm/compiler loop)`): it shares its line with
+        the statement's own loop, if any, and must not read as that one."""
         if self.line is None:
-            return "loop"
+            return "loop" if self.statement else NO_STATEMENT
         inner = [self.file.rsplit("/", 1)[-1]] if self.file and self.inlined_at else []
         if self.inlined_at:
             inner.append("inlined at " + " < ".join(f"line {c.line}" for c in self.inlined_at))
+        if not self.statement:
+            inner.append(NO_STATEMENT)
         return f"line {self.line}" + (f" ({', '.join(inner)})" if inner else "")
 
     @property
@@ -133,21 +137,24 @@ class LoopEntry:
         return self.place if self.line is None else f"loop at {self.place}"
 
     def place_of(self, sass_loop: int) -> str | None:
-        """How a row about one of this entry's SASS loops (its schedule) names it: `line 9`
-        for the main loop (or one like it), `line 9 (remainder loop 1 of 2)` for a remainder
-        loop, in address order; None for a SASS loop not this entry's."""
-        if sass_loop in self.sass_loops:
-            return self.place
-        if sass_loop not in self.remainder_loops:
-            return None
-        n = len(self.remainder_loops)
-        which = f" {self.remainder_loops.index(sass_loop) + 1} of {n}" if n > 1 else ""
-        return f"{self.place} (remainder loop{which})"
+        """How every view names one of this entry's SASS loops (a schedule row, a finding, the
+        TUI's and the exports' loop labels): `line 9` where the entry has that loop alone,
+        `line 9 (main loop)` beside its remainder loops, `line 9 (remainder loop 1 of 2)`, in
+        address order, `line 9 (main loop 2 of 2)` for a loop as unrolled as the main one (a
+        version of it); None for a SASS loop not this entry's."""
+        mains, rests = self.sass_loops, self.remainder_loops
+        if sass_loop in mains:
+            if len(mains) == 1 and not rests:
+                return self.place
+            return f"{self.place} (main loop{_nth(mains, sass_loop)})"
+        if sass_loop in rests:
+            return f"{self.place} (remainder loop{_nth(rests, sass_loop)})"
+        return None
 
     def summary(self) -> str:
-        """`line 9: unrolled by 4, with a remainder loop (asked: #pragma unroll 4)`: the loop
-        in the long words of `check` and the exports' loop tables."""
-        return f"{self.place}: {claim(self)}"
+        """`line 9: unrolled by 4, with a remainder loop (asked: #pragma unroll 4) [counted in
+        the SASS]`: the loop in the long words of `check` and the exports' loop tables."""
+        return f"{self.place}: {decided_claim(self)}"
 
     def tag(self) -> str:
         """`l9 x4+rem (asked 4)`, `l14@73 full x8`, `l28 factor unknown`: the same verdict in
@@ -156,7 +163,7 @@ class LoopEntry:
         if self.inlined_at:
             where += "@" + "<".join(str(c.line) for c in self.inlined_at)
         if not self.statement:
-            text = "asm/compiler loop"
+            text = NO_STATEMENT
         elif self.kind == "gone":
             text = NO_CODE
         elif self.kind == "full":
@@ -166,7 +173,8 @@ class LoopEntry:
         else:
             text = f"x{self.factor}" + ("+rem" if self.remainder else "")
         want = "" if self.requested is None else f" (asked {self.requested})"
-        return f"{where} {text}{want}"
+        how = decided(self, short=True)
+        return f"{where} {text}{want}" + (f" [{how}]" if how else "")
 
     def to_json(self) -> LoopJson:
         """The JSON form (docs/json.md, schema 2): the schema-1 keys where their meaning holds
@@ -209,6 +217,56 @@ class LoopEntry:
 FACTOR_UNKNOWN = "factor unknown"
 COPIES_UNKNOWN = "copies unknown"
 NO_CODE = "no code left"
+NO_STATEMENT = "asm/compiler loop"  # a loop no loop statement explains, where it is named
+
+
+def _nth(loops: tuple[int, ...], loop: int) -> str:
+    """` 2 of 3` among several (in address order, as the census lists them), else ``."""
+    return f" {loops.index(loop) + 1} of {len(loops)}" if len(loops) > 1 else ""
+
+
+def loop_entry(entries: Iterable[LoopEntry], sass_loop: int) -> LoopEntry | None:
+    """The entry SASS loop `sass_loop` is one of (a main, version or remainder loop); None
+    where no entry holds it."""
+    return next((e for e in entries if e.place_of(sass_loop) is not None), None)
+
+
+def loop_name(entries: Iterable[LoopEntry], sass_loop: int) -> str | None:
+    """How the loop census names SASS loop `sass_loop` (`LoopEntry.place_of`: its statement's
+    line, and which of its loops it is); None where no entry holds it. The one name every
+    view gives a SASS loop (`Inspection.loop_name` adds what names one no entry holds)."""
+    e = loop_entry(entries, sass_loop)
+    return None if e is None else e.place_of(sass_loop)
+
+
+# How an entry's number was settled (`decided`): the words in a claim, and the TUI's short ones.
+_DECIDED = {
+    "count": ("counted in the SASS", "counted"),
+    "trip count": ("from the trip count", "trip count"),
+    "rolled build": ("asked the compiler", "asked compiler"),
+}
+
+
+def decided(e: LoopEntry, short: bool = False) -> str:
+    """How the claim's number (a rolled entry's factor, a full one's copies) was decided, in
+    words a kernel author reads: `counted in the SASS` (the census' count of the body's
+    copies, `decided_by` "count"), `from the trip count` (a full entry whose constant header
+    gave its copies, also "count"), `asked the compiler` (the rolled builds,
+    loops/rolled.py: "rolled build"); "" where the claim has no number (unknown, no code
+    left, no loop statement). `short`: the TUI header's words. Every view reads these."""
+    number = e.factor if e.kind == "rolled" else e.copies if e.kind == "full" else None
+    if number is None or not e.statement:
+        return ""
+    how = e.decided_by
+    if how == "count" and e.kind == "full" and e.trip_count is not None and number == e.trip_count:
+        how = "trip count"
+    long, brief = _DECIDED.get(how, (how, how))
+    return brief if short else long
+
+
+def _how(e: LoopEntry) -> str:
+    how = decided(e)
+    return f" [{how}]" if how else ""
 
 
 def verdict(e: LoopEntry) -> str:
@@ -222,6 +280,19 @@ def claim(e: LoopEntry) -> str:
     unroll 1), plus a diverged-warp fallback at /*00f0*/ (not counted)` (`summary` without
     the place)."""
     return _made(e) + asked(e) + diverged(e.fallbacks)
+
+
+def decided_verdict(e: LoopEntry) -> str:
+    """The verdict and how its number was decided (`decided`): `unrolled by 4, with a
+    remainder loop [counted in the SASS]`, the census' info finding on the loop."""
+    return _made(e) + _how(e) + diverged(e.fallbacks)
+
+
+def decided_claim(e: LoopEntry) -> str:
+    """The claim and how its number was decided (`decided`): `unrolled by 4, with a remainder
+    loop (asked: #pragma unroll 4) [counted in the SASS]`, what `check`'s loops row, the JSON's
+    `summary`, the exports' loop tables and a failing `assert_unrolled` say of a loop."""
+    return _made(e) + asked(e) + _how(e) + diverged(e.fallbacks)
 
 
 def diverged(fallbacks: tuple[int, ...]) -> str:
@@ -296,12 +367,14 @@ class UnrollFacts(Facts):
 
     @classmethod
     def check_rows(cls, analysis: Mapping[str, Any]) -> list[Row]:
-        """One row of every loop's words, or one per warp role (analyses/warp_roles.py)."""
+        """One row of every loop's words (alike ones once, with their count: the wait loops of
+        one inline asm statement copied by unrolling), or one per warp role
+        (analyses/warp_roles.py)."""
         roles = analysis.get("warp_roles") or []
         if roles:
             return [Row("loops", text) for text in role_loops(analysis["loops"], roles)]
         if analysis["loops"]:
-            return [Row("loops", "; ".join(e["summary"] for e in analysis["loops"]))]
+            return [Row("loops", "; ".join(once_each(e["summary"] for e in analysis["loops"])))]
         return []
 
     def header(self, analysis: Mapping[str, Any]) -> list[Pair]:

@@ -5,11 +5,10 @@ here once; `check`, the TUI, exports and `assert_unrolled` read them or the entr
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 from sassview.analyses.base import Annotation, Severity
-from sassview.analyses.loops.entry import LoopEntry, verdict
+from sassview.analyses.loops.entry import LoopEntry, decided_verdict
 from sassview.graph.loops import Loop
 from sassview.ir import SourceLoc
 
@@ -25,28 +24,29 @@ def describe(entry: LoopEntry, code: tuple[int, ...], rest: list[Loop]) -> list[
         "loops": entry.sass_loops[:1],
         "data": entry.to_json(),
     }
-    where, f = entry.where, entry.factor
-    text = f"{where}: {verdict(entry)}"
+    text = f"{entry.where}: {decided_verdict(entry)}"
     notes = [Annotation("unroll", Severity.INFO, text, **common)]  # type: ignore[arg-type]
-    notes += [remainder_note(r, where, f, source, entry.sass_loops) for r in rest]
+    notes += [remainder_note(r, entry, source) for r in rest]
     for severity, message, hint in findings(entry):
         notes.append(Annotation("unroll", severity, message, hint, **common))  # type: ignore[arg-type]
     return notes
 
 
-def remainder_note(
-    loop: Loop, where: str, factor: int | None, source: tuple[SourceLoc, ...], main: Sequence[int]
-) -> Annotation:
-    """The info on a remainder loop: which unrolled loop it finishes (C++ and tile languages)."""
+def remainder_note(loop: Loop, entry: LoopEntry, source: tuple[SourceLoc, ...]) -> Annotation:
+    """The info on a remainder loop: which unrolled loop it finishes, the loop named as every
+    view names it (`loop at line 9 (remainder loop 1 of 2)`: two remainder loops of one
+    statement are two notes, never the same words twice)."""
+    place = entry.place_of(loop.index) or f"{entry.place} (remainder loop)"
+    where = place if entry.line is None else f"loop at {place}"
     return Annotation(
         "unroll",
         Severity.INFO,
-        f"remainder loop of the {where} (the iterations the unroll by {factor} leaves over)",
+        f"{where}: the iterations the unroll by {entry.factor or '?'} leaves over",
         addresses=loop.addresses,
         blocks=tuple(sorted(loop.blocks)),
         loops=(loop.index,),
         source=source,
-        data={"remainder_of": list(main)},
+        data={"remainder_of": list(entry.sass_loops)},
     )
 
 
