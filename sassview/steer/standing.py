@@ -28,9 +28,7 @@ from pathlib import Path
 from types import MappingProxyType
 
 from sassview.analyses import Annotation, HintStanding
-from sassview.frontends.build_options import BuildOptions
-from sassview.frontends.declaration import KernelFile
-from sassview.frontends.jobs import Job
+from sassview.api import BuildOptions, Job, KernelFile
 from sassview.inspection import Inspection
 from sassview.steer.hints import Trial, propose
 from sassview.steer.trials import Outcome, run_trial

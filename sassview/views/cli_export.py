@@ -81,8 +81,7 @@ def _decided(
 
     if path.suffix != ".py":
         return decide_cuda_file(path, inspections, build, run_trials=False)
-    from sassview.api import kernel_file_jobs
-    from sassview.frontends.discover import import_kernel_file
+    from sassview.api import import_kernel_file, kernel_file_jobs
 
     kernel_file = import_kernel_file(path)
     jobs = {
