@@ -30,7 +30,6 @@ from sassview.cache.scratch import share_with_workers
 from sassview.errors import InputError, SassviewError
 from sassview.frontends import registry
 from sassview.frontends.declaration import Declaration, KernelFile
-from sassview.frontends.discover import exit_error
 from sassview.frontends.user_code import UserExit, running_user_code
 from sassview.ir import Artifacts
 from sassview.toolchain import lifeline
@@ -240,6 +239,8 @@ def compile_all(
                 if progress is not None and not warmed:
                     progress(job)
     except (SystemExit, UserExit) as exc:
+        from sassview.frontends.discover import exit_error  # a warm check never gets here
+
         raise exit_error(exc, kernel_file.path, importing=False) from None
     return results
 
