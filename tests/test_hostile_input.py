@@ -68,3 +68,13 @@ def test_a_cache_directory_that_is_a_file_is_said_once_and_left_alone(tmp_path: 
         assert len(said) == 1 and str(blocker) in said[0], done.stderr
         assert "add_f4" in done.stdout
     assert blocker.read_bytes() == b"mine"
+
+
+def test_a_missing_file_whose_name_holds_a_control_character_is_named_as_given(
+    tmp_path: Path,
+) -> None:
+    """`check $'a\\x01b.cu'` said `ab.cu: no such file`: the \\x01 went to the terminal and the
+    name printed was not the one given. Control characters are written out."""
+    done = run("check", tmp_path / "a\x01b.cu")
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert "a\\x01b.cu: no such file" in done.stderr and "\x01" not in done.stderr
