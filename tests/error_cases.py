@@ -830,6 +830,13 @@ CASES += [
         ("sys.exit(0)", "__main__"),
     ),
     Case(
+        "kernel-py-keyboard-interrupt",
+        "input paths",
+        "a kernel.py that raises KeyboardInterrupt when imported (no Ctrl-C pressed)",
+        lambda t: ["check", _kernel_py(t, "raise KeyboardInterrupt\n")],
+        ("importing it raised KeyboardInterrupt (no Ctrl-C was pressed)",),
+    ),
+    Case(
         "kernel-py-os-exit",
         "input paths",
         "a kernel.py that calls os._exit() when imported",
@@ -1166,6 +1173,19 @@ _SEC30 = [
         "a compile_commands.json whose command has an unbalanced quote",
         lambda t: ["check", _compile_database(t, "nvcc -DX='1 -c whole.cu")],
         ("compile_commands.json: the command for whole.cu cannot be split into words",),
+    ),
+    Case(
+        "compile-database-of-non-objects",
+        "whole programs and headers",
+        "a compile_commands.json that is a list of numbers, not of entries",
+        lambda t: [
+            "check",
+            _file(t, "compile_commands.json", "[1, 2]")
+            and _file(t, "v.cu", Path(VECADD).read_text()),
+            "--arch",
+            "sm_90a",
+        ],
+        ("compile_commands.json: entry 1 is int, not an object",),
     ),
     Case(
         "cache-dir-holds-users-files",

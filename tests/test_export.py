@@ -422,6 +422,39 @@ def test_code_panes_come_first_at_the_windows_height_coloured_by_source_line(
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+@pytest.mark.parametrize("window", ["1200,800", "1600,1000", "800,600"])
+def test_every_finding_marker_lies_inside_its_pane(
+    chromium: str, tmp_path: Path, window: str
+) -> None:
+    """Issue #30 item 18: at 1200 px the three panes are narrow and a SASS line with its
+    control codes is wider than its pane; its finding markers, at the line's end, were cut at
+    the pane's edge. Measured in the browser: every marker's box lies within its pane's
+    visible width, and the SASS pane needs no horizontal scroll."""
+    (page,) = export([tiled()], tmp_path, "html", read_files=False)
+    got = selftest(dom_after(chromium, page, "?sv-selftest=none", tmp_path / "p", window=window))
+    layout = got["layout"]
+    assert isinstance(layout, dict)
+    view = build_view(tiled(), read_files=False)
+    assert len(layout["markers"]) == sum(len(r.findings) for r in view.rows) > 0
+    cut = [m for m in layout["markers"] if m["left"] < 0 or m["right"] > m["width"]]
+    assert not cut, cut
+    panes = {p["id"]: p for p in layout["panes"]}
+    assert not panes["sv-sass"]["cut"] and not panes["sv-source"]["cut"]
+
+
+def test_the_meta_line_names_the_kernel_and_labels_the_mangled_symbol() -> None:
+    """The subtitle said `kernel _Z9tiled_sumPKfPfi`: the kernel is the demangled name, the
+    mangled one is its symbol (HTML and Markdown alike)."""
+    page = render(tiled(), "html", read_files=False)
+    meta = re.search(r'<p class="sv-meta">(.*?)</p>', page)
+    assert meta
+    assert "kernel <code>tiled_sum(float const*, float*, int)</code>" in meta.group(1)
+    assert "symbol <code>_Z9tiled_sumPKfPfi</code>" in meta.group(1)
+    assert "<small>.entry _Z9tiled_sumPKfPfi</small>" in page  # the PTX pane: the PTX's name
+    md = render(tiled(), "md", read_files=False)
+    assert "kernel tiled\\_sum(float const\\*, float\\*, int) · symbol `_Z9tiled_sumPKfPfi`" in md
+
+
 def test_the_html_tints_are_the_tuis_line_hues() -> None:
     from sassview.export.html import TINTS, _asset
     from sassview.tui.paint import LINE_HUES

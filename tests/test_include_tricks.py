@@ -48,3 +48,24 @@ def test_a_file_the_ptx_names_but_the_scan_missed_is_reported() -> None:
     assert unlisted_files(ptx, scan, "/src/k.cu", "/headers") == ["/src/hidden.h"]
     scan.files["/src/hidden.h"] = b""
     assert unlisted_files(ptx, scan, "/src/k.cu", "/headers") == []
+
+
+@pytest.mark.parametrize(
+    "options",
+    [["-MM"], ["--generate-dependencies"], ["-MD", "-MF", "deps.d"],
+     ["--generate-dependencies-with-compile", "--dependency-output=deps.d"]],
+)  # fmt: skip
+def test_nvrtc_still_refuses_dependency_output(tmp_path: Path, options: list[str]) -> None:
+    """Why the cache key of an NVRTC compile comes from frontends/includes.py's scan and not
+    from the compiler: NVRTC (13.5 measured, cuda.bindings.nvrtc) refuses every dependency
+    option nvcc has. The day one is accepted, this fails: take the list from it instead."""
+    from sassview.errors import CompileError
+    from sassview.frontends.nvrtc_api import nvrtc_compile
+
+    source = b'#include "m.h"\n__global__ void k(float* x) { x[threadIdx.x] = W; }\n'
+    (tmp_path / "m.h").write_text("#define W 4\n")
+    with pytest.raises(CompileError, match="unrecognized option"):
+        nvrtc_compile(
+            source, str(tmp_path / "k.cu"), [*options, f"-I{tmp_path}", "--gpu-architecture=sm_90"]
+        )
+    assert not (tmp_path / "deps.d").exists()

@@ -38,6 +38,7 @@ from typing import Any
 
 from sassview.analyses.base import AnalysisContext, Annotation, Findings, Severity
 from sassview.analyses.memory import MemoryAccess, kernel_accesses, user_locs
+from sassview.analyses.param_names import named, program_param_names
 from sassview.analyses.records import BankFacts, SharedAccess
 from sassview.analyses.warp import (
     block_shape,
@@ -116,6 +117,10 @@ def run(ctx: AnalysisContext) -> Findings:
             )
             mask = model.active(index[ins.address])
             facts.append(_fact(acc, loc, value, mask, ins.address in in_loop))
+        names = program_param_names(ctx.program, ctx.kernel)
+        for fact in facts:  # `c[0x0][0x224]` by its parameter's name where known
+            if fact["unknown"] and names:
+                fact["unknown"] = named(fact["unknown"], names)
     summary = BankFacts(
         block=block_shape(ctx).describe(),
         accesses=facts,

@@ -36,7 +36,7 @@ from typing import Any, NamedTuple
 
 from sassview.analyses.base import AnalysisContext, Annotation, Findings, Severity
 from sassview.analyses.memory import MemoryAccess, kernel_accesses, user_locs
-from sassview.analyses.param_names import named, param_names
+from sassview.analyses.param_names import named, program_param_names
 from sassview.analyses.records import CoalescingFacts, GlobalAccess
 from sassview.analyses.warp import (
     block_shape,
@@ -135,7 +135,7 @@ def _measure(ctx: AnalysisContext) -> list[Measured]:
     templates: dict[tuple[Any, ...], tuple[GlobalAccess, tuple[int, ...]]] = {}
     forms: dict[tuple[Any, ...], tuple[str, int, int, tuple[int, ...]]] = {}
     access, active = model.access, model.active
-    names = ctx.shared(param_names)
+    names = program_param_names(ctx.program, ctx.kernel)
     new = tuple.__new__  # a Measured without its generated __new__'s Python frame
     out: list[Measured] = []
     append = out.append
@@ -192,14 +192,14 @@ def _fact(
         "unknown": None,
     }
     if isinstance(base, Unknown):
-        fact["unknown"] = base.reason
+        fact["unknown"] = named(base.reason, names)
     elif not picks:
         fact["unknown"] = (
             "no lane of the warp runs it (a guard on the lane index or the block's shape)"
         )
     elif base.scaled:
         if base.wrap is not None:
-            fact["unknown"] = f"a run-time stride and a wrap ({base.wrap.residue})"
+            fact["unknown"] = named(f"a run-time stride and a wrap ({base.wrap.residue})", names)
         else:
             _run_time(fact, base, offset, nbytes, picks, names)
     else:

@@ -8,9 +8,16 @@ for those the name is read from the `__global__` definition in the kernel's own 
 taken only when it lists exactly as many parameters as the PTX. Anything else: no name, and
 the `c[0x0][...]` form stays.
 
+A Triton or Gluon kernel's PTX names them `<kernel>_param_<n>` too, and its Python `def` lists
+constexprs the PTX does not take; its IR (`tt.func public @colsum(%X: ..., %stride_m: i32)`,
+TTIR, else TTGIR) lists the run-time parameters in the PTX's order, after which Triton appends
+parameters of its own (global and profile scratch): the IR's names go to the first offsets
+(`program_param_names`, which needs the program's stages, not the kernel alone).
+
 How it can be wrong: a source file edited since the compile (the definition read is today's),
 or two `__global__` definitions of one name with the same parameter count (overloads): then
 the first is read. A parameter pack or a macro-built signature fails the count and is unnamed.
+An IR that numbers its arguments (`%arg0`, older Triton) names none.
 """
 
 from __future__ import annotations
@@ -18,12 +25,15 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from sassview.ir import Kernel
+from sassview.ir import Kernel, Program
 
 _GENERIC = re.compile(r".*_param_\d+")
 _IDENT = re.compile(r"[A-Za-z_]\w*")
 _COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
 _LARGEST_SOURCE = 4 << 20  # bytes: a generated file that large is not read for names
+_IR_STAGES = ("ttir", "ttgir", "glir")  # Triton's and Gluon's IR, the parameters named
+_IR_ARG = re.compile(r"%([A-Za-z_][\w$.-]*)\s*:")
+_NUMBERED = re.compile(r"arg\d+")
 
 
 def param_names(kernel: Kernel) -> dict[str, str]:
@@ -36,6 +46,34 @@ def param_names(kernel: Kernel) -> dict[str, str]:
     if any(_GENERIC.fullmatch(n) for n in names):
         names = _source_names(kernel, len(names)) or []
     return {f"c[0x0][{off:#x}]": name for off, name in zip(offsets, names, strict=False)}
+
+
+def program_param_names(program: Program, kernel: Kernel) -> dict[str, str]:
+    """param_names, or for a Triton or Gluon kernel the names its IR gives the parameters."""
+    found = param_names(kernel)
+    if found:
+        return found
+    offsets = kernel.resources.param_offsets
+    for stage in _IR_STAGES:
+        names = _ir_names(program.artifacts.stages.get(stage) or "", kernel.name)
+        if names is not None:
+            if not names or len(names) > len(offsets):
+                return {}
+            return {f"c[0x0][{off:#x}]": name for off, name in zip(offsets, names, strict=False)}
+    return {}
+
+
+def _ir_names(ir: str, kernel: str) -> list[str] | None:
+    """The argument names of `tt.func public @kernel(...)` in `ir`; [] where they are numbered
+    (`%arg0`); None where the IR has no such function."""
+    head = f"tt.func public @{kernel}("
+    at = ir.find(head)
+    if at < 0:
+        return None
+    end = ir.find("\n", at)
+    line = ir[at + len(head) : end if end >= 0 else len(ir)]
+    names = _IR_ARG.findall(line.split(") attributes", 1)[0])
+    return [] if any(_NUMBERED.fullmatch(n) for n in names) else names
 
 
 def named(text: str, names: dict[str, str]) -> str:

@@ -195,6 +195,7 @@ class Store:
             tmp = Path(tempfile.mkdtemp(prefix=TMP_PREFIX, dir=final.parent))
         except OSError as exc:
             log.info("cache: cannot write under %s (%s); not caching", self.base, exc)
+            _say_not_a_directory(self.base)
             return None
         try:
             for name, data in blobs.items():
@@ -207,6 +208,23 @@ class Store:
             if not (final / MANIFEST).is_file():
                 return None
         return Entry(final, MappingProxyType(blobs), MappingProxyType(kept_meta))
+
+
+_said: set[Path] = set()
+
+
+def _say_not_a_directory(base: Path) -> None:
+    """A cache root (or a folder above it) that is a file: said once, not only logged, since
+    every compile then runs uncached (`doctor` says `(off: not a directory)`)."""
+    blocker = next((p for p in (base, *base.parents) if p.exists()), None)
+    if blocker is None or blocker.is_dir() or base in _said:
+        return
+    _said.add(base)
+    log.warning(
+        "warning: not caching: %s is a file, not a directory; every compile runs uncached "
+        "(point SASSVIEW_CACHE_DIR at a directory, or remove the file)",
+        blocker,
+    )
 
 
 def _upload(kind: str, key: str, entry: Entry) -> None:

@@ -124,7 +124,8 @@ def _ptx_pane(view: ExportView) -> list[str]:
         f'<span class="no">{n}</span>{coloured[i]}</div>'
         for i, (n, _) in enumerate(view.ptx_lines)
     ]
-    return _pane("sv-ptx", "PTX", view.mangled, lines, "no PTX text was kept for this kernel")
+    entry = f".entry {view.mangled}"  # the PTX's own name of it: the symbol, not the kernel's
+    return _pane("sv-ptx", "PTX", entry, lines, "no PTX text was kept for this kernel")
 
 
 def _sass_pane(view: ExportView) -> list[str]:
@@ -224,7 +225,8 @@ def render(view: ExportView) -> str:
     csp = (f"default-src 'none'; style-src {_csp_hash(css)}; script-src {_csp_hash(js)}; "
            "img-src data:; base-uri 'none'; form-action 'none'")  # fmt: skip
     meta = [f"source <code>{_e(view.main_file)}</code>" if view.main_file else "",
-            f"kernel <code>{_e(view.mangled)}</code>",
+            f"kernel <code>{_e(view.kernel)}</code>",
+            f"symbol <code>{_e(view.mangled)}</code>" if view.mangled != view.kernel else "",
             _e(view.producer) if view.producer else ""]  # fmt: skip
     findings = [_finding(f, view) for f in view.findings] or ["<li>No findings.</li>"]
     parts = [

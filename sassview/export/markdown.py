@@ -243,7 +243,8 @@ def _links(view: ExportView) -> list[str]:
 def render(view: ExportView) -> str:
     """The page, as text (ends with one newline)."""
     meta = [f"source {md_code(view.main_file)}" if view.main_file else "",
-            f"kernel {md_code(view.mangled)}",
+            f"kernel {md_text(view.kernel)}",
+            f"symbol {md_code(view.mangled)}" if view.mangled != view.kernel else "",
             md_text(view.producer) if view.producer else ""]  # fmt: skip
     sass, hl = sass_lines(view)
     parts = [

@@ -110,8 +110,14 @@ def _entries(database: Path) -> list[tuple[Path, Path, list[str]]]:
     if not isinstance(raw, list):
         raise InputError(f"{database}: not a list of entries", "regenerate it")
     out = []
-    for item in raw:
-        if not isinstance(item, dict) or "file" not in item:
+    for number, item in enumerate(raw, 1):
+        if not isinstance(item, dict):  # a list of numbers is no database: say so, not "fine"
+            raise InputError(
+                f"{database}: entry {number} is {type(item).__name__}, not an object with"
+                ' "directory", "file" and "command" or "arguments"',
+                "regenerate it (CMake: -DCMAKE_EXPORT_COMPILE_COMMANDS=ON; else bear -- make)",
+            )
+        if "file" not in item:
             continue
         directory = Path(str(item.get("directory", database.parent)))
         argv = item.get("arguments")

@@ -9,12 +9,15 @@ own) are listed with the line to add.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib.util
 import os
+import signal
 import sys
+import threading
 import traceback
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -76,9 +79,18 @@ def import_kernel_file(path: str | Path) -> KernelFile:
     if spec is None or spec.loader is None:
         raise InputError(f"{p}: cannot be imported as Python", "is it a .py file?")
     sys.path.insert(0, str(p.parent))
+    interrupted: list[int] = []
     try:
-        with collecting() as found, running_user_code():
+        with collecting() as found, running_user_code(), _sigint_seen(interrupted):
             module = _run_module(spec, found, p)
+    except KeyboardInterrupt as exc:
+        if interrupted:  # Ctrl-C: sassview's own handling (exit 130)
+            raise
+        raise InputError(  # the file raised it itself: no one pressed Ctrl-C
+            f"{p.name}: importing it raised KeyboardInterrupt (no Ctrl-C was pressed)",
+            "fix the kernel file; sassview imports it like Python does",
+            detail=_trimmed_traceback(exc, p),
+        ) from None
     except TorchNeeded:  # said with the line that calls torch and the way out
         raise
     except SyntaxError as exc:
@@ -109,6 +121,30 @@ def import_kernel_file(path: str | Path) -> KernelFile:
     declared = tuple(found)
     _check_names(p, declared)
     return KernelFile(p, text, declared, tuple(_undeclared(module, declared, p)))
+
+
+@contextlib.contextmanager
+def _sigint_seen(seen: list[int]) -> Iterator[None]:
+    """Note in `seen` each SIGINT that arrives while the kernel file imports, so that a
+    KeyboardInterrupt its code raises is told from a Ctrl-C (main thread only)."""
+    if threading.current_thread() is not threading.main_thread():
+        seen.append(0)  # no handler can be set here: every KeyboardInterrupt counts as Ctrl-C
+        yield
+        return
+    before = signal.getsignal(signal.SIGINT)
+
+    def note(signum: int, frame: Any) -> None:
+        seen.append(signum)
+        if callable(before):
+            before(signum, frame)  # Python's default raises KeyboardInterrupt
+        elif before != signal.SIG_IGN:
+            raise KeyboardInterrupt
+
+    signal.signal(signal.SIGINT, note)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, before)
 
 
 def _run_module(spec: Any, found: list[Declaration], path: Path) -> ModuleType:

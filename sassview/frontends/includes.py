@@ -1,8 +1,10 @@
 """Which local files an NVRTC compile may read, so its cache key changes when one does.
 
-NVRTC has no dependency output (-M/-MD are refused), so this reads the preprocessor directives
-itself and errs on the side of too many files: a file that is listed but not compiled costs a
-cache miss, a file that is compiled but not listed serves a stale answer. So it
+NVRTC has no dependency output (measured on 13.5: -MM, --generate-dependencies, -MD -MF,
+--generate-dependencies-with-compile and --dependency-output are each "unrecognized option";
+tests/test_include_tricks.py fails the day one is accepted), so this reads the preprocessor
+directives itself and errs on the side of too many files: a file that is listed but not
+compiled costs a cache miss, a file that is compiled but not listed serves a stale answer. So it
 
 - reads directives as the preprocessor does: backslash continuations joined first, even inside
   a directive's name (`#inc\\` newline `lude`), comments removed (`/**/ #include "x.h"` is a

@@ -16,6 +16,7 @@ are set to receive it when their parent dies (toolchain/lifeline.py).
 
 from __future__ import annotations
 
+import logging
 import multiprocessing
 import os
 import re
@@ -168,13 +169,24 @@ def _start_worker(parent: int) -> None:
     lifeline.die_with_parent(signal.SIGTERM, parent)
 
 
+_said_jobs: set[str] = set()
+
+
 def pool_size() -> int:
     """Compile processes for one sassview process: $SASSVIEW_JOBS, else the CPUs. Under
     pytest-xdist each of N workers takes 1/N of the CPUs (N workers each starting a pool of
     every CPU would run N x CPUs compilers on the machine)."""
-    text = os.environ.get("SASSVIEW_JOBS", "")
+    text = os.environ.get("SASSVIEW_JOBS", "").strip()
     if text.isdigit() and int(text) > 0:
         return int(text)
+    if text and text not in _said_jobs:  # said, not silently ignored (as MAX_MB does)
+        _said_jobs.add(text)
+        logging.getLogger("sassview").warning(
+            "warning: SASSVIEW_JOBS=%r is not a positive whole number: using %s (give a"
+            " number of compile processes, e.g. SASSVIEW_JOBS=4, or unset it)",
+            text,
+            "the CPUs",
+        )
     cpus = os.cpu_count() or 1
     workers = os.environ.get("PYTEST_XDIST_WORKER_COUNT", "")
     if workers.isdigit() and int(workers) > 1:

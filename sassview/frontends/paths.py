@@ -9,12 +9,23 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import stat
 from pathlib import Path
 
 from sassview.errors import InputError
 
 ANY_INPUT = "a .cu, .ptx or .cubin file, or a kernel.py"
+
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def shown(path: str | Path) -> str:
+    """`path` as a message prints it: a tab or \\x01 in a name written out (\\t, \\x01),
+    so the name said is the name given, not one the terminal ate."""
+    text = str(path)
+    return _CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode(), text)
 
 
 def input_file(path: str | Path, *, wanted: str = ANY_INPUT) -> Path:
@@ -25,24 +36,24 @@ def input_file(path: str | Path, *, wanted: str = ANY_INPUT) -> Path:
     except OSError as exc:
         raise _error(Path(path), exc) from None
     if stat.S_ISDIR(mode):
-        raise InputError(f"{path} is a directory, not a file", f"point at {wanted}")
+        raise InputError(f"{shown(path)} is a directory, not a file", f"point at {wanted}")
     return Path(path).resolve()
 
 
 def _error(path: Path, exc: OSError) -> InputError:
     if exc.errno == errno.ELOOP:
         return InputError(
-            f"{path}: a loop of symbolic links that never reaches a file",
+            f"{shown(path)}: a loop of symbolic links that never reaches a file",
             "point at the file itself (`ls -l` shows where each link points)",
         )
     if exc.errno in (errno.ENOENT, errno.ENOTDIR):
         if path.is_symlink():
             return InputError(
-                f"{path}: a symbolic link to {os.readlink(path)}, which does not exist",
+                f"{shown(path)}: a symbolic link to {os.readlink(path)}, which does not exist",
                 "point at the file itself, or fix the link",
             )
-        return InputError(f"{path}: no such file", "check the path")
-    return InputError(f"{path}: cannot read it ({exc.strerror})", "check its permissions")
+        return InputError(f"{shown(path)}: no such file", "check the path")
+    return InputError(f"{shown(path)}: cannot read it ({exc.strerror})", "check its permissions")
 
 
 def check_ptxas_can_name(path: Path) -> None:

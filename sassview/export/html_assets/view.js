@@ -115,6 +115,14 @@
         var r = c.getBoundingClientRect();
         return { id: c.id, top: r.top, bottom: r.bottom, cut: c.scrollWidth > c.clientWidth };
       }),
+      // Each finding marker's box against its pane's visible box (the client area: no
+      // scrollbar, no border), unscrolled: a marker past the pane's edge is cut.
+      markers: Array.prototype.map.call(document.querySelectorAll(".sv-code .fm"), function (m) {
+        var pane = m.closest(".sv-code"), p = pane.getBoundingClientRect();
+        var r = m.getBoundingClientRect(), left = p.left + pane.clientLeft;
+        return { id: m.parentNode.id, left: r.left - left, right: r.right - left,
+          width: pane.clientWidth };
+      }),
       findings: document.querySelector(".sv-findings").getBoundingClientRect().top,
       sass: document.querySelectorAll(plain).length,
       tinted: Array.prototype.filter.call(document.querySelectorAll(plain), function (e) {
