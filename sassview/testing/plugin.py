@@ -39,12 +39,13 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from sassview.frontends.arch import DEFAULT_ARCH
+
 if TYPE_CHECKING:
     from sassview.testing.loader import KernelCache
     from sassview.testing.matchers import KernelUnderTest
     from sassview.testing.snapshot import SnapshotSession
 
-DEFAULT_ARCH = "sm_90a"
 _SETTINGS = (
     "arch",
     "path",
