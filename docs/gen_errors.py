@@ -1,13 +1,17 @@
 """Write docs/errors.md: every input error the CLI meets, with the message it really prints.
 
-    python docs/gen_errors.py
+    python docs/gen_errors.py          # rewrite docs/errors.md
+    python docs/gen_errors.py --check  # exit 1 (and show the diff) when it is stale
 
 The cases live in tests/error_cases.py, where tests/test_errors.py checks each one; this script
-runs the same cases and records their output, so the page never drifts from the program.
+runs the same cases and records their output, so the page never drifts from the program
+(tests/test_errors.py runs the check too; `pytest --update-goldens` rewrites the page there).
 """
 
 from __future__ import annotations
 
+import argparse
+import difflib
 import os
 import re
 import shlex
@@ -32,10 +36,15 @@ go to stderr: the first line says what is wrong, `hint:` what to do.
 
 def _clean(text: str, tmp: Path) -> str:
     text = re.sub(r"/\S*site-packages/", ".../site-packages/", text)  # first: any checkout
+    text = text.replace(sys.executable, ".venv/bin/python")  # the venv of whichever checkout
     # The checkout first: a case file /tmp/work/main.cu must not read as the root /work/main.
     text = text.replace(str(ROOT), ".").replace(str(tmp), "/tmp/work")
     text = re.sub(r"\.nv_debug_ptx_txt\.\d+", ".nv_debug_ptx_txt", text)
     text = re.sub(r"/tmp/sassview-\w+\.cubin", "/tmp/sassview-XXXX.cubin", text)  # mkstemp's name
+    # the names of a run's own temporary directories, and a key made from the case's tmp path
+    text = re.sub(r"(\.adding-[\d.]+-)[0-9a-f]{8}\b", r"\1XXXXXXXX", text)
+    text = re.sub(r"(sassview-wheels-)\w{8}\b", r"\1XXXXXXXX", text)
+    text = re.sub(r"(scratch/cmake/)[0-9a-f]{64}\b", r"\1KEY", text)
     lines = text.rstrip().splitlines()
     return "\n".join(lines[:14] + (["..."] if len(lines) > 14 else []))
 
@@ -50,7 +59,11 @@ def _quoted(arg: str) -> str:
     return shlex.quote(arg) if any(c.isspace() for c in arg) else arg
 
 
-def main() -> None:
+TARGET = ROOT / "docs" / "errors.md"
+
+
+def render() -> str:
+    """docs/errors.md as the cases make it now (each case run through the real CLI)."""
     out = [HEADER]
     group = None
     # Cases appended in blocks (one per change) join their group where it first appears.
@@ -70,12 +83,31 @@ def main() -> None:
             message = _clean(done.stderr or done.stdout, tmp)
         out.append(f"### {case.what}\n\n`sassview {shown}` — exit {done.returncode}\n")
         out.append(f"```text\n{message}\n```\n")
-    target = ROOT / "docs" / "errors.md"
-    tmp_out = target.with_suffix(".md.tmp")
-    tmp_out.write_text("\n".join(out))
-    os.replace(tmp_out, target)
-    print(f"wrote {target} ({len(CASES)} cases)")
+    return "\n".join(out)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="exit 1 when the page is stale")
+    args = parser.parse_args(argv)
+    made = render()
+    kept = TARGET.read_text(encoding="utf-8") if TARGET.exists() else ""
+    if args.check:
+        if made == kept:
+            print(f"{TARGET.relative_to(ROOT)} is current ({len(CASES)} cases)")
+            return 0
+        diff = difflib.unified_diff(
+            kept.splitlines(), made.splitlines(), "docs/errors.md", "made now", lineterm=""
+        )
+        print("\n".join(diff))
+        print("docs/errors.md is stale: run python docs/gen_errors.py", file=sys.stderr)
+        return 1
+    tmp_out = TARGET.with_suffix(".md.tmp")
+    tmp_out.write_text(made)
+    os.replace(tmp_out, TARGET)
+    print(f"wrote {TARGET} ({len(CASES)} cases)")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

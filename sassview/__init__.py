@@ -10,11 +10,12 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from sassview.errors import SassviewError
 from sassview.frontends.registry import declaration, declaration_names
 from sassview.ir import SCHEMA_VERSION, Kernel, Program
+from sassview.lazy import lazy_exports
 
 __version__ = "0.1.0"
 
@@ -57,22 +58,16 @@ if TYPE_CHECKING:
     from sassview.declare import tensor_descriptor as tensor_descriptor
     from sassview.declare import triton as triton
 
-
-def __getattr__(name: str) -> Any:
-    if name in (
-        "BuildOptions",
-        "compile",
-        "from_artifacts",
-        "from_ptx",
-        "load",
-        "load_kernel_file",
-        "inspect",
-        "analyze",
-    ):
-        from sassview import api
-
-        return getattr(api, name)
-    declare = declaration(name)  # a frontend's declaration, for a kernel.py
-    if declare is not None:
-        return declare
-    raise AttributeError(f"module 'sassview' has no attribute {name!r}")
+_API = (
+    "BuildOptions",
+    "compile",
+    "from_artifacts",
+    "from_ptx",
+    "load",
+    "load_kernel_file",
+    "inspect",
+    "analyze",
+)
+# the API's names, from api.py on first use; any other name may be a frontend's declaration,
+# for a kernel.py (sv.cuda, sv.triton, ...: frontends/registry.py)
+__getattr__ = lazy_exports(__name__, dict.fromkeys(_API, "api"), otherwise=declaration)

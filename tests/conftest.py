@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.goldens import golden, pytest_addoption, pytest_configure  # noqa: F401 (hooks)
 
 CORPUS = Path(__file__).parent / "corpus"
 
@@ -69,6 +70,12 @@ REQUIRE_TOOLCHAINS_ENV = "SASSVIEW_REQUIRE_TOOLCHAINS"
 def toolchains_required() -> bool:
     """Must the stored releases be there (fail), or may their tests skip?"""
     return bool(os.environ.get(REQUIRE_TOOLCHAINS_ENV) or os.environ.get("CI"))
+
+
+def in_ci() -> bool:
+    """Is this a CI run (GitHub Actions, GitLab, .ci/run ... set CI)? What may skip on a
+    developer's machine fails there."""
+    return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
 
 
 def pytest_deselected(items: list[pytest.Item]) -> None:

@@ -930,9 +930,15 @@ CASES += [
 
 
 def environment(case: Case, tmp: Path) -> dict[str, str]:
-    """The case's own cache (tmp/cache) unless it names one: the caller's SASSVIEW_CACHE_DIR
-    (the test session's, or a user's under gen_errors) would hide what the case leaves."""
-    return {**os.environ, "SASSVIEW_CACHE_DIR": str(tmp / "cache"), **case.env(tmp)}
+    """The case's own cache (tmp/cache) and store of CUDA releases (tmp/toolchains, empty)
+    unless it names them: the caller's SASSVIEW_CACHE_DIR (the test session's, or a user's under
+    gen_errors) would hide what the case leaves, and the releases this machine stored (CI adds
+    12.9) would make `doctor` print another page on each machine."""
+    own = {
+        "SASSVIEW_CACHE_DIR": str(tmp / "cache"),
+        "SASSVIEW_TOOLCHAINS_DIR": str(tmp / "toolchains"),
+    }
+    return {**os.environ, **own, **case.env(tmp)}
 
 
 # Helpers of the input-paths cases (called when a case runs, so defined after them).

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from test_model_cache import CASES, _no_assembly
+from helpers.model_cases import CASES, _no_assembly
 
 from sassview import build, export
 from sassview.cache.model_pickle import ModelPickler

@@ -12,11 +12,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers.kernels import SCALE_SHIFT as KERNEL
 
 from sassview.errors import SassviewError
 from sassview.toolchain import store
 from tests.conftest import toolchains_required
-from tests.test_gate import KERNEL
 
 pytestmark = pytest.mark.compile
 ROOT = Path(__file__).parents[1]

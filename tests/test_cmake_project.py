@@ -18,11 +18,12 @@ from pathlib import Path
 import pytest
 from conftest import assert_clean_error
 from conftest import run_sassview as sassview
+from helpers.kernels import CMAKE_PROJECT
 
 from sassview.frontends import cmake_project
 from sassview.frontends.build_options import BuildOptions, resolve_build
 
-PROJECT = Path(__file__).parent / "data" / "cmake_project"
+PROJECT = CMAKE_PROJECT
 SOFTMAX = PROJECT / "src" / "softmax.cu"
 
 

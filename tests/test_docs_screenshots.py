@@ -2,8 +2,8 @@
 
 docs/gen_screenshots.py compiles examples/matmul/05_wgmma_tma.cu and writes what Textual's own
 screenshot makes of the app; a change to the TUI or the compiler that changes the picture
-fails here until the script is run again. The tables are measured in headless Chromium on the
-built site (skipped where there is no Chromium).
+fails here until the script (or `pytest --update-goldens`) writes it again. The tables are
+measured in headless Chromium on the built site (skipped where there is no Chromium).
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers.goldens import Goldens
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "docs" / "gen_screenshots.py"
@@ -37,12 +38,11 @@ def test_the_tui_page_shows_each_screenshot() -> None:
 
 
 @pytest.mark.compile
-def test_the_screenshots_are_what_the_app_draws_now() -> None:
+def test_the_screenshots_are_what_the_app_draws_now(golden: Goldens) -> None:
     made = _script().screenshots()  # type: ignore[attr-defined]
     for name, svg in made.items():
-        kept = (ROOT / "docs" / "img" / name).read_text(encoding="utf-8")
         assert "05_wgmma_tma.cu" in svg and "matmul_wgmma_tma" in svg
-        assert kept == svg, f"docs/img/{name} is stale: run python docs/gen_screenshots.py"
+        golden.check(ROOT / "docs" / "img" / name, svg)
 
 
 # Appended to a built page: each table's width against its column's, printed into the page.

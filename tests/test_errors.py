@@ -1,4 +1,5 @@
-"""The bad-input matrix: each case through the real CLI, one message, the right exit code."""
+"""The bad-input matrix: each case through the real CLI, one message, the right exit code; and
+docs/errors.md, made from the same cases by docs/gen_errors.py, is what they print now."""
 
 from __future__ import annotations
 
@@ -6,17 +7,28 @@ import importlib.util
 import subprocess
 import sys
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 from error_cases import CASES, Case, environment
+from helpers.goldens import Goldens
 
-pytestmark = pytest.mark.compile
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _gen_errors() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("gen_errors", ROOT / "docs" / "gen_errors.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def test_there_are_at_least_forty_distinct_cases() -> None:
     assert len({c.id for c in CASES}) == len(CASES) >= 40
 
 
+@pytest.mark.compile
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
 def test_error_case(case: Case, tmp_path: Path) -> None:
     if case.group == "kernel.py" and case.id.startswith("triton"):
@@ -47,3 +59,27 @@ def _after_notes(stderr: str) -> str:
     while lines and (lines[0].startswith("note: ") or lines[0].startswith("  ")):
         lines.pop(0)
     return "".join(lines)
+
+
+@pytest.mark.compile
+def test_the_errors_page_is_what_the_cases_print_now(golden: Goldens) -> None:
+    """`python docs/gen_errors.py --check` as a test (`pytest --update-goldens` rewrites it)."""
+    gen = _gen_errors()
+    golden.check(gen.TARGET, gen.render())
+
+
+def test_gen_errors_check_fails_on_a_stale_page_and_passes_on_a_current_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    gen = _gen_errors()
+    page = tmp_path / "errors.md"
+    page.write_text("# Errors\nold\n", encoding="utf-8")
+    monkeypatch.setattr(gen, "ROOT", tmp_path)
+    monkeypatch.setattr(gen, "TARGET", page)
+    monkeypatch.setattr(gen, "render", lambda: "# Errors\nnew\n")
+    assert gen.main(["--check"]) == 1
+    out = capsys.readouterr()
+    assert "-old" in out.out and "+new" in out.out and "stale" in out.err
+    assert page.read_text(encoding="utf-8") == "# Errors\nold\n"  # --check writes nothing
+    assert gen.main([]) == 0 and page.read_text(encoding="utf-8") == "# Errors\nnew\n"
+    assert gen.main(["--check"]) == 0

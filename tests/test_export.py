@@ -2,8 +2,8 @@
 escaping, and the HTML page's hover highlighting in headless Chromium.
 
 Goldens are made from a recorded corpus cubin with the source, PTX and ptxas log recorded next
-to it, so no compiler runs. Regenerate them with `SASSVIEW_UPDATE_GOLDEN=1 pytest
-tests/test_export.py` and read the diff.
+to it, so no compiler runs. Rewrite them with `pytest tests/test_export.py --update-goldens`
+(tests/helpers/goldens.py: that run fails, listing what it wrote) and read the diff.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 from conftest import CORPUS, corpus_dirs, corpus_id
+from helpers.goldens import Goldens
 
 import sassview
 from sassview.export import FORMATS, ExportError, export, file_stem, render
@@ -30,7 +31,6 @@ from sassview.inspection import Inspection
 from sassview.ir import Artifacts
 
 GOLDEN = Path(__file__).parent / "data" / "export"
-UPDATE = os.environ.get("SASSVIEW_UPDATE_GOLDEN") == "1"
 EXAMPLE = Path(__file__).parents[1] / "examples" / "vecadd.cu"
 
 
@@ -77,28 +77,19 @@ def nested() -> Inspection:
     return insp
 
 
-def check_golden(name: str, text: str) -> None:
-    path = GOLDEN / name
-    if UPDATE:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(text.encode("utf-8"))
-    assert path.exists(), f"no golden {path}: run with SASSVIEW_UPDATE_GOLDEN=1"
-    assert text == path.read_text(encoding="utf-8"), f"{name} differs from its golden"
-
-
 # ---- goldens ----
 
 
 @pytest.mark.parametrize("fmt", list(FORMATS))
-def test_golden(fmt: str) -> None:
+def test_golden(fmt: str, golden: Goldens) -> None:
     text = render(tiled(), fmt, read_files=False)
-    check_golden(f"{file_stem(tiled())}.{FORMATS[fmt]}", text)
+    golden.check(GOLDEN / f"{file_stem(tiled())}.{FORMATS[fmt]}", text)
 
 
 @pytest.mark.parametrize("fmt", ["dot", "mermaid"])
-def test_golden_nested_loops_draw_as_nested_clusters(fmt: str) -> None:
+def test_golden_nested_loops_draw_as_nested_clusters(fmt: str, golden: Goldens) -> None:
     text = render(nested(), fmt, read_files=False)
-    check_golden(f"nested.{FORMATS[fmt]}", text)
+    golden.check(GOLDEN / f"nested.{FORMATS[fmt]}", text)
     if fmt == "dot":
         inner = text.index("subgraph cluster_loop1")
         assert text.index("subgraph cluster_loop0") < inner < text.rindex("}")

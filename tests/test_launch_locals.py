@@ -7,7 +7,7 @@ import json
 
 import pytest
 from conftest import run_sassview as sassview
-from test_cmake_project import PROJECT
+from helpers.kernels import CMAKE_PROJECT as PROJECT
 
 from sassview.analyses.launches import launch_shape
 

@@ -199,8 +199,8 @@ def test_a_triton_static_range_over_a_constexpr_has_its_copies() -> None:
     (insp,) = inspect_program(build_program(art))
     (entry,) = insp.facts("unroll")["entries"]
     assert (
-        entry.summary()
-        == "line 13: fully unrolled (3 copies, no loop left) (asked: static_range) [from the trip count]"
+        entry.summary() == "line 13: fully unrolled (3 copies, no loop left) (asked: static_range)"
+        " [from the trip count]"
     )
     assert sum(1 for i in insp.kernel.instructions if i.opcode == "LDG") == 3
 

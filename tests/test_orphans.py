@@ -19,8 +19,7 @@ import time
 from pathlib import Path
 
 import pytest
-
-from tests.test_process_safety import (
+from helpers.processes import (
     BOUND_S,
     SLOW_CU,
     VECADD,

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 from analyses_data import program
-from test_real_loops import FULL, Where, claims
+from helpers.loop_claims import FULL, Where, claims
 
 from sassview.analyses.base import AnalysisContext
 from sassview.analyses.loops import census

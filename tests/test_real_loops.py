@@ -16,24 +16,17 @@ offline (`json`: the parsers alone) and from the cubin (`recorded`: nvdisasm aga
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from analyses_data import program
+from helpers.loop_claims import FULL, Where, claims
 
-from sassview.analyses.base import AnalysisContext
-from sassview.analyses.loops import census
-from sassview.analyses.loops.entry import claim
 from sassview.graph.cfg import ControlFlowGraph, build_cfg
 from sassview.graph.divergence import fallbacks
-from sassview.graph.loops import find_loops
 from sassview.ir import SassInstruction
 from sassview.parse.sass_text import parse_sass_text
 
-Where = tuple[str, str, int, int | None]  # kernel, file name, line, main-file call site
 CR = "coalesced_reduce.h"
 WF = "warp_fallbacks.cu"
-FULL = "fully unrolled ({} copies, no loop left)"
 FALLBACK = ", plus a diverged-warp fallback at /*{:04x}*/ (not counted)"
 FALLBACKS = ", plus {} diverged-warp fallbacks from /*{:04x}*/ (not counted)"
 ROLLED_1 = "not unrolled (asked: #pragma unroll 1)"
@@ -209,23 +202,6 @@ CASES = [
     ("warp_fallbacks", "sm_80", WARP_FALLBACKS["sm_80"]),
     ("warp_fallbacks", "sm_90a", WARP_FALLBACKS["sm_90a"]),
 ]
-
-
-def claims(mode: str, case: str, arch: str) -> dict[Where, str]:
-    """Every entry of every kernel of a recorded case, keyed as the tables are."""
-    prog = program(mode, case, arch)
-    names = {k.name: k.display_name for k in program("recorded", case, arch).kernels}
-    out: dict[Where, str] = {}
-    for k in prog.kernels:
-        kernel = names[k.name].split("(")[0]
-        cfg = build_cfg(k.instructions)
-        ctx = AnalysisContext(prog, k, cfg, find_loops(cfg, k.instructions), None)  # type: ignore[arg-type]
-        for e in census.run(ctx).facts.entries:
-            main = e.inlined_at[-1].line if e.inlined_at else None
-            where = (kernel, Path(e.file or "?").name, e.line or 0, main)
-            assert where not in out, f"two entries for {where}"
-            out[where] = claim(e) if e.statement else f"no statement: {e.summary()}"
-    return out
 
 
 @pytest.mark.parametrize("mode", ["recorded", "json"])

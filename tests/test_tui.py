@@ -6,19 +6,27 @@ recorded cubins (no compiler). Each test says in its name what a user would see.
 
 from __future__ import annotations
 
-import asyncio
 import shutil
-import time
-from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import CORPUS
+from helpers.goldens import Goldens
+from helpers.tui import (
+    SOURCES,
+    opened,
+    preloaded,
+    recorded,
+    recorded_app,
+    run,
+    screenshot,
+    visible,
+    wait_for,
+)
 
 import sassview
-from sassview.inspection import Inspection
-from sassview.ir import Artifacts
 from sassview.tui import loader, state, sync
 from sassview.tui.app import SassviewApp
 from sassview.tui.loader import Loaded, Target
@@ -26,9 +34,8 @@ from sassview.tui.messages import CompileFailed
 from sassview.tui.opcode_help import NVIDIA_SASS_DOCS, describe
 from sassview.tui.screens.help import KEYS
 from sassview.tui.widgets.findings import FindingsPanel
-from sassview.tui.widgets.listing import Listing
 
-SOURCES = CORPUS / "sources"
+SNAPSHOTS = Path(__file__).parent / "__snapshots__" / "test_tui"
 TILED_CUBIN = CORPUS / "tiled" / "sm_90a" / "kernel.cubin"
 SPILL_CUBIN = CORPUS / "spill" / "sm_80" / "kernel.cubin"
 compile_mark = pytest.mark.compile
@@ -42,55 +49,6 @@ __global__ void caller(const float* in, float* out) {
   out[i] = twice(in[i]);
 }
 """
-
-
-def run(coro: Callable[[], Awaitable[None]]) -> None:
-    asyncio.run(coro())  # type: ignore[arg-type]
-
-
-def preloaded(path: Path, **kw: object) -> SassviewApp:
-    """An app on a recorded cubin: no compiler, no watching."""
-    found = tuple(sassview.inspect(path))
-    return SassviewApp(Target(path), loaded=Loaded(found, ()), watch=False, **kw)  # type: ignore[arg-type]
-
-
-def recorded(case: str, arch: str = "sm_90a") -> tuple[Inspection, ...]:
-    """A recorded compile (cubin, PTX, source, ptxas log) read back as if just compiled: the
-    source and PTX panes have text, and no compiler is needed."""
-    d = CORPUS / case / arch
-    cubin = (d / "kernel.cubin").read_bytes()
-    probe = sassview.from_artifacts(Artifacts(kind="cubin", arch=arch, cubin=cubin))
-    src = next(x.source for x in probe.kernels[0].instructions if x.source is not None)
-    artifacts = Artifacts(
-        kind="cuda", arch=arch, source_path=src.outermost.file, cubin=cubin,
-        source_text=(SOURCES / f"{case}.cu").read_text(), ptx=(d / "kernel.ptx").read_text(),
-        compile_log=(d / "compile.log").read_text(),
-    )  # fmt: skip
-    return tuple(sassview.analyze(sassview.from_artifacts(artifacts)))
-
-
-def recorded_app(case: str, arch: str = "sm_90a") -> SassviewApp:
-    target = Target(SOURCES / f"{case}.cu")
-    return SassviewApp(target, loaded=Loaded(recorded(case, arch), ()), watch=False)
-
-
-@asynccontextmanager
-async def opened(app: SassviewApp, size: tuple[int, int] = (160, 48)) -> AsyncIterator[object]:
-    async with app.run_test(size=size) as pilot:
-        await wait_for(pilot, lambda: app.loads >= 1)
-        yield pilot
-
-
-async def wait_for(pilot: object, done: Callable[[], bool], seconds: float = 120.0) -> None:
-    end = time.monotonic() + seconds
-    while not done():
-        assert time.monotonic() < end, "timed out waiting for the app"
-        await pilot.pause(0.05)  # type: ignore[attr-defined]
-
-
-def visible(listing: Listing, row: int) -> bool:
-    top = round(listing.scroll_offset.y)
-    return top <= row < top + listing.scrollable_content_region.height
 
 
 # -- headless parts ---------------------------------------------------------------------------
@@ -506,18 +464,28 @@ def test_the_error_panel_keeps_the_selected_instruction_in_view() -> None:
     run(go)
 
 
-# -- snapshots of the main screens (pytest --snapshot-update rewrites them) ----------------------
+# -- snapshots of the main screens (pytest --update-goldens rewrites them) ----------------------
 
 
-def test_snapshot_main_screen(snap_compare: Callable[..., bool]) -> None:
-    assert snap_compare(recorded_app("tiled"), terminal_size=(140, 40))
+@pytest.fixture
+def tui_snapshot(golden: Goldens, request: pytest.FixtureRequest) -> Callable[..., None]:
+    """Compare the app's screenshot with __snapshots__/test_tui/<test>.svg (helpers/goldens)."""
+
+    def compare(app: SassviewApp, **how: Any) -> None:
+        golden.check(SNAPSHOTS / f"{request.node.name}.svg", screenshot(app, **how))
+
+    return compare
 
 
-def test_snapshot_main_screen_at_80x24(snap_compare: Callable[..., bool]) -> None:
-    assert snap_compare(recorded_app("tiled"), terminal_size=(80, 24))
+def test_snapshot_main_screen(tui_snapshot: Callable[..., None]) -> None:
+    tui_snapshot(recorded_app("tiled"), terminal_size=(140, 40))
 
 
-def test_snapshot_source_cursor_in_a_loop_light_theme(snap_compare: Callable[..., bool]) -> None:
+def test_snapshot_main_screen_at_80x24(tui_snapshot: Callable[..., None]) -> None:
+    tui_snapshot(recorded_app("tiled"), terminal_size=(80, 24))
+
+
+def test_snapshot_source_cursor_in_a_loop_light_theme(tui_snapshot: Callable[..., None]) -> None:
     async def before(pilot: object) -> None:
         app = pilot.app  # type: ignore[attr-defined]
         await pilot.pause()  # type: ignore[attr-defined]
@@ -526,10 +494,10 @@ def test_snapshot_source_cursor_in_a_loop_light_theme(snap_compare: Callable[...
         app.go_to_line(10)
         await pilot.pause()  # type: ignore[attr-defined]
 
-    assert snap_compare(recorded_app("tiled"), terminal_size=(140, 40), run_before=before)
+    tui_snapshot(recorded_app("tiled"), terminal_size=(140, 40), run_before=before)
 
 
-def test_snapshot_compile_error(snap_compare: Callable[..., bool]) -> None:
+def test_snapshot_compile_error(tui_snapshot: Callable[..., None]) -> None:
     async def before(pilot: object) -> None:
         app = pilot.app  # type: ignore[attr-defined]
         report = loader.ErrorReport(
@@ -541,14 +509,14 @@ def test_snapshot_compile_error(snap_compare: Callable[..., bool]) -> None:
         app.post_message(CompileFailed(report, "change"))
         await pilot.pause()  # type: ignore[attr-defined]
 
-    assert snap_compare(recorded_app("tiled"), terminal_size=(120, 36), run_before=before)
+    tui_snapshot(recorded_app("tiled"), terminal_size=(120, 36), run_before=before)
 
 
-def test_snapshot_help_screen(snap_compare: Callable[..., bool]) -> None:
-    assert snap_compare(recorded_app("tiled"), press=["question_mark"], terminal_size=(100, 44))
+def test_snapshot_help_screen(tui_snapshot: Callable[..., None]) -> None:
+    tui_snapshot(recorded_app("tiled"), press=["question_mark"], terminal_size=(100, 44))
 
 
-def test_snapshot_spills_and_opcode_help(snap_compare: Callable[..., bool]) -> None:
+def test_snapshot_spills_and_opcode_help(tui_snapshot: Callable[..., None]) -> None:
     async def before(pilot: object) -> None:
         app = pilot.app  # type: ignore[attr-defined]
         view = app.view
@@ -560,7 +528,7 @@ def test_snapshot_spills_and_opcode_help(snap_compare: Callable[..., bool]) -> N
 
     spill = tuple(i for i in recorded("spill", "sm_80") if i.kernel.name == "_Z5spillPKfPfi")
     app = SassviewApp(Target(SPILL_CUBIN), loaded=Loaded(spill, ()), watch=False)
-    assert snap_compare(app, terminal_size=(120, 36), run_before=before)
+    tui_snapshot(app, terminal_size=(120, 36), run_before=before)
 
 
 @pytest.mark.parametrize(

@@ -12,9 +12,9 @@ import json
 from pathlib import Path
 
 from conftest import CORPUS
+from helpers.tui import opened, preloaded, recorded_app, run
 from pytest import MonkeyPatch
 from rich.color import Color
-from test_tui import opened, preloaded, recorded_app, run
 from textual.app import ComposeResult
 from textual.widgets import Footer
 from textual.widgets._footer import FooterKey

@@ -3,7 +3,7 @@ border changes colour), a theme switch repaints them."""
 
 from __future__ import annotations
 
-from test_tui import opened, recorded_app, run
+from helpers.tui import opened, recorded_app, run
 from textual.strip import Strip
 
 from sassview.tui.app import SassviewApp

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
-from test_tui import SOURCES, opened, recorded, recorded_app, run, visible
+from helpers.tui import SOURCES, opened, recorded, recorded_app, run, visible
 
 from sassview.tui.app import SassviewApp
 from sassview.tui.loader import Loaded, Target

@@ -147,7 +147,7 @@ def test_hiding_the_columns_retitles_the_sass_pane() -> None:
 
 
 def test_diff_with_nothing_to_compare_says_how_to_get_something() -> None:
-    from test_tui import recorded_app  # a .cu target: it can compile another architecture
+    from helpers.tui import recorded_app  # a .cu target: it can compile another architecture
 
     app = recorded_app("tiled")
 

@@ -16,17 +16,17 @@ an entry used.
   (its halves, `lookup` and `keep`, for nvdisasm and nvcc, whose builds are not one call);
 - remote.py: a shared store at $SASSVIEW_CACHE_URL (fsspec), read through and written back.
 
-Each module loads when a name of it is first used (`__getattr__` below), as `import sassview`
-loads its API: a warm run reads entries and needs store.py alone.
+Each module loads when a name of it is first used (`__getattr__` below, sassview/lazy.py), as
+`import sassview` loads its API: a warm run reads entries and needs store.py alone.
 """
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from sassview.cache.limit import parse_megabytes, size_limit
 from sassview.errors import SassviewError
+from sassview.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from sassview.cache.layout import FORMAT_VERSION, MARKER, cache_root, enabled, state
@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 # Each name -> (module, its name there), imported on first use: a warm run reads entries
 # (store.py) and never surveys or sweeps, `--help` reads none. Importing every module here cost
 # `sassview --help` 12 of its 76 ms of CPU (min of 15 runs, as benchmarks/bench_warm.py counts).
-_WHERE: dict[str, tuple[str, str]] = {
+_WHERE: dict[str, str | tuple[str, str]] = {
     **{n: ("layout", n) for n in ("FORMAT_VERSION", "MARKER", "cache_root", "enabled", "state")},
     "release_claim": ("locks", "release"),
     "scratch_dir": ("scratch", "scratch_dir"),
@@ -61,13 +61,7 @@ def enforce_limit() -> Cleanup | None:
     return trim()
 
 
-def __getattr__(name: str) -> Any:
-    if name not in _WHERE:
-        raise AttributeError(f"module 'sassview.cache' has no attribute {name!r}")
-    module, attribute = _WHERE[name]
-    value = getattr(importlib.import_module(f"sassview.cache.{module}"), attribute)
-    globals()[name] = value  # once: later reads are plain attribute reads
-    return value
+__getattr__ = lazy_exports(__name__, _WHERE, keep=globals())  # once: then plain attribute reads
 
 
 __all__ = [

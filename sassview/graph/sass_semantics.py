@@ -220,25 +220,14 @@ def _widths(
     opcode: str, mods: tuple[str, ...], ndst: int, ops: Sequence[Operand]
 ) -> list[int] | None:
     """Width of each register operand where the opcode makes it wider (0 = as written); None
-    when no operand is (most ALU instructions)."""
+    when no operand is (most ALU instructions). One family of opcodes per helper below."""
     if opcode not in _SHAPED:
         return None
+    if _all_wide(opcode, mods):
+        return [2] * len(ops)
     w = [0] * len(ops)
-    if (
-        opcode in _DOUBLE
-        or (opcode in _WIDE_WITH_64 and "64" in mods)
-        or (opcode in ("IMNMX", "ISETP", "UISETP", "UIMNMX") and ("S64" in mods or "U64" in mods))
-    ):
-        return [2] * len(ops)
-    if opcode in ("CALL", "RET", "BRX", "JMX") or (
-        opcode in ("LEPC", "CS2R", "CS2UR") and "32" not in mods
-    ):
-        return [2] * len(ops)
     if opcode in ("IMAD", "UIMAD") and ("WIDE" in mods or "HI" in mods):
-        w[0] = 2 if "WIDE" in mods else 1  # IMAD.HI adds a 64-bit C to the high half
-        srcs = [i for i in range(ndst, len(ops)) if not _is_pred(ops[i])]
-        if len(srcs) >= 3:
-            w[srcs[2]] = 2
+        _imad_widths(mods, ndst, ops, w)
     elif opcode in _CONVERT:
         dst, src = _convert_widths(opcode[1:] if opcode[0] == "U" else opcode, mods)
         w = [dst] + [src] * (len(ops) - 1)
@@ -249,26 +238,63 @@ def _widths(
         for i, width in zip(regs, _mma_widths(opcode, mods), strict=False):
             w[i] = width
     elif opcode in _GMMA:
-        acc = _gmma_accumulator(opcode, mods)
-        regs = [i for i, op in enumerate(ops) if op.kind is _REG and not _is_pred(op)]
-        for j, i in enumerate(regs):
-            w[i] = 4 if (j == 1 and len(regs) == 3) else acc  # D, [A in registers,] C
+        _gmma_widths(opcode, mods, ops, w)
     elif opcode in ("LDTM", "STTM"):
-        shape = next((m for m in mods if _LDTM.match(m)), "32bit")
-        per = {"16dp128bit": 2, "16dp256bit": 4}.get(shape, 1)
-        count = next((int(m[1:]) for m in mods if m[:1] == "x" and m[1:].isdigit()), 1)
-        w[0 if opcode == "LDTM" else len(ops) - 1] = per * count
+        _tensor_memory_widths(opcode, mods, ops, w)
     else:
-        size = _size(opcode, mods)
-        if opcode in _LOADS and ndst:
-            w[ndst - 1] = (
-                2 if opcode == "SYNCS" and mods[:1] == ("ARRIVE",) else size
-            )  # 64-bit state
-        if opcode in _STORES or opcode.startswith("ATOM"):
-            for i in range(ndst, len(ops)):
-                if ops[i].kind is _REG and not _is_pred(ops[i]):
-                    w[i] = size
+        _memory_widths(opcode, mods, ndst, ops, w)
     return w
+
+
+def _all_wide(opcode: str, mods: tuple[str, ...]) -> bool:
+    """Is every register operand 64-bit? Doubles, the 64-bit integer forms, the targets of calls
+    and returns, a 64-bit PC or clock read."""
+    return (
+        opcode in _DOUBLE
+        or (opcode in _WIDE_WITH_64 and "64" in mods)
+        or (opcode in ("IMNMX", "ISETP", "UISETP", "UIMNMX") and ("S64" in mods or "U64" in mods))
+        or opcode in ("CALL", "RET", "BRX", "JMX")
+        or (opcode in ("LEPC", "CS2R", "CS2UR") and "32" not in mods)
+    )
+
+
+def _imad_widths(mods: tuple[str, ...], ndst: int, ops: Sequence[Operand], w: list[int]) -> None:
+    """IMAD.WIDE: a 64-bit result and C; IMAD.HI adds a 64-bit C to the high half."""
+    w[0] = 2 if "WIDE" in mods else 1
+    srcs = [i for i in range(ndst, len(ops)) if not _is_pred(ops[i])]
+    if len(srcs) >= 3:
+        w[srcs[2]] = 2
+
+
+def _gmma_widths(opcode: str, mods: tuple[str, ...], ops: Sequence[Operand], w: list[int]) -> None:
+    """D and C as wide as the accumulator; A, when it is in registers, 4."""
+    acc = _gmma_accumulator(opcode, mods)
+    regs = [i for i, op in enumerate(ops) if op.kind is _REG and not _is_pred(op)]
+    for j, i in enumerate(regs):
+        w[i] = 4 if (j == 1 and len(regs) == 3) else acc  # D, [A in registers,] C
+
+
+def _tensor_memory_widths(
+    opcode: str, mods: tuple[str, ...], ops: Sequence[Operand], w: list[int]
+) -> None:
+    """LDTM's destination / STTM's source: the shape's registers per repetition, times xN."""
+    shape = next((m for m in mods if _LDTM.match(m)), "32bit")
+    per = {"16dp128bit": 2, "16dp256bit": 4}.get(shape, 1)
+    count = next((int(m[1:]) for m in mods if m[:1] == "x" and m[1:].isdigit()), 1)
+    w[0 if opcode == "LDTM" else len(ops) - 1] = per * count
+
+
+def _memory_widths(
+    opcode: str, mods: tuple[str, ...], ndst: int, ops: Sequence[Operand], w: list[int]
+) -> None:
+    """A load's last destination and a store's or atomic's data registers: the access size."""
+    size = _size(opcode, mods)
+    if opcode in _LOADS and ndst:
+        w[ndst - 1] = 2 if opcode == "SYNCS" and mods[:1] == ("ARRIVE",) else size  # 64-bit state
+    if opcode in _STORES or opcode.startswith("ATOM"):
+        for i in range(ndst, len(ops)):
+            if ops[i].kind is _REG and not _is_pred(ops[i]):
+                w[i] = size
 
 
 def _address_width(opcode: str, mods: tuple[str, ...], op: Operand, n: int, position: int) -> int:

@@ -12,7 +12,9 @@ and that must cost nothing when no test uses it.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from sassview.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from sassview.testing.failures import (
@@ -32,7 +34,7 @@ if TYPE_CHECKING:
     from sassview.testing.schedule import ScheduleMismatch
     from sassview.testing.snapshot import SnapshotMismatch
 
-_WHERE = {
+_WHERE: dict[str, str | tuple[str, str]] = {
     "KernelUnderTest": "matchers",
     "filecheck": "filecheck",
     "run_filecheck": "filecheck",
@@ -78,11 +80,4 @@ __all__ = [
     "run_filecheck",
 ]
 
-
-def __getattr__(name: str) -> Any:
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module 'sassview.testing' has no attribute {name!r}")
-    import importlib
-
-    return getattr(importlib.import_module(f"sassview.testing.{module}"), name)
+__getattr__ = lazy_exports(__name__, _WHERE)

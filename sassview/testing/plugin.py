@@ -39,6 +39,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from sassview.api import DEFAULT_ARCH
+
 if TYPE_CHECKING:
     import sys
 
@@ -52,7 +54,6 @@ if TYPE_CHECKING:
     from sassview.testing.matchers import KernelUnderTest
     from sassview.testing.snapshot import SnapshotSession
 
-DEFAULT_ARCH = "sm_90a"
 _OWN_SETTINGS = ("arch", "path", "kernel", "variant")  # the rest are the build's (BuildKeywords)
 
 

@@ -9,8 +9,9 @@ remembered versions (locate.py) and runs no tool, so it need not import run.py a
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from sassview.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from sassview.toolchain.locate import (
@@ -23,7 +24,7 @@ if TYPE_CHECKING:
     )
     from sassview.toolchain.run import run_tool
 
-_WHERE = {
+_WHERE: dict[str, str | tuple[str, str]] = {
     **dict.fromkeys(
         ("OVERRIDES", "ToolInfo", "cuobjdump", "nvdisasm", "survey", "toolchain_versions"),
         "locate",
@@ -32,10 +33,7 @@ _WHERE = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    if name not in _WHERE:
-        raise AttributeError(f"module 'sassview.toolchain' has no attribute {name!r}")
-    return getattr(importlib.import_module(f"sassview.toolchain.{_WHERE[name]}"), name)
+__getattr__ = lazy_exports(__name__, _WHERE)
 
 
 __all__ = [

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from sassview.api import DEFAULT_ARCH
 from sassview.errors import InputError, SassviewError
 from sassview.views.cli_build import arch_list, build_options, file_build
 from sassview.views.cli_tui import install as _install_tui
@@ -89,7 +90,8 @@ def cli(verbose: bool) -> None:
     "-a",
     "archs",
     multiple=True,
-    help="Target(s), e.g. sm_90a or sm_80,sm_90a (default: sm_90a for CUDA C++, .target for PTX).",
+    help="Target(s), e.g. sm_90a or sm_80,sm_90a "
+    f"(default: {DEFAULT_ARCH} for CUDA C++, .target for PTX).",
 )
 @click.option("--kernel", "-k", help="Only this kernel (mangled or demangled name).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document on stdout.")

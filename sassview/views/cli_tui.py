@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from sassview.api import DEFAULT_ARCH
 from sassview.errors import SassviewError
 from sassview.views.cli_build import build_options
 
@@ -33,7 +34,8 @@ OPENABLE = (".cu", ".cuh", ".cpp", ".cc", ".cxx", ".py", ".ptx", ".cubin", ".fat
     "-a",
     "archs",
     multiple=True,
-    help="Target(s), e.g. sm_90a or sm_80,sm_90a (default: sm_90a, or what kernel.py declares).",
+    help="Target(s), e.g. sm_90a or sm_80,sm_90a "
+    f"(default: {DEFAULT_ARCH}, or what kernel.py declares).",
 )
 @click.option("--kernel", "-k", help="Open on this kernel (mangled or demangled name).")
 @build_options()

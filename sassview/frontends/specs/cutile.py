@@ -20,26 +20,24 @@ if TYPE_CHECKING:
     from sassview.frontends.declaration import Declaration, KernelFile
     from sassview.ir import Artifacts
 
-_HINTS = ("num_ctas", "occupancy", "opt_level", "num_worker_warps")  # as frontends/cutile.HINTS
-
 
 def compile_job(kf: KernelFile, decl: Declaration, arch: str, variant: dict[str, Any]) -> Artifacts:
     """A variant's key is a kernel hint or names a parameter, whose value it replaces."""
     from sassview.errors import InputError
-    from sassview.frontends.cutile import compile_cutile
+    from sassview.frontends.cutile import HINTS, compile_cutile
 
     s = decl.settings
     parameters = list(s["parameters"])
     hints = dict(s["hints"])
     for key, value in variant.items():
-        if key in _HINTS:
+        if key in HINTS:
             hints[key] = value
         elif key in s["names"]:
             parameters[s["names"].index(key)] = value
         else:
             raise InputError(
                 f"sv.cutile({decl.name}): variant {key!r} is neither a parameter nor a hint",
-                f"parameters: {', '.join(s['names'])}; hints: {', '.join(_HINTS)}",
+                f"parameters: {', '.join(s['names'])}; hints: {', '.join(HINTS)}",
             )
     return compile_cutile(
         decl.target, parameters, arch=arch, hints=hints,
