@@ -28,6 +28,7 @@ from sassview.frontends.build_options import CUDA_SUFFIXES as CUDA_SUFFIXES
 from sassview.frontends.build_options import BuildOptions as BuildOptions
 from sassview.frontends.build_options import resolve_build as resolve_build
 from sassview.ir import Artifacts, Program
+from sassview.lazy import lazy_exports
 
 if TYPE_CHECKING:
     if sys.version_info >= (3, 11):
@@ -84,15 +85,18 @@ _FRONTEND_NAMES = {
 }
 
 
-def __getattr__(name: str) -> Any:
+def _registry_module(name: str) -> Any | None:
+    """`api.frontend_registry`: the registry module itself, for the views' frontend lists."""
+    if name != "frontend_registry":
+        return None
     import importlib
 
-    if name == "frontend_registry":
-        return importlib.import_module("sassview.frontends.registry")
-    module = _FRONTEND_NAMES.get(name)
-    if module is None:
-        raise AttributeError(f"module 'sassview.api' has no attribute {name!r}")
-    return getattr(importlib.import_module(f"sassview.frontends.{module}"), name)
+    return importlib.import_module("sassview.frontends.registry")
+
+
+__getattr__ = lazy_exports(
+    "sassview.frontends", _FRONTEND_NAMES, otherwise=_registry_module, owner=__name__
+)
 
 
 def _build(

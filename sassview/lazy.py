@@ -24,12 +24,15 @@ def lazy_exports(
     *,
     keep: dict[str, Any] | None = None,
     otherwise: Callable[[str], Any | None] | None = None,
+    owner: str | None = None,
 ) -> Callable[[str], Any]:
     """A module-level `__getattr__` for `package` that imports `where[name]` on first use.
 
     `keep`: the module's globals(), to store each value once loaded (later reads are plain
     attribute reads); leave it out where a test may patch the submodule's name and the package's
     must follow. `otherwise`: asked for a name not in the table (None: there is no such name).
+    `owner`: the module the `__getattr__` is for, where it is not `package` (sassview.api
+    re-exports sassview.frontends' names).
     """
 
     def __getattr__(name: str) -> Any:
@@ -37,7 +40,7 @@ def lazy_exports(
         if spot is None:
             value = otherwise(name) if otherwise is not None else None
             if value is None:
-                raise AttributeError(f"module {package!r} has no attribute {name!r}")
+                raise AttributeError(f"module {owner or package!r} has no attribute {name!r}")
             return value
         module, attribute = (spot, name) if isinstance(spot, str) else spot
         value = getattr(importlib.import_module(f"{package}.{module}"), attribute)
