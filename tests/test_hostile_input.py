@@ -78,3 +78,15 @@ def test_a_missing_file_whose_name_holds_a_control_character_is_named_as_given(
     done = run("check", tmp_path / "a\x01b.cu")
     assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
     assert "a\\x01b.cu: no such file" in done.stderr and "\x01" not in done.stderr
+
+
+@pytest.mark.parametrize("name", ["SASSVIEW_TOOL_TIMEOUT", "SASSVIEW_COMPILE_TIMEOUT"])
+def test_a_bad_timeout_is_said_on_a_warm_run_too(tmp_path: Path, name: str) -> None:
+    """A warm check runs no tool, so a timeout of -5 was read by nothing and the run exited
+    0 without a word; the command line now reads both settings before any command runs."""
+    env = {"SASSVIEW_CACHE_DIR": str(tmp_path / "cache")}
+    assert run("check", VECADD, env=env).returncode == 0  # the cache is warm after this
+    warm = run("check", VECADD, env={**env, name: "-5"})
+    assert warm.returncode == 2 and warm.stdout == ""
+    assert f"{name}='-5' is not a number of seconds" in warm.stderr
+    assert "Traceback" not in warm.stderr

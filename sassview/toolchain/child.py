@@ -27,12 +27,12 @@ from collections.abc import Callable, Iterable
 from typing import Any, NamedTuple, TypeVar, cast
 
 from sassview.errors import SassviewError, ToolchainError
-from sassview.toolchain import lifeline
+from sassview.toolchain import env_seconds, lifeline
 from sassview.toolchain.run import STOPS, seconds_from_env
 
 T = TypeVar("T")
 
-COMPILE_TIMEOUT_ENV = "SASSVIEW_COMPILE_TIMEOUT"
+COMPILE_TIMEOUT_ENV = env_seconds.COMPILE_TIMEOUT_ENV
 # A compile may take this long: a large CUTLASS kernel takes minutes, a hang takes forever.
 DEFAULT_COMPILE_TIMEOUT_S = 900.0
 # The child ends itself this long after the parent's deadline (the parent kills it at its own).

@@ -11,7 +11,6 @@ files, so a tool never stalls on a full pipe and its size can be watched while i
 from __future__ import annotations
 
 import contextlib
-import math
 import os
 import select
 import signal
@@ -20,10 +19,12 @@ import tempfile
 import time
 from collections.abc import Iterator, Sequence
 
-from sassview.errors import InputError, ToolFailed
+from sassview.errors import ToolFailed
 from sassview.toolchain import lifeline
+from sassview.toolchain.env_seconds import TOOL_TIMEOUT_ENV
+from sassview.toolchain.env_seconds import seconds_from_env as seconds_from_env
 
-TIMEOUT_ENV = "SASSVIEW_TOOL_TIMEOUT"
+TIMEOUT_ENV = TOOL_TIMEOUT_ENV
 # A tool run may take this long, plus so much per MB of its input (nvdisasm reads a 27 KB cubin
 # in 0.3 s, nearly all of it start-up: these bounds are for hangs, not for slow machines).
 BASE_TIMEOUT_S = 60.0
@@ -37,23 +38,6 @@ OUTPUT_PER_INPUT_BYTE = 100
 # becomes readable), not a poll: a tool that ends wakes the wait at once.
 _SIZE_CHECK_S = 0.1
 _POLL_S = 0.05  # where there is no pidfd (not Linux): how often its end is polled for
-
-
-def seconds_from_env(name: str) -> float | None:
-    """A positive number of seconds from the environment variable `name`, None if unset."""
-    text = os.environ.get(name, "").strip()
-    if not text:
-        return None
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not math.isfinite(value) or value <= 0:
-        raise InputError(
-            f"{name}={text!r} is not a number of seconds",
-            f"set it to a positive number, e.g. {name}=300, or unset it",
-        )
-    return value
 
 
 def tool_timeout(input_bytes: int = 0) -> float:

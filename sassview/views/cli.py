@@ -73,6 +73,9 @@ class _LazyGroup(click.Group):
 )
 def cli(verbose: bool) -> None:
     """See what the CUDA compiler made of your kernels: PTX and SASS, without a GPU."""
+    from sassview.toolchain.env_seconds import check_timeouts
+
+    check_timeouts()  # a bad value is said even where a warm run would start no tool
     if verbose:
         import logging
 
