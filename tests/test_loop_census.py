@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.loop_claims import source_marks
 
 import sassview
 from sassview.analyses.base import Severity
@@ -30,13 +31,7 @@ LABELS = json.loads((DATA / "labels.json").read_text())["loops"]
 @cache
 def marks() -> dict[str, tuple[str, int]]:
     """`// @name` -> (file name, line)."""
-    found = {}
-    for name in ("census.cu", "census.cuh"):
-        for number, line in enumerate((DATA / name).read_text().splitlines(), 1):
-            m = re.search(r"// @(\w+)", line)
-            if m:
-                found[m.group(1)] = (name, number)
-    return found
+    return source_marks(DATA, ("census.cu", "census.cuh"))
 
 
 @cache

@@ -11,13 +11,13 @@ nvdisasm only.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterator, Mapping
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.loop_claims import source_marks
 
 import sassview
 from sassview.analyses.loops import rolled
@@ -66,13 +66,7 @@ def _recorded_builds() -> Iterator[None]:
 @cache
 def marks() -> dict[str, tuple[str, int]]:
     """`// @name` -> (file name, line)."""
-    found = {}
-    for name in ("copies.cu", "copies.cuh"):
-        for number, line in enumerate((DATA / name).read_text().splitlines(), 1):
-            m = re.search(r"// @(\w+)", line)
-            if m:
-                found[m.group(1)] = (name, number)
-    return found
+    return source_marks(DATA, ("copies.cu", "copies.cuh"))
 
 
 @cache

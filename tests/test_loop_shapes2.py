@@ -14,13 +14,13 @@ from by hand, and the rolled builds the census asks (loops/rolled.py), read here
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterator, Mapping
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.loop_claims import source_marks
 
 import sassview
 from sassview.analyses.loops import rolled
@@ -73,13 +73,7 @@ def _recorded_builds() -> Iterator[None]:
 @cache
 def marks() -> dict[str, tuple[str, int]]:
     """`// @name` -> (file name, line)."""
-    found = {}
-    for name in FILES:
-        for number, line in enumerate((DATA / name).read_text().splitlines(), 1):
-            m = re.search(r"// @(\w+)", line)
-            if m:
-                found[m.group(1)] = (name, number)
-    return found
+    return source_marks(DATA, FILES)
 
 
 @cache

@@ -9,9 +9,10 @@ it); the library is loaded here first, so the child inherits it loaded.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -79,12 +80,22 @@ def _compile(
     headers: Sequence[tuple[str, bytes]] = (),
     cwd: str | None = None,
 ) -> NvrtcOutput:
-    if not cwd:
+    with in_directory(cwd):
         return _compile_here(source, name, options, headers)
-    back = os.getcwd()  # in the child: the parent's stays; in process (no fork), restored
+
+
+@contextlib.contextmanager
+def in_directory(cwd: str | None) -> Iterator[None]:
+    """Run the block from `cwd` (None: where we are), for a compile that names its headers by
+    their path from there. In the child the parent's directory stays; in process (no fork) it
+    is restored. (contextlib.chdir is 3.11+; the project runs on 3.10.)"""
+    if not cwd:
+        yield
+        return
+    back = os.getcwd()
     os.chdir(cwd)
     try:
-        return _compile_here(source, name, options, headers)
+        yield
     finally:
         os.chdir(back)
 

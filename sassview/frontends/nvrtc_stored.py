@@ -15,11 +15,10 @@ from __future__ import annotations
 
 import ctypes
 import logging
-import os
 from collections.abc import Sequence
 
 from sassview.errors import CompileError, ToolchainError
-from sassview.frontends.nvrtc_api import NvrtcOutput
+from sassview.frontends.nvrtc_api import NvrtcOutput, in_directory
 from sassview.toolchain.child import call_in_child, compile_timeout
 from sassview.toolchain.store import Toolchain
 
@@ -86,14 +85,8 @@ def _compile(
     cwd: str | None = None,
 ) -> NvrtcOutput:
     """In the child: load, compile (from `cwd`, where given), read the log, PTX and cubin."""
-    if not cwd:
+    with in_directory(cwd):
         return _compile_here(path, source, name, options, headers)
-    back = os.getcwd()  # in the child: the parent's stays; in process (no fork), restored
-    os.chdir(cwd)
-    try:
-        return _compile_here(path, source, name, options, headers)
-    finally:
-        os.chdir(back)
 
 
 def _compile_here(
