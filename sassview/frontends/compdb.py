@@ -161,55 +161,101 @@ def _split(argv: list[str]) -> list[tuple[str, str | None, str]]:
     return pairs
 
 
-def _flags(database: Path, file: Path, directory: Path, argv: list[str]) -> BuildFlags:
-    includes: list[Path] = []
-    defines: list[str] = []
-    before: list[Path] = []
-    options: list[str] = []
-    archs: list[str] = []
+# The flags kept, by what they feed: every spelling of one flag side by side.
+_INCLUDE_FLAGS = frozenset({"-I", "-isystem", "--include-path", "--system-include"})
+_DEFINE_FLAGS = frozenset({"-D", "--define-macro"})
+_PRE_INCLUDE_FLAGS = frozenset({"-include", "--pre-include"})
+_ARCH_FLAGS = frozenset({"-arch", "--gpu-architecture", "-gencode", "--generate-code", "-code"})
+_PTXAS_FLAGS = frozenset({"-Xptxas", "--ptxas-options"})
+_HOST_COMPILER_FLAGS = frozenset({"-ccbin", "--compiler-bindir"})
+# Flags passed on as one option, in the spelling NVRTC and nvcc both take.
+_OPTION_FORMS = {
+    "-U": "-U{}", "--undefine-macro": "-U{}",
+    "-std": "-std={}", "--std": "-std={}",
+    "-maxrregcount": "-maxrregcount={}", "--maxrregcount": "-maxrregcount={}",
+    "-rdc": "-rdc={}", "--relocatable-device-code": "-rdc={}",
+}  # fmt: skip
+
+
+@dataclass(slots=True)
+class _Reading:
+    """One entry's flags as read so far, in BuildFlags' fields, each list in the order written."""
+
+    database: Path
+    file: Path
+    directory: Path
+    includes: list[Path] = field(default_factory=list)
+    defines: list[str] = field(default_factory=list)
+    before: list[Path] = field(default_factory=list)
+    options: list[str] = field(default_factory=list)
+    archs: list[str] = field(default_factory=list)
     host: str | None = None
-    ignored: list[str] = []
-    refused: list[str] = []
+    ignored: list[str] = field(default_factory=list)
+    refused: list[str] = field(default_factory=list)
+
+    def path(self, value: str) -> Path:
+        """A path as the compiler would open it: relative to the entry's directory."""
+        return (self.directory / value).resolve()
+
+    def build_flags(self) -> BuildFlags:
+        return BuildFlags(
+            self.database, self.file, tuple(self.includes), tuple(self.defines),
+            tuple(self.before), tuple(self.options), tuple(dict.fromkeys(self.archs)),
+            self.host, tuple(self.ignored), tuple(self.refused),
+        )  # fmt: skip
+
+
+def _flags(database: Path, file: Path, directory: Path, argv: list[str]) -> BuildFlags:
+    reading = _Reading(database, file, directory)
     for flag, value, shown in _split(argv):
         if value is None and not flag.startswith("-"):
-            if (directory / flag).resolve() != file:
-                refused.append(shown)  # a second input file
-        elif flag in ("-I", "-isystem", "--include-path", "--system-include"):
-            includes.append((directory / str(value)).resolve())
-        elif flag in ("-D", "--define-macro"):
-            defines.append(str(value))
-        elif flag in ("-U", "--undefine-macro"):
-            options.append(f"-U{value}")
-        elif flag in ("-include", "--pre-include"):
-            before.append((directory / str(value)).resolve())
-        elif flag in ("-std", "--std"):
-            options.append(f"-std={value}")
-        elif flag in ("-arch", "--gpu-architecture", "-gencode", "--generate-code", "-code"):
-            found = _archs(str(value))
-            archs += found
-            if not found:
-                refused.append(shown)
-        elif flag in ("-Xptxas", "--ptxas-options"):
-            options += [f"--ptxas-options={v}" for v in str(value).split(",") if v]
-        elif flag in ("-maxrregcount", "--maxrregcount"):
-            options.append(f"-maxrregcount={value}")
-        elif flag in ("-rdc", "--relocatable-device-code"):
-            options.append(f"-rdc={value}")
-        elif flag in ("-ccbin", "--compiler-bindir"):
-            if _brought_by_checkout(database, file, directory, str(value)):
-                refused.append(f"{shown} (a program inside the project: pass --host-compiler)")
-            else:
-                host = str(value)
-        elif value is None and flag in _KEPT_FLAGS:
-            options.append("--extended-lambda" if "lambda" in flag else flag)
-        elif _IGNORED_FLAGS.match(flag):
-            ignored.append(shown)
-        else:
-            refused.append(shown)
-    return BuildFlags(
-        database, file, tuple(includes), tuple(defines), tuple(before), tuple(options),
-        tuple(dict.fromkeys(archs)), host, tuple(ignored), tuple(refused),
-    )  # fmt: skip
+            if reading.path(flag) != file:
+                reading.refused.append(shown)  # a second input file
+        elif not _take_valued(reading, flag, str(value), shown):
+            _take_plain(reading, flag, value, shown)
+    return reading.build_flags()
+
+
+def _take_valued(reading: _Reading, flag: str, value: str, shown: str) -> bool:
+    """Read one of the kept flags that name a value; False for any other flag. (A valued flag
+    written last, with nothing after it, reads as the text "None": kept as it was.)"""
+    if flag in _INCLUDE_FLAGS:
+        reading.includes.append(reading.path(value))
+    elif flag in _DEFINE_FLAGS:
+        reading.defines.append(value)
+    elif flag in _PRE_INCLUDE_FLAGS:
+        reading.before.append(reading.path(value))
+    elif flag in _OPTION_FORMS:
+        reading.options.append(_OPTION_FORMS[flag].format(value))
+    elif flag in _ARCH_FLAGS:
+        found = _archs(value)
+        reading.archs += found
+        if not found:
+            reading.refused.append(shown)
+    elif flag in _PTXAS_FLAGS:
+        reading.options += [f"--ptxas-options={v}" for v in value.split(",") if v]
+    elif flag in _HOST_COMPILER_FLAGS:
+        _take_host_compiler(reading, value, shown)
+    else:
+        return False
+    return True
+
+
+def _take_host_compiler(reading: _Reading, program: str, shown: str) -> None:
+    if _brought_by_checkout(reading.database, reading.file, reading.directory, program):
+        reading.refused.append(f"{shown} (a program inside the project: pass --host-compiler)")
+    else:
+        reading.host = program
+
+
+def _take_plain(reading: _Reading, flag: str, value: str | None, shown: str) -> None:
+    """A switch kept as NVRTC spells it, else a flag named as ignored or as not honoured."""
+    if value is None and flag in _KEPT_FLAGS:
+        reading.options.append("--extended-lambda" if "lambda" in flag else flag)
+    elif _IGNORED_FLAGS.match(flag):
+        reading.ignored.append(shown)
+    else:
+        reading.refused.append(shown)
 
 
 def _brought_by_checkout(database: Path, file: Path, directory: Path, program: str) -> bool:
