@@ -11,6 +11,7 @@ parameter) is reported as unknown (None).
 
 from __future__ import annotations
 
+import ast
 import re
 from bisect import bisect_right
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -220,53 +221,69 @@ def constant_expression(expr: str, names: Mapping[str, int]) -> int | None:
     (`SIZES`); None for anything else (a variable, a call, a
     division by zero). Loop headers and launch configurations (`sassview.analyses.launches`)
     are read with it."""
-    import ast
-
+    # Python's grammar reads C's integer arithmetic once casts, suffixes and `::` are gone.
     text = _CAST.sub("", _LITERAL_SUFFIX.sub(r"\1", expr.strip())).replace("::", ".")
     try:
         tree = ast.parse(text.strip(), mode="eval")
     except SyntaxError:
         return None
+    return _value(tree.body, names)
 
-    def dotted(node: ast.AST) -> str | None:
-        if isinstance(node, ast.Name):
-            return node.id
-        if isinstance(node, ast.Attribute):
-            up = dotted(node.value)
-            return f"{up}::{node.attr}" if up else None
+
+_BOOLEANS = {"true": 1, "false": 0}
+# The binary operators a constant expression may use; None where C gives no constant (a
+# division by zero, a shift by a negative amount or past 64 bits).
+_BINARY: dict[type[ast.operator], Callable[[int, int], int | None]] = {
+    ast.Add: lambda a, b: a + b,
+    ast.Sub: lambda a, b: a - b,
+    ast.Mult: lambda a, b: a * b,
+    ast.Div: lambda a, b: a // b if b else None,
+    ast.FloorDiv: lambda a, b: a // b if b else None,
+    ast.Mod: lambda a, b: a % b if b else None,
+    ast.LShift: lambda a, b: a << b if 0 <= b < 64 else None,
+    ast.RShift: lambda a, b: a >> b if 0 <= b < 64 else None,
+}
+
+
+def _value(node: ast.AST, names: Mapping[str, int]) -> int | None:
+    """The integer an expression's tree stands for, or None."""
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return node.value
+    if isinstance(node, ast.Name):
+        return names.get(node.id, _BOOLEANS.get(node.id))
+    if isinstance(node, ast.Attribute):
+        name = _dotted(node)
+        return names.get(name) if name else None
+    if isinstance(node, ast.Call):
+        return _sizeof(node, names)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        v = _value(node.operand, names)
+        return -v if v is not None else None
+    if isinstance(node, ast.BinOp):
+        # Both sides first and the operator after, so one frame a level (as deep as before).
+        a, b = _value(node.left, names), _value(node.right, names)
+        apply = _BINARY.get(type(node.op))
+        return None if a is None or b is None or apply is None else apply(a, b)
+    return None
+
+
+def _sizeof(call: ast.Call, names: Mapping[str, int]) -> int | None:
+    """`sizeof(T)` of a built-in type, or of a template's type parameter bound to one
+    (cxx_constants binds it as the name `sizeof(T)`); None for any other call."""
+    if _dotted(call.func) != "sizeof" or len(call.args) != 1:
         return None
+    of = _dotted(call.args[0])
+    return (SIZES.get(of) or names.get(f"sizeof({of})")) if of else None
 
-    def value(node: ast.AST) -> int | None:
-        if isinstance(node, ast.Constant) and type(node.value) is int:
-            return node.value
-        if isinstance(node, ast.Name):
-            return names.get(node.id, {"true": 1, "false": 0}.get(node.id))
-        if isinstance(node, ast.Attribute):
-            name = dotted(node)
-            return names.get(name) if name else None
-        if isinstance(node, ast.Call) and dotted(node.func) == "sizeof" and len(node.args) == 1:
-            of = dotted(node.args[0])
-            # a built-in type, or a template's type parameter bound to one (files.py)
-            return (SIZES.get(of) or names.get(f"sizeof({of})")) if of else None
-        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-            v = value(node.operand)
-            return -v if v is not None else None
-        if isinstance(node, ast.BinOp):
-            a, b = value(node.left), value(node.right)
-            if a is None or b is None:
-                return None
-            ops = {ast.Add: a + b, ast.Sub: a - b, ast.Mult: a * b}
-            if type(node.op) in ops:
-                return ops[type(node.op)]
-            if isinstance(node.op, (ast.Div, ast.FloorDiv)) and b:
-                return a // b
-            if isinstance(node.op, ast.Mod) and b:
-                return a % b
-            if isinstance(node.op, (ast.LShift, ast.RShift)) and 0 <= b < 64:
-                return a << b if isinstance(node.op, ast.LShift) else a >> b
-        return None
 
-    return value(tree.body)
+def _dotted(node: ast.AST) -> str | None:
+    """`Cfg.BK` (read from `Cfg::BK`) -> "Cfg::BK"; None for anything but names and dots."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        up = _dotted(node.value)
+        return f"{up}::{node.attr}" if up else None
+    return None
 
 
 def trip_count(header: str, macros: Mapping[str, int]) -> int | None:
