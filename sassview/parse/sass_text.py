@@ -249,32 +249,44 @@ class _Scan:
         else:
             head = line.lstrip()[:3]
         if head.startswith("/*"):
-            if not head[2:3].isalnum():
-                return  # cuobjdump's encoding-only line: /* 0x000fe20000000f00 */
-            if not self.functions:
-                raise ParseError(
-                    "an instruction before any function", where=f"{self.where}:{self.lineno}"
-                )
-            if self.chain:
-                self.loc = _chain_loc(tuple(self.chain))
-                self.chain = []
-            self.rows.append((self.lineno, line, self.loc, self.ptx_line, _nvdisasm_address(line)))
-            return
-        if head.startswith("//#"):
-            if _PTX_MARK in line:  # the -gp line, in a spelling other than nvdisasm's own
-                try:
-                    self.ptx_line = int(line.rsplit(" ", 1)[1])
-                    return
-                except (IndexError, ValueError):
-                    pass
-            match = _FILE.match(line)
-            if match:
-                path, num = match.group(1), int(match.group(2))
-                if path.startswith(PTX_FILE):
-                    self.ptx_line = num
-                else:
-                    self.chain.append((path, num, int(match.group(3) or 0)))
-            return
+            self._read_instruction(line, head)
+        elif head.startswith("//#"):
+            self._read_comment(line)
+        else:
+            self._read_structure(line)
+
+    def _read_instruction(self, line: str, head: str) -> None:
+        """A line that starts with /*: an instruction at its address, or an encoding alone."""
+        if not head[2:3].isalnum():
+            return  # cuobjdump's encoding-only line: /* 0x000fe20000000f00 */
+        if not self.functions:
+            raise ParseError(
+                "an instruction before any function", where=f"{self.where}:{self.lineno}"
+            )
+        if self.chain:
+            self.loc = _chain_loc(tuple(self.chain))
+            self.chain = []
+        self.rows.append((self.lineno, line, self.loc, self.ptx_line, _nvdisasm_address(line)))
+
+    def _read_comment(self, line: str) -> None:
+        """A //# line in a spelling other than nvdisasm's own: a -gp PTX line or a File line."""
+        if _PTX_MARK in line:  # the -gp line
+            try:
+                self.ptx_line = int(line.rsplit(" ", 1)[1])
+                return
+            except (IndexError, ValueError):
+                pass  # text after the number: the File pattern below reads it
+        match = _FILE.match(line)
+        if match:
+            path, num = match.group(1), int(match.group(2))
+            if path.startswith(PTX_FILE):
+                self.ptx_line = num
+            else:
+                self.chain.append((path, num, int(match.group(3) or 0)))
+
+    def _read_structure(self, line: str) -> None:
+        """Any other line: a function's section header or `.type`, a label, the `.target`;
+        the rest (directives, blank lines, headers of no interest) changes nothing."""
         section = _SECTION.match(line) or _CUOBJDUMP_FUNC.match(line)
         if section:
             self.functions.append(_FunctionScan(section.group(1)))
