@@ -19,6 +19,7 @@ An `and` with a mask of ones 2^j..2^(k-1) of a value with a run-time part is the
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from sassview.graph.lane_values import (
@@ -32,7 +33,7 @@ from sassview.graph.lane_values import (
     symbol,
     times_uniform,
 )
-from sassview.ir import PtxFunction
+from sassview.ir import PtxFunction, PtxInstruction
 
 _SPECIAL = {
     "%tid.x": "SR_TID.X",
@@ -72,22 +73,100 @@ def _bits(modifiers: tuple[str, ...]) -> int:
 
 
 def accesses(function: PtxFunction, block: BlockShape) -> list[PtxAccess]:
-    ids = lane_ids(block)
-    regs: dict[str, LaneValue | None] = {}
-    preds: dict[str, int | None] = {}
-    first = (1 << block.active_lanes) - 1
-    cur = first
-    pending: dict[str, int] = {}
-    label_at = sorted((line, name) for name, line in function.labels.items())
-    done = 0  # labels passed
+    walk = _Walk(function, block)
+    for p in function.instructions:
+        walk.rejoin(p.line)
+        walk.step(p)
+    return walk.out
 
-    def value(text: str) -> LaneValue | None:
-        if text in regs:
-            return regs[text]
+
+class _Walk:
+    """The PTX read top to bottom: each register's value (its last definition so far), each
+    predicate's lanes, the lanes running, and the lanes gone ahead to a forward label."""
+
+    def __init__(self, function: PtxFunction, block: BlockShape) -> None:
+        self.function = function
+        self.block = block
+        self.ids = lane_ids(block)
+        self.regs: dict[str, LaneValue | None] = {}
+        self.preds: dict[str, int | None] = {}
+        self.cur = (1 << block.active_lanes) - 1
+        self.pending: dict[str, int] = {}  # label -> the lanes that branched to it
+        self.label_at = sorted((line, name) for name, line in function.labels.items())
+        self.done = 0  # labels passed
+        self.out: list[PtxAccess] = []
+
+    def rejoin(self, line: int) -> None:
+        """The lanes that branched forward to a label at or above `line` run again."""
+        while self.done < len(self.label_at) and self.label_at[self.done][0] <= line:
+            self.cur |= self.pending.pop(self.label_at[self.done][1], 0)
+            self.done += 1
+
+    def step(self, p: PtxInstruction) -> None:
+        known = self.guard_lanes(p)
+        guard = ALL if known is None else known
+        if self._steer(p, known, guard) or self._access(p, self.cur & guard):
+            return
+        if p.operands and p.operands[0].startswith("%"):
+            srcs = [self.value(a) for a in p.operands[1:]]
+            self.regs[p.operands[0]] = _evaluate(p.opcode, p.modifiers, srcs, p.operands[1:])
+
+    def guard_lanes(self, p: PtxInstruction) -> int | None:
+        """The lanes where the instruction's guard holds; None when not known per lane."""
+        if p.guard is None:
+            return ALL
+        return self.predicate(("!" if p.guard_negated else "") + p.guard)
+
+    def _steer(self, p: PtxInstruction, known: int | None, guard: int) -> bool:
+        """A branch, a return, or an instruction that sets a predicate: what decides which
+        lanes run. False for any other instruction. `known`: the guard's lanes, None when
+        they are not known per lane (`guard` is then every lane)."""
+        op, mods, args = p.opcode, p.modifiers, p.operands
+        if op == "bra":
+            target = args[0]
+            if self.function.labels.get(target, 0) > p.line:  # forward: those lanes rejoin there
+                self.pending[target] = self.pending.get(target, 0) | (self.cur & guard)
+                if known is not None:  # else: not known per lane, every lane goes both ways
+                    self.cur &= ~guard & ALL
+        elif op in ("ret", "exit"):
+            self.cur &= ~guard & ALL
+        elif op == "setp":
+            self.preds[args[0]] = _compare(mods, self.value(args[1]), self.value(args[2]))
+        elif op in ("mov", "not", "and", "or", "xor") and "pred" in mods:
+            self.preds[args[0]] = _pred_op(op, [self.predicate(a) for a in args[1:]], args[1:])
+        else:
+            return False
+        return True
+
+    def _access(self, p: PtxInstruction, mask: int) -> bool:
+        """A load or store of global or shared memory, recorded with the lanes that run it;
+        False for any other instruction."""
+        op, mods, args = p.opcode, p.modifiers, p.operands
+        if op in ("ldmatrix", "stmatrix"):
+            count = next((int(m[1:]) for m in mods if m in ("x1", "x2", "x4")), 1)
+            where = args[1] if op == "ldmatrix" else args[0]
+            direction = "load" if op == "ldmatrix" else "store"
+            lanes = self.address(where)
+            self.out.append(PtxAccess(p.line, "shared", direction, 32 * count, lanes, True, mask))
+            return True
+        if op not in ("ld", "st") or not ("global" in mods or "shared" in mods):
+            return False
+        space = "global" if "global" in mods else "shared"
+        lanes = self.address(args[1] if op == "ld" else args[0])
+        direction = "load" if op == "ld" else "store"
+        self.out.append(PtxAccess(p.line, space, direction, _bits(mods), lanes, False, mask))
+        if op == "ld":  # one value a warp from a uniform address; any other: not followed
+            for dest in args[0].strip("{}").split(","):
+                self.regs[dest.strip()] = symbol(f"ld{p.line}") if lanes and lanes.uniform else None
+        return True
+
+    def value(self, text: str) -> LaneValue | None:
+        if text in self.regs:
+            return self.regs[text]
         if text in _SPECIAL:
-            return ids[_SPECIAL[text]]
+            return self.ids[_SPECIAL[text]]
         if text.startswith("%ntid."):
-            size = getattr(block, text[-1]) if block.known else None
+            size = getattr(self.block, text[-1]) if self.block.known else None
             return const(size) if size is not None else symbol(f"ntid.{text[-1]}")
         if text.startswith("%ctaid."):
             return symbol(f"ctaid.{text[-1]}")
@@ -99,68 +178,19 @@ def accesses(function: PtxFunction, block: BlockShape) -> list[PtxAccess]:
             return symbol(text)
         return None
 
-    def address(text: str) -> LaneValue | None:
+    def address(self, text: str) -> LaneValue | None:
         m = _ADDRESS.match(text)
         if m is None:
             return None
-        base = value(m.group(1))
+        base = self.value(m.group(1))
         if base is None:
             return None
         return add(base, const(int(m.group(2) or 0)))
 
-    def predicate(text: str) -> int | None:
+    def predicate(self, text: str) -> int | None:
         negated = text.startswith("!")
-        v = preds.get(text.lstrip("!"))
+        v = self.preds.get(text.lstrip("!"))
         return None if v is None else (~v & ALL if negated else v)
-
-    out = []
-    for p in function.instructions:
-        op, mods, args = p.opcode, p.modifiers, p.operands
-        while done < len(label_at) and label_at[done][0] <= p.line:
-            cur |= pending.pop(label_at[done][1], 0)
-            done += 1
-        g = ALL if p.guard is None else predicate(("!" if p.guard_negated else "") + p.guard)
-        guard = ALL if g is None else g
-        if op == "bra":
-            target = args[0]
-            if function.labels.get(target, 0) > p.line:  # forward: those lanes rejoin there
-                pending[target] = pending.get(target, 0) | (cur & guard)
-                if g is not None:  # else: not known per lane, every lane goes both ways
-                    cur &= ~guard & ALL
-            continue
-        if op in ("ret", "exit"):
-            cur &= ~guard & ALL
-            continue
-        if op == "setp":
-            preds[args[0]] = _compare(mods, value(args[1]), value(args[2]))
-            continue
-        if op in ("mov", "not", "and", "or", "xor") and "pred" in mods:
-            preds[args[0]] = _pred_op(op, [predicate(a) for a in args[1:]], args[1:])
-            continue
-        mask = cur & guard
-        if op in ("ldmatrix", "stmatrix"):
-            count = next((int(m[1:]) for m in mods if m in ("x1", "x2", "x4")), 1)
-            where = args[1] if op == "ldmatrix" else args[0]
-            direction = "load" if op == "ldmatrix" else "store"
-            out.append(
-                PtxAccess(p.line, "shared", direction, 32 * count, address(where), True, mask)
-            )
-            continue
-        if op in ("ld", "st") and ("global" in mods or "shared" in mods):
-            space = "global" if "global" in mods else "shared"
-            where = args[1] if op == "ld" else args[0]
-            lanes = address(where)
-            direction = "load" if op == "ld" else "store"
-            out.append(PtxAccess(p.line, space, direction, _bits(mods), lanes, False, mask))
-            if op == "ld":
-                for dest in args[0].strip("{}").split(","):
-                    regs[dest.strip()] = symbol(f"ld{p.line}") if lanes and lanes.uniform else None
-            continue
-        if not args or not args[0].startswith("%"):
-            continue
-        dest, srcs = args[0], [value(a) for a in args[1:]]
-        regs[dest] = _evaluate(op, mods, srcs, args[1:])
-    return out
 
 
 def _compare(mods: tuple[str, ...], a: LaneValue | None, b: LaneValue | None) -> int | None:
@@ -272,66 +302,99 @@ def _evaluate(
     if op == "sub":
         return add(vals[0], scale(vals[1], -1))
     if op == "mul" and "hi" in mods and all(v.concrete for v in vals):
-        # The high word of a 32x32-bit product (NVVM's division by a constant), signed or
-        # .u32; a negative one is not followed (the SASS model does not follow it either).
-        def word(x: int) -> int:
-            x &= 0xFFFFFFFF
-            return x if "u32" in mods or x < 1 << 31 else x - (1 << 32)
-
-        high = [word(x) * word(y) >> 32 for x, y in zip(vals[0].lanes, vals[1].lanes, strict=True)]
-        return None if any(h < 0 for h in high) else LaneValue((), tuple(high))
+        return _mul_hi(mods, vals[0], vals[1])
     if op in ("mul", "mad") and ("lo" in mods or "wide" in mods):
-        a, b = vals[0], vals[1]
-        if "u32" in mods:  # an unsigned 32-bit operand: -1431655765 is 0xaaaaaaab
-            a, b = (
-                LaneValue((), tuple(x & 0xFFFFFFFF for x in v.lanes)) if v.concrete else v
-                for v in (a, b)
-            )
-        if a.concrete and a.uniform:
-            product = scale(b, a.lanes[0])
-        elif b.concrete and b.uniform:
-            product = scale(a, b.lanes[0])
-        elif a.concrete and b.concrete:
-            product = LaneValue((), tuple(x * y for x, y in zip(a.lanes, b.lanes, strict=True)))
-        elif a.uniform and b.uniform:  # block index times block size: one value a warp
-            product = symbol(f"({a})*({b})")
-        elif a.uniform and not b.scaled:  # a lane index times a parameter: a run-time stride
-            product = times_uniform(a, b, "ptx")
-        elif b.uniform and not a.scaled:
-            product = times_uniform(b, a, "ptx")
-        else:
-            return None
-        return add(product, vals[2]) if op == "mad" else product
-    if op == "shl" and vals[1].concrete and vals[1].uniform:
+        product = _product(mods, vals[0], vals[1])
+        return add(product, vals[2]) if op == "mad" and product is not None else product
+    return _evaluate_bits(op, mods, vals)
+
+
+def _mul_hi(mods: tuple[str, ...], a: LaneValue, b: LaneValue) -> LaneValue | None:
+    """The high word of a 32x32-bit product (NVVM's division by a constant), signed or .u32;
+    a negative one is not followed (the SASS model does not follow it either)."""
+
+    def word(x: int) -> int:
+        x &= 0xFFFFFFFF
+        return x if "u32" in mods or x < 1 << 31 else x - (1 << 32)
+
+    high = [word(x) * word(y) >> 32 for x, y in zip(a.lanes, b.lanes, strict=True)]
+    return None if any(h < 0 for h in high) else LaneValue((), tuple(high))
+
+
+def _product(mods: tuple[str, ...], a: LaneValue, b: LaneValue) -> LaneValue | None:
+    """a * b of a mul.lo, mul.wide or mad, where one side is a warp constant, both are
+    concrete, or the run-time part is a uniform stride."""
+    if "u32" in mods:  # an unsigned 32-bit operand: -1431655765 is 0xaaaaaaab
+        a, b = (
+            LaneValue((), tuple(x & 0xFFFFFFFF for x in v.lanes)) if v.concrete else v
+            for v in (a, b)
+        )
+    if _warp_constant(a):
+        return scale(b, a.lanes[0])
+    if _warp_constant(b):
+        return scale(a, b.lanes[0])
+    if a.concrete and b.concrete:
+        return LaneValue((), tuple(x * y for x, y in zip(a.lanes, b.lanes, strict=True)))
+    if a.uniform and b.uniform:  # block index times block size: one value a warp
+        return symbol(f"({a})*({b})")
+    if a.uniform and not b.scaled:  # a lane index times a parameter: a run-time stride
+        return times_uniform(a, b, "ptx")
+    if b.uniform and not a.scaled:
+        return times_uniform(b, a, "ptx")
+    return None
+
+
+def _warp_constant(v: LaneValue) -> bool:
+    """One known number, the same in every lane (a shift count, a mask, a multiplier)."""
+    return v.concrete and v.uniform
+
+
+# The bit operations taken lane by lane when every operand is concrete.
+_BITWISE: dict[str, Callable[[int, int], int]] = {
+    "and": lambda x, y: x & y,
+    "or": lambda x, y: x | y,
+    "xor": lambda x, y: x ^ y,
+    "shr": lambda x, y: x >> y,
+}
+
+
+def _evaluate_bits(op: str, mods: tuple[str, ...], vals: list[LaneValue]) -> LaneValue | None:
+    """shl, and, shr, bfe, or and xor; any other operation, and a bit operation none of these
+    rules follows, goes on to `_uniform_result`."""
+    if op == "shl" and _warp_constant(vals[1]):
         return scale(vals[0], 1 << vals[1].lanes[0])
-    if op == "and" and vals[1].concrete and vals[1].uniform and not vals[0].concrete:
+    if op == "and" and _warp_constant(vals[1]) and not vals[0].concrete:
         if vals[1].lanes[0] < 0:
             return _round_down(vals[0], vals[1].lanes[0])
         return _modulo(vals[0], vals[1].lanes[0])
-    if op == "shr" and vals[1].concrete and vals[1].uniform and not vals[0].concrete:
+    if op == "shr" and _warp_constant(vals[1]) and not vals[0].concrete:
         return _shift_right(vals[0], vals[1].lanes[0])
     if op == "bfe" and all(v.concrete for v in vals) and vals[1].uniform and vals[2].uniform:
-        start, n = vals[1].lanes[0], vals[2].lanes[0]  # Triton's layouts: a bit of tid.x
-        fields = [x >> start & ((1 << n) - 1) for x in vals[0].lanes]
-        if "s32" in mods:
-            fields = [f - (1 << n) if f >> (n - 1) else f for f in fields]
-        return LaneValue((), tuple(fields))
+        return _bit_field(mods, vals[0], vals[1].lanes[0], vals[2].lanes[0])
     if op == "or" and len(vals) == 2:  # a lane index ORed below an aligned row offset
         joined = _disjoint_or(*vals) or _disjoint_or(vals[1], vals[0])
         if joined is not None:
             return joined
-    if op in ("and", "or", "xor", "shr") and all(v.concrete for v in vals):
-        fn = {
-            "and": lambda x, y: x & y,
-            "or": lambda x, y: x | y,
-            "xor": lambda x, y: x ^ y,
-            "shr": lambda x, y: x >> y,
-        }[op]
+    if op in _BITWISE and all(v.concrete for v in vals):
+        fn = _BITWISE[op]
         return LaneValue(
             (), tuple(fn(x, y) for x, y in zip(vals[0].lanes, vals[1].lanes, strict=True))
         )
+    return _uniform_result(op, vals)
+
+
+def _bit_field(mods: tuple[str, ...], v: LaneValue, start: int, n: int) -> LaneValue:
+    """bfe: n bits of each lane from bit `start` (Triton's layouts: a bit of tid.x), sign
+    extended for .s32."""
+    fields = [x >> start & ((1 << n) - 1) for x in v.lanes]
+    if "s32" in mods:
+        fields = [f - (1 << n) if f >> (n - 1) else f for f in fields]
+    return LaneValue((), tuple(fields))
+
+
+def _uniform_result(op: str, vals: list[LaneValue]) -> LaneValue | None:
+    """Uniform inputs give one value a warp (`%ntid.x >> 5`: warps per block), as the SASS
+    model takes any operation on uniform registers: a fresh symbol."""
     if vals and all(v.uniform and not v.scaled and v.wrap is None for v in vals):
-        # Uniform inputs give one value a warp (`%ntid.x >> 5`: warps per block), as the SASS
-        # model takes any operation on uniform registers: a fresh symbol.
         return symbol(f"{op}({', '.join(map(str, vals))})")
     return None
