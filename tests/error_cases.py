@@ -263,6 +263,13 @@ CASES: list[Case] = [
         ("not a block shape", "--block 16x16"),
     ),
     Case(
+        "block-too-large",
+        "architectures",
+        "a --block no GPU can launch",
+        lambda t: ["check", VECADD, "--block", "64x32"],
+        ("cannot be launched: it is 2048 threads", "at most 1024"),
+    ),
+    Case(
         "needs-a-target",
         "architectures",
         "wgmma compiled for sm_90 instead of sm_90a",

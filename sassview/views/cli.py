@@ -226,13 +226,19 @@ def _block_shape(text: str | None) -> Any:
     if text is None:
         return None
     from sassview.errors import InputError
-    from sassview.graph.lanes import parse_block
+    from sassview.graph.lanes import block_too_large, parse_block
 
     shape = parse_block(text)
     if shape is None:
         raise InputError(
             f"--block {text!r} is not a block shape",
             "give the threads per block as X, XxY or XxYxZ, e.g. --block 256 or --block 16x16",
+        )
+    too_large = block_too_large(shape)
+    if too_large:
+        raise InputError(
+            f"--block {text!r} cannot be launched: {too_large}",
+            "give the block the kernel is launched with (at most 1024 threads; z at most 64)",
         )
     return shape
 
