@@ -178,6 +178,27 @@ CASES: list[Case] = [
         ("not an ELF",),
     ),
     Case(
+        "compiled-code-named-cu",
+        "files",
+        "a cubin saved under a .cu name",
+        lambda t: ["check", _file(t, "k.cu", _cubin())],
+        ("holds compiled code (an ELF file)", "does not end in .cu"),
+    ),
+    Case(
+        "binary-cu",
+        "files",
+        "a .cu file that is not text (a NUL byte: binary data, or a UTF-16 save)",
+        lambda t: ["check", _file(t, "k.cu", "__global__ void k() {}\n".encode("utf-16"))],
+        ("is not a text file: a NUL byte at offset",),
+    ),
+    Case(
+        "escape-codes-in-the-log",
+        "files",
+        "a source whose compile error would echo terminal escape codes",
+        lambda t: ["check", _file(t, "k.cu", "#error \x1b]0;retitled\x07 \x1b[2J\n")],
+        ("#error directive: \\x1b]0;retitled\\x07 \\x1b[2J",),
+    ),
+    Case(
         "truncated-cubin",
         "files",
         "a cubin cut short",
@@ -240,6 +261,13 @@ CASES: list[Case] = [
         "a --block that is not a thread block shape",
         lambda t: ["check", VECADD, "--block", "16by16"],
         ("not a block shape", "--block 16x16"),
+    ),
+    Case(
+        "block-too-large",
+        "architectures",
+        "a --block no GPU can launch",
+        lambda t: ["check", VECADD, "--block", "64x32"],
+        ("cannot be launched: it is 2048 threads", "at most 1024"),
     ),
     Case(
         "needs-a-target",

@@ -44,6 +44,7 @@ def test_error_case(case: Case, tmp_path: Path) -> None:
     output = done.stdout + done.stderr
     assert done.returncode == case.code, output
     assert "Traceback" not in output
+    assert "\x1b" not in output  # what a file holds never drives the user's terminal
     for needle in case.needles:
         assert needle in output, output
     if case.code == 2 and case.group not in ("usage", "tools") or case.id == "nvdisasm-fails":
@@ -83,3 +84,11 @@ def test_gen_errors_check_fails_on_a_stale_page_and_passes_on_a_current_one(
     assert page.read_text(encoding="utf-8") == "# Errors\nold\n"  # --check writes nothing
     assert gen.main([]) == 0 and page.read_text(encoding="utf-8") == "# Errors\nnew\n"
     assert gen.main(["--check"]) == 0
+
+
+def test_visible_writes_out_every_control_character_but_line_breaks_and_tabs() -> None:
+    from sassview.views.fail import visible
+
+    assert visible("a\x1b[31mb\x07\x9b\x00") == "a\\x1b[31mb\\x07\\x9b\\x00"
+    assert visible("line\r\nnext\tcol · ü") == "line\nnext\tcol · ü"  # CRLF: a Windows file
+    assert visible("over\rwrite") == "over\\x0dwrite"  # a bare CR rewrites the line

@@ -282,6 +282,103 @@ def test_unwritable_directory_is_one_clear_error(
     assert not any((tmp_path / "out").iterdir())
 
 
+def _previous_export(out: Path) -> dict[str, str]:
+    """Every file a first export wrote, each then overwritten with a marker of its own."""
+    paths = export([tiled()], out, "md,json,html", read_files=False)
+    for p in paths:
+        p.write_text(f"old {p.name}")
+    return {p.name: p.read_text() for p in paths}
+
+
+def _files(out: Path) -> dict[str, str]:
+    return {p.name: p.read_text() for p in out.iterdir()}
+
+
+def test_a_rename_that_fails_after_others_landed_puts_the_old_files_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out = tmp_path / "out"
+    before = _previous_export(out)
+    real = os.replace
+
+    def held(src: str | Path, dst: str | Path) -> None:
+        if str(dst).endswith(".json") and not Path(src).name.endswith(".old"):
+            raise PermissionError(1, "Operation not permitted")
+        real(src, dst)
+
+    monkeypatch.setattr("sassview.export.writer.os.replace", held)
+    with pytest.raises(ExportError, match="not permitted") as info:
+        export([tiled()], out, "md,json,html", read_files=False)
+    assert "nothing was written" in (info.value.hint or "")
+    assert _files(out) == before  # the md that landed first is the old one again; no leftovers
+
+
+def test_a_rename_that_cannot_be_undone_names_the_files_left_new(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out = tmp_path / "out"
+    before = _previous_export(out)
+    real = os.replace
+
+    def stuck(src: str | Path, dst: str | Path) -> None:
+        if str(dst).endswith(".json") or Path(src).name.endswith(".old"):
+            raise PermissionError(1, "Operation not permitted")
+        real(src, dst)
+
+    monkeypatch.setattr("sassview.export.writer.os.replace", stuck)
+    with pytest.raises(ExportError, match="not permitted") as info:
+        export([tiled()], out, "md,json,html", read_files=False)
+    # The md landed before the json failed and cannot be put back: the error names it and the
+    # link that keeps its previous file, which still holds the old text.
+    changed = sorted(name for name, text in _files(out).items() if before.get(name) != text)
+    kept = [name for name in changed if name.endswith(".old")]
+    assert len(kept) == 1 and all(name in (info.value.hint or "") for name in changed)
+    assert (out / kept[0]).read_text().startswith("old ")
+    assert "nothing was written" not in (info.value.hint or "")
+
+
+def _immutable(path: Path) -> bool:
+    """Make `path` immutable (`chattr +i`, which binds root too); False where that fails."""
+    chattr = shutil.which("chattr")
+    return (
+        bool(chattr)
+        and subprocess.run([chattr, "+i", str(path)], capture_output=True).returncode == 0
+    )
+
+
+def test_an_immutable_target_leaves_the_previous_export_whole(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    before = _previous_export(out)
+    json_file = next(out.glob("*.json"))
+    if not _immutable(json_file):
+        pytest.skip("chattr +i is refused here (not root, or the file system has no such flag)")
+    try:
+        with pytest.raises(ExportError, match="cannot write into") as info:
+            export([tiled()], out, "md,json,html", read_files=False)
+        assert "nothing was written" in (info.value.hint or "")
+        assert _files(out) == before
+    finally:
+        subprocess.run(["chattr", "-i", str(json_file)], check=True)
+
+
+def test_a_directory_no_one_may_write_is_one_clear_error(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    if os.geteuid() != 0:
+        out.chmod(0o555)
+    elif not _immutable(out):
+        pytest.skip("root ignores mode bits and chattr +i is refused here")
+    try:
+        with pytest.raises(ExportError, match="cannot write into") as info:
+            export([tiled()], out, "md", read_files=False)
+        assert "nothing was written" in (info.value.hint or "")
+        assert not any(out.iterdir())
+    finally:
+        if os.geteuid() == 0:
+            subprocess.run(["chattr", "-i", str(out)], check=True)
+        out.chmod(0o755)
+
+
 def test_unknown_format_names_the_choices() -> None:
     with pytest.raises(ExportError, match="pdf") as info:
         render(tiled(), "pdf")

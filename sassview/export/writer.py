@@ -10,6 +10,12 @@ target directory, and only when all of them are complete are they renamed into p
 (`os.replace`, atomic on one file system). A failure on the way — a full disk, a directory we may
 not write, an exception while rendering — removes the temporary files and leaves the directory
 as it was: no half-written listing that looks like a good one.
+
+The renames are one per file, so the second can fail after the first landed (a target another
+process holds, an immutable file). Each file being replaced is therefore kept under a hidden
+hard link until every rename has landed, and put back if one fails; where even that cannot be
+undone, the error names the files that now hold the new export instead of saying nothing was
+written.
 """
 
 from __future__ import annotations
@@ -111,8 +117,17 @@ def write_all(out_dir: Path, files: Sequence[tuple[str, bytes]]) -> list[Path]:
                 os.fsync(fh.fileno())
             # mkstemp makes 0600 files; an exported listing is meant to be read by others.
             os.chmod(name, 0o644)
-        for temp, target in zip(temps, targets, strict=True):
-            os.replace(temp, target)
+        _swap_in(temps, targets)
+    except _PartlyWritten as exc:
+        _remove(temps)
+        left = ", ".join(
+            target.name + (f" (its previous file kept as {old.name})" if old else "")
+            for target, old in exc.left
+        )
+        raise ExportError(
+            f"cannot write into {out_dir}: {exc.cause.strerror or exc.cause}",
+            f"these files hold the new export and the rest the old one: {left}",
+        ) from exc.cause
     except OSError as exc:
         _remove(temps)
         raise ExportError(
@@ -123,6 +138,58 @@ def write_all(out_dir: Path, files: Sequence[tuple[str, bytes]]) -> list[Path]:
         _remove(temps)
         raise
     return targets
+
+
+class _PartlyWritten(Exception):
+    """A rename failed and the ones before it could not all be undone: `left` are new."""
+
+    def __init__(self, cause: OSError, left: list[tuple[Path, Path | None]]) -> None:
+        super().__init__(str(cause))
+        self.cause = cause
+        self.left = left
+
+
+def _swap_in(temps: Sequence[Path], targets: Sequence[Path]) -> None:
+    """Rename every temp onto its target, or none: a failure puts the old files back."""
+    done: list[tuple[Path, Path | None]] = []  # (target, its old file's link, None if new)
+    try:
+        for temp, target in zip(temps, targets, strict=True):
+            old = _keep_old(target)
+            try:
+                os.replace(temp, target)
+            except OSError:
+                _remove([old] if old else [])
+                raise
+            done.append((target, old))
+    except OSError as exc:
+        left = _undo(done)
+        if left:
+            raise _PartlyWritten(exc, left) from exc
+        raise
+    _remove([old for _, old in done if old])
+
+
+def _keep_old(target: Path) -> Path | None:
+    """A hidden hard link to the file `target` names now, or None when there is none."""
+    if not target.exists():
+        return None
+    link = target.with_name(f".{target.name}.{os.urandom(4).hex()}.old")
+    os.link(target, link)
+    return link
+
+
+def _undo(done: Sequence[tuple[Path, Path | None]]) -> list[tuple[Path, Path | None]]:
+    """Put each old file back (or remove a file that was new); return what stays new."""
+    left: list[tuple[Path, Path | None]] = []
+    for target, old in reversed(done):
+        try:
+            if old is None:
+                target.unlink()
+            else:
+                os.replace(old, target)
+        except OSError:  # the old file, if any, stays under its link: named in the error
+            left.append((target, old))
+    return sorted(left)
 
 
 def _remove(paths: Sequence[Path]) -> None:

@@ -32,6 +32,7 @@ from sassview.errors import CompileError, InputError, SassviewError, ToolchainEr
 from sassview.frontends import depcache
 from sassview.frontends.arch import DEFAULT_ARCH, parse_arch
 from sassview.frontends.build_options import AS_GIVEN, COMPILERS, BuildOptions
+from sassview.frontends.cuda_source import refuse_compiled
 from sassview.frontends.includes import IncludeScan, local_includes, unlisted_files
 from sassview.frontends.libheaders import library_include_dirs
 from sassview.ir import Artifacts
@@ -129,6 +130,7 @@ def compile_cuda(
         raise InputError(
             f"{src_path or 'the source'} is empty", "give it at least one __global__ kernel"
         )
+    refuse_compiled(data, str(src_path or "the source"))
     for pre in build.include_before:
         if not Path(pre).is_file():
             raise InputError(f"--include-before {pre}: no such file", "check the path")

@@ -20,6 +20,29 @@ from pathlib import Path
 from sassview.errors import InputError
 from sassview.frontends.includes import clean
 
+# The first bytes of the two kinds of compiled file a user may have named .cu by mistake.
+_COMPILED_MAGIC = {b"\x7fELF": "an ELF file", (0xBA55ED50).to_bytes(4, "little"): "a fatbin"}
+
+
+def refuse_compiled(data: bytes, name: str) -> None:
+    """Stop before a compile when `data` cannot be C++ text: compiled code named like source,
+    or any file with a NUL byte. NVRTC would answer with dozens of "unrecognized token" errors,
+    each echoing raw bytes (terminal control codes among them) back to the user."""
+    kind = _COMPILED_MAGIC.get(data[:4])
+    if kind:
+        raise InputError(
+            f"{name} holds compiled code ({kind}), not CUDA C++",
+            "give it a name that does not end in .cu: sassview reads a cubin, fatbin, object or"
+            " executable by its content",
+        )
+    nul = data.find(b"\0")
+    if nul >= 0:
+        raise InputError(
+            f"{name} is not a text file: a NUL byte at offset {nul}",
+            "point at CUDA C++ source; an editor's UTF-16 save needs converting to UTF-8",
+        )
+
+
 _HOST_FUNCTION = re.compile(
     r"^(.*?)\((\d+)\): error: A function without execution space annotations.*?"
     r"host functions are not allowed in JIT mode",

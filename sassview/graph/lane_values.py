@@ -149,6 +149,21 @@ class BlockShape:
 
 
 DEFAULT_BLOCK = BlockShape()
+# What one block may hold on every compute capability (the CUDA C++ Programming Guide's table of
+# technical specifications): x and y at most 1024, z at most 64, and 1024 threads in all.
+MAX_BLOCK_DIMS = (1024, 1024, 64)
+MAX_BLOCK_THREADS = 1024
+
+
+def block_too_large(shape: BlockShape) -> str | None:
+    """Why no GPU can launch a block of `shape`, or None when one can."""
+    dims = (shape.x or 1, shape.y or 1, shape.z or 1)
+    for axis, size, most in zip("xyz", dims, MAX_BLOCK_DIMS, strict=True):
+        if size > most:
+            return f"its {axis} is {size}, and a block's {axis} is at most {most}"
+    if shape.threads > MAX_BLOCK_THREADS:
+        return f"it is {shape.threads} threads, and a block holds at most {MAX_BLOCK_THREADS}"
+    return None
 
 
 def parse_block(text: str) -> BlockShape | None:

@@ -22,6 +22,7 @@ from sassview.errors import InputError, SassviewError
 from sassview.views.cli_build import arch_list, build_options, file_build
 from sassview.views.cli_tui import install as _install_tui
 from sassview.views.fail import fail as _fail
+from sassview.views.fail import visible
 from sassview.views.variant_limit import MAX_VARIANTS_HELP
 
 if TYPE_CHECKING:
@@ -171,11 +172,11 @@ def check(
                 summaries.append(summary)
                 censuses += [_census(program, i) for i in inspections]
                 if not as_json:
-                    click.echo(as_typed(render_program(summary)))
+                    click.echo(visible(as_typed(render_program(summary))))
             differ = arch_differences(censuses)
             across += differ
             for line in [] if as_json else arch_notes(differ):
-                click.echo(as_typed(line))
+                click.echo(visible(as_typed(line)))
         if as_json:
             document = check_document(summaries, toolchain_versions(), across)
             click.echo(json.dumps(document, indent=2))
@@ -225,13 +226,19 @@ def _block_shape(text: str | None) -> Any:
     if text is None:
         return None
     from sassview.errors import InputError
-    from sassview.graph.lanes import parse_block
+    from sassview.graph.lanes import block_too_large, parse_block
 
     shape = parse_block(text)
     if shape is None:
         raise InputError(
             f"--block {text!r} is not a block shape",
             "give the threads per block as X, XxY or XxYxZ, e.g. --block 256 or --block 16x16",
+        )
+    too_large = block_too_large(shape)
+    if too_large:
+        raise InputError(
+            f"--block {text!r} cannot be launched: {too_large}",
+            "give the block the kernel is launched with (at most 1024 threads; z at most 64)",
         )
     return shape
 

@@ -7,6 +7,7 @@ and none of them imports the other's helpers (that was an import cycle).
 
 from __future__ import annotations
 
+import re
 import sys
 from typing import NoReturn
 
@@ -16,9 +17,22 @@ from sassview.errors import SassviewError
 
 
 def fail(exc: SassviewError) -> NoReturn:
-    click.echo(f"error: {exc.message}", err=True)
+    click.echo(visible(f"error: {exc.message}"), err=True)
     if exc.detail:
-        click.echo(exc.detail.rstrip(), err=True)
+        click.echo(visible(exc.detail.rstrip()), err=True)
     if exc.hint:
-        click.echo(f"hint: {exc.hint}", err=True)
+        click.echo(visible(f"hint: {exc.hint}"), err=True)
     sys.exit(exc.exit_code)
+
+
+# Every control character but line breaks and tabs: C0, DEL and C1 (ESC starts a terminal
+# command; C1's CSI is one on its own).
+_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def visible(text: str) -> str:
+    """`text` with its control characters written out (`\\x1b`): an error echoes file names and
+    compiler logs, which a hostile file can fill with escape sequences that would retitle,
+    recolour or rewrite the user's terminal."""
+    text = text.replace("\r\n", "\n")  # a Windows line end in an echoed source line is no attack
+    return _CONTROLS.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
