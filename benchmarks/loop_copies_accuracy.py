@@ -1,5 +1,6 @@
 """Right / wrong / unknown loop claims on the recorded labelled corpora: copies.cu
-(tests/test_loop_copies.py) and shapes2.cu (tests/test_loop_shapes2.py).
+(tests/helpers/copies_corpus.py, tested by tests/test_loop_copies.py) and shapes2.cu
+(tests/helpers/shapes2_corpus.py, tested by tests/test_loop_shapes2.py).
 
     python benchmarks/loop_copies_accuracy.py
 
@@ -64,12 +65,11 @@ def _entries(corpus: Any, arch: str, row: dict[str, Any]) -> list[Any]:
 
 
 def main() -> None:
-    import test_loop_copies
-    import test_loop_shapes2
+    from helpers import copies_corpus, shapes2_corpus  # the corpora as recorded (tests/helpers)
 
     from sassview.analyses.loops import rolled
 
-    for name, corpus in (("copies.cu", test_loop_copies), ("shapes2.cu", test_loop_shapes2)):
+    for name, corpus in (("copies.cu", copies_corpus), ("shapes2.cu", shapes2_corpus)):
         before: Counter[str] = Counter()
         for row in corpus.LABELS:
             for arch in corpus.ARCHS:

@@ -194,6 +194,82 @@ def test_build_keywords_are_the_records_fields() -> None:
     assert set(_setting_names()) == fields | {"arch", "path", "kernel", "variant"}
 
 
+def test_the_command_line_takes_every_build_keyword_by_its_name() -> None:
+    """Each build option of the command line is a build keyword by the same name, but -p and
+    --no-compile-commands, which give `compile_commands` between them; so a keyword added to
+    the record and not to the command line fails here."""
+    from sassview.frontends import build_options
+    from sassview.views import cli_build
+
+    given = set(cli_build._NAMES) - set(cli_build._COMMAND_LINE_ONLY)
+    assert given == set(build_options.BuildKeywords.__annotations__) - {"compile_commands"}
+
+
+def test_the_command_lines_record_is_read_as_the_keywords_are() -> None:
+    from sassview.api import BuildOptions
+    from sassview.views.cli_build import _record
+
+    given = {
+        **{name: () for name in ("defines", "include_dirs", "options", "instantiate")},
+        **{name: None for name in ("host_compiler", "included_by", "toolchain", "build_dir")},
+        "compiler": "nvcc",
+        "include_before": (Path("ctx.h"),),
+        "no_compile_commands": False,
+    }
+    built = _record({**given, "defines": ("W=4",), "options": ("=-O3",), "build_dir": Path("b")})
+    assert built == BuildOptions(
+        defines=("W=4",),
+        options=("-O3",),
+        compiler="nvcc",
+        include_before=(Path("ctx.h"),),
+        compile_commands=Path("b"),
+    )
+    assert _record({**given, "no_compile_commands": True}).compile_commands is False
+    assert _record(given).compile_commands is True
+
+
+def test_a_declarations_settings_read_back_as_the_build_they_were_made_of() -> None:
+    """declaration_settings and declared_build are each other's inverse (paths relative to the
+    kernel file's directory), with the settings in the order sv.cuda_file always kept."""
+    from sassview.api import BuildOptions
+    from sassview.frontends.build_options import declaration_settings, declared_build
+
+    build = BuildOptions(
+        defines=("W=4",),
+        include_dirs=(Path("inc"), Path("/abs/inc")),
+        options=("-G",),
+        compiler="nvrtc",
+        host_compiler="g++-12",
+        instantiate=("tile<128, float>",),
+        include_before=(Path("ctx.h"),),
+        compile_commands=Path("build"),
+        included_by=Path("main.cu"),
+        toolchain="12.9",
+    )
+    settings = declaration_settings(build)
+    assert list(settings) == [
+        "defines", "include_dirs", "options", "file", "compiler", "instantiate",
+        "include_before", "host_compiler", "included_by", "compile_commands", "toolchain",
+    ]  # fmt: skip
+    assert settings["include_dirs"] == ("inc", "/abs/inc")
+    assert settings["compile_commands"] == "build"
+    base = Path("/work/k")
+    assert declared_build(base, settings, ["X"], ["-O3"]) == BuildOptions(
+        defines=("X",),
+        include_dirs=(base / "inc", Path("/abs/inc")),
+        options=("-O3",),
+        compiler="nvrtc",
+        host_compiler="g++-12",
+        instantiate=("tile<128, float>",),
+        include_before=(base / "ctx.h",),
+        compile_commands=base / "build",
+        included_by=base / "main.cu",
+        toolchain="12.9",
+    )
+    plain = declaration_settings(BuildOptions(compile_commands=False))
+    assert declared_build(base, plain, [], []) == BuildOptions(compile_commands=False)
+
+
 def test_build_keywords_are_read_into_the_record_in_one_place() -> None:
     from sassview.api import BuildOptions
     from sassview.errors import InputError

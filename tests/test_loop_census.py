@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers.loop_claims import source_marks
+from helpers.loop_marks import source_marks
 
 import sassview
 from sassview.analyses.base import Severity

@@ -3,57 +3,37 @@ tests/data/loops/copies.cu (register tiles, vector copies, two of a pattern per 
 
 The listings were recorded by tests/data/loops/record_copies.py (NVRTC, sm_80 and sm_90a):
 the real build, whose SASS the labels in labels_copies.json were read from by hand, and the
-two rolled builds the census asks where its counting cannot decide (loops/rolled.py). The
-census reads the recorded rolled builds here through `rolled.build_variant`; these tests need
-nvdisasm only.
+two rolled builds the census asks where its counting cannot decide (loops/rolled.py), read
+here from helpers/copies_corpus.py (which the accuracy benchmark reads too). The census reads
+the recorded rolled builds here through `rolled.build_variant`; these tests need nvdisasm
+only.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Mapping
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers.loop_claims import source_marks
+from helpers.copies_corpus import (
+    ARCHS,
+    DATA,
+    LABELS,
+    SOURCE,
+    marks,
+    program,
+    recorded_variant,
+)
 
 import sassview
 from sassview.analyses.loops import rolled
 from sassview.analyses.loops.entry import LoopEntry
 from sassview.inspection import Inspection, inspect_kernel
-from sassview.ir import Artifacts, Program
+from sassview.ir import Artifacts
 from sassview.parse.rolled_source import ROLL, rolled_source
 from sassview.parse.source_loops import source_loops
-
-DATA = Path(__file__).parent / "data" / "loops"
-SOURCE = DATA / "copies.cu"
-ARCHS = ("sm_80", "sm_90a")
-LABELS = json.loads((DATA / "labels_copies.json").read_text())["loops"]
-
-
-def _recorded(stem: str, arch: str, text: str) -> Artifacts:
-    return Artifacts(
-        kind="cuda",
-        arch=arch,
-        source_path=str(SOURCE),
-        source_text=text,
-        ptx=(DATA / f"{stem}.ptx").read_text(),
-        cubin=(DATA / f"{stem}.cubin").read_bytes(),
-    )
-
-
-def recorded_variant(art: Artifacts, parity: int, flips: Mapping[str, int]) -> Artifacts | None:
-    """The rolled build record_copies.py kept, for the corpus' own artifacts: as they are, or
-    with copies.cuh's depths counted one more (sgemm_flat's K step sits in a depth-1 loop)."""
-    if art.source_path != str(SOURCE):
-        return None
-    # by file name: the recorded line tables name the tree they were recorded in
-    named = tuple(sorted((Path(f).name, depth) for f, depth in flips.items()))
-    tag = {(): "", (("copies.cuh", 1),): "f"}[named]
-    text = rolled_source(SOURCE.read_text(), parity)
-    return _recorded(f"copies.rolled{parity}{tag}.{art.arch}", art.arch, text)
 
 
 @pytest.fixture(autouse=True, scope="module")
@@ -61,17 +41,6 @@ def _recorded_builds() -> Iterator[None]:
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(rolled, "build_variant", recorded_variant)
         yield
-
-
-@cache
-def marks() -> dict[str, tuple[str, int]]:
-    """`// @name` -> (file name, line)."""
-    return source_marks(DATA, ("copies.cu", "copies.cuh"))
-
-
-@cache
-def program(arch: str) -> Program:
-    return sassview.from_artifacts(_recorded(f"copies.{arch}", arch, SOURCE.read_text()))
 
 
 @cache

@@ -6,10 +6,11 @@ copy of those lines: here they are once, as `get_or_build`. Where the build cann
 made between the lookup and the put, its halves are here too: `lookup` (the entry's files,
 the hit said) and `keep` (the build's time said, the files put), with `Said` wording both log
 lines. nvdisasm (disasm/nvdisasm.py) looks up, starts its runs, and keeps what its waiter
-reads; nvcc (frontends/cuda.py) finds its key after the build (its dependency list: depcache).
-NVRTC keeps its own sequence around them (its route to nvcc, its refusals, the include scan
-that decides whether a result may be kept), as does the rolled build (frontends/cuda_rolled.py:
-a failed build is evidence of nothing, not an error).
+reads; nvcc (frontends/cuda.py) finds its key after the build (its dependency list: depcache);
+NVRTC (frontends/cuda.py) says its build before its refusals and keeps it only where the include
+scan held; the rolled build (frontends/cuda_rolled.py) keeps nothing of a build that failed (it
+is evidence of nothing, not an error). A cached file reads back as bytes, a fresh one as the
+build made it: `text_of` and `bytes_of` read either as Entry.read_text / read_bytes would.
 
 The build lock is the store's (cache/locks.py: a miss claims the key, `put` releases it, so a
 second process waits, then reads), and holds here as it did.
@@ -46,6 +47,17 @@ class Said(NamedTuple):
         spent = time.perf_counter() - started
         where = f" for {self.arch}" if self.arch else ""
         self.log.info("%s: %s %s%s in %.2f s%s", self.tool, self.verb, self.name, where, spent, how)
+
+
+def text_of(data: bytes | str) -> str:
+    """A file of an entry or of a build as text, as Entry.read_text gives it (no byte is ever
+    refused)."""
+    return data if isinstance(data, str) else data.decode("utf-8", errors="replace")
+
+
+def bytes_of(data: bytes | str) -> bytes:
+    """A file of an entry or of a build as bytes, as Entry.read_bytes gives it."""
+    return data if isinstance(data, bytes) else data.encode()
 
 
 def lookup(

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from sassview import cache
-from sassview.cache.get_or_build import Said, keep, lookup
+from sassview.cache.get_or_build import Said, keep, lookup, text_of
 from sassview.disasm.forms import spill_marks_possible
 from sassview.errors import ParseError, ToolFailed
 from sassview.parse.sass_json import load_listing_json
@@ -92,8 +92,8 @@ def disassembling(
     said = Said(log, "nvdisasm", f"a {len(cubin)}-byte cubin", verb="disassembled")
     found = lookup(store, key, ("sass.json", "sass.txt") if marks else ("sass.txt",), said)
     if found is not None:
-        json_text = found["sass.json"].decode("utf-8", errors="replace") if marks else ""
-        done = Disassembly(json_text, found["sass.txt"].decode("utf-8", errors="replace"), version)
+        json_text = text_of(found["sass.json"]) if marks else ""
+        done = Disassembly(json_text, text_of(found["sass.txt"]), version)
         yield lambda: done
         return
     started, meta = time.perf_counter(), {"nvdisasm": version}

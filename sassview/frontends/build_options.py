@@ -4,7 +4,9 @@
 command), `sv.cuda_file(...)`, the pytest fixture and `sassview.compile` / `load` / `inspect`
 all read into, so no view can take a flag another lacks. Where a build is given inline, as
 keywords (`defines=["W=4"]`), those are `BuildKeywords` — the record's fields, in any sequence,
-str or Path — and `BuildOptions.of` is the one place that reads them.
+str or Path — and `BuildOptions.of` is the one place that reads them: the command line's
+options (views/cli_build.py) and a declaration's settings (`declared_build`) are read through it
+too, so a new build option is a field, its keyword and its reader here (and its flag).
 
 `resolve_build` lays the file's compile_commands.json entry (compdb.py: found by walking up
 from the file, or in the directory `-p` names) under the user's own flags, in one place: the
@@ -283,37 +285,47 @@ def _say_origins(flags: BuildFlags, build: BuildOptions) -> None:
 def declared_build(
     base: Path, settings: Mapping[str, Any], defines: Sequence[str], options: Sequence[str]
 ) -> BuildOptions:
-    """The build a `sv.cuda_file` declaration's settings say (paths relative to `base`), with
-    a variant's `defines` and `options` in place of the declared ones."""
-    where = settings.get("compile_commands", True)
-    return BuildOptions(
-        defines=tuple(defines),
-        include_dirs=tuple(base / i for i in settings.get("include_dirs", ())),
-        options=tuple(options),
-        compiler=settings.get("compiler", "auto"),
-        host_compiler=settings.get("host_compiler"),
-        instantiate=tuple(settings.get("instantiate", ())),
-        include_before=tuple(base / p for p in settings.get("include_before", ())),
-        compile_commands=base / where if isinstance(where, (str, Path)) else bool(where),
-        included_by=base / settings["included_by"] if settings.get("included_by") else None,
-        toolchain=settings.get("toolchain"),
+    """The build a `sv.cuda` / `sv.cuda_file` declaration's settings say (paths relative to
+    `base`), with a variant's `defines` and `options` in place of the declared ones: read as
+    every keyword way in reads them (BuildOptions.of)."""
+    given = {k: v for k, v in settings.items() if k in BuildKeywords.__annotations__}
+    return _under(base, BuildOptions.of(**{**given, "defines": defines, "options": options}))
+
+
+def _under(base: Path, build: BuildOptions) -> BuildOptions:
+    """`build` with its relative paths taken from `base` (a kernel file's directory)."""
+    where = build.compile_commands
+    return dataclasses.replace(
+        build,
+        include_dirs=tuple(base / i for i in build.include_dirs),
+        include_before=tuple(base / p for p in build.include_before),
+        compile_commands=base / where if isinstance(where, Path) else where,
+        included_by=base / build.included_by if build.included_by else None,
     )
+
+
+# The order sv.cuda_file always kept its settings in (a label's settings read in it); a
+# build keyword added since follows them.
+_SETTINGS_ORDER = (
+    "defines", "include_dirs", "options", "file", "compiler", "instantiate", "include_before",
+    "host_compiler", "included_by", "compile_commands",
+)  # fmt: skip
 
 
 def declaration_settings(build: BuildOptions) -> dict[str, Any]:
     """The settings of a `sv.cuda_file` declaration that builds as `build` (declared_build's
-    inverse): what sweep, try and diff declare for a .cu named on the command line."""
-    where = build.compile_commands
-    return {  # in the order sv.cuda_file always kept them (a label's settings read in it)
-        "defines": build.defines,
-        "include_dirs": tuple(map(str, build.include_dirs)),
-        "options": build.options,
-        "file": True,
-        "compiler": build.compiler,
-        "instantiate": build.instantiate,
-        "include_before": tuple(map(str, build.include_before)),
-        "host_compiler": build.host_compiler,
-        "included_by": str(build.included_by) if build.included_by else None,
-        "compile_commands": str(where) if isinstance(where, Path) else where,
-        "toolchain": build.toolchain,
-    }
+    inverse), paths as text: what sweep, try and diff declare for a .cu named on the command
+    line."""
+    plain = {name: _plain(getattr(build, name)) for name in BuildKeywords.__annotations__}
+    plain["file"] = True
+    later = [name for name in plain if name not in _SETTINGS_ORDER]
+    return {name: plain[name] for name in (*_SETTINGS_ORDER, *later)}
+
+
+def _plain(value: Any) -> Any:
+    """A field's value with its paths as text (a tuple of them, each)."""
+    if isinstance(value, Path):
+        return str(value)
+    if isinstance(value, tuple):
+        return tuple(_plain(v) for v in value)
+    return value

@@ -27,7 +27,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 from sassview import cache
-from sassview.cache.get_or_build import Said, keep
+from sassview.cache.get_or_build import Said, keep, lookup, text_of
 from sassview.errors import CompileError, InputError, SassviewError, ToolchainError
 from sassview.frontends import depcache
 from sassview.frontends.arch import DEFAULT_ARCH, parse_arch
@@ -264,11 +264,14 @@ def _nvrtc_compile(req: CudaRequest, text: bytes, opts: list[str]) -> NvrtcOutpu
     return compile_with(req.toolchain, text, req.name, opts)
 
 
-def _via_nvrtc(req: CudaRequest, *, fall_back: bool) -> Artifacts:
-    opts = _nvrtc_options(req)
-    scan = _local_scan(req)
-    versions = _versions(req)
-    key = cache.make_key(
+_NVRTC_FILES = ("kernel.ptx", "kernel.cubin", "compile.log")
+
+
+def _nvrtc_key(
+    req: CudaRequest, scan: IncludeScan, opts: Sequence[str], versions: dict[str, str]
+) -> str:
+    """The cache key of an NVRTC compile: everything that went in, the includes' bytes too."""
+    return cache.make_key(
         {
             "frontend": "cuda",
             "name": req.name,
@@ -284,6 +287,13 @@ def _via_nvrtc(req: CudaRequest, *, fall_back: bool) -> Artifacts:
             "tool_files": toolchain_identity(),  # which files, not only their word
         }
     )
+
+
+def _via_nvrtc(req: CudaRequest, *, fall_back: bool) -> Artifacts:
+    opts = _nvrtc_options(req)
+    scan = _local_scan(req)
+    versions = _versions(req)
+    key = _nvrtc_key(req, scan, opts, versions)
     if not scan.complete:
         log.info("nvrtc: a computed #include could name any file: compiling without the cache")
     routes, store = cache.Store("cuda-route"), cache.Store("cuda")
@@ -292,57 +302,49 @@ def _via_nvrtc(req: CudaRequest, *, fall_back: bool) -> Artifacts:
         log.info("nvrtc: %s needs nvcc (%s, remembered)", req.name, reason)
         return _via_nvcc(req, reason)
     inputs = (*([req.name] if req.path else []), *scan.present())
-    entry = store.get(key) if scan.complete else None
-    if entry is None:
-        started = time.perf_counter()
-        text = req.data + b"\n" + req.appendix.encode() if req.appendix else req.data
-        # Imported on a miss: a warm run finds the compile cached, and needs neither NVRTC's
-        # call (in a child process) nor the error wording (~5 ms of a warm check's imports).
-        from sassview.frontends.cuda_errors import nvrtc_compile_error
-        from sassview.frontends.cuda_source import host_refusal
+    kept = key if scan.complete else None
+    said = Said(log, "nvrtc", req.name, req.arch)
+    found = lookup(store, kept, _NVRTC_FILES, said)
+    if found is not None:
+        ptx, cubin, compile_log = found["kernel.ptx"], found["kernel.cubin"], found["compile.log"]
+        return _checked(
+            req, "nvrtc", opts, versions, inputs, text_of(ptx), cubin, text_of(compile_log)
+        )
+    started = time.perf_counter()
+    text = req.data + b"\n" + req.appendix.encode() if req.appendix else req.data
+    # Imported on a miss: a warm run finds the compile cached, and needs neither NVRTC's
+    # call (in a child process) nor the error wording (~5 ms of a warm check's imports).
+    from sassview.frontends.cuda_errors import nvrtc_compile_error
+    from sassview.frontends.cuda_source import host_refusal
 
-        try:
-            out = _nvrtc_compile(req, text, opts)
-            if not out.ok and _UNPACK_FAILED in out.log:  # a full disk under the cache
-                out = _nvrtc_compile(req, text, _headers_moved(opts, out.log))
-        except CompileError as exc:  # an option NVRTC does not take may be nvcc's
-            if not fall_back or not exc.detail:
-                raise
-            return _option_for_nvcc(req, exc)
-        said = Said(log, "nvrtc", req.name, req.arch)
-        if out.ok:
-            said.built(started)
-        else:
-            said._replace(verb="refused").built(started)
-            reason = host_refusal(out.log)
-            if reason and fall_back:
-                log.info("nvrtc: %s needs nvcc (%s)", req.name, reason)
-                if scan.complete:
-                    routes.put(key, {"reason": reason})
-                return _via_nvcc(req, reason)
-            raise nvrtc_compile_error(
-                out.log, req.arch, req.instantiate, reason, lambda: _includer_hint(req), opts
-            )
-        files: dict[str, bytes | str] = {
-            "kernel.ptx": out.ptx,
-            "kernel.cubin": out.cubin,
-            "compile.log": out.log,
-        }
-        entry = store.put(key, files) if scan.complete and _scan_held(req, scan, out) else None
-        if entry is None:  # caching off or unwritable: use the fresh results directly
-            return _checked(req, "nvrtc", opts, versions, inputs, out.ptx, out.cubin, out.log)
-    else:
-        Said(log, "nvrtc", req.name, req.arch).hit()
-    return _checked(
-        req,
-        "nvrtc",
-        opts,
-        versions,
-        inputs,
-        entry.read_text("kernel.ptx"),
-        entry.read_bytes("kernel.cubin"),
-        entry.read_text("compile.log"),
-    )
+    try:
+        out = _nvrtc_compile(req, text, opts)
+        if not out.ok and _UNPACK_FAILED in out.log:  # a full disk under the cache
+            out = _nvrtc_compile(req, text, _headers_moved(opts, out.log))
+    except CompileError as exc:  # an option NVRTC does not take may be nvcc's
+        if not fall_back or not exc.detail:
+            raise
+        return _option_for_nvcc(req, exc)
+    if not out.ok:
+        said._replace(verb="refused").built(started)
+        reason = host_refusal(out.log)
+        if reason and fall_back:
+            log.info("nvrtc: %s needs nvcc (%s)", req.name, reason)
+            if scan.complete:
+                routes.put(key, {"reason": reason})
+            return _via_nvcc(req, reason)
+        raise nvrtc_compile_error(
+            out.log, req.arch, req.instantiate, reason, lambda: _includer_hint(req), opts
+        )
+    said.built(started)  # before keep: the scan's word on what it missed follows it
+    held = kept is not None and _scan_held(req, scan, out)
+    files: dict[str, bytes | str] = {
+        "kernel.ptx": out.ptx,
+        "kernel.cubin": out.cubin,
+        "compile.log": out.log,
+    }
+    keep(store, kept if held else None, files)
+    return _checked(req, "nvrtc", opts, versions, inputs, out.ptx, out.cubin, out.log)
 
 
 def _option_for_nvcc(req: CudaRequest, refused: CompileError) -> Artifacts:

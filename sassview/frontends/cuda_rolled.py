@@ -33,6 +33,7 @@ from pathlib import Path
 from types import MappingProxyType
 
 from sassview import cache
+from sassview.cache.get_or_build import Said, keep, lookup, text_of
 from sassview.ir import Artifacts
 from sassview.parse.rolled_source import has_loops, rolled_source
 
@@ -165,19 +166,22 @@ def cached_rolled(
     stored; None where it did not compile."""
     main = artifacts.source_path
     store = cache.Store("cuda-rolled")
-    entry = store.get(key)
-    if entry is not None:
-        log.info("rolled build: cache hit for %s (%s)", main, artifacts.arch)
-        ptx, cubin = entry.read_text("kernel.ptx"), entry.read_bytes("kernel.cubin")
-        return _artifacts(artifacts, text, ptx, cubin)
+    said = Said(log, "rolled build", str(main), artifacts.arch)
+    found = lookup(store, key, ("kernel.ptx", "kernel.cubin"), said)
+    if found is not None:
+        return _artifacts(artifacts, text, text_of(found["kernel.ptx"]), found["kernel.cubin"])
     started = time.perf_counter()
     ok, out_log, ptx, cubin = compile_()
-    spent = time.perf_counter() - started
     if not ok or ".entry" not in ptx:
+        spent = time.perf_counter() - started
         log.info("rolled build: %s did not compile rolled (%.2f s); no evidence", main, spent)
         return None
-    log.info("rolled build: compiled %s for %s in %.2f s", main, artifacts.arch, spent)
-    store.put(key, {"kernel.ptx": ptx, "kernel.cubin": cubin, "compile.log": out_log})
+    files: dict[str, bytes | str] = {
+        "kernel.ptx": ptx,
+        "kernel.cubin": cubin,
+        "compile.log": out_log,
+    }
+    keep(store, key, files, said=said, started=started)
     return _artifacts(artifacts, text, ptx, cubin)
 
 

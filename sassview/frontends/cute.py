@@ -33,7 +33,7 @@ from types import MappingProxyType, ModuleType
 from typing import Any
 
 from sassview import cache
-from sassview.cache.get_or_build import Said, get_or_build
+from sassview.cache.get_or_build import Said, bytes_of, get_or_build, text_of
 from sassview.errors import CompileError, InputError, SassviewError, ToolchainError
 from sassview.frontends.arch import DEFAULT_ARCH
 from sassview.frontends.cute_arch import CuteFactory, build, dsl_arch
@@ -118,8 +118,7 @@ def compile_cute(
         said=Said(log, "cute", name, arch_name),
         meta={"function": name, "arch": arch_name},
     )
-    cubin = files["kernel.cubin"]
-    cubin = cubin if isinstance(cubin, bytes) else cubin.encode()
+    cubin = bytes_of(files["kernel.cubin"])
     producer = _check_cubin_arch(cubin, arch_name)
     path = function_of(fn).__code__.co_filename
     return Artifacts(
@@ -127,16 +126,16 @@ def compile_cute(
         arch=arch_name,
         source_path=path,
         source_text=sources.get(path, b"").decode("utf-8", errors="replace") or None,
-        ptx=_text(files["kernel.ptx"]),
+        ptx=text_of(files["kernel.ptx"]),
         cubin=cubin,
-        compile_log=_text(files["compile.log"]),
+        compile_log=text_of(files["compile.log"]),
         options=("--gpu-arch", arch_name, "--generate-line-info", "remarks{ptx}", *options.split()),
         toolchain=MappingProxyType({**versions, **producer}),
         stages=MappingProxyType(
             {
-                "mlir": _text(files["mlir.txt"]),
-                "launch": _text(files["launch.json"]),
-                "names": _text(files["names.json"]),  # symbol -> short name (cute_names.py)
+                "mlir": text_of(files["mlir.txt"]),
+                "launch": text_of(files["launch.json"]),
+                "names": text_of(files["names.json"]),  # symbol -> short name (cute_names.py)
             }
         ),
     )
@@ -252,7 +251,7 @@ def _run(
         )
     return {
         "kernel.ptx": ptx,
-        "kernel.cubin": cubin if isinstance(cubin, bytes) else cubin.encode(),
+        "kernel.cubin": bytes_of(cubin),
         "compile.log": report,
         "mlir.txt": traced[-1] if traced else "",
         "launch.json": launch,
@@ -364,7 +363,3 @@ def _where(exc: Exception) -> str:
         return f"{filename}:{line}"
     frames = [f for f in traceback.extract_tb(exc.__traceback__) if is_user_file(f.filename)]
     return f"{frames[-1].filename}:{frames[-1].lineno}" if frames else ""
-
-
-def _text(data: bytes | str) -> str:
-    return data.decode("utf-8", errors="replace") if isinstance(data, bytes) else data

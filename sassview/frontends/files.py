@@ -10,7 +10,7 @@ from pathlib import Path
 from types import MappingProxyType
 
 from sassview import cache
-from sassview.cache.get_or_build import get_or_build
+from sassview.cache.get_or_build import bytes_of, get_or_build, text_of
 from sassview.errors import InputError, ToolFailed
 from sassview.frontends.arch import parse_arch
 from sassview.frontends.cuda import read_source
@@ -67,7 +67,7 @@ def assemble_ptx(
         return {"kernel.cubin": cubin, "compile.log": log}
 
     files = get_or_build(cache.Store("ptx"), key, ("kernel.cubin", "compile.log"), build)
-    cubin, log = _as_bytes(files["kernel.cubin"]), _as_text(files["compile.log"])
+    cubin, log = bytes_of(files["kernel.cubin"]), text_of(files["compile.log"])
     return Artifacts(
         kind="ptx",
         arch=arch_name,
@@ -134,12 +134,3 @@ def load_file(path: Path, *, arch: str | None = None) -> list[Artifacts]:
         "give it a kernel.py (Triton, CuTe DSL or CUDA declarations), a .cu (CUDA C++), .ptx,"
         " .cubin, a fatbin, an object file or an executable",
     )
-
-
-def _as_bytes(data: bytes | str) -> bytes:
-    return data if isinstance(data, bytes) else data.encode()
-
-
-def _as_text(data: bytes | str) -> str:
-    """A cached file's text as Entry.read_text gives it (no byte is ever refused)."""
-    return data if isinstance(data, str) else data.decode("utf-8", errors="replace")

@@ -38,7 +38,7 @@ from types import MappingProxyType, ModuleType
 from typing import Any
 
 from sassview import cache
-from sassview.cache.get_or_build import Said, get_or_build
+from sassview.cache.get_or_build import Said, get_or_build, text_of
 from sassview.errors import CompileError, InputError, ToolchainError
 from sassview.frontends.arch import DEFAULT_ARCH, parse_arch
 from sassview.ir import Artifacts
@@ -166,12 +166,12 @@ def compile_triton(
         arch=arch_name,
         source_path=path,
         source_text=_read_text(path),
-        ptx=_text(files["kernel.ptx"]),
+        ptx=text_of(files["kernel.ptx"]),
         cubin=bytes(files["kernel.cubin"]) if isinstance(files["kernel.cubin"], bytes) else b"",
-        compile_log=_text(files["compile.log"]),
+        compile_log=text_of(files["compile.log"]),
         options=described,
         toolchain=MappingProxyType(versions),
-        stages=MappingProxyType({s: _text(files[f"{s}.txt"]) for s in stages}),
+        stages=MappingProxyType({s: text_of(files[f"{s}.txt"]) for s in stages}),
     )
 
 
@@ -700,7 +700,3 @@ def _read_text(path: str) -> str | None:
     with contextlib.suppress(OSError):
         return Path(path).read_text(encoding="utf-8", errors="replace")
     return None
-
-
-def _text(data: bytes | str) -> str:
-    return data.decode("utf-8", errors="replace") if isinstance(data, bytes) else data

@@ -160,9 +160,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
-        "sassview(arch=None, path=None, kernel=None, defines=(), options=(), include_dirs=(), "
-        "variant=None, compiler='auto', instantiate=()): defaults for the sassview_kernel "
-        "fixture; arch pins the architectures",
+        "sassview(arch=None, path=None, kernel=None, variant=None, **build): defaults for the "
+        "sassview_kernel fixture, the build's by sassview.api.BuildKeywords' names (defines=, "
+        "options=, include_dirs=, compiler=, ...); arch pins the architectures",
     )
     gate = config.getoption("sassview_baseline")
     config.stash[_STATE] = _State(

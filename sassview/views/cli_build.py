@@ -20,9 +20,12 @@ if TYPE_CHECKING:  # imported where a command runs: --help and doctor read no bu
     from sassview.api import BuildOptions, FileBuild
 
 F = TypeVar("F", bound=Callable[..., Any])
+# The options' names: the build keywords (a test holds them to BuildKeywords' names) but
+# compile_commands, which -p and --no-compile-commands give between them.
+_COMMAND_LINE_ONLY = ("build_dir", "no_compile_commands")
 _NAMES = (
     "defines", "include_dirs", "options", "compiler", "host_compiler", "instantiate",
-    "include_before", "included_by", "build_dir", "no_compile_commands", "toolchain",
+    "include_before", "included_by", "toolchain", *_COMMAND_LINE_ONLY,
 )  # fmt: skip
 
 
@@ -124,21 +127,16 @@ def build_options(
 
 
 def _record(given: dict[str, Any]) -> BuildOptions:
+    """The command line's build options as the record every way in reads them into
+    (BuildOptions.of): the build keywords by their own names, -p and --no-compile-commands
+    as `compile_commands`."""
     from sassview.api import BuildOptions
 
     where: bool | Path = given["build_dir"] if given["build_dir"] is not None else True
-    return BuildOptions(
-        defines=tuple(given["defines"]),
-        include_dirs=tuple(given["include_dirs"]),
-        options=tuple(o.lstrip("=") for o in given["options"]),
-        compiler=given["compiler"],
-        host_compiler=given["host_compiler"],
-        instantiate=tuple(given["instantiate"]),
-        include_before=tuple(given["include_before"]),
-        included_by=given["included_by"],
-        compile_commands=False if given["no_compile_commands"] else where,
-        toolchain=given["toolchain"],
-    )
+    keywords = {k: v for k, v in given.items() if k not in _COMMAND_LINE_ONLY}
+    keywords["options"] = tuple(o.lstrip("=") for o in given["options"])  # -X=-O3: "=-O3"
+    keywords["compile_commands"] = False if given["no_compile_commands"] else where
+    return BuildOptions.of(**keywords)
 
 
 def file_build(path: Path, build: BuildOptions) -> FileBuild:

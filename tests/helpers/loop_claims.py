@@ -3,7 +3,6 @@ test_real_loops and test_real_loop_constants key them."""
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from analyses_data import program
@@ -33,15 +32,3 @@ def claims(mode: str, case: str, arch: str) -> dict[Where, str]:
             assert where not in out, f"two entries for {where}"
             out[where] = claim(e) if e.statement else f"no statement: {e.summary()}"
     return out
-
-
-def source_marks(directory: Path, names: tuple[str, ...]) -> dict[str, tuple[str, int]]:
-    """`// @name` -> (file name, line), over a labelled corpus' files: how its tests name the
-    lines the hand labels are for."""
-    found = {}
-    for name in names:
-        for number, line in enumerate((directory / name).read_text().splitlines(), 1):
-            m = re.search(r"// @(\w+)", line)
-            if m:
-                found[m.group(1)] = (name, number)
-    return found

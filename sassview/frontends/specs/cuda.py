@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 
 def compile_job(kf: KernelFile, decl: Declaration, arch: str, variant: dict[str, Any]) -> Artifacts:
-    from sassview.frontends.build_options import BuildOptions, declared_build, resolve_build
+    from sassview.frontends.build_options import declared_build, resolve_build
     from sassview.frontends.cuda import compile_cuda
 
     s = decl.settings
@@ -41,20 +41,15 @@ def compile_job(kf: KernelFile, decl: Declaration, arch: str, variant: dict[str,
                 options.append(f"{key}={value}")
         else:
             defines.append(f"{key}={value}")
+    declared = replace(declared_build(kf.path.parent, s, defines, options), toolchain=toolchain)
     if s["file"]:
         path = kf.path.parent / decl.target
-        declared = declared_build(kf.path.parent, s, defines, options)
-        build = resolve_build(path, replace(declared, toolchain=toolchain))
+        build = resolve_build(path, declared)
         for note in build.notes:  # a kernel.py's compile says it with -v only
             logging.getLogger("sassview").info("%s: %s", decl.name, note.strip())
         return compile_cuda(path=path, arch=arch, build=build.options)
-    includes = tuple(kf.path.parent / i for i in s["include_dirs"])
-    text = BuildOptions(
-        defines=tuple(defines),
-        include_dirs=(kf.path.parent, *includes),
-        options=tuple(options),
-        toolchain=toolchain,
-    )
+    # C++ in a string includes from beside the kernel file, as the file itself would
+    text = replace(declared, include_dirs=(kf.path.parent, *declared.include_dirs))
     artifacts = compile_cuda(_with_line_directive(decl.target, kf), arch=arch, build=text)
     # The source the user reads is the kernel file, which the #line directive points into; the
     # C++ alone, at its lines in that file, is kept for analyses that read C++ (loops, pragmas).
