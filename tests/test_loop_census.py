@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.loop_claims import python_recording
 from helpers.loop_marks import source_marks
 
 import sassview
@@ -393,11 +394,18 @@ def test_check_prints_alike_schedule_rows_once_with_their_count() -> None:
 # --- the Python frontends (triton_loops.py, cute_loops.py; record_python.py) -----------------
 
 PY = DATA / "python"
+PY_SHAPES = DATA / "python_shapes"  # triton_shapes.py, cute_shapes.py: test_loops_python_shapes
 PY_LABELS = json.loads((DATA / "labels_python.json").read_text())["loops"]
+_PY_SOURCES = {
+    "tr_": "triton_loops.py",
+    "cu_": "cute_loops.py",
+    "ts_": "triton_shapes.py",
+    "cs_": "cute_shapes.py",
+}
 
 
 def python_source(kernel: str) -> Path:
-    return DATA / ("triton_loops.py" if kernel.startswith("tr_") else "cute_loops.py")
+    return DATA / _PY_SOURCES[kernel[:3]]
 
 
 @cache
@@ -414,18 +422,9 @@ def python_marks(kernel: str) -> dict[str, int]:
 @cache
 def python_program(stem: str) -> Program:
     """A recorded Python compile, its source given beside the listing."""
-    kernel, arch = stem.split(".")
-    source = python_source(kernel)
-    return sassview.from_artifacts(
-        Artifacts(
-            kind="triton" if kernel.startswith("tr_") else "cute",
-            arch=arch,
-            source_path=str(source),
-            source_text=source.read_text(),
-            ptx=(PY / f"{stem}.ptx").read_text(),
-            cubin=(PY / f"{stem}.cubin").read_bytes(),
-        )
-    )
+    kernel = stem.split(".")[0]
+    where = PY_SHAPES if (PY_SHAPES / f"{stem}.cubin").is_file() else PY
+    return python_recording(where / stem, python_source(kernel))
 
 
 def python_entries(stem: str) -> tuple[LoopEntry, ...]:
@@ -436,7 +435,9 @@ def python_entries(stem: str) -> tuple[LoopEntry, ...]:
 
 
 def python_stems() -> list[str]:
-    return sorted(p.name.removesuffix(".cubin") for p in PY.glob("*.cubin"))
+    """Every recorded Python compile: this corpus' and the shapes corpus'."""
+    found = [*PY.glob("*.cubin"), *PY_SHAPES.glob("*.cubin")]
+    return sorted(p.name.removesuffix(".cubin") for p in found)
 
 
 def python_label_cases() -> list[Any]:

@@ -18,17 +18,26 @@ per source line. Each SASS loop's factor is that of the PTX loop it comes from (
 line in one trip). The PTX loop's: beside a remainder PTX loop, the census' ratio to it; alone,
 the step of the induction its back branch tests over the source's step (a counter stepping by
 2 over `range(8)`: x2), kept to what divides the census' count of the PTX body (a counter
-rescaled to bytes steps by the block); else Triton's own factor (its TTIR), else 1. The
-main SASS loop is the one of the largest factor; those of smaller factor are its remainder
-loops (Triton's and ptxas' alike); the body's math beside the main loop is a straight-line
-remainder.
+rescaled to bytes steps by the block); else Triton's own factor (its TTIR), else 1. ptxas'
+copies are counted on the statement's own code: an inner rolled loop's trips outside its SASS
+loops (a peeled first trip, leftover trips run straight) are no copies of the outer body (a
+body of nothing but inner loops is read with them). The main SASS loop is the one of the
+largest factor; those of smaller factor are its remainder loops (Triton's and ptxas' alike);
+the body's math beside the main loop is a straight-line remainder. But where Triton's TTIR
+holds the statement's loop unrolled and the remainder loop it put after it, only a SASS loop
+whose PTX loop measures at Triton's factor can be the main one (ptxas leaves the loop Triton
+pipelined, `num_stages=3`, as it is and unrolls the remainder x4: the larger factor is the
+remainder's); with none, the factor is unknown.
 
 Bounds that are a Triton kernel's constexprs are read with their compiled values, in the
 kernel's own function (`files.python_constexprs`): `tl.static_range(STAGES)` has STAGES copies.
 
 How it can be wrong: a PTX loop unrolled with no remainder loop beside it, whose counter's step
 is no number over the source's (`range(0, K, BLOCK_K)` with no constexprs known: a recorded
-program), reads as not unrolled; a request
+program), reads as not unrolled; a program without its TTIR (a recording of PTX and cubin
+alone) takes the largest factor for the main loop, the remainder's where ptxas unrolled only
+the remainder; an outer body with no math or memory of its own beside its inner rolled loops
+is read by their straight-line trips (three read x3), as before; a request
 written with a name (`loop_unroll_factor=UNROLL`, a constexpr) is not read; the DSL's helpers
 have no call chain, so a helper called twice has one entry with both sites' code; a fully
 unrolled loop without constant bounds has no copies measured.
@@ -120,8 +129,18 @@ class _TileCensus(Census):
             ptxas = self._ptxas_factor(key, lp)
             total = before * ptxas if before and ptxas else None
             rated.append((total, before, lp))
-        f, before, main = max(rated, key=lambda r: (r[0] or 0, -r[2].first_address))
-        rest = [lp for g, _, lp in rated if lp is not main and (g or 0) < (f or 0)]
+        made = self._triton_unrolled(key)
+        mains = rated if made is None else [r for r in rated if r[1] == made]
+        if not mains:  # no SASS loop is the one Triton unrolled: which is main is not known
+            first = min(loops, key=lambda lp: lp.first_address)
+            self.versions[key], self._before[key] = [], None
+            return None, first, [lp for lp in loops if lp is not first], False
+        f, before, main = max(mains, key=lambda r: (r[0] or 0, -r[2].first_address))
+        rest = [
+            lp
+            for g, b, lp in rated
+            if lp is not main and ((g or 0) < (f or 0) or (made is not None and b != made))
+        ]
         self.versions[key] = [lp for _, _, lp in rated if lp is not main and lp not in rest]
         self._before[key] = before
         return f, main, rest, (f or 1) > 1 and not rest and self._beside(key, main)
@@ -144,6 +163,7 @@ class _TileCensus(Census):
         """What ptxas unrolled: the copies of each PTX line of the statement's code in one
         trip (memory first, else math, else all), the largest number dividing most."""
         counts: Counter[tuple[str, int, int]] = Counter()
+        nested: Counter[tuple[str, int, int]] = Counter()
         for i in self.region(loop):
             k, ins = self.key[i], self.ins[i]
             line = self.listing.ptx_lines[i] if self.listing.ptx_lines else None
@@ -151,12 +171,27 @@ class _TileCensus(Census):
                 continue
             kind, _ = self.listing.weight(ins)
             if kind >= 0:
-                counts[(ins.opcode, line, kind)] += 1
+                # an inner rolled loop's peeled or straight-line trips: no copies of this body
+                own = nested if self._in_rolled_nest(k, key) else counts
+                own[(ins.opcode, line, kind)] += 1
+        counts = counts or nested  # a body of nothing but inner loops: read them, as before
         for kind in (1, 2, 0):  # memory first: ptxas fuses a PTX mul and add into one FFMA
             chosen = [n for p, n in counts.items() if p[2] == kind]
             if chosen:
                 return divides_most(chosen)
         return None
+
+    def _in_rolled_nest(self, k: Key, key: Key) -> bool:
+        """Whether code at entry `k` lies in a rolled statement nested in `key` (one with SASS
+        loops of its own, measured before `key`): what it has outside its loops is its own
+        remainder or peeled trips, not copies of `key`'s body (a runtime inner loop's 3
+        straight-line trips read an outer loop of one trip as x3)."""
+        for around in self.tree.ancestors(k):
+            if around == key:
+                return False
+            if around in self.groups:
+                return True
+        return False
 
     def _ptx(self) -> tuple[Measure, dict[int, PtxInstruction]] | None:
         """The census' measure over the PTX (NVVM's side), built once."""
@@ -199,13 +234,27 @@ class _TileCensus(Census):
     def _triton_factor(self, key: Key) -> int | None:
         """Triton's own factor for a statement of the main file not inlined, when its TTIR
         holds one loop on that line beside any remainder (`tile_loops.triton_loops`)."""
+        found = [t for t in self._ttir_loops(key) if not t.remainder]
+        return found[0].factor if len(found) == 1 else None
+
+    def _triton_unrolled(self, key: Key) -> int | None:
+        """Triton's factor where its TTIR holds the statement's loop unrolled (by more than 1)
+        and the remainder loop it put after it: only a SASS loop from the PTX loop of that
+        factor can be the statement's main loop (ptxas may unroll the remainder more than
+        the main loop Triton pipelined). None where the TTIR says no such thing."""
+        loops = self._ttir_loops(key)
+        found = self._triton_factor(key)
+        return found if found and found > 1 and any(t.remainder for t in loops) else None
+
+    def _ttir_loops(self, key: Key) -> list[TritonLoop]:
+        """The TTIR's loops at the statement's line (`tile_loops.triton_loops`), for Triton's
+        statements of the main file not inlined; none for the others."""
         art = self.ctx.program.artifacts
         if not self._ir_unrolls() or key[2] or key[0] != self.files.main:
-            return None
+            return []
         if self._mlir is None:
             self._mlir = triton_loops(art.stages, self.files.main)
-        found = [t for t in self._mlir.get(self.tree.loop(key).line, []) if not t.remainder]
-        return found[0].factor if len(found) == 1 else None
+        return self._mlir.get(self.tree.loop(key).line, [])
 
 
 def _counter_step(loop: Loop, by_line: dict[int, PtxInstruction]) -> int | None:

@@ -43,10 +43,10 @@ def main() -> None:
             keep(name, arch, compile_cute(getattr(cute_loops, name), *args, arch=arch))
 
 
-def keep(name: str, arch: str, artifacts: object) -> None:
+def keep(name: str, arch: str, artifacts: object, out: Path = OUT) -> None:
     from sassview.toolchain.locate import nvdisasm
 
-    stem = OUT / f"{name}.{arch}"
+    stem = out / f"{name}.{arch}"
     Path(f"{stem}.ptx").write_text(artifacts.ptx)  # type: ignore[attr-defined]
     cubin = Path(f"{stem}.cubin")
     cubin.write_bytes(artifacts.cubin)  # type: ignore[attr-defined]
