@@ -282,10 +282,12 @@ def claim(e: LoopEntry) -> str:
     return _made(e) + asked(e) + diverged(e.fallbacks)
 
 
-def decided_verdict(e: LoopEntry) -> str:
+def decided_verdict(e: LoopEntry, unasked: str = "") -> str:
     """The verdict and how its number was decided (`decided`): `unrolled by 4, with a
-    remainder loop [counted in the SASS]`, the census' info finding on the loop."""
-    return _made(e) + _how(e) + diverged(e.fallbacks)
+    remainder loop [counted in the SASS]`, the census' info finding on the loop. `unasked`:
+    what nobody asked for, said in the same finding (`, without being asked`:
+    loops/findings.py), one finding per cause."""
+    return _made(e) + unasked + _how(e) + diverged(e.fallbacks)
 
 
 def decided_claim(e: LoopEntry) -> str:
