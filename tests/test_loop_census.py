@@ -332,7 +332,9 @@ def test_unasked_unrolling_with_a_remainder_is_one_finding_naming_both_compilers
     """The verdict and that nobody asked for it are one cause: one finding, with the advice."""
     line = marks()["ex_continue"][1]
     found = inspection("sm_80", "exits").annotations
-    notes = [a for a in found if a.kind == "unroll" and a.message.startswith(f"loop at line {line}:")]
+    notes = [
+        a for a in found if a.kind == "unroll" and a.message.startswith(f"loop at line {line}:")
+    ]
     assert [a.message for a in notes] == [
         f"loop at line {line}: unrolled by 16 (x4 by NVVM, then x4 by ptxas), with a remainder loop"
         ", without being asked [counted in the SASS]"
