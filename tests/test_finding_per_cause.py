@@ -95,3 +95,49 @@ def test_inline_asm_loops_at_one_place_are_numbered_in_every_view() -> None:
     assert len(schedule) == 1 and schedule[0].endswith("(x3 loops alike)"), schedule
     (loops_row,) = [r for r in text.splitlines() if r.startswith("  loops")]
     assert loops_row.count("asm/compiler loop") == 1 and "(x3 loops alike)" in loops_row
+
+
+WS_FILE = """\
+import sys
+sys.path.insert(0, {data!r})
+import sassview as sv
+from ws_kernels import ws_gemm
+
+a = sv.tensor("fp16", shape=(4096, 4096))
+tile = sv.tensor_descriptor(a, block_shape=[128, 64])
+out = sv.tensor_descriptor(a, block_shape=[128, 128])
+sv.triton(ws_gemm, args=dict(a_desc=tile, b_desc=tile, c_desc=out, K=4096, BLOCK_M=128,
+          BLOCK_N=128, BLOCK_K=64), arch="sm_100a", num_warps=4)
+"""
+
+
+def test_warp_partitions_name_their_loops_as_the_loops_row_does(tmp_path: Path) -> None:
+    """A partition's loops and waits are named by the Triton source's statement, with the
+    call they are inlined at, as the loops row and the schedule rows name them: the mma and
+    load partitions' waits are the helper's (its `tl.dot` and its first load), called in the
+    K loop; a bare helper line read as if it were the kernel's own."""
+    pytest.importorskip("triton")
+    marks = {
+        t.rsplit("# @", 1)[1]: n
+        for n, t in enumerate((DATA / "ws_kernels.py").read_text().splitlines(), 1)
+        if "# @" in t
+    }
+    k_loop, step, dot, load = marks["k_loop"], marks["step"], marks["dot"], marks["load_a"]
+    path = tmp_path / "kernel.py"
+    path.write_text(WS_FILE.format(data=str(DATA)))
+    done = run_sassview("check", path, "--json")
+    assert done.returncode == 0, done.stderr
+    (program,) = json.loads(done.stdout)["programs"]
+    (kernel,) = program["kernels"]
+    analysis = kernel["analysis"]
+    assert [e["summary"].split(":")[0] for e in analysis["loops"]] == [f"line {k_loop}"]
+    parts = {text.split(" partition")[0]: text for text in analysis["partitions"]}
+    inlined = f"(ws_kernels.py, inlined at line {step})"
+    assert f"1 loop at line {k_loop};" in parts["mma"]
+    assert f"2 mbarrier waits at line {dot} {inlined}" in parts["mma"], parts["mma"]
+    assert f"1 mbarrier wait at line {load} {inlined}" in parts["load"], parts["load"]
+    # The same words in the findings the TUI and the exports list.
+    said = [a["message"] for a in kernel["annotations"] if a["kind"] == "warp-partition"]
+    assert said == analysis["partitions"]
+    schedule = " ".join(s["text"] for s in analysis["schedule"])
+    assert f"line {dot} {inlined[:-1]}, asm/compiler loop" in schedule

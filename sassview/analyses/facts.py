@@ -15,7 +15,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, ClassVar, NamedTuple, Protocol, TypeVar
 
 
@@ -128,6 +128,14 @@ class Facts(Record):
     def summary(self, results: Results) -> dict[str, Any]:
         """This analysis' keys of the kernel's `analysis` (`results`: the kernel's others)."""
         return {}
+
+    def named(self, found: Iterable[Finding], site: Callable[[int], str]) -> list[str]:
+        """The messages of this analysis' findings (`found`, in order) with the SASS loops they
+        name by index worded as the loop census places them (`site(loop)`: `line 9 (h.cuh,
+        inlined at line 20)`, its `LoopEntry.site`); the inspection asks once the census has
+        run (an analysis runs without the others' results). As they are unless the record
+        says."""
+        return [a.message for a in found]
 
     @classmethod
     def check_rows(cls, analysis: Mapping[str, Any]) -> list[Row]:

@@ -126,16 +126,25 @@ class LoopEntry:
         no statement explains says so (`line 28 (asm/compiler loop)`): it shares its line with
         the statement's own loop, if any, and must not read as that one; several at one place
         are numbered (`line 28 (asm/compiler loop 2 of 5)`), as a statement's loops are."""
+        if self.statement:
+            return self.site
         unexplained = NO_STATEMENT + (
             f" {self.ordinal[0]} of {self.ordinal[1]}" if self.ordinal else ""
         )
-        if self.line is None:
-            return "loop" if self.statement else unexplained
+        return unexplained if self.line is None else self._at([unexplained])
+
+    @property
+    def site(self) -> str:
+        """`line 14 (census.cuh, inlined at line 73)`: where the loop is in the source, its
+        line and the calls it is inlined at, not which loop it is there (a warp partition's
+        retry loops are named by where they wait: analyses/records.py)."""
+        return "loop" if self.line is None else self._at([])
+
+    def _at(self, more: list[str]) -> str:
         inner = [self.file.rsplit("/", 1)[-1]] if self.file and self.inlined_at else []
         if self.inlined_at:
             inner.append("inlined at " + " < ".join(f"line {c.line}" for c in self.inlined_at))
-        if not self.statement:
-            inner.append(unexplained)
+        inner += more
         return f"line {self.line}" + (f" ({', '.join(inner)})" if inner else "")
 
     @property
