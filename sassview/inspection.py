@@ -147,14 +147,23 @@ def _named(found: dict[str, Findings], loops: tuple[Loop, ...]) -> dict[str, Fin
     """The findings of analyses that name one SASS loop by its line (`records_compute.
     loop_place`: the schedule's exposed-load notes), with the loop named as the loop census
     names it (`loop_name`): a main loop and its remainder loop at one line must not read as
-    one finding twice."""
-    from sassview.analyses.loops.entry import UnrollFacts, loop_name
-    from sassview.analyses.records_compute import placed
+    one finding twice. Findings that name several loops are reworded by their facts record
+    (`Facts.named`: a warp partition's loops, placed by their statements)."""
+    from sassview.analyses.loops.entry import UnrollFacts, loop_entry, loop_name
+    from sassview.analyses.records_compute import loop_place, placed
 
     census = found.get(UnrollFacts.ANALYSIS)
     if census is None or not isinstance(census.facts, UnrollFacts) or not census.facts.entries:
         return found
     entries, by_index = census.facts.entries, {lp.index: lp for lp in loops}
+
+    def site(index: int) -> str:  # where the census places a loop, else by its own line
+        entry = loop_entry(entries, index)
+        if entry is not None:
+            return entry.site
+        lp = by_index.get(index)
+        return loop_place(lp.source.line if lp and lp.source else None, index)
+
     out = {}
     for name, f in found.items():
         notes = []
@@ -169,6 +178,11 @@ def _named(found: dict[str, Findings], loops: tuple[Loop, ...]) -> dict[str, Fin
                 text = placed(a.message, line, lp.index, loop_name(entries, lp.index))
                 a = a if text == a.message else dataclasses.replace(a, message=text)
             notes.append(a)
+        texts = f.facts.named(notes, site)
+        notes = [
+            a if text == a.message else dataclasses.replace(a, message=text)
+            for a, text in zip(notes, texts, strict=True)
+        ]
         changed = any(x is not y for x, y in zip(notes, f.annotations, strict=True))
         out[name] = dataclasses.replace(f, annotations=tuple(notes)) if changed else f
     return out

@@ -13,8 +13,9 @@ the dicts and lists `json.dumps` writes, in field order.
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, ClassVar, NamedTuple, Protocol, TypeVar
 
 
@@ -56,11 +57,25 @@ class Row(NamedTuple):
     text: str
 
 
+# A loop no loop statement explains, where it is named (loops/entry.py's `place`); several
+# at one place are numbered as main and remainder loops are (`asm/compiler loop 2 of 5`).
+NO_STATEMENT = "asm/compiler loop"
+_NUMBERED = re.compile(re.escape(NO_STATEMENT) + r" \d+ of \d+")
+
+
 def once_each(texts: Iterable[str]) -> list[str]:
     """Each text once, in first-seen order, with how many rows said it: a Hopper kernel's ten
-    inline-asm wait loops are one schedule row and one loop clause, not ten identical ones."""
-    seen = Counter(texts)
-    return [text if n == 1 else f"{text} (x{n} loops alike)" for text, n in seen.items()]
+    inline-asm wait loops are one schedule row and one loop clause, not ten identical ones.
+    Loops that differ only by their number (`asm/compiler loop 1 of 5` .. `5 of 5`) are alike:
+    said once, unnumbered, with their count; one alone keeps its number."""
+    said = list(texts)
+    seen = Counter(_NUMBERED.sub(NO_STATEMENT, text) for text in said)
+    out: dict[str, None] = {}
+    for text in said:
+        alike = _NUMBERED.sub(NO_STATEMENT, text)
+        n = seen[alike]
+        out[text if n == 1 else f"{alike} (x{n} loops alike)"] = None
+    return list(out)
 
 
 class Pair(NamedTuple):
@@ -113,6 +128,14 @@ class Facts(Record):
     def summary(self, results: Results) -> dict[str, Any]:
         """This analysis' keys of the kernel's `analysis` (`results`: the kernel's others)."""
         return {}
+
+    def named(self, found: Iterable[Finding], site: Callable[[int], str]) -> list[str]:
+        """The messages of this analysis' findings (`found`, in order) with the SASS loops they
+        name by index worded as the loop census places them (`site(loop)`: `line 9 (h.cuh,
+        inlined at line 20)`, its `LoopEntry.site`); the inspection asks once the census has
+        run (an analysis runs without the others' results). As they are unless the record
+        says."""
+        return [a.message for a in found]
 
     @classmethod
     def check_rows(cls, analysis: Mapping[str, Any]) -> list[Row]:

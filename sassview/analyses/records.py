@@ -12,11 +12,12 @@ imports its record from here (coalescing's `CoalescingFacts`, ...) and documents
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+import re
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, TypedDict
 
-from sassview.analyses.facts import Facts, Record, Results, Row, plain
+from sassview.analyses.facts import Facts, Finding, Record, Results, Row, plain
 
 
 # coalescing.py: sectors per warp of each global access
@@ -327,10 +328,54 @@ class WarpPartitionFacts(Facts):
     def check_rows(cls, analysis: Mapping[str, Any]) -> list[Row]:
         return [Row("partition", text) for text in analysis.get("partitions", ())]
 
+    def named(self, found: Iterable[Finding], site: Callable[[int], str]) -> list[str]:
+        """Each partition's finding with its loops placed as the loops row places them (its
+        statement's line in the source, with the calls it is inlined at), not by the line the
+        SASS loop's first instructions carry. One finding per partition, in order."""
+        texts = iter(partition_text(p, site) for p in self.partitions)
+        out = []
+        for a in found:
+            text = a.message
+            if a.kind == "warp-partition":
+                head = text.split(": ", 1)[0]  # role, opcodes, entry: no ": " in them
+                text = f"{head}: {next(texts)}"
+            out.append(text)
+        return out
+
     def spins(self) -> set[int]:
         """The SASS loops a partition counts as spins (mbarrier waits, setmaxnreg retries, the
         dispatch loop): left out of the loop census' JSON and rows."""
         return {i for p in self.partitions for loops in p.spins.values() for i in loops}
+
+
+def partition_text(p: Partition, site: Callable[[int], str]) -> str:
+    """`1 loop at line 48; spins: 1 setmaxnreg retry at line 48, 2 mbarrier waits at line 13
+    (k.py, inlined at line 24)`: a partition's loops and its spin loops by kind, each placed
+    by `site(loop index)`; `no loops` for none. Worded here only (warp_partitions.py)."""
+    parts = [f"{_count(len(p.loops), 'loop')} at {_sites(p.loops, site)}"] if p.loops else []
+    spins = [f"{_count(len(v), kind)} at {_sites(v, site)}" for kind, v in p.spins.items()]
+    if spins:
+        parts.append("spins: " + ", ".join(spins))
+    return "; ".join(parts) or "no loops"
+
+
+_LINE = re.compile(r"line (\d+)")
+
+
+def _sites(loops: list[int], site: Callable[[int], str]) -> str:
+    """`line 13`, `lines 41 and 48`, `line 23 and line 13 (k.py, inlined at line 24)`."""
+    said = list(dict.fromkeys(site(i) for i in sorted(loops)))
+    plain = [m.group(1) for s in said if (m := _LINE.fullmatch(s))]
+    if len(said) > 1 and len(plain) == len(said):
+        numbers = sorted(plain, key=int)
+        return f"lines {', '.join(numbers[:-1])} and {numbers[-1]}"
+    return " and ".join(said)
+
+
+def _count(n: int, word: str) -> str:
+    if n == 1:
+        return f"1 {word}"
+    return f"{n} {word[:-1]}ies" if word.endswith("y") else f"{n} {word}s"
 
 
 # warp_roles.py: a warp-specialised CuTe DSL kernel's roles

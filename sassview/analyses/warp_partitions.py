@@ -10,10 +10,13 @@ loops of mbarrier waits (`SYNCS.PHASECHK.TRANS64.TRYWAIT` and a branch back) out
 end of the kernel, where they read as a dozen loops of no statement; dominance puts each back
 in the partition that waits.
 
-Findings: one `warp-partition` INFO per partition, `mma partition (UTCHMMA): its loop at line
-12; 2 mbarrier waits (line 15)`, so the loop census reads per role instead of one entry per
-spin loop. Roles: `mma` (tensor-core ops: UTCHMMA/UTCQMMA/HGMMA/HMMA), `load` (UTMALDG,
-LDGSTS, UBLKCP), `store` (UTMASTG, STG), else `other`; the default partition is `default`.
+Findings: one `warp-partition` INFO per partition, `mma partition (UTCHMMA) from /*1220*/: 1
+loop at line 12; spins: 2 mbarrier waits at line 15`, so the loop census reads per role instead
+of one entry per spin loop. Each loop is placed as the census places it (its statement's line in
+the Triton source and the calls it is inlined at: `WarpPartitionFacts.named`, once the census
+has run), not by the line its SASS carries. Roles: `mma` (tensor-core ops: UTCHMMA/UTCQMMA/
+HGMMA/HMMA), `load` (UTMALDG, LDGSTS, UBLKCP), `store` (UTMASTG, STG), else `other`; the
+default partition is `default`.
 
 How it can be wrong: a jump table that is not the warp dispatch (a `switch` in the kernel)
 would be read as one; jump-table targets that only exit (the dispatch's own "done" state) show
@@ -26,7 +29,8 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from sassview.analyses.base import AnalysisContext, Annotation, Findings, Severity
-from sassview.analyses.records import Partition, WarpPartitionFacts
+from sassview.analyses.records import Partition, WarpPartitionFacts, partition_text
+from sassview.analyses.records_compute import loop_place
 from sassview.graph.dominators import immediate_dominators
 from sassview.graph.loops import Loop
 from sassview.ir import SassInstruction
@@ -80,16 +84,14 @@ def run(ctx: AnalysisContext) -> Findings:
         role = "default" if part == -1 else _role(slot["opcodes"])
         if role == "other" and not slot["loops"] and not slot["spins"]:
             continue  # the dispatch's exit state
-        entry = None if part == -1 else cfg.blocks[part].start
-        facts.append(
-            Partition(
-                role=role,
-                entry=entry,
-                loops=[loop.index for loop in slot["loops"]],
-                spins={k: [loop.index for loop in v] for k, v in slot["spins"].items()},
-            )
+        found = Partition(
+            role=role,
+            entry=None if part == -1 else cfg.blocks[part].start,
+            loops=[loop.index for loop in slot["loops"]],
+            spins={k: [loop.index for loop in v] for k, v in slot["spins"].items()},
         )
-        annotations.append(_annotation(role, entry, slot))
+        facts.append(found)
+        annotations.append(_annotation(found, slot["opcodes"], ctx.loops))
     return Findings(facts=WarpPartitionFacts(partitions=facts), annotations=tuple(annotations))
 
 
@@ -144,32 +146,19 @@ def _role(opcodes: set[str]) -> str:
     return "other"
 
 
-def _annotation(role: str, entry: int | None, slot: dict[str, Any]) -> Annotation:
-    shown = next((sorted(slot["opcodes"] & set(n)) for r, n in _ROLES if r == role), [])
-    head = f"{role} partition" + (f" ({', '.join(shown)})" if shown else "")
-    loops: list[Loop] = slot["loops"]
-    parts = [f"{_count(len(loops), 'loop')} at {_lines(loops)}"] if loops else []
-    spins = [f"{_count(len(v), k)} ({_lines(v)})" for k, v in slot["spins"].items()]
-    if spins:
-        parts.append("spins: " + ", ".join(spins))
-    where = f" from /*{entry:04x}*/" if entry is not None else ""
-    message = f"{head}{where}: " + ("; ".join(parts) or "no loops")
-    every = (*loops, *(loop for v in slot["spins"].values() for loop in v))
+def _annotation(part: Partition, opcodes: set[str], loops: tuple[Loop, ...]) -> Annotation:
+    """The partition's finding, its loops placed by their own lines here (`loop_place`); the
+    inspection places them as the loop census does once it has run (`WarpPartitionFacts.
+    named`)."""
+    shown = next((sorted(opcodes & set(n)) for r, n in _ROLES if r == part.role), [])
+    head = f"{part.role} partition" + (f" ({', '.join(shown)})" if shown else "")
+    lines = {lp.index: lp.source.line if lp.source else None for lp in loops}
+    where = f" from /*{part.entry:04x}*/" if part.entry is not None else ""
+    message = f"{head}{where}: " + partition_text(part, lambda i: loop_place(lines[i], i))
     return Annotation(
         "warp-partition",
         Severity.INFO,
         message,
-        loops=tuple(loop.index for loop in every),
-        data={"role": role},
+        loops=(*part.loops, *(i for v in part.spins.values() for i in v)),
+        data={"role": part.role},
     )
-
-
-def _lines(loops: list[Loop]) -> str:
-    lines = sorted({loop.source.line for loop in loops if loop.source is not None})
-    return "line " + ", ".join(map(str, lines)) if lines else "no statement"
-
-
-def _count(n: int, word: str) -> str:
-    if n == 1:
-        return f"1 {word}"
-    return f"{n} {word[:-1]}ies" if word.endswith("y") else f"{n} {word}s"

@@ -59,6 +59,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
+from dataclasses import replace
 
 from sassview.analyses.base import AnalysisContext, Annotation, Findings
 from sassview.analyses.loops.entry import LoopEntry, UnrollFacts
@@ -121,8 +122,8 @@ class Census(Measure):
                 notes += describe(entry, main.addresses, rest)
             else:
                 notes += describe(entry, self.code_of(k), [])
-        for lp in self.loose:
-            entry = _loose(lp, self._chain(lp))
+        loose = numbered([_loose(lp, self._chain(lp)) for lp in self.loose])
+        for lp, entry in zip(self.loose, loose, strict=True):
             entries.append(entry)
             notes += describe(entry, lp.addresses, [])
         return Findings(
@@ -377,6 +378,19 @@ class Census(Measure):
             tensor_ops=self._tensor_ops(main.addresses),
             **common,  # type: ignore[arg-type]
         )
+
+
+def numbered(loose: list[LoopEntry]) -> list[LoopEntry]:
+    """The loops of no statement, each among the others at its place (line, file, call sites)
+    numbered in address order (`ordinal`), so that no two read as one loop said twice."""
+    places: dict[tuple[object, ...], list[LoopEntry]] = {}
+    for e in loose:
+        places.setdefault((e.line, e.file, e.inlined_at), []).append(e)
+    ordinal: dict[int, tuple[int, int]] = {}
+    for alike in (v for v in places.values() if len(v) > 1):
+        ranked = sorted(alike, key=lambda e: (e.first_address is None, e.first_address or 0))
+        ordinal.update({id(e): (n, len(ranked)) for n, e in enumerate(ranked, 1)})
+    return [replace(e, ordinal=ordinal[id(e)]) if id(e) in ordinal else e for e in loose]
 
 
 def _loose(loop: Loop, sites: tuple[SourceLoc, ...]) -> LoopEntry:

@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal, TypedDict
 
-from sassview.analyses.facts import Facts, Pair, Results, Row, once_each
+from sassview.analyses.facts import NO_STATEMENT, Facts, Pair, Results, Row, once_each
 from sassview.analyses.records import WarpPartitionFacts, role_loops
 from sassview.ir import SourceLoc
 
@@ -116,19 +116,35 @@ class LoopEntry:
     # trip count of a constant header), or "rolled build" (the real build's count at the body's
     # lines over a build with every loop rolled: loops/rolled.py)
     decided_by: str = "count"
+    # A loop of no statement among others at its place (line, file, call sites: an asm
+    # statement's loops copied by unrolling): (n, of), in address order; None where alone
+    ordinal: tuple[int, int] | None = None
 
     @property
     def place(self) -> str:
         """`line 14 (census.cuh, inlined at line 73)`, `loop` for one no line explains; a loop
         no statement explains says so (`line 28 (asm/compiler loop)`): it shares its line with
-        the statement's own loop, if any, and must not read as that one."""
-        if self.line is None:
-            return "loop" if self.statement else NO_STATEMENT
+        the statement's own loop, if any, and must not read as that one; several at one place
+        are numbered (`line 28 (asm/compiler loop 2 of 5)`), as a statement's loops are."""
+        if self.statement:
+            return self.site
+        unexplained = NO_STATEMENT + (
+            f" {self.ordinal[0]} of {self.ordinal[1]}" if self.ordinal else ""
+        )
+        return unexplained if self.line is None else self._at([unexplained])
+
+    @property
+    def site(self) -> str:
+        """`line 14 (census.cuh, inlined at line 73)`: where the loop is in the source, its
+        line and the calls it is inlined at, not which loop it is there (a warp partition's
+        retry loops are named by where they wait: analyses/records.py)."""
+        return "loop" if self.line is None else self._at([])
+
+    def _at(self, more: list[str]) -> str:
         inner = [self.file.rsplit("/", 1)[-1]] if self.file and self.inlined_at else []
         if self.inlined_at:
             inner.append("inlined at " + " < ".join(f"line {c.line}" for c in self.inlined_at))
-        if not self.statement:
-            inner.append(NO_STATEMENT)
+        inner += more
         return f"line {self.line}" + (f" ({', '.join(inner)})" if inner else "")
 
     @property
@@ -217,7 +233,6 @@ class LoopEntry:
 FACTOR_UNKNOWN = "factor unknown"
 COPIES_UNKNOWN = "copies unknown"
 NO_CODE = "no code left"
-NO_STATEMENT = "asm/compiler loop"  # a loop no loop statement explains, where it is named
 
 
 def _nth(loops: tuple[int, ...], loop: int) -> str:
@@ -282,10 +297,12 @@ def claim(e: LoopEntry) -> str:
     return _made(e) + asked(e) + diverged(e.fallbacks)
 
 
-def decided_verdict(e: LoopEntry) -> str:
+def decided_verdict(e: LoopEntry, unasked: str = "") -> str:
     """The verdict and how its number was decided (`decided`): `unrolled by 4, with a
-    remainder loop [counted in the SASS]`, the census' info finding on the loop."""
-    return _made(e) + _how(e) + diverged(e.fallbacks)
+    remainder loop [counted in the SASS]`, the census' info finding on the loop. `unasked`:
+    what nobody asked for, said in the same finding (`, without being asked`:
+    loops/findings.py), one finding per cause."""
+    return _made(e) + unasked + _how(e) + diverged(e.fallbacks)
 
 
 def decided_claim(e: LoopEntry) -> str:

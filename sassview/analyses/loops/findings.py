@@ -24,8 +24,12 @@ def describe(entry: LoopEntry, code: tuple[int, ...], rest: list[Loop]) -> list[
         "loops": entry.sass_loops[:1],
         "data": entry.to_json(),
     }
-    text = f"{entry.where}: {decided_verdict(entry)}"
-    notes = [Annotation("unroll", Severity.INFO, text, **common)]  # type: ignore[arg-type]
+    # An unroll nobody asked for is said in the verdict's finding, with its advice: one
+    # cause, one finding (the verdict and an "unrolled by 4 without being asked" beside it
+    # read as the loop said twice).
+    clause, hint = unasked_remainder(entry, judged_factor(entry)) or ("", "")
+    text = f"{entry.where}: {decided_verdict(entry, clause)}"
+    notes = [Annotation("unroll", Severity.INFO, text, hint, **common)]  # type: ignore[arg-type]
     notes += [remainder_note(r, entry, source) for r in rest]
     for severity, message, hint in findings(entry):
         notes.append(Annotation("unroll", severity, message, hint, **common))  # type: ignore[arg-type]
@@ -128,16 +132,22 @@ def words(e: LoopEntry) -> _Words:
 _Said = list[tuple[Severity, str, str]]  # (severity, message, hint)
 
 
+def judged_factor(e: LoopEntry) -> int | None:
+    """The factor a request is judged by: the SASS one; a Python range call's request is met
+    before the PTX, so the PTX factor where that is known; a PTX file's pragma, ptxas' own."""
+    if e.requested_by == "ptx":  # ptxas alone is judged: the copies of each PTX line
+        return dict(e.extra).get("ptxas_factor", e.factor)
+    if e.requested_by != "pragma" and e.ptx_factor is not None:
+        return e.ptx_factor
+    return e.factor
+
+
 def findings(e: LoopEntry) -> _Said:
     """What a loop entry says beyond its verdict: a request not met, a constant-trip loop left
-    rolled, a remainder the request made. Worded here only. A Python range call's request is
-    met before the PTX: it is judged by the PTX factor where that is known."""
-    f = e.factor
-    if e.requested_by == "ptx":  # ptxas alone is judged: the copies of each PTX line
-        f = dict(e.extra).get("ptxas_factor", f)
-    elif e.requested_by != "pragma" and e.ptx_factor is not None:
-        f = e.ptx_factor
-    return _unmet(e, f) + _unasked(e, f)
+    rolled. Worded here only. (A remainder nobody asked for is said in the verdict's own
+    finding: `unasked_remainder`.)"""
+    f = judged_factor(e)
+    return _unmet(e, f) + _stayed_rolled(e, f)
 
 
 def _unmet(e: LoopEntry, f: int | None) -> _Said:
@@ -182,32 +192,34 @@ def _unmet(e: LoopEntry, f: int | None) -> _Said:
     return out
 
 
-def _unasked(e: LoopEntry, f: int | None) -> _Said:
-    """What nobody asked for: a constant-trip loop left rolled, a remainder beside the loop."""
-    out: _Said = []
-    want, where, w = e.requested, e.where, words(e)
-    rolled = e.kind == "rolled"
-    if rolled and e.trip_count and e.trip_count > 1 and want is None:
-        out.append(
-            (
-                Severity.NOTE,
-                f"{where}: {e.trip_count} iterations known at compile time, but the loop stayed "
-                f"rolled" + ("" if f in (None, 1) else f" (unrolled by {f})"),
-                w.stayed_hint,
-            )
-        )
-    if rolled and e.remainder and f and (want is None or (e.trip_count or 1) % f == 0):
-        # Unasked, or on a count the factor divides: a remainder nobody asked for.
-        why = "without being asked" if want is None else f"though {e.trip_count} divides by {f}"
-        out.append(
-            (
-                Severity.INFO,
-                f"{where}: unrolled by {f} {why}, leaving a remainder"
-                + (" loop" if e.remainder_loops else " (straight-line)"),
-                f"if the count is always a multiple of {f}, say so "
-                f"(`__builtin_assume(n % {f} == 0)`), or pick the factor with #pragma unroll N"
-                if w is _PRAGMA
-                else f"pick the factor with {w.knob}",
-            )
-        )
-    return out
+def _stayed_rolled(e: LoopEntry, f: int | None) -> _Said:
+    """What nobody asked for: a constant-trip loop left rolled."""
+    want, rolled = e.requested, e.kind == "rolled"
+    if not (rolled and e.trip_count and e.trip_count > 1 and want is None):
+        return []
+    message = (
+        f"{e.where}: {e.trip_count} iterations known at compile time, but the loop stayed "
+        f"rolled" + ("" if f in (None, 1) else f" (unrolled by {f})")
+    )
+    return [(Severity.NOTE, message, words(e).stayed_hint)]
+
+
+def unasked_remainder(e: LoopEntry, f: int | None) -> tuple[str, str] | None:
+    """A remainder nobody asked for (the loop unrolled unasked, or by a factor its constant
+    count divides): the clause the verdict's finding says it in (`, without being asked`)
+    and the advice; None where the remainder was asked for, or there is none."""
+    want, w = e.requested, words(e)
+    if not (e.kind == "rolled" and e.remainder and f):
+        return None
+    if want is not None and (e.trip_count or 1) % f:
+        return None
+    why = ", without being asked" if want is None else f", though {e.trip_count} divides by {f}"
+    if e.factor is None:  # judged by a factor the verdict does not give: it says no remainder
+        why = ", with a remainder" + why
+    hint = (
+        f"if the count is always a multiple of {f}, say so "
+        f"(`__builtin_assume(n % {f} == 0)`), or pick the factor with #pragma unroll N"
+        if w is _PRAGMA
+        else f"pick the factor with {w.knob}"
+    )
+    return why, hint
