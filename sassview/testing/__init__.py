@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from sassview.lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from sassview.report.normalize import normalize_ptx, normalize_sass
     from sassview.testing.failures import (
         CountMismatch,
         FeatureMismatch,
@@ -29,7 +30,6 @@ if TYPE_CHECKING:
     from sassview.testing.filecheck import FileCheckFailure, filecheck, run_filecheck
     from sassview.testing.matchers import KernelUnderTest
     from sassview.testing.memory_use import BankConflictFound, CoalescingMismatch
-    from sassview.testing.normalize import normalize_ptx, normalize_sass
     from sassview.testing.occupancy import OccupancyTooLow
     from sassview.testing.schedule import ScheduleMismatch
     from sassview.testing.snapshot import SnapshotMismatch
