@@ -138,7 +138,8 @@ def decide_cuda_file(
 
 # Why a knob a Triton cache's kernel names stays untried: `try` recompiles a declaration.
 CACHE_UNTRIED = (
-    "a Triton cache keeps no kernel.py to compile it from; declare the kernel (sv.triton) to try it"
+    "a Triton cache keeps no kernel.py to compile it from: declare the kernel with sv.triton "
+    "to try it"
 )
 
 
