@@ -22,6 +22,7 @@ PAD = DATA / "try" / "transpose_pad.cu"
 DIAG = DATA / "try" / "transpose_diag_pad.cu"
 GATHER = DATA / "frontends" / "triton_standing.py"
 TRITON_HINTS = DATA / "frontends" / "triton_hints.py"
+CUTILE = DATA / "frontends" / "cutile_kernels.py"
 
 
 def check_json(*args: str | Path) -> list[dict[str, Any]]:
@@ -168,3 +169,55 @@ def test_a_knob_that_moves_the_conflict_to_another_line_is_not_a_fix() -> None:
     (finding,) = trial["findings"]
     assert finding["moved_to"] == 18 and finding["resolved"] is False
     assert finding["now"].startswith("line 18: shared load is a 2-way bank conflict")
+
+
+def _cutile_declaration(tile: int) -> Any:
+    ct = pytest.importorskip("cuda.tile", reason="cuTile is not installed")
+    from cuda.tile.compilation import ArrayConstraint
+
+    from sassview.api import Declaration
+
+    f32 = ArrayConstraint(
+        ct.float32, 1, index_dtype=ct.int32, stride_lower_bound_incl=0, alias_groups=(),
+        may_alias_internally=False,
+    )  # fmt: skip
+    settings = {"parameters": (f32, f32, 7, tile), "names": ("x", "y", "n", "TILE")}
+    return Declaration("cutile", "k", None, ("sm_100a",), settings=settings), f32
+
+
+def test_a_cutile_narrow_access_hint_has_a_knob_to_try() -> None:
+    """cuTile's `shape_divisible_by=` hint (issue #33 item 4) names a knob: every array
+    promised to fit the largest power-of-two constant (the tile), 16-byte aligned, strides
+    by it and the last 1; a variant's constant wins over the declaration's."""
+    from sassview.api import frontend_registry
+
+    decl, f32 = _cutile_declaration(256)
+    spec = frontend_registry.spec("cutile")
+    assert spec is not None
+    knob = spec.width_knob(decl, {"TILE": 1024})
+    assert knob is not None
+    assert knob.knob == (
+        "x, y: shape_divisible_by=1024, base_addr_divisible_by=16, strides by 1024 (last: 1)"
+    )
+    x = knob.variant["x"]
+    assert (x.shape_divisible_by, x.stride_constant, x.base_addr_divisible_by) == (
+        (1024,), (1,), 16,
+    )  # fmt: skip
+    assert spec.width_knob(decl, {"x": x, "y": x, "TILE": 1024}) is None  # promised already
+
+
+@pytest.mark.compile
+def test_a_cutile_width_knob_is_tried_and_judged_per_tile() -> None:
+    """vector_add (cutile_kernels.py, fp32, 128 threads): with the arrays promised to fit,
+    TILE=1024's 32-bit accesses go; TILE=256's become 64-bit (two elements a thread), still
+    narrow, so there the knob is not a fix. Without --try it is said untried."""
+    pytest.importorskip("cuda.tile", reason="cuTile is not installed")
+    found = check_json(CUTILE, "--try", "-k", "vector_add", "--arch", "sm_100a")
+    states = sorted(a["standing"]["state"] for a in found if a["kind"] == "narrow-access")
+    assert states == ["helped", "stays"]
+    for a in found:
+        if a["kind"] == "narrow-access" and a["standing"]["state"] == "stays":
+            assert "64 bits wide" in a["standing"]["outcome"]
+            assert a["hint"].startswith("not a fix: tried a, b, c: shape_divisible_by=256")
+    untried = check_json(CUTILE, "-k", "vector_add", "--arch", "sm_100a")
+    assert {a["standing"]["state"] for a in untried if a["kind"] == "narrow-access"} == {"untried"}
