@@ -33,6 +33,9 @@ counts. A kernel with more than two targets is reported per target, without a sp
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from types import MappingProxyType
+
 from sassview.analyses.base import AnalysisContext, Annotation, Findings, Severity
 from sassview.analyses.occupancy import block_sizes, registers_per_warp
 from sassview.analyses.records import Budget, RegisterBudgetFacts
@@ -190,7 +193,7 @@ def _taken(ctx: AnalysisContext, block: BasicBlock, known: tuple[str, bool] | No
 # A CALL's clobbers cut at no register: what it names is its own operands. The ABI lets a call
 # clobber up to R251, but the subroutine's code is what runs (the walk goes into it), and a
 # trap's call under a 32-register budget names none of that.
-_OPERANDS_ONLY: dict[str, int] = {}
+_OPERANDS_ONLY: Mapping[str, int] = MappingProxyType({})
 
 
 def _highest_register(ctx: AnalysisContext, region: list[int]) -> int:
