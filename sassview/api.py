@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from sassview.frontends.arch import DEFAULT_ARCH as DEFAULT_ARCH
 from sassview.frontends.arch import parse_arch_list as parse_arch_list
-from sassview.frontends.build_options import AS_GIVEN
+from sassview.frontends.build_options import AS_GIVEN as AS_GIVEN
 from sassview.frontends.build_options import CUDA_SUFFIXES as CUDA_SUFFIXES
 from sassview.frontends.build_options import BuildOptions as BuildOptions
 from sassview.frontends.build_options import resolve_build as resolve_build
@@ -54,6 +54,7 @@ if TYPE_CHECKING:
     from sassview.frontends.registry import frontends as frontends
     from sassview.frontends.registry import install_hint as install_hint
     from sassview.frontends.registry import package_for as package_for
+    from sassview.frontends.triton_cache import cache_declaration as cache_declaration
     from sassview.frontends.user_code import UserExit as UserExit
     from sassview.frontends.user_code import end_forked_children as end_forked_children
     from sassview.frontends.user_code import running_user_code as running_user_code
@@ -69,6 +70,7 @@ _FRONTEND_NAMES = {
     "Declaration": "declaration",
     "KernelFile": "declaration",
     "directory_kind": "discover",
+    "cache_declaration": "triton_cache",
     "import_kernel_file": "discover",
     "Job": "jobs",
     "compile_all": "jobs",

@@ -1,4 +1,4 @@
-"""The classification rules (testing/classify.py) on recorded listing pairs: the examples compiled
+"""The classification rules (report/classify.py) on recorded listing pairs: the examples compiled
 by CUDA 12.9 and 13.5 (tests/data/toolchains/, recorded with `sassview toolchain add 12.9`),
 and edits of a recorded listing that a reviewer would call significant or benign."""
 
@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from sassview.testing.classify import BENIGN, SIGNIFICANT, UNCLEAR, classify, explain
+from sassview.report.classify import BENIGN, SIGNIFICANT, UNCLEAR, classify, explain
 
 DATA = Path(__file__).parent / "data" / "toolchains"
 

@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 import sassview
 from sassview.errors import InputError
 from sassview.ir import Kernel, OperandKind
+from sassview.report.listing import labels, sass_listing
 from sassview.testing import (
     CountMismatch,
     FeatureMismatch,
@@ -33,7 +34,6 @@ from sassview.testing import (
 )
 from sassview.testing.failures import compare
 from sassview.testing.filecheck import FileCheckFailure
-from sassview.testing.listing import labels, sass_listing
 from sassview.testing.loader import choose, missing_frontend
 from sassview.testing.patterns import compile_opcode_pattern
 

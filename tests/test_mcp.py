@@ -244,3 +244,33 @@ def test_every_finding_kind_an_analysis_gives_is_explained() -> None:
             kinds |= {g.value for g in given if isinstance(g, ast.Constant)}
     assert kinds and kinds <= set(FINDINGS), kinds - set(FINDINGS)
     assert json.dumps(FINDINGS)  # plain data, as the tool returns it
+
+
+def test_the_check_and_assert_tools_say_each_hints_standing(tmp_path: Path) -> None:
+    """A knob a hint names reads through the MCP tools as check says it (steer/standing.py,
+    issue #33 item 4): untried; with try_hints, tried (here PAD=1 moves the conflict to line
+    18, so not a fix); an assertion's evidence quotes the hint with its standing."""
+    diag = Path(__file__).parent / "data" / "try" / "transpose_diag_pad.cu"
+    (tmp_path / "diag.cu").write_text(diag.read_text())
+    seen: dict[str, Any] = {}
+
+    async def script(client: Client) -> None:
+        target = {"path": "diag.cu", "arch": ["sm_90a"]}
+        seen["untried"] = (await client.call_tool("check", target)).structured_content
+        tried = await client.call_tool("check", {**target, "try_hints": True})
+        seen["tried"] = tried.structured_content
+        asked = {**target, "checks": [{"assert": "assert_no_bank_conflicts"}]}
+        seen["assert"] = (await client.call_tool("assert", asked)).structured_content
+
+    _session(tmp_path, script)
+    assert (
+        "FINDING note bank-conflict line 17 [untried: `sassview try` (or `check --try`) "
+        "compiles PAD=1 (pads tile's rows)]"
+    ) in seen["untried"]["verdicts"]
+    assert (
+        "FINDING note bank-conflict line 17 [not a fix: tried PAD=1 (pads tile's rows), "
+        "the finding moved to line 18]"
+    ) in seen["tried"]["verdicts"]
+    (result,) = seen["assert"]["results"]
+    assert result["passed"] is False
+    assert "[untried: `sassview try` (or `check --try`) compiles PAD=1" in result["evidence"]

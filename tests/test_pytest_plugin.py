@@ -504,3 +504,27 @@ def test_workers_sharing_a_kernel_build_it_once_and_the_controller_sums_up(
             " cache: 2 built, 2 read (* after waiting*)"
         ]
     )
+
+
+def test_a_failure_quotes_a_hint_with_its_standing(pytester: pytest.Pytester) -> None:
+    """A knob a hint names (PAD=1) reads in the failure as check prints it: untried
+    (steer/standing.py, issue #33 item 4), never as a bare fix."""
+    pad = Path(__file__).parent / "data" / "try" / "transpose_pad.cu"
+    (pytester.path / "transpose_pad.cu").symlink_to(pad)
+    write(
+        pytester,
+        "test_k.py",
+        """
+        def test_conflict_free(sassview_kernel):
+            sassview_kernel("transpose_pad.cu").assert_no_bank_conflicts()
+    """,
+    )
+    result = run(pytester)
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*BankConflictFound*",
+            "*finding: line 16: shared load is a 32-way bank conflict*",
+            "*hint: pad the row*[[]untried: `sassview try` (or `check --try`) compiles PAD=1*",
+        ]
+    )

@@ -92,3 +92,68 @@ def test_code_under_a_budget_is_split_by_the_warp_group_test() -> None:
     dec, inc = by_action["decrease"], by_action["increase"]
     assert (dec.registers, dec.line, dec.highest, dec.peak_live) == (40, 8, 18, 12)
     assert (inc.registers, inc.line, inc.highest, inc.peak_live) == (232, 10, 38, 38)
+
+
+CUTILE_MATMUL = Path(__file__).parent / "data" / "frontends" / "cutile" / "matmul.sm_100a.cubin"
+
+
+def _cutile_matmul() -> Inspection:
+    import sassview
+
+    (insp,) = sassview.inspect(CUTILE_MATMUL)
+    return insp
+
+
+def test_the_warp_index_tests_of_a_cutile_kernel_are_evaluated_per_warp() -> None:
+    """The recorded cuTile matmul (256 threads, warp index R2 = tid >> 5, SASS read by hand):
+    each branch on it sends each of the 8 warps one way, whatever predicate or register the
+    test is written on (`R2 != 4`, `R2 > 4`, `R2 - 5 > 2` through a VIADD, `@P0 EXIT`)."""
+    from sassview.graph.warp_ids import WarpIds
+
+    insp = _cutile_matmul()
+    ins = insp.kernel.instructions
+    ids = WarpIds(ins, insp.cfg, 256)
+    at = {i.address: n for n, i in enumerate(ins)}
+    held = {a: ids.guard_true(at[a], ids.warps) for a in (0x5CD0, 0x6290, 0x62D0, 0x6330)}
+    assert held == {
+        0x5CD0: {0, 1, 2, 3, 5, 6, 7},  # @P0 BRA past the MMA warp's DEALLOC: all but warp 4
+        0x6290: {0, 1, 2, 3, 4},  # @P0 BRA past the second DEALLOC: (R2 - 5) > 2 unsigned
+        0x62D0: {5, 6, 7},  # R2 > 4
+        0x6330: {0, 1, 2, 3, 5, 6, 7},  # @P0 EXIT: all but warp 4
+    }
+    assert ids.guard_true(at[0x4D0], ids.warps) is None  # a try-wait's result: not known
+
+
+def test_a_cutile_kernels_budgets_count_the_code_of_the_warps_under_them() -> None:
+    """Issue #33 item 5: its `reg budgets` row said "down to 32 (peak 129 live, R0-R251)"
+    twice, then "unknown". The 129 were the ABI's callee-saved registers that liveness counts
+    live across the CALL to a tcgen05 guardrail trap (R0-R251: the call's clobbers); neither
+    is code of the warps under 32. Warp 4 (the MMA warp: its DEALLOC at 0x5cf0) runs the MMA
+    loop and the teardown, R0-R5; warps 5-7 (the DEALLOC at 0x62b0) test R2 twice and exit."""
+    insp = _cutile_matmul()
+    first, second = insp.typed_facts(RegisterBudgetFacts).budgets
+    assert (first.address, first.registers, first.peak_live, first.highest) == (0x5CF0, 32, 6, 6)
+    assert (second.address, second.registers, second.peak_live, second.highest) == (
+        0x62B0, 32, 3, 3,
+    )  # fmt: skip
+    text = insp.typed_facts(RegisterBudgetFacts).text
+    assert text is not None and "unknown" not in text
+    assert "line 27: down to 32 (peak 6 live, R0-R5), line 27: down to 32 (peak 3 live" in text
+
+
+@pytest.mark.compile
+def test_a_warp_group_test_written_anew_still_splits_the_code() -> None:
+    """setmaxnreg_retest.cu (sm_90a): the setmaxnreg is chosen by `ISETP.NE P0, R0, RZ` on the
+    shuffled warp-group index (R0 = SHFL.IDX of tid >> 7), the work by `ISETP.GE.U32 P0, R7,
+    0x80` (tid >= 128) after the barrier: another ISETP on another register. Each is evaluated
+    per warp, so the producers' code is the copy loop alone (R0-R17, 12 live); before, the walk
+    took both sides of the second test and gave the 40-register budget the consumers' peak
+    (38 live, R0-R37: under 40, so it read as a fact)."""
+    import sassview
+
+    source = Path(__file__).parent / "data" / "analyses" / "sources" / "setmaxnreg_retest.cu"
+    (insp,) = sassview.inspect(source, arch="sm_90a")
+    by_action = {b.action: b for b in insp.typed_facts(RegisterBudgetFacts).budgets}
+    dec, inc = by_action["decrease"], by_action["increase"]
+    assert (dec.registers, dec.line, dec.highest, dec.peak_live) == (40, 9, 18, 12)
+    assert (inc.registers, inc.line, inc.highest, inc.peak_live) == (232, 11, 38, 38)

@@ -12,7 +12,7 @@ import pytest
 
 import sassview
 from sassview.errors import SassviewError
-from sassview.testing.normalize import normalize_sass
+from sassview.report.normalize import normalize_sass
 from sassview.toolchain import store
 from tests.conftest import run_sassview, toolchains_required
 

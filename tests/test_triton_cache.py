@@ -159,6 +159,29 @@ def test_a_live_cache_from_torch_compiles_directory_shows_its_source(tmp_path: P
 
 
 @pytest.mark.compile
+def test_a_caches_hint_knob_is_said_untried_and_why(tmp_path: Path) -> None:
+    """A cached kernel's hint that names a knob (divisibility=, for an unaligned launch's
+    32-bit accesses) reads untried, with why: the cache holds no kernel.py to compile the
+    variant from, so `check --try` cannot try it either (steer/standing.py, issue #33 item 4)."""
+    maker().fill_unaligned(tmp_path / "cache")
+    for extra in ((), ("--try",)):
+        done = run_sassview("check", tmp_path / "cache", "--json", *extra)
+        assert done.returncode == 0, done.stderr
+        (kernel,) = [k for p in json.loads(done.stdout)["programs"] for k in p["kernels"]]
+        (narrow,) = [a for a in kernel["annotations"] if a["kind"] == "narrow-access"]
+        knob = "divisibility=['x_ptr', 'y_ptr', 'out_ptr', 'n']"
+        assert narrow["standing"] == {
+            "state": "untried", "knob": knob, "fix": True,
+            "outcome": "a Triton cache keeps no kernel.py to compile it from: declare the "
+            "kernel with sv.triton to try it",
+        }  # fmt: skip
+        assert narrow["hint"].startswith("Triton widens")
+        assert f"[untried: {knob} (a Triton cache keeps no kernel.py" in narrow["hint"]
+    text = run_sassview("check", tmp_path / "cache").stdout
+    assert f"[untried: {knob} (a Triton cache" in text  # the text view says the same
+
+
+@pytest.mark.compile
 def test_a_kernel_dump_directory_is_read_without_metadata(tmp_path: Path) -> None:
     """TRITON_KERNEL_DUMP writes the stages and the cubin but no metadata json: num_warps and
     the target come from the TTGIR, shared memory stays unknown."""

@@ -48,7 +48,9 @@ class HintStanding:
 
     state: str  # untried | helped | stays | failed
     knob: str  # what a person would type: "num_stages=2", "divisibility=['x_ptr', 'n']"
-    outcome: str = ""  # what the trial found: "gone; registers -2", the compiler's error
+    # what the trial found: "gone; registers -2", the compiler's error; untried: why it cannot
+    # be tried here ("" when `sassview try` can)
+    outcome: str = ""
 
     @property
     def is_fix(self) -> bool:
@@ -58,6 +60,8 @@ class HintStanding:
 
     def words(self) -> str:
         """The standing in the words every view prints after (or instead of) the hint."""
+        if self.state == "untried" and self.outcome:  # it cannot be tried here: why
+            return f"untried: {self.knob} ({self.outcome})"
         if self.state == "untried":
             return f"untried: `sassview try` (or `check --try`) compiles {self.knob}"
         if self.state == "helped":

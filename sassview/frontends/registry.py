@@ -83,7 +83,7 @@ class FrontendSpec:
     detection: Detection | None = None
     # `sassview try`: a knob for a spill, and one for narrow or unmerged accesses
     spill_knob: Callable[[Declaration, Mapping[str, Any]], Knob | None] = lambda d, v: None
-    width_knob: Callable[[Declaration], Knob | None] = lambda d: None
+    width_knob: Callable[[Declaration, Mapping[str, Any]], Knob | None] = lambda d, v: None
     # an analyses module whose `revised(notes, accesses, locs)` words width notes by their
     # cause (the CuTe DSL's per-element predicates): named, not imported, across the layers
     width_notes: str | None = None

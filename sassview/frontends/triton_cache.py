@@ -33,6 +33,7 @@ from types import MappingProxyType
 from typing import Any
 
 from sassview.errors import InputError
+from sassview.frontends.declaration import Declaration
 from sassview.ir import Artifacts
 
 _STAGES = ("ttir", "ttgir", "llir")
@@ -43,6 +44,11 @@ _TTGIR_ATTRS = re.compile(
     r'"ttg\.num-warps" = (\d+)|"ttg\.num-ctas" = (\d+)|ttg\.target = "cuda:(\d+)"'
 )
 _HEAD = 4096  # bytes of an IR file read for its source location
+_FUNC = re.compile(r"^\s*tt\.func\b[^(]*\((.*)\)\s*attributes", re.MULTILINE)
+# A parameter of the TTIR function: its name, type and attributes (`{tt.divisibility = 16}`)
+_PARAM = re.compile(r"%([\w$.-]+):\s*(!tt\.ptr<[^>]*>|[a-z]+\d*)(\s*\{[^}]*\})?")
+_SCALARS = {"i1": "i1", "i8": "i8", "i16": "i16", "i32": "i32", "i64": "i64", "f16": "fp16",
+            "bf16": "bf16", "f32": "fp32", "f64": "fp64"}  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -276,3 +282,33 @@ def _read(path: Path) -> str:
 
 def _int(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def cache_declaration(artifacts: Artifacts) -> Declaration | None:
+    """The declaration a kernel of the cache would have in a kernel.py, as far as the cache
+    tells it: its signature and divisibility from the TTIR (`*fp32`, `i32`; a pointer of an
+    unknown element `*?`), its launch options from the metadata. It names the knobs its hints
+    would turn (steer/hints.py); nothing compiles it: the cache keeps no Python function. None
+    for what did not come from a Triton cache."""
+    if not any(o.startswith("triton_cache=") for o in artifacts.options):
+        return None
+    header = _FUNC.search(artifacts.stages.get("ttir", ""))
+    signature: dict[str, str] = {}
+    divisible: list[str] = []
+    for name, ty, attrs in _PARAM.findall(header.group(1) if header else ""):
+        signature[name] = _triton_type(ty)
+        if attrs and re.search(r"tt\.divisibility\s*=\s*16\b", attrs):
+            divisible.append(name)
+    settings = {"signature": signature, "divisibility": tuple(divisible)}
+    settings |= {
+        k: artifacts.variant[k] for k in ("num_warps", "num_stages") if k in artifacts.variant
+    }
+    name = (artifacts.label or "").split(" [", 1)[0]
+    return Declaration("triton", name, None, (artifacts.arch,), settings=MappingProxyType(settings))
+
+
+def _triton_type(ty: str) -> str:
+    """A TTIR type as a Triton signature names it: `!tt.ptr<f16>` -> `*fp16`, `i32`."""
+    if ty.startswith("!tt.ptr<"):
+        return "*" + _SCALARS.get(ty[len("!tt.ptr<") : -1], "?")
+    return _SCALARS.get(ty, "?")

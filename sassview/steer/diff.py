@@ -20,8 +20,8 @@ from typing import Any
 from sassview.api import DEFAULT_ARCH, BuildOptions
 from sassview.errors import InputError
 from sassview.inspection import Inspection
+from sassview.report.classify import Classified, classify, explain
 from sassview.steer.sweep import NUMERIC, parse_value, row_values
-from sassview.testing.classify import Classified, classify, explain
 
 
 @dataclass(frozen=True)
@@ -118,12 +118,12 @@ class Change:
     opcodes: list[tuple[str, int, int]]  # (opcode, before, after) where counts differ
     sass_diff: list[str]  # unified diff of the normalised SASS ([] when the same)
     ptx_diff: list[str]
-    # Each change classified significant / benign / unclear (testing/classify.py).
+    # Each change classified significant / benign / unclear (report/classify.py).
     classified: Classified = Classified(())
 
 
 def compare(a: Inspection, b: Inspection, *, names: tuple[str, str] = ("a", "b")) -> Change:
-    from sassview.testing.normalize import normalize_ptx, normalize_sass
+    from sassview.report.normalize import normalize_ptx, normalize_sass
 
     va, vb = row_values(a), row_values(b)
     keys = [

@@ -47,7 +47,7 @@ def propose(
         if a.kind == "spill" and frontend is not None:
             knob = frontend.spill_knob(decl, variant)
         elif a.kind in ("narrow-access", "merge-candidate") and frontend is not None:
-            knob = frontend.width_knob(decl)
+            knob = frontend.width_knob(decl, variant)
         elif a.kind == "bank-conflict" and frontend is not None and frontend.cxx:
             from sassview.steer.padding import padding_knob
 

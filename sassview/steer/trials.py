@@ -4,7 +4,7 @@ what else changed — before the user edits anything."""
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
@@ -30,8 +30,9 @@ class Outcome:
     after: dict[str, Any]
     error: str = ""
     # Every finding of the kernel this trial's knob answers (the four spills one -maxrregcount
-    # caused, not only the first), each with what answers to it after the trial: None when it
-    # went away. Empty when the trial did not compile.
+    # caused, not only the first), each with what answers to it after the trial: the same
+    # cause at its line, or at a line it moved to (moved_to says which); None when it went
+    # away. Empty when the trial did not compile.
     targets: tuple[tuple[Annotation, Annotation | None], ...] = ()
 
     @property
@@ -43,10 +44,54 @@ class Outcome:
         }
 
 
+# What a finding of each kind is about, past its line: the keys of its `data` that name its
+# cause (the argument a runtime stride is passed for, a conflict's load or store). A kind not
+# listed is about its kind alone: one spill is the same cause as another spill.
+_ABOUT: Mapping[str, tuple[str, ...]] = MappingProxyType({
+    "runtime-stride": ("argument",),
+    "bank-conflict": ("direction",),
+    "uncoalesced": ("direction",),
+    "merge-candidate": ("space", "direction"),
+})  # fmt: skip
+
+
+def same_cause(a: Annotation, b: Annotation) -> bool:
+    """Whether two findings name one cause (the rule, and what it is about), at any line."""
+    keys = _ABOUT.get(a.kind, ())
+    return a.kind == b.kind and all(a.data.get(k) == b.data.get(k) for k in keys)
+
+
+def _lines(a: Annotation) -> set[tuple[str, int]]:
+    return {(s.file, s.line) for s in a.source}
+
+
 def _same_finding(a: Annotation, b: Annotation) -> bool:
-    lines_a = {(s.file, s.line) for s in a.source}
-    lines_b = {(s.file, s.line) for s in b.source}
-    return a.kind == b.kind and (not lines_a or not lines_b or bool(lines_a & lines_b))
+    """The same cause at the same line (or one of them names no line)."""
+    lines_a, lines_b = _lines(a), _lines(b)
+    return same_cause(a, b) and (not lines_a or not lines_b or bool(lines_a & lines_b))
+
+
+def moved_to(before: Annotation, after: Annotation | None) -> int | None:
+    """The line a finding answering `before` after a trial stands at, when it moved there (it
+    shares none of `before`'s lines); None: it stays where it was, or went away."""
+    if after is None or _same_finding(before, after) or not after.source:
+        return None
+    return after.source[0].line
+
+
+def _answer(
+    target: Annotation, after: tuple[Annotation, ...], moved: tuple[Annotation, ...]
+) -> Annotation | None:
+    """What answers a targeted finding after the trial: the same cause at its line, else the
+    same cause at a line none of the findings before stood at (the knob moved it there)."""
+    here = next((a for a in after if _same_finding(a, target)), None)
+    return here or next((a for a in moved if same_cause(a, target)), None)
+
+
+def _moved(before: tuple[Annotation, ...], after: tuple[Annotation, ...]) -> tuple[Annotation, ...]:
+    """The findings after the trial that answer no finding before it at their line: new, or
+    moved there."""
+    return tuple(a for a in after if not any(_same_finding(a, b) for b in before))
 
 
 def _applied(kernel_file: KernelFile, job: Job, trial: Trial) -> tuple[KernelFile, Job]:
@@ -119,8 +164,12 @@ def run_trial(
             insp.kernel.display_name, insp.arch, label, trial, None, (), before, {}, exc.message
         )
     after = after_insp.annotations
-    verdicts = tuple((t, next((a for a in after if _same_finding(a, t)), None)) for t in targets)
-    remaining = tuple(a for a in after if any(_same_finding(a, t) for t in targets))
+    moved = _moved(insp.annotations, after)
+    verdicts = tuple((t, _answer(t, after, moved)) for t in targets)
+    answers = {id(a) for _, a in verdicts if a is not None}
+    remaining = tuple(
+        a for a in after if id(a) in answers or any(_same_finding(a, t) for t in targets)
+    )
     return Outcome(
         insp.kernel.display_name, insp.arch, label, trial, not remaining, remaining, before,
         row_values(after_insp), targets=verdicts,

@@ -5,7 +5,7 @@ One JSON file per (source, kernel, architecture) under the baseline directory, h
 per toolchain it was recorded with ("13.5", "12.9": the release that compiled). A check compares
 a compile with the entry of its own toolchain when there is one, else with the newest entry
 (the release upgrade: "12.9 against the baseline's 13.5"), and classifies the change
-(testing/classify.py). The gate fails on significant and unclear changes and passes on benign
+(report/classify.py). The gate fails on significant and unclear changes and passes on benign
 ones; a missing baseline fails too (a gate that passes on nothing recorded checks nothing).
 Updating is explicit (`update=True`): only entries that differ are rewritten, each named in the
 result, as snapshots are.
@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sassview.errors import InputError
-from sassview.testing.classify import BENIGN, Classified, classify
+from sassview.report.classify import BENIGN, Classified, classify
 
 if TYPE_CHECKING:
     from sassview.inspection import Inspection
@@ -77,7 +77,7 @@ def facts_of(insp: Inspection) -> dict[str, Any]:
 
 
 def listing_of(insp: Inspection) -> str:
-    from sassview.testing.normalize import normalize_sass
+    from sassview.report.normalize import normalize_sass
 
     return normalize_sass(insp.kernel)
 

@@ -12,7 +12,7 @@ raises MissingFrontend, which the plugin turns into a skip with the reason.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -57,6 +57,8 @@ class KernelCache:
         self.programs: dict[Target, list[Program]] = {}
         self.kernels: dict[tuple[Any, ...], tuple[Inspection, dict[str, Any]]] = {}
         self.compiles = 0
+        # per target, what decides its hints' standings (steer/standing.py.file_decider)
+        self.deciders: dict[Target, Callable[[list[Inspection]], list[Inspection]]] = {}
 
     def load(self, target: Target) -> list[Program]:
         found = self.programs.get(target)
@@ -79,6 +81,18 @@ class KernelCache:
             self.compiles += 1
         return found
 
+    def _decided(self, target: Target, found: list[Inspection]) -> list[Inspection]:
+        """Each hint's standing, as `check` says it without --try (steer/standing.py): a
+        failure's hint reads as check's does, a knob it names said untried."""
+        decide = self.deciders.get(target)
+        if decide is None:
+            from sassview.steer.standing import file_decider
+
+            decide = self.deciders[target] = file_decider(
+                target.path, target.build, [target.arch], run_trials=False
+            )
+        return decide(found)
+
     def get(
         self, target: Target, kernel: str | None = None, variant: Mapping[str, Any] | None = None
     ) -> tuple[Inspection, dict[str, Any]]:
@@ -90,7 +104,7 @@ class KernelCache:
             program, k = choose(self.load(target), kernel, variant, target.path)
             import sassview
 
-            (inspection,) = sassview.analyze(program, k.name)
+            (inspection,) = self._decided(target, sassview.analyze(program, k.name))
             hit = self.kernels[key] = (inspection, {})
         return hit
 

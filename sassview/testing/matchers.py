@@ -24,7 +24,7 @@ from typing import Any
 
 from sassview.analyses.records_memory import SpillFacts
 from sassview.inspection import Inspection
-from sassview.testing import listing as _listing
+from sassview.report import listing as _listing
 from sassview.testing.failures import (
     CountMismatch,
     SpillsFound,
@@ -65,8 +65,8 @@ class KernelUnderTest(Subject):
         return _listing.Listing(_listing.ptx_listing(self.program, self.kernel)[0])
 
     def normalized(self, on: str = "sass", *, source: bool = False) -> _listing.Listing:
-        """The canonical listing snapshots keep (see sassview.testing.normalize)."""
-        from sassview.testing.normalize import normalize_ptx, normalize_sass
+        """The canonical listing snapshots keep (see sassview.report.normalize)."""
+        from sassview.report.normalize import normalize_ptx, normalize_sass
 
         if on == "ptx":
             return normalize_ptx(self.ptx_text())

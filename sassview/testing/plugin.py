@@ -277,7 +277,7 @@ def _gate(state: _State, inspection: Any) -> None:
     """The kernel against its baseline (testing/gate.py): a significant or unclear change,
     or none recorded, fails the test with the classified diff."""
     __tracebackhide__ = True
-    from sassview.testing.classify import explain
+    from sassview.report.classify import explain
     from sassview.testing.gate import check_kernel
 
     assert state.gate is not None
@@ -336,7 +336,7 @@ def pytest_assertrepr_compare(
     """`assert k.normalized() == expected`: show a unified diff of the two listings."""
     if op != "==" or not isinstance(left, str) or not isinstance(right, str):
         return None
-    from sassview.testing.listing import Listing
+    from sassview.report.listing import Listing
 
     if not isinstance(left, Listing) and not isinstance(right, Listing):
         return None

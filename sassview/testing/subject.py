@@ -19,7 +19,7 @@ from sassview.analyses.loops.entry import UnrollFacts
 from sassview.graph.loops import Loop
 from sassview.inspection import Inspection
 from sassview.ir import Kernel, Program, Resources, SassInstruction
-from sassview.testing import listing as _listing
+from sassview.report import listing as _listing
 from sassview.testing.patterns import compile_opcode_pattern
 
 _F = TypeVar("_F", bound=Facts)
@@ -73,7 +73,7 @@ class Subject:
         return f"{self.name} ({self.arch})" + (f" [{art.label}]" if art.variant else "")
 
     def sass_text(self, *, addresses: bool = True, source: bool = True) -> _listing.Listing:
-        """The SASS listing FileCheck reads (see sassview.testing.listing)."""
+        """The SASS listing FileCheck reads (see sassview.report.listing)."""
         key = f"sass:{addresses}:{source}"
         if key not in self._memo:
             self._memo[key] = _listing.sass_listing(self.kernel, addresses=addresses, source=source)

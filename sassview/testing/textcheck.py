@@ -14,7 +14,7 @@ from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Any
 
-from sassview.testing import listing as _listing
+from sassview.report import listing as _listing
 
 if TYPE_CHECKING:
     from sassview.testing.subject import Subject

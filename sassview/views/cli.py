@@ -247,11 +247,12 @@ def _standings(
     where: Any, path: Path, inspections: list[Any], found: Any, run_trials: bool
 ) -> list[Any]:
     """The inspections with each hint's standing decided (sassview/steer/standing.py): a
-    kernel.py program's by its job, a .cu file's as sweep and try compile it."""
-    from sassview.steer.standing import decide, decide_cuda_file
+    kernel.py program's by its job, a .cu file's as sweep and try compile it, a Triton
+    cache's said untried (nothing there compiles a variant)."""
+    from sassview.steer.standing import decide, decide_file
 
     if where is None:
-        return decide_cuda_file(path, inspections, found.options, run_trials=run_trials)
+        return decide_file(path, inspections, found.options, run_trials=run_trials)
     kernel_file, job = where
     return decide(kernel_file, job, inspections, run_trials=run_trials)
 

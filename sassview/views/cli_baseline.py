@@ -75,7 +75,7 @@ def baseline(
 
 
 def _report(outcome: Outcome) -> None:
-    from sassview.testing.classify import explain as explain_lines
+    from sassview.report.classify import explain as explain_lines
 
     where = f"{outcome.kernel} · {outcome.arch} · CUDA {outcome.toolchain}"
     if outcome.against and outcome.against != outcome.toolchain:

@@ -9,7 +9,6 @@ directory that cannot be written (and then nothing was written).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import click
 
@@ -45,6 +44,7 @@ def export_command(
     """Write each kernel of PATH as an annotated listing: Markdown, HTML, JSON, DOT, Mermaid."""
     from sassview.api import inspect
     from sassview.export import export, parse_formats
+    from sassview.steer.standing import decide_file
     from sassview.views.user_output import user_output_to_stderr
 
     try:
@@ -58,7 +58,8 @@ def export_command(
                 allow=variant_guard(max_variants, path.name),
                 build=found.options,
             )
-            inspections = _decided(path, inspections, found.options, arch_list(archs, found))
+            # each hint's standing as `check` says it without --try (steer/standing.py)
+            inspections = decide_file(path, inspections, found.options, run_trials=False)
         if not inspections:
             raise SassviewError(f"{path}: no kernels to export", "check the file declares kernels")
         written = export(inspections, out_dir, fmts, root=root)
@@ -69,27 +70,3 @@ def export_command(
         return
     for p in written:
         click.echo(str(p))
-
-
-def _decided(
-    path: Path, inspections: list[Any], build: BuildOptions, archs: list[str] | None
-) -> list[Any]:
-    """Each hint's standing as `check` says it without --try (sassview/steer/standing.py):
-    a knob a hint names is said untried. A kernel.py's programs are matched to its jobs by
-    their label and architecture."""
-    from sassview.steer.standing import decide, decide_cuda_file
-
-    if path.suffix != ".py":
-        return decide_cuda_file(path, inspections, build, run_trials=False)
-    from sassview.api import import_kernel_file, kernel_file_jobs
-
-    kernel_file = import_kernel_file(path)
-    jobs = {
-        (j.label(kernel_file.declarations[j.declaration], kernel_file), j.arch): j
-        for j in kernel_file_jobs(kernel_file, arch=archs)
-    }
-    out: list[Any] = []
-    for insp in inspections:
-        job = jobs.get((insp.program.artifacts.label, insp.program.arch))
-        out += [insp] if job is None else decide(kernel_file, job, [insp], run_trials=False)
-    return out

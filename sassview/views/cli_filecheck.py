@@ -174,7 +174,7 @@ def _inputs(
     if str(path) == "-":
         return [("<stdin>", sys.stdin.read(), 1)]
     from sassview.api import load
-    from sassview.testing.listing import program_listing, ptx_listing, sass_listing
+    from sassview.report.listing import program_listing, ptx_listing, sass_listing
     from sassview.views.user_output import user_output_to_stderr
 
     out = []

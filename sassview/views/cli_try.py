@@ -45,6 +45,8 @@ def try_command(
         _fail(exc)
         return
     if as_json:
+        from sassview.steer.trials import moved_to
+
         doc = {
             "schema_version": 2,  # 2: `findings`, and `resolved` covers all of them
             "trials": [
@@ -53,7 +55,8 @@ def try_command(
                  "knob": o.trial.knob, "resolved": o.resolved,
                  "remaining": [a.message for a in o.remaining], "delta": o.delta, "error": o.error,
                  "findings": [{"kind": a.kind, "message": a.message, "resolved": after is None,
-                               "now": None if after is None else after.message}
+                               "now": None if after is None else after.message,
+                               "moved_to": moved_to(a, after)}
                               for a, after in o.targets]}
                 for o in outcomes
             ],
@@ -74,6 +77,8 @@ def try_command(
 def outcome_lines(o: Outcome) -> list[str]:
     """The trial's knob and verdict, then every finding the knob answers with its own verdict
     (one -maxrregcount removal answers each spill it caused), then what else changed."""
+    from sassview.steer.trials import moved_to
+
     verdict = {True: "GONE", False: "STAYS", None: "FAILED"}[o.resolved]
     gone = sum(after is None for _, after in o.targets)
     if len(o.targets) > 1:
@@ -82,6 +87,7 @@ def outcome_lines(o: Outcome) -> list[str]:
     if o.targets:
         for finding, after in o.targets:
             state = "gone" if after is None else "stays"
+            state = "moved" if moved_to(finding, after) is not None else state
             lines.append(f"  {state:<8} {finding.kind}: {finding.message}")
             if after is not None and after.message != finding.message:  # it changed
                 lines.append(f"  {'now':<8} {after.kind}: {after.message}")

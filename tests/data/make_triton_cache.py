@@ -55,13 +55,37 @@ def fill(
         _compile(module.triton_poi_fused_add_mul_0, ind_sig, {"XBLOCK": 256}, 90, num_warps=2)
 
 
-def _compile(fn: Any, sig: dict[str, str], consts: dict[str, Any], cc: int, **options: Any) -> None:
+def fill_unaligned(
+    directory: Path, source: Path = HERE / "frontends" / "triton_cache_kernels.py"
+) -> None:
+    """`add` compiled into `directory` as a launch whose pointers and size are not multiples
+    of 16 makes it: no `tt.divisibility`, so 32-bit accesses (a finding whose hint names
+    `divisibility=`)."""
+    from triton import knobs
+
+    spec = importlib.util.spec_from_file_location(f"triton_cache_{abs(hash(source))}", source)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    with knobs.cache.scope(), warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="TRITON_DEFAULT_FP_FUSION is unset")
+        knobs.cache.dir = str(directory)
+        add_sig = {"x_ptr": "*fp32", "y_ptr": "*fp32", "out_ptr": "*fp32", "n": "i32"}
+        _compile(module.add, add_sig, {"BLOCK": 1024}, 90, aligned=False, num_warps=4)
+
+
+def _compile(
+    fn: Any, sig: dict[str, str], consts: dict[str, Any], cc: int, *, aligned: bool = True,
+    **options: Any,
+) -> None:  # fmt: skip
     import triton
     from triton.backends.compiler import GPUTarget
     from triton.compiler import ASTSource
 
     names = list(fn.arg_names)
-    attrs = {(names.index(n),): PTR16 for n in sig}  # every pointer and size 16-divisible
+    # every pointer and size 16-divisible (unless not `aligned`: none is)
+    attrs = {(names.index(n),): PTR16 for n in sig} if aligned else {}
     src = ASTSource(
         fn=fn,
         signature={**sig, **dict.fromkeys(consts, "constexpr")},

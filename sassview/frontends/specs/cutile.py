@@ -70,6 +70,48 @@ def spill_knob(decl: Declaration, variant: Mapping[str, Any]) -> Knob | None:
     return None
 
 
+def width_knob(decl: Declaration, variant: Mapping[str, Any]) -> Knob | None:
+    """Every array parameter promised to fit the kernel's tiles, what the narrow-access hint
+    asks of its ArrayConstraint: `shape_divisible_by=` and `stride_divisible_by=` (but the last
+    dimension) the largest power-of-two constant the signature sets (the tile sizes, TILE=1024
+    or TM=128: a multiple of each), `base_addr_divisible_by=16`, the last stride constant 1.
+    Which constant sizes which dimension is not read from the kernel, so the promise covers
+    every tile; what tileiras makes of it is what the trial finds. None where every array
+    already promises as much."""
+    s = decl.settings
+    names = s["names"]
+    params = [variant.get(n, p) for n, p in zip(names, s["parameters"], strict=True)]
+    sizes = [v for v in params if isinstance(v, int) and not isinstance(v, bool) and v > 1]
+    tile = max((v for v in sizes if v & (v - 1) == 0), default=16)
+    arrays = {n: p for n, p in zip(names, params, strict=True) if _is_array(p)}
+    promised = {n: _fitted(p, tile) for n, p in arrays.items()}
+    changed = {n: p for n, p in promised.items() if p != arrays[n]}
+    if not changed:
+        return None
+    what = f"shape_divisible_by={tile}, base_addr_divisible_by=16, strides by {tile} (last: 1)"
+    return Knob(f"{', '.join(changed)}: {what}", variant=changed)
+
+
+def _is_array(value: Any) -> bool:
+    kind = type(value)
+    return kind.__name__ == "ArrayConstraint" and (kind.__module__ or "").startswith("cuda.tile")
+
+
+def _fitted(constraint: Any, tile: int) -> Any:
+    """`constraint` promising tiles of `tile` elements fit every dimension (module doc)."""
+    import dataclasses
+
+    ndim = constraint.ndim
+    constant = tuple(constraint.stride_constant or (None,) * ndim)[: ndim - 1] + (1,)
+    return dataclasses.replace(
+        constraint,
+        shape_divisible_by=(tile,) * ndim,
+        stride_divisible_by=(tile,) * (ndim - 1) + (1,),
+        stride_constant=constant,
+        base_addr_divisible_by=max(16, constraint.base_addr_divisible_by),
+    )
+
+
 VOCABULARY = Vocabulary(
     narrow=(
         "tileiras checks each element of a `ct.load` / `ct.store` tile against the array's "
@@ -117,4 +159,5 @@ SPEC = FrontendSpec(
         is_kernel, _declaration, line=lambda obj: obj._pyfunc.__code__.co_firstlineno
     ),
     spill_knob=spill_knob,
+    width_knob=width_knob,
 )

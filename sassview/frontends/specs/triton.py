@@ -306,7 +306,7 @@ def spill_knob(decl: Declaration, variant: Mapping[str, Any]) -> Knob | None:
     return None
 
 
-def width_knob(decl: Declaration) -> Knob | None:
+def width_knob(decl: Declaration, variant: Mapping[str, Any] | None = None) -> Knob | None:
     """Pointer and integer parameters promised divisible by 16 (tt.divisibility), what
     Triton's launcher infers from real arguments and what lets it vectorize."""
     sig = decl.settings.get("signature", {})

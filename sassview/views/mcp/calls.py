@@ -23,10 +23,11 @@ from sassview.views.mcp.verdicts import verdicts
 SOURCE = "<source>"  # what a document calls source text, in place of its scratch file
 
 
-def check(target: Target, *, timeout: float) -> dict[str, Any]:
-    """`sassview check --json` on the target: the document, its verdicts, the child's notes."""
+def check(target: Target, *, timeout: float, try_hints: bool = False) -> dict[str, Any]:
+    """`sassview check --json` on the target: the document, its verdicts, the child's notes.
+    `try_hints`: `check --try`, each knob a hint names compiled before it is offered."""
     with file_of(target) as (file, scratch):
-        args = ["check", "--json", *target.build_args()]
+        args = ["check", "--json", *target.build_args(), *(["--try"] if try_hints else [])]
         args += [f"--kernel={target.kernel}"] if target.kernel else []
         args += [f"--block={target.block}"] if target.block else []
         done = run_sassview([*args, "--", str(file)], timeout=timeout, cwd=str(file.parent))

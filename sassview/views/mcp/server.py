@@ -113,6 +113,7 @@ def _register_check(app: MCPServer, state: Server) -> None:
         block: str | None = None,
         compiler: Literal["auto", "nvrtc", "nvcc"] = "auto",
         toolchain: str | None = None,
+        try_hints: bool = False,
         roots: ClientRoots = None,
     ) -> dict[str, Any]:
         """Compile a file under the roots (.cu/.cuh, kernel.py, .ptx, .cubin) or CUDA C++
@@ -122,13 +123,16 @@ def _register_check(app: MCPServer, state: Server) -> None:
         each kernel's SASS and PTX). arch: e.g. ["sm_80", "sm_90a"] (default sm_90a);
         defines: ["TILE=128"]; options: code-generation options only (-maxrregcount=32, -O3);
         block: the launch's block shape for memory use and occupancy, e.g. "16x16";
-        toolchain: a CUDA release `sassview toolchain add` stored ("12.9")."""
+        toolchain: a CUDA release `sassview toolchain add` stored ("12.9");
+        try_hints: compile each knob a finding's hint names first (`check --try`, one cached
+        compile per knob), so a knob that did not help reads "not a fix" (else "untried")."""
         target = _target(
             state, roots, path=path, source=source, arch=arch or (), kernel=kernel,
             defines=defines or (), include_dirs=include_dirs or (), options=options or (),
             block=block, compiler=compiler, toolchain=toolchain,
         )  # fmt: skip
-        result = await state.run(partial(calls.check, target, timeout=state.timeout))
+        work = partial(calls.check, target, timeout=state.timeout, try_hints=try_hints)
+        result = await state.run(work)
         listings = {}
         for program in result["document"].get("programs", []):
             for k in program.get("kernels", []):

@@ -11,7 +11,9 @@ Each line is `WORD[-OK|-FAIL] where what`, one per fact, in the words check prin
     SPILLS-OK / SPILLS-FAIL 372 B   spill bytes stored + loaded per thread
     TENSOR-CORES wgmma              the tensor-core path (wgmma, mma.sync, tcgen05, none)
     REGISTERS 64                    per thread
-    FINDING warning spill line 9    one per note or warning, most severe first
+    FINDING warning spill line 9    one per note or warning, most severe first; where its
+        [untried: ...]              hint names a knob, its standing in check's words
+        [not a fix: tried ...]      (steer/standing.py): untried, tried, or not a fix
 
 They derive from the document alone, so they say nothing the JSON does not.
 """
@@ -45,9 +47,22 @@ def kernel_verdicts(kernel: Mapping[str, Any]) -> list[str]:
         if a["severity"] in ("note", "warning"):
             where = _line_of(a)
             lines.append(
-                f"FINDING {a['severity']} {a['kind']}" + (f" line {where}" if where else "")
+                f"FINDING {a['severity']} {a['kind']}"
+                + (f" line {where}" if where else "")
+                + _standing_words(a.get("standing"))
             )
     return lines
+
+
+def _standing_words(standing: Mapping[str, Any] | None) -> str:
+    """` [untried: ...]`, ` [not a fix: tried ...]`: the document's standing in the words
+    check prints (HintStanding.words, the one wording); "" where the hint names no knob."""
+    if not standing:
+        return ""
+    from sassview.analyses import HintStanding
+
+    said = HintStanding(standing["state"], standing["knob"], standing.get("outcome", ""))
+    return f" [{said.words()}]"
 
 
 def _unroll(entry: Mapping[str, Any]) -> str:

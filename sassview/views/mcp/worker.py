@@ -30,12 +30,15 @@ ASSERTIONS = (
 
 
 def _inspections(target: Mapping[str, Any]) -> list[Any]:
-    from sassview.api import inspect
+    """The target's inspections, each hint's standing as `check` says it without --try
+    (steer/standing.py): an assertion's failure quotes the hint as check words it."""
+    from pathlib import Path
 
-    return inspect(
-        target["file"],
-        arch=list(target.get("arch") or []) or None,
-        kernel=target.get("kernel"),
+    from sassview.api import AS_GIVEN, BuildOptions, inspect
+    from sassview.steer.standing import decide_file
+
+    build = BuildOptions.of(
+        AS_GIVEN,
         defines=target.get("defines") or (),
         include_dirs=target.get("include_dirs") or (),
         options=target.get("options") or (),
@@ -43,6 +46,10 @@ def _inspections(target: Mapping[str, Any]) -> list[Any]:
         instantiate=target.get("instantiate") or (),
         toolchain=target.get("toolchain"),
     )
+    path = Path(target["file"])
+    arch = list(target.get("arch") or []) or None
+    found = inspect(path, arch=arch, kernel=target.get("kernel"), build=build)
+    return decide_file(path, found, build, run_trials=False)
 
 
 def kernels(target: Mapping[str, Any]) -> dict[str, Any]:
@@ -55,7 +62,7 @@ def kernels(target: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def listing(target: Mapping[str, Any], which: str) -> dict[str, Any]:
-    from sassview.testing.listing import ptx_listing, sass_listing
+    from sassview.report.listing import ptx_listing, sass_listing
 
     inspections = _inspections(target)
     if len(inspections) != 1:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 
 from sassview.ir import Kernel, SassInstruction
-from sassview.testing.listing import Listing, instruction_text, labels, source_comment
+from sassview.report.listing import Listing, instruction_text, labels, source_comment
 
 _SASS_REGISTER = re.compile(r"(?<![\w.$])(UR|UP|R|P|B)([0-9]+)(?![\w$])")
 _PTX_REGISTER = re.compile(r"%([a-z]+)([0-9]+)\b")

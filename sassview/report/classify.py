@@ -2,7 +2,7 @@
 
 Input: each side's facts (report/facts.row_values: registers, spills, shared memory, occupancy,
 widths, tensor-core path, loop factors, issue cycles per trip) and its normalised listing
-(testing/normalize.normalize_sass). Output: one Verdict per change, each with the rule that
+(report/normalize.normalize_sass). Output: one Verdict per change, each with the rule that
 decided it and its evidence lines. The rules are written out below and in docs/toolchains.md;
 no model, no threshold learnt from data. The kernel's verdict is the worst of its changes
 (significant > unclear > benign); the same code is no change at all.
