@@ -2,7 +2,9 @@
 tests/data/loops/mactile.cu and mactile.cuh: `mac_tile<BK, BM, BN>(...)` and
 `store_tile<BM, BN>(...)` called with the kernel's own template parameters, its constexpr
 locals, `#define`s, literals at two call sites of one kernel, a config struct through a type
-parameter, and a parameter passed on from one helper to the next (`store_row<COLS>`). Each
+parameter, a parameter passed on from one helper to the next (`store_row<COLS>`), and
+constexpr locals of template parameters (`constexpr int HALF = ROWS / 2;`, a kernel's and a
+helper's). Each
 helper's loops read their bounds from the arguments of the call site they are inlined at
 (analyses/loops/files.py `loop_at`): the copies are the trip counts, and no rolled build is
 asked.

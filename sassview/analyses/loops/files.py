@@ -12,7 +12,8 @@ written at its call site (`mac_tile<BK, BM, BN>(...)`), evaluated with the const
 there (the kernel's own template arguments, its constexpr locals, the macros, a caller's
 arguments in turn where the call is itself in a function template inlined further out). A
 parameter no call site gives a number (deduced arguments, a run-time expression) is no
-constant in the body, whatever a file-wide name of the same name is.
+constant in the body, whatever a file-wide name of the same name is. A template body's
+constexpr locals are read again with its arguments (`constexpr int HALF = ROWS / 2;`).
 
 The files a compile includes ahead of the source (`--include-before`, `--included-by`'s
 context) give their constants too: `#define WARPSIZE 32` in the includer of a header; so do
@@ -92,6 +93,7 @@ class SourceFiles:
         self._kernel = ctx.kernel.display_name  # a template's arguments bind in its body
         self._scopes: dict[str, TemplateScope | None] = {}  # the kernel's, by file
         self._loops_at: dict[tuple[str, int, Sites], SourceLoop] = {}  # `loop_at`'s
+        self._locals: dict[tuple[object, ...], FileConstants] = {}  # `_body_locals`'
         # A Triton kernel's constexprs as compiled bind in its own function's loops
         self._kernel_name = ctx.kernel.name
         self._constexprs = constexpr_values(art.options) if art.kind == "triton" else {}
@@ -149,11 +151,31 @@ class SourceFiles:
     def _instantiated(self, text: str, loops: list[SourceLoop], file: str) -> list[SourceLoop]:
         """Each loop read with the constants that hold at its line (`at`)."""
         out = []
+        self._kernel_scope(file, 0)  # the kernel's definition in this file, found once
+        scope = self._scopes[file]
         for s in loops:
             extra = self.at(file, s.line)
-            extra.update(self._kernel_scope(file, s.line)[0])
+            binding = self._kernel_scope(file, s.line)[0]
+            extra.update(binding)
+            if binding and scope is not None and (s.header or s.request_name):
+                extra.update(self._body_locals(file, scope.lines, s.line, extra))
             out.append(bound(s, _with(self._macros, extra)) if extra else s)
         return out
+
+    def _body_locals(
+        self, file: str, lines: tuple[int, int], line: int, names: dict[str, int | None]
+    ) -> dict[str, int]:
+        """The constexpr locals around `line` in a template's body (`lines`), read with its
+        arguments `names`: `constexpr int H = BM / 2;` is 8 in `f<16>`, no constant in the
+        file-wide reading. The body alone is read (its lines kept), once per binding."""
+        env = _with(self._macros, names)
+        key = (file, lines, tuple(sorted(env.items())))
+        found = self._locals.get(key)
+        if found is None:
+            text = blanked(self.text(file)).split("\n")
+            body = "\n" * (lines[0] - 1) + "\n".join(text[lines[0] - 1 : lines[1]])
+            found = self._locals[key] = file_constants(body, env)
+        return found.at(line)
 
     def _kernel_scope(self, file: str, line: int) -> _Context:
         """The kernel template's arguments, where `line` of `file` is in its body."""
@@ -193,6 +215,9 @@ class SourceFiles:
         names: dict[str, int | None] = self.at(file, line)
         kernel_names, types = self._kernel_scope(file, line)
         names.update(kernel_names)
+        scope = self._scopes.get(file)
+        if kernel_names and scope is not None:
+            names.update(self._body_locals(file, scope.lines, line, names))
         callee = self._callee(file, line)
         if callee is not None:
             given, given_types = self._arguments(callee, sites)
@@ -201,6 +226,7 @@ class SourceFiles:
             for name, argument in given_types.items():
                 for consts in self._constants.values():
                     names.update(bind_struct(name, argument, consts, self._macros))
+            names.update(self._body_locals(file, callee.lines, line, names))
         return names, types
 
     def _arguments(self, callee: FunctionTemplate, sites: Sites) -> _Context:

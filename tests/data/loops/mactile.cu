@@ -107,3 +107,15 @@ __global__ void gemm_cfg(const float* __restrict__ A, const float* __restrict__ 
 }
 
 template __global__ void gemm_cfg<Tile82>(const float*, const float*, float*, int, int, float);
+
+// Constexpr locals of template parameters: the kernel's own, and its helper's.
+template <int ROWS>
+__global__ void rows_local(const float* __restrict__ in, float* __restrict__ out, float s) {
+  constexpr int QUARTER = ROWS / 4;
+  for (int r = 0; r < QUARTER; ++r) {  // @rl_r
+    out[r * 64 + threadIdx.x] = in[r * 64 + threadIdx.x] + s;
+  }
+  scale_half<ROWS>(out + 4096 + threadIdx.x, in + threadIdx.x, s);  // @rl_half
+}
+
+template __global__ void rows_local<16>(const float*, float*, float);

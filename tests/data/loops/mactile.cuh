@@ -45,3 +45,10 @@ __device__ __forceinline__ void scale_tile(float (&acc)[Cfg::TM][Cfg::TN], float
     for (int n = 0; n < Cfg::TN; ++n) acc[m][n] = __expf(acc[m][n] * alpha);  // @sc_n
   }
 }
+
+// Half the rows of a column, the count a constexpr local of the helper's parameter.
+template <int ROWS>
+__device__ __forceinline__ void scale_half(float* out, const float* in, float s) {
+  constexpr int HALF = ROWS / 2;
+  for (int r = 0; r < HALF; ++r) out[r * 64] = in[r * 64] * s;  // @sh_r
+}
