@@ -190,13 +190,12 @@ class SourceFiles:
     def loop_at(self, file: str, index: int, sites: Sites) -> SourceLoop:
         """Loop `index` of `file` inlined at `sites`: inside a device function template, read
         again with the arguments its call site gave that instantiation."""
-        s = self.loops(file)[index]
-        if not (s.header or s.request_name) or self._callee(file, s.line) is None:
-            return s
-        found = self._loops_at.get((file, index, sites))
+        found = self._loops_at.get((file, index, sites))  # asked once per instruction counted
         if found is None:
-            names = self._context(file, s.line, sites)[0]
-            found = self._loops_at[(file, index, sites)] = bound(s, _with(self._macros, names))
+            found = s = self.loops(file)[index]
+            if (s.header or s.request_name) and self._callee(file, s.line) is not None:
+                found = bound(s, _with(self._macros, self._context(file, s.line, sites)[0]))
+            self._loops_at[(file, index, sites)] = found
         return found
 
     def _callee(self, file: str, line: int) -> FunctionTemplate | None:
@@ -246,13 +245,16 @@ class SourceFiles:
             if name is None:
                 break  # a pack: what follows is not read
             # no call read: a default may not be what was used (the arguments deduced)
-            text = "" if written is None else written[n] if n < len(written) else default
+            given = written is not None and n < len(written)
+            text = "" if written is None else written[n] if given else default
             if is_type:
                 if text:
                     types[name] = caller[1].get(text, text)
                 continue
-            value = constant_expression(text, _with(env, names)) if text else None
-            names[name] = value
+            # an argument is the caller's expression; a default may name earlier parameters
+            names[name] = (
+                constant_expression(text, env if given else _with(env, names)) if text else None
+            )
         return names, types
 
     def at(self, file: str, line: int) -> dict[str, int | None]:
