@@ -1,13 +1,15 @@
 """Right / wrong / unknown loop claims on the recorded labelled corpora: copies.cu
-(tests/helpers/copies_corpus.py, tested by tests/test_loop_copies.py) and shapes2.cu
-(tests/helpers/shapes2_corpus.py, tested by tests/test_loop_shapes2.py).
+(tests/helpers/copies_corpus.py, tested by tests/test_loop_copies.py), shapes2.cu
+(tests/helpers/shapes2_corpus.py, tested by tests/test_loop_shapes2.py) and mactile.cu
+(tests/helpers/mactile_corpus.py, tested by tests/test_loop_mactile.py).
 
     python benchmarks/loop_copies_accuracy.py
 
 For each corpus, sm_80 and sm_90a, the census of the recorded real build (reading the recorded
 rolled builds, as the tests do, and once with no rolled build at all) against the hand labels,
 and the labels' `before` column (what the census said before: copies.cu's at 69b3583, before
-the rolled builds; shapes2.cu's at ef7f075, before that corpus). A claim is one label row on
+the rolled builds; shapes2.cu's at ef7f075, before that corpus; mactile.cu's at 566a2f7, before
+a helper template's arguments were read at its call site). A claim is one label row on
 one arch: unknown where the census gives no number, wrong where it gives another (or the line
 has no entry, or more than one), right where every labelled key holds (`tensor_ops` too). An
 accuracy count, not a timing: it prints, it does not assert (the tests do).
@@ -65,11 +67,20 @@ def _entries(corpus: Any, arch: str, row: dict[str, Any]) -> list[Any]:
 
 
 def main() -> None:
-    from helpers import copies_corpus, shapes2_corpus  # the corpora as recorded (tests/helpers)
+    from helpers import (  # the corpora as recorded (tests/helpers)
+        copies_corpus,
+        mactile_corpus,
+        shapes2_corpus,
+    )
 
     from sassview.analyses.loops import rolled
 
-    for name, corpus in (("copies.cu", copies_corpus), ("shapes2.cu", shapes2_corpus)):
+    corpora = (
+        ("copies.cu", copies_corpus),
+        ("shapes2.cu", shapes2_corpus),
+        ("mactile.cu", mactile_corpus),
+    )
+    for name, corpus in corpora:
         before: Counter[str] = Counter()
         for row in corpus.LABELS:
             for arch in corpus.ARCHS:

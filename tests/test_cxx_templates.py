@@ -8,7 +8,13 @@ from analyses_data import program
 
 import sassview as sv
 from sassview.inspection import inspect_program
-from sassview.parse.cxx_templates import template_arguments, template_scope
+from sassview.parse.cxx_templates import (
+    call_arguments,
+    enclosing_template,
+    parameter_name,
+    template_arguments,
+    template_scope,
+)
 from sassview.parse.source_loops import blanked
 
 SOURCE = """\
@@ -31,6 +37,39 @@ def test_the_definition_binds_integral_parameters_in_its_body() -> None:
     assert template_scope(blanked(SOURCE), "k<float, 16>(float*)") is None  # other arity
     unsigned = template_scope(blanked(SOURCE), "other<8u>(float*)")
     assert unsigned is not None and unsigned.bindings == {"N": 8} and unsigned.lines == (7, 7)
+
+
+HELPERS = """\
+template <int BK, int BM, int BN = 4>
+__device__ void mac(float (&acc)[BM][BN]) {
+    for (int k = 0; k < BK; ++k) {}
+}
+__device__ void plain() {}
+__global__ void kern() {
+    mac<BK, (BM > 2 ? 2 : 1), sizeof(float)>(acc); mac<8, 2>(acc);
+    mac(acc);
+    mac<1, 2>(a); mac<1, 2>(b);
+}
+"""
+
+
+def test_a_helper_templates_arguments_are_read_at_its_call_site() -> None:
+    """The function template around a line, and the arguments each call line writes: a `>`
+    inside parentheses is a comparison; two calls of other arguments on one line give none,
+    as does a call whose arguments are deduced."""
+    text = blanked(HELPERS)
+    mac = enclosing_template(text, 3)
+    assert mac is not None and mac.name == "mac" and mac.lines == (2, 4)
+    assert enclosing_template(text, 5) is None and enclosing_template(text, 7) is None
+    assert [parameter_name(p) for p in mac.parameters] == [
+        ("BK", False, ""), ("BM", False, ""), ("BN", False, "4"),
+    ]  # fmt: skip
+    assert parameter_name("typename Cfg") == ("Cfg", True, "")
+    assert call_arguments(text, 7, "mac") is None  # two calls, two argument lists
+    assert call_arguments(text, 8, "mac") is None  # deduced
+    assert call_arguments(text, 9, "mac") == ["1", "2"]  # two calls alike
+    one = blanked("  mac<BK, (BM > 2 ? 2 : 1), sizeof(float)>(acc);\n")
+    assert call_arguments(one, 1, "mac") == ["BK", "(BM > 2 ? 2 : 1)", "sizeof(float)"]
 
 
 def test_names_mangled_or_demangled_give_the_identifier() -> None:

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from conftest import run_sassview
-from helpers.loop_claims import source_marks
+from helpers.loop_marks import source_marks
 
 import sassview
 from sassview import export

@@ -202,6 +202,28 @@ def test_ptx_nounroll_is_judged_against_what_ptxas_did(program: Program) -> None
     assert loop["requested_factor"] == 1 and loop["ptxas_factor"] == 1
     assert loop["achieved_factor"] == 4 and loop["remainder"]
     assert not [a for a in analyse(bare, "unroll4").annotations if a.severity is Severity.WARNING]
+    # NVVM's marker, not the source's request (`#pragma unroll 4`): the claim says so
+    assert "asked" not in loop["summary"]
+    assert "(nounroll in the PTX, x4 before it)" in loop["summary"]
+
+
+def test_a_bare_cubin_reads_nvvms_nounroll_as_no_request() -> None:
+    """NVRTC 12.9 marks every loop it is done unrolling `.pragma "nounroll"`, and a cubin built
+    with -lineinfo carries that PTX (.nv_debug_ptx_txt): read alone, census.cu's `#pragma
+    unroll 4` loop, unrolled by NVVM, is no loop the source asked to keep rolled, and one
+    `#pragma unroll 1` asked is no different in the PTX (tests/data/loops/census.sm_80.cubin)."""
+    from sassview.frontends.files import cubin_artifacts
+
+    cubin = (Path(__file__).parent / "data" / "loops" / "census.sm_80.cubin").read_bytes()
+    bare = sassview.from_artifacts(cubin_artifacts(cubin, "census.sm_80.cubin"))
+    said = {
+        e["source_line"]: e["summary"]
+        for name in ("bodies", "two_sites")
+        for e in analyse(bare, name).facts["loops"]
+    }
+    assert said[103].endswith("(nounroll in the PTX, x4 before it) [counted in the SASS]")
+    assert said[32].endswith("not unrolled (nounroll in the PTX) [counted in the SASS]")
+    assert not any("asked" in s for s in said.values())
 
 
 @pytest.mark.compile

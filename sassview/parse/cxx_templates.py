@@ -7,9 +7,14 @@ A scan, not a parser, like `sassview.parse.source_loops`: the definition is the 
 arguments; only integral non-type parameters (`int TILE`, `unsigned N = 4`, `bool B`) are
 bound, to the instantiation's integer arguments (`16`, `16u`, `true`).
 
+A device function template's arguments are read at its call site instead
+(`function_templates`, `call_arguments`): `mac_tile<BK, BM, BN>(...)` as written there, for the
+caller to evaluate with the constants that hold on that line (analyses/loops/files.py).
+
 How it can be wrong: a kernel template defined twice under #if, or overloaded with the same
 parameter count, binds the first definition's names; a parameter named like a macro shadows
-it inside the kernel's body only.
+it inside the kernel's body only. A call site whose arguments are deduced (`mac_tile(acc,
+...)`) or written on another line than the one the line table names gives none.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from sassview.memo import memoized
 from sassview.parse.ptx_lex import matching_paren
 
 _SUFFIX = re.compile(r"^(-?\d+)[uUlL]*$")
@@ -39,15 +45,16 @@ class TemplateScope:
 
 def split_top(text: str, *, angles: bool = False) -> list[str]:
     """`text` split at the commas outside brackets (and outside <> where `angles`: template
-    arguments; expressions may shift and compare)."""
-    opening, closing = ("([{<", ")]}>") if angles else ("([{", ")]}")
-    parts, depth, start = [], 0, 0
+    arguments; outside parentheses: expressions inside them may shift and compare)."""
+    parts, depth, angle, start = [], 0, 0, 0
     for n, ch in enumerate(text):
-        if ch in opening:
+        if ch in "([{":
             depth += 1
-        elif ch in closing:
+        elif ch in ")]}":
             depth -= 1
-        elif ch == "," and depth == 0:
+        elif angles and depth == 0 and ch in "<>":
+            angle += 1 if ch == "<" else -1  # inside parentheses, `>` is a comparison
+        elif ch == "," and depth == 0 and angle == 0:
             parts.append(text[start:n].strip())
             start = n + 1
     parts.append(text[start:].strip())
@@ -204,8 +211,112 @@ def _matching_brace(text: str, start: int) -> int:
     return len(text) - 1
 
 
+@dataclass(frozen=True, slots=True)
+class FunctionTemplate:
+    """A function template's definition: its name, its parameters as written (`int BK`,
+    `typename Cfg`, `int kWarp = 32`) and the lines of its body (first, last; 1-based)."""
+
+    name: str
+    parameters: tuple[str, ...]
+    lines: tuple[int, int]
+
+
+_FUNCTION_TEMPLATE = re.compile(r"template\s*<([^;{}]*?)>[^;{}]*?\b(\w+)\s*\(")
+_NOT_A_NAME = frozenset({"__launch_bounds__", "__align__", "alignas", "decltype", "operator"})
+
+
+@memoized(16)
+def function_templates(blanked: str) -> tuple[FunctionTemplate, ...]:
+    """Every function template defined in `blanked` (source text with comments and strings
+    blanked), in order; declarations (no body) left out."""
+    out = []
+    for m in _FUNCTION_TEMPLATE.finditer(blanked):
+        if m.group(2) in _NOT_A_NAME:
+            continue  # `__global__ void __launch_bounds__(256) k(...)`: not read, no binding
+        body = _body_start(blanked, m.end() - 1)
+        if body is None:
+            continue
+        end = _matching_brace(blanked, body)
+        first = blanked.count("\n", 0, body) + 1
+        parameters = tuple(split_top(m.group(1), angles=True))
+        last = first + blanked.count("\n", body, end)
+        out.append(FunctionTemplate(m.group(2), parameters, (first, last)))
+    return tuple(out)
+
+
+def enclosing_template(blanked: str, line: int) -> FunctionTemplate | None:
+    """The function template whose body holds `line` (the innermost, were one in another)."""
+    found = None
+    for t in function_templates(blanked):
+        if t.lines[0] <= line <= t.lines[1]:
+            found = t
+    return found
+
+
+def call_arguments(blanked: str, line: int, name: str) -> list[str] | None:
+    """The template arguments written at a call of `name` that starts on `line`
+    (`mac_tile<BK, BM, BN>(` -> ['BK', 'BM', 'BN']; `warp_max<>(` -> []); None where there is
+    no such call there, or two calls with other arguments."""
+    starts = _line_starts(blanked)
+    if not 1 <= line <= len(starts):
+        return None
+    begin = starts[line - 1]
+    end = starts[line] if line < len(starts) else len(blanked)
+    found: list[list[str]] = []
+    for m in re.finditer(r"\b" + re.escape(name) + r"\s*<", blanked[begin:end]):
+        close = _closing_angle(blanked, begin + m.end() - 1)
+        if close is None or not re.match(r"\s*\(", blanked[close + 1 :]):
+            continue
+        found.append(split_top(blanked[begin + m.end() : close], angles=True))
+    return found[0] if found and all(f == found[0] for f in found) else None
+
+
+@memoized(16)
+def _line_starts(blanked: str) -> tuple[int, ...]:
+    return (0, *(m.end() for m in re.finditer("\n", blanked)))
+
+
+def _closing_angle(text: str, start: int) -> int | None:
+    """Index of the `>` closing the template argument list whose `<` is at `start` (a `>`
+    inside parentheses is a comparison); None past a `;` or `{`."""
+    angles = parens = 0
+    for n in range(start, len(text)):
+        ch = text[n]
+        if ch in ";{":
+            return None
+        if ch == "(":
+            parens += 1
+        elif ch == ")":
+            parens -= 1
+        elif parens == 0 and ch == "<":
+            angles += 1
+        elif parens == 0 and ch == ">":
+            angles -= 1
+            if angles == 0:
+                return n
+    return None
+
+
+def parameter_name(parameter: str) -> tuple[str | None, bool, str]:
+    """(name, whether a type parameter, default as written or "") of a template parameter:
+    `int BK` -> ('BK', False, ''), `typename Cfg` -> ('Cfg', True, ''), `int kWarp = 32` ->
+    ('kWarp', False, '32'); no name for a pack."""
+    head, _, default = parameter.partition("=")
+    if "..." in head:
+        return None, False, ""
+    is_type = bool(_TYPE_PARAMETER.match(head.strip()))
+    words = head.split(None, 1)[-1] if is_type else head
+    name = _PARAMETER_NAME.search(words.strip())
+    return (name.group(1) if name else None), is_type, default.strip()
+
+
 __all__ = [
+    "FunctionTemplate",
     "TemplateScope",
+    "call_arguments",
+    "enclosing_template",
+    "function_templates",
+    "parameter_name",
     "integer_argument",
     "mangled_arguments",
     "mangled_identifier",

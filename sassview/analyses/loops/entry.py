@@ -189,6 +189,8 @@ class LoopEntry:
         else:
             text = f"x{self.factor}" + ("+rem" if self.remainder else "")
         want = "" if self.requested is None else f" (asked {self.requested})"
+        if self.requested is not None and self.requested_by == "ptx":
+            want = " (PTX nounroll)"  # NVVM's marker as often as a request: `_ptx_marked`
         how = decided(self, short=True)
         return f"{where} {text}{want}" + (f" [{how}]" if how else "")
 
@@ -363,8 +365,19 @@ def asked(e: LoopEntry) -> str:
     if e.requested_by in ("static_range", "range_constexpr"):
         return f" (asked: {e.requested_by})"
     if e.requested_by == "ptx":
-        return ' (asked: .pragma "nounroll")'
+        return _ptx_marked(e)
     return " (asked: #pragma unroll)" if want == "full" else f" (asked: #pragma unroll {want})"
+
+
+def _ptx_marked(e: LoopEntry) -> str:
+    """A PTX `.pragma "nounroll"`, which is no request of the source's: NVVM (or any LLVM
+    before ptxas) writes it on every loop it is done unrolling, and `#pragma unroll 1` writes
+    the same. Where the PTX loop already held the copies (the SASS factor over ptxas' own,
+    `ptxas_factor`), they were made before the PTX, and the pragma only kept ptxas off."""
+    ptxas = dict(e.extra).get("ptxas_factor")
+    if e.factor and ptxas and e.factor > ptxas and e.factor % ptxas == 0:
+        return f" (nounroll in the PTX, x{e.factor // ptxas} before it)"
+    return " (nounroll in the PTX)"
 
 
 @dataclass(frozen=True, slots=True, eq=False)

@@ -7,6 +7,13 @@ loops use its includer's `#define`s and the other way round).
 
 A template kernel's integral parameters hold inside its definition's body
 (`sassview.parse.cxx_templates`): `for (k = 0; k < TILE; ++k)` in `sgemm<16>` has 16 iterations.
+A device function template's hold in its body at one inline context (`loop_at`): the arguments
+written at its call site (`mac_tile<BK, BM, BN>(...)`), evaluated with the constants that hold
+there (the kernel's own template arguments, its constexpr locals, the macros, a caller's
+arguments in turn where the call is itself in a function template inlined further out). A
+parameter no call site gives a number (deduced arguments, a run-time expression) is no
+constant in the body, whatever a file-wide name of the same name is. A template body's
+constexpr locals are read again with its arguments (`constexpr int HALF = ROWS / 2;`).
 
 The files a compile includes ahead of the source (`--include-before`, `--included-by`'s
 context) give their constants too: `#define WARPSIZE 32` in the includer of a header; so do
@@ -41,9 +48,27 @@ from sassview.ir import Artifacts
 from sassview.memo import memoized
 from sassview.parse.cxx_constants import FileConstants, bind_struct, file_constants
 from sassview.parse.cxx_macros import Includes, Macros, include_dirs
-from sassview.parse.cxx_templates import TemplateScope, template_scope
+from sassview.parse.cxx_templates import (
+    FunctionTemplate,
+    TemplateScope,
+    call_arguments,
+    enclosing_template,
+    parameter_name,
+    template_scope,
+)
 from sassview.parse.python_loops import bound_python, python_source_loops
-from sassview.parse.source_loops import SourceLoop, blanked, bound, source_loops
+from sassview.parse.source_loops import (
+    SourceLoop,
+    blanked,
+    bound,
+    constant_expression,
+    source_loops,
+)
+
+Sites = tuple[tuple[str, int], ...]  # call sites (file, line), innermost first (`tree.Sites`)
+# What holds on a line in one inline context: integer names (None: not a constant there) and
+# type parameters -> the type they stand for
+_Context = tuple[dict[str, int | None], dict[str, str]]
 
 
 class SourceFiles:
@@ -66,6 +91,9 @@ class SourceFiles:
         self._rebase = (here, Path(art.source_path).parent) if art.source_path else None
         self._files: dict[str, tuple[list[SourceLoop], list[int], dict[int, int]]] = {}
         self._kernel = ctx.kernel.display_name  # a template's arguments bind in its body
+        self._scopes: dict[str, TemplateScope | None] = {}  # the kernel's, by file
+        self._loops_at: dict[tuple[str, int, Sites], SourceLoop] = {}  # `loop_at`'s
+        self._locals: dict[tuple[object, ...], FileConstants] = {}  # `_body_locals`'
         # A Triton kernel's constexprs as compiled bind in its own function's loops
         self._kernel_name = ctx.kernel.name
         self._constexprs = constexpr_values(art.options) if art.kind == "triton" else {}
@@ -122,16 +150,112 @@ class SourceFiles:
 
     def _instantiated(self, text: str, loops: list[SourceLoop], file: str) -> list[SourceLoop]:
         """Each loop read with the constants that hold at its line (`at`)."""
-        scope = template_scope(blanked(text), self._kernel)
-        first, last = scope.lines if scope is not None else (0, -1)
-        binding = self._bindings(scope) if scope is not None else {}
         out = []
+        self._kernel_scope(file, 0)  # the kernel's definition in this file, found once
+        scope = self._scopes[file]
         for s in loops:
             extra = self.at(file, s.line)
-            if first <= s.line <= last:
-                extra.update(binding)
+            binding = self._kernel_scope(file, s.line)[0]
+            extra.update(binding)
+            if binding and scope is not None and (s.header or s.request_name):
+                extra.update(self._body_locals(file, scope.lines, s.line, extra))
             out.append(bound(s, _with(self._macros, extra)) if extra else s)
         return out
+
+    def _body_locals(
+        self, file: str, lines: tuple[int, int], line: int, names: dict[str, int | None]
+    ) -> dict[str, int]:
+        """The constexpr locals around `line` in a template's body (`lines`), read with its
+        arguments `names`: `constexpr int H = BM / 2;` is 8 in `f<16>`, no constant in the
+        file-wide reading. The body alone is read (its lines kept), once per binding."""
+        env = _with(self._macros, names)
+        key = (file, lines, tuple(sorted(env.items())))
+        found = self._locals.get(key)
+        if found is None:
+            text = blanked(self.text(file)).split("\n")
+            body = "\n" * (lines[0] - 1) + "\n".join(text[lines[0] - 1 : lines[1]])
+            found = self._locals[key] = file_constants(body, env)
+        return found.at(line)
+
+    def _kernel_scope(self, file: str, line: int) -> _Context:
+        """The kernel template's arguments, where `line` of `file` is in its body."""
+        if file not in self._scopes:
+            scope = template_scope(blanked(self.text(file)), self._kernel)
+            self._scopes[file] = scope
+        scope = self._scopes[file]
+        if scope is None or not scope.lines[0] <= line <= scope.lines[1]:
+            return {}, {}
+        return self._bindings(scope), dict(scope.types)
+
+    def loop_at(self, file: str, index: int, sites: Sites) -> SourceLoop:
+        """Loop `index` of `file` inlined at `sites`: inside a device function template, read
+        again with the arguments its call site gave that instantiation."""
+        found = self._loops_at.get((file, index, sites))  # asked once per instruction counted
+        if found is None:
+            found = s = self.loops(file)[index]
+            if (s.header or s.request_name) and self._callee(file, s.line) is not None:
+                found = bound(s, _with(self._macros, self._context(file, s.line, sites)[0]))
+            self._loops_at[(file, index, sites)] = found
+        return found
+
+    def _callee(self, file: str, line: int) -> FunctionTemplate | None:
+        """The function template (not the kernel's) whose body holds `line`."""
+        callee = enclosing_template(blanked(self.text(file)), line)
+        if callee is None:
+            return None
+        self._kernel_scope(file, line)  # the kernel's definition in this file, found once
+        scope = self._scopes[file]
+        if scope is not None and scope.lines == callee.lines:
+            return None  # the kernel's own body: its arguments are its name's
+        return callee
+
+    def _context(self, file: str, line: int, sites: Sites) -> _Context:
+        """The names and type parameters that hold at `line` of `file` inlined at `sites`."""
+        names: dict[str, int | None] = self.at(file, line)
+        kernel_names, types = self._kernel_scope(file, line)
+        names.update(kernel_names)
+        scope = self._scopes.get(file)
+        if kernel_names and scope is not None:
+            names.update(self._body_locals(file, scope.lines, line, names))
+        callee = self._callee(file, line)
+        if callee is not None:
+            given, given_types = self._arguments(callee, sites)
+            names.update(given)
+            types.update(given_types)
+            for name, argument in given_types.items():
+                for consts in self._constants.values():
+                    names.update(bind_struct(name, argument, consts, self._macros))
+            names.update(self._body_locals(file, callee.lines, line, names))
+        return names, types
+
+    def _arguments(self, callee: FunctionTemplate, sites: Sites) -> _Context:
+        """The template arguments of `callee` at its call site `sites[0]` (the one it was
+        inlined at), evaluated with what holds there; a parameter left open is None."""
+        written = None
+        caller: _Context = ({}, {})
+        if sites:
+            (file, line), outer = sites[0], sites[1:]
+            written = call_arguments(blanked(self.text(file)), line, callee.name)
+            caller = self._context(file, line, outer) if written is not None else caller
+        env = _with(self._macros, caller[0])
+        names: dict[str, int | None] = {}
+        types: dict[str, str] = {}
+        for n, parameter in enumerate(callee.parameters):
+            name, is_type, default = parameter_name(parameter)
+            if name is None:
+                break  # a pack: what follows is not read
+            # no call read: a default may not be what was used (the arguments deduced)
+            given = written is not None and n < len(written)
+            text = "" if written is None else written[n] if given else default
+            if is_type:
+                if text:
+                    types[name] = caller[1].get(text, text)
+                continue
+            # an argument is the caller's expression; a default may name earlier parameters
+            names[name] = (
+                constant_expression(text, env if given else _with(env, names)) if text else None
+            )
+        return names, types
 
     def at(self, file: str, line: int) -> dict[str, int | None]:
         """The names whose value at `line` of `file` is not the file-wide one: a macro before

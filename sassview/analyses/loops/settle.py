@@ -24,18 +24,22 @@ def open_entries(
 ) -> list[Key]:
     """The entries the counting leaves open: rolled ones `undecided`, or unrolled with no
     remainder loop to give the ratio (`single`) over memory wider than a word (16 cp.async
-    of 16 bytes a trip, 15 straight-line: counted as their 64 words); full ones with no
-    count, or counted (no constant trip count) over memory wider than a word (a float4 copy
-    counted as its 4 words where no math is there to say)."""
+    of 16 bytes a trip, 15 straight-line: counted as their 64 words), but those with no
+    code of their own in their main loop (a k loop whose body is a nest: nothing at its
+    lines to set beside one rolled iteration, so `decide` could not settle it and no build
+    is made for it); full ones with no count, or counted (no constant trip count) over
+    memory wider than a word (a float4 copy counted as its 4 words where no math is there
+    to say)."""
     out = []
     wide = _wide_memory(real)
     alone = set(single)
     for k in keys:
         if k in real.groups:
             f = factors.get(k)
-            if undecided(f, remainders.get(k, False)) or (
+            asked = undecided(f, remainders.get(k, False)) or (
                 k in wide and k in alone and (f or 0) > 1
-            ):
+            )
+            if asked and own_signature(real, real.region(real.mains[k]), k):
                 out.append(k)
         elif real.copies.get(k) is None or (real.tree.loop(k).trip_count is None and k in wide):
             out.append(k)

@@ -58,7 +58,9 @@ class Tree:
         return None, -1
 
     def loop(self, key: Key) -> SourceLoop:
-        return self.files.loops(key[0])[key[1]]
+        """The key's loop statement as it reads in its inline context (a helper template's
+        bounds are its call site's arguments: `SourceFiles.loop_at`)."""
+        return self.files.loop_at(*key)
 
     def parent(self, key: Key) -> Key | None:
         if key not in self._parents:
@@ -67,7 +69,9 @@ class Tree:
                 self._parents[key] = (key[0], up, key[2])
                 self.sites.setdefault((key[0], up, key[2]), self.sites.get(key, ()))
             else:
-                site = self.sites[key]
+                # a key this tree never placed code at (asked of a rolled build that left none
+                # there): its call sites as the key names them
+                site = self.sites.get(key) or _chain(key[2])
                 self._parents[key] = self.place(site[0])[0] if site else None
         return self._parents[key]
 
@@ -90,3 +94,11 @@ class Tree:
                 inside = set(chain)
                 common = [c for c in common if c in inside]
         return common[0] if common else None
+
+
+def _chain(sites: Sites) -> tuple[SourceLoc, ...]:
+    """The frames of call sites (file, line), innermost first, as `SourceLoc.frames` gives."""
+    loc: SourceLoc | None = None
+    for file, line in reversed(sites):
+        loc = SourceLoc(file, line, 0, loc)
+    return tuple(loc.frames()) if loc is not None else ()

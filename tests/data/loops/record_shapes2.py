@@ -8,7 +8,8 @@ from (shapes2.<arch>.sass.txt, nvdisasm -c -gi), and every rolled build the cens
 build asks for (frontends/cuda_rolled.py): shapes2.rolled<P><tag>.<arch>.{ptx,cubin}, P the
 parity rolled, <tag> the header depths counted one more (`flips`: "" for none, else
 "_<file stem><depth>" each). The census is run here with the live builder wrapped, so what is
-recorded is what it asks for; tests read these files and need nvdisasm only.
+recorded is what it asks for; tests read these files and need nvdisasm only. `record` does
+the same for another corpus of this shape (record_mactile.py).
 """
 
 from __future__ import annotations
@@ -31,17 +32,24 @@ def flips_tag(flips: Mapping[str, int]) -> str:
 
 
 def main() -> None:
+    record("shapes2", DEFINES)
+
+
+def record(stem: str, defines: tuple[str, ...]) -> None:
+    """Record corpus `stem` (tests/data/loops/<stem>.cu) compiled with `defines`."""
     sys.path.insert(0, str(HERE.parents[2]))
-    os.environ["SASSVIEW_CACHE_DIR"] = os.environ.get("SASSVIEW_CACHE_DIR", "/tmp/record-shapes2")
+    os.environ["SASSVIEW_CACHE_DIR"] = os.environ.get("SASSVIEW_CACHE_DIR", f"/tmp/record-{stem}")
     import sassview
     from sassview.analyses.loops import rolled
+    from sassview.frontends.build_options import BuildOptions
     from sassview.frontends.cuda import compile_cuda
     from sassview.inspection import inspect_kernel
     from sassview.ir import Artifacts
     from sassview.toolchain.locate import nvdisasm
 
+    build = BuildOptions(defines=defines, compiler="nvrtc", compile_commands=False)
     for arch in ARCHS:
-        real = compile_cuda(path=HERE / "shapes2.cu", arch=arch, compiler="nvrtc", defines=DEFINES)
+        real = compile_cuda(path=HERE / f"{stem}.cu", arch=arch, build=build)
         asked: dict[str, Artifacts] = {}
 
         def builder(
@@ -50,26 +58,26 @@ def main() -> None:
             built = rolled._compile(art, parity, flips)
             if built is None:
                 sys.exit(f"no rolled build for {art.arch} (parity {parity}, {dict(flips)})")
-            asked[f"shapes2.rolled{parity}{flips_tag(flips)}.{art.arch}"] = built
+            asked[f"{stem}.rolled{parity}{flips_tag(flips)}.{art.arch}"] = built
             return built
 
         rolled.build_variant = builder
         program = sassview.from_artifacts(real)
         for kernel in program.kernels:
             inspect_kernel(program, kernel).facts("unroll")
-        for stem, art in [(f"shapes2.{arch}", real), *sorted(asked.items())]:
+        for name, art in [(f"{stem}.{arch}", real), *sorted(asked.items())]:
             assert art.ptx is not None
-            (HERE / f"{stem}.ptx").write_text(art.ptx)
-            (HERE / f"{stem}.cubin").write_bytes(art.cubin)
+            (HERE / f"{name}.ptx").write_text(art.ptx)
+            (HERE / f"{name}.cubin").write_bytes(art.cubin)
         listing = subprocess.run(
-            [str(nvdisasm()), "-c", "-gi", str(HERE / f"shapes2.{arch}.cubin")],
+            [str(nvdisasm()), "-c", "-gi", str(HERE / f"{stem}.{arch}.cubin")],
             check=True,
             capture_output=True,
             text=True,
         ).stdout
-        (HERE / f"shapes2.{arch}.sass.txt").write_text(listing)
-        (HERE / f"shapes2.{arch}.log").write_text(real.compile_log)
-        print(f"recorded shapes2.{arch}: {', '.join(sorted(asked)) or 'no rolled build asked'}")
+        (HERE / f"{stem}.{arch}.sass.txt").write_text(listing)
+        (HERE / f"{stem}.{arch}.log").write_text(real.compile_log)
+        print(f"recorded {stem}.{arch}: {', '.join(sorted(asked)) or 'no rolled build asked'}")
 
 
 if __name__ == "__main__":
