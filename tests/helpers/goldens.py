@@ -114,7 +114,8 @@ class Goldens:
             return
         if self.update:
             write_atomically(path, made)
-            self._wrote(path)  # and fail
+            self._wrote(path)
+            return
         if kept is None:
             pytest.fail(f"no golden {shown(path)}: run pytest {OPTION} to write it", pytrace=False)
         pytest.fail(
@@ -132,7 +133,8 @@ class Goldens:
                 text = path.read_text(encoding="utf-8")
                 assert kept in text, f"{shown(path)} no longer holds the block"
                 write_atomically(path, text.replace(kept, made, 1))
-            self._wrote(path)  # and fail
+            self._wrote(path)
+            return
         pytest.fail(
             f"{shown(path)}: a block is not what is made now; run pytest {OPTION} to rewrite "
             f"it and read the diff:\n{_diff(kept, made, shown(path))}",
@@ -140,13 +142,10 @@ class Goldens:
         )
 
     def _wrote(self, path: Path) -> None:
-        """Say in the report that `path` was written, and fail the test that wrote it."""
+        """Say in the report that `path` was written. The test goes on (one comparing several
+        files rewrites all of them in one run, not one a run) and fails when it ends:
+        _Written turns its report into a failure that names them."""
         self.node.user_properties.append((WROTE, shown(path)))
-        pytest.fail(
-            f"wrote {shown(path)} ({OPTION}): read `git diff`, commit it, and run again "
-            "without the option",
-            pytrace=False,
-        )
 
 
 class _Written:
@@ -155,6 +154,21 @@ class _Written:
 
     def __init__(self) -> None:
         self.files: list[str] = []
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_makereport(
+        self, item: pytest.Item, call: pytest.CallInfo[None]
+    ) -> Iterator[None]:
+        """A test that passed after writing goldens fails, naming what it wrote."""
+        outcome = yield
+        report: pytest.TestReport = outcome.get_result()  # type: ignore[attr-defined]
+        wrote = [str(v) for name, v in item.user_properties if name == WROTE]
+        if call.when == "call" and report.passed and wrote:
+            report.outcome = "failed"
+            report.longrepr = (
+                f"wrote {', '.join(wrote)} ({OPTION}): read `git diff`, commit it, and run "
+                "again without the option"
+            )
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if report.when == "call":
