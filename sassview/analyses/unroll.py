@@ -11,7 +11,10 @@ and the same words (`loops.findings.describe`). The only request PTX knows is
 The factor: the largest number dividing the copies of most source lines in one trip (the
 loop's blocks minus those of loops nested in it); with several SASS loops on a line, the
 smallest is one iteration's worth and the others are ratios to it, those with a smaller factor
-being remainder loops.
+being remainder loops. The smallest one's own reading multiplies the ratio only where it is one
+or ptxas' own copies of each PTX line (`_iterations`), and a x1 reading stands only where no
+line reaches memory through one base register at two offsets (`_copies_by_offset`): else the
+factor is unknown.
 
 A factor above 1 with no remainder loop beside it is unknown: per-line counts cannot tell an
 unroll from a body holding two of a pattern (two `expf`, a max and a sum shuffle) or a vector
@@ -21,8 +24,9 @@ cubins read as they are: every such factor there was wrong (x4 for one int4 copy
 the online softmax, x3 to x128 for rolled K loops).
 
 How it can be wrong: loop versioning (two full copies) reports one as the main loop and the
-other as neither; a source line that becomes several same-opcode instructions with no remainder
-loop to compare against reads as a larger factor.
+other as neither; a remainder ptxas unrolled by as many as its PTX body holds of a pattern
+reads as that many iterations; an unrolled loop whose copies' loads merged into one wide
+access and whose math branches still reads x1.
 """
 
 from __future__ import annotations
@@ -37,10 +41,11 @@ from sassview.analyses.loops.entry import LoopEntry, UnrollFacts
 from sassview.analyses.loops.findings import describe
 from sassview.analyses.loops.weights import weight as _weight
 from sassview.analyses.memory import line_keys
+from sassview.analyses.tensor_cores import path_of
 from sassview.analyses.tile_loops import divides_most
 from sassview.frontends import registry
 from sassview.graph.loops import Loop
-from sassview.ir import PtxFunction, SassInstruction
+from sassview.ir import OperandKind, PtxFunction, SassInstruction
 from sassview.parse.inline_asm import CallSites
 from sassview.parse.source_loops import Request
 
@@ -92,19 +97,66 @@ def _ptx_line(instructions: tuple[SassInstruction, ...]) -> Callable[[int], int 
     return lambda i: instructions[i].ptx_line
 
 
+def _copies_by_offset(
+    instructions: tuple[SassInstruction, ...],
+    indices: list[int],
+    line_of: Callable[[int], int | None],
+) -> bool:
+    """Whether a trip read as one iteration accesses memory at one line through one base
+    register at two offsets or more (`[R2.64]` and `[R2.64+0x4]`): the copies of an unrolled
+    body, or a stencil's neighbours; the per-line counts cannot tell them apart. An unrolled
+    body whose math branches (an `if` in it, ptxas giving one side's multiply the other's
+    line) reads as x1 by its math where the loop was unrolled by 2 and its loads say so."""
+    offsets: dict[tuple[str, int, str], set[int]] = {}
+    for i in indices:
+        ins, line = instructions[i], line_of(i)
+        if line is None or _weight(ins)[0] != 1:
+            continue
+        for op in ins.operands:
+            if op.kind is OperandKind.MEMORY and op.registers:
+                base = op.registers[0]
+                key = (ins.opcode, line, f"{base.file}{base.index}")
+                offsets.setdefault(key, set()).add(op.offset or 0)
+    return any(len(found) > 1 for found in offsets.values())
+
+
+def _ptxas_copies(instructions: tuple[SassInstruction, ...], indices: list[int]) -> int | None:
+    """ptxas' own copies of each PTX line in one trip (None without PTX lines)."""
+    counts = _count(instructions, indices, _ptx_line(instructions), widths=False)
+    return _factor(counts) if counts else None
+
+
 def _measure(
-    loops: list[Loop], counts_of: Callable[[Loop], Counts]
+    loops: list[Loop], counts_of: Callable[[Loop], Counts], ptxas_of: Callable[[Loop], int | None]
 ) -> tuple[int | None, Loop, list[Loop], Counts]:
-    """(factor, main loop, remainder loops, the main loop's counts) of one source loop."""
+    """(factor, main loop, remainder loops, the main loop's counts) of one source loop.
+    `ptxas_of`: ptxas' own copies of each PTX line in one trip of a loop (None without PTX
+    lines), which a remainder's reading must match to be its iterations (`_iterations`)."""
     measured = [(_factor(c), lp, c) for lp in loops for c in [counts_of(lp)]]
+    known = True
     if len(measured) > 1:  # the smallest is one iteration's worth: measure the others against it
         r, ref_loop, ref = min(measured, key=lambda m: sum(c for k, c in m[2].items() if k[2]))
+        known = _iterations(r, ptxas_of(ref_loop))
         measured = [
             (r if lp is ref_loop else (_ratio(c, ref) or 0) * (r or 1) or g, lp, c)
             for g, lp, c in measured
         ]
     f, main, counts = max(measured, key=lambda m: (m[0] or 0, -m[1].first_address))
-    return f, main, [lp for g, lp, _ in measured if lp is not main and (g or 0) < (f or 0)], counts
+    rest = [lp for g, lp, _ in measured if lp is not main and (g or 0) < (f or 0)]
+    return (f if known or not rest else None), main, rest, counts
+
+
+def _iterations(reading: int | None, ptxas: int | None) -> bool:
+    """Whether the smallest loop's own reading (copies of each source line, in words) is its
+    iterations a trip, the number the main loop's ratio to it is multiplied by. One stands;
+    more stand only where they are ptxas' own copies of each PTX line: a remainder's PTX body
+    holding two of a pattern (two `expf` of the softmax, two accumulators' adds) or a vector
+    access counted in words (a `float2` load is 2) reads as more than one iteration, and with
+    no source compiled there is no rolled build to tell them apart. On the labelled corpora's
+    cubins read alone (benchmarks/loop_bare_cubin_accuracy.py) each remainder read above one
+    was one iteration: x8 for a x4 softmax, x24 and x16 for x4 loops, x32 for a x4 wmma K
+    loop around its 8-copy fragment loop."""
+    return reading is None or reading == 1 or reading == ptxas
 
 
 def _main_file(ctx: AnalysisContext) -> str | None:
@@ -167,9 +219,15 @@ def _by_line(ctx: AnalysisContext) -> Findings:
             src = instructions[i].source
             return src.line if src and at and (src.file, src.line) != at else None
 
-        f, loop, rest, _ = _measure(group, lambda lp: _count(instructions, region(lp), other_lines))
+        f, loop, rest, _ = _measure(
+            group,
+            lambda lp: _count(instructions, region(lp), other_lines),
+            lambda lp: _ptxas_copies(instructions, region(lp)),
+        )
         if f is not None and f > 1 and not rest:
             f = None  # no source to roll and ask (loops/rolled.py): see the module's docstring
+        if f == 1 and not rest and _copies_by_offset(instructions, region(loop), other_lines):
+            f = None  # one iteration or two, the lines cannot say: see _copies_by_offset
         requested, ptxas = _ptx_request(ctx, region(loop))
         entry = LoopEntry(
             line=at[1] if at else None,
@@ -193,6 +251,7 @@ def _by_line(ctx: AnalysisContext) -> Findings:
             blocks=tuple(sorted(loop.blocks)),
             first_address=loop.first_address,
             instructions=len(loop.addresses),
+            tensor_ops=_tensor_ops(instructions, loop.addresses),
             extra=(("ptxas_factor", ptxas),) if requested is not None else (),
         )
         found.append((entry, loop, rest))
@@ -203,6 +262,13 @@ def _by_line(ctx: AnalysisContext) -> Findings:
         facts=UnrollFacts(loops=[e.to_json() for e in entries], entries=tuple(entries)),
         annotations=tuple(notes),
     )
+
+
+def _tensor_ops(instructions: tuple[SassInstruction, ...], addresses: Iterable[int]) -> int:
+    """The MMA instructions (`tensor_cores.path_of`) of one trip of the main loop, as the
+    census counts a rolled entry's."""
+    at = {ins.address: ins.opcode for ins in instructions}
+    return sum(1 for a in addresses if path_of(at.get(a, "")) is not None)
 
 
 def _ptx_request(ctx: AnalysisContext, indices: list[int]) -> tuple[Request, int | None]:
