@@ -299,6 +299,42 @@ def test_cxx_held_in_a_kernel_py_gets_its_rolled_builds(tmp_path: Path) -> None:
     }
 
 
+TWO_STRINGS_PY = '''import sassview as sv
+
+sv.cuda(r"""#include "live.cuh"
+__global__ void held(const float4* __restrict__ s, float4* __restrict__ d) {
+  for (unsigned v = 0; v < four(); ++v) d[v * blockDim.x + threadIdx.x] = s[v * blockDim.x];
+}
+""", name="first", arch="sm_80")
+
+sv.cuda(r"""#include "live.cuh"
+__global__ void held(const float4* __restrict__ s, float4* __restrict__ d) {
+  for (unsigned v = 0; v < four(); ++v) {
+    d[v * blockDim.x + threadIdx.x] = s[v * blockDim.x];
+    d[v * blockDim.x + threadIdx.x + 7] = s[v * blockDim.x + 3];
+  }
+}
+""", name="second", arch="sm_80")
+'''
+
+
+@pytest.mark.compile
+def test_two_strings_of_one_kernel_py_each_get_their_own_rolled_builds(tmp_path: Path) -> None:
+    """Two strings of one kernel file, their kernels of one name: the same kernel file, options
+    and headers, their C++ apart. SASS (sm_80, nvrtc 13.5): the second's lines 12 and 13 are 4
+    LDG.E.128 and 4 STG.E.128 each and no branch back, 4 copies; measured on the first
+    string's rolled builds its lines are not there, and it was unknown."""
+    (tmp_path / "live.cuh").write_text(LIVE_HEADER)
+    (tmp_path / "kernel.py").write_text(TWO_STRINGS_PY)
+    got = {}
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(rolled, "build_variant", rolled._compile)
+        for real in sassview.load(tmp_path / "kernel.py"):
+            for e in inspect_kernel(real, real.kernel("held")).facts("unroll")["entries"]:
+                got[e.line] = (e.kind, e.copies, e.decided_by)
+    assert got == {5: ("full", 4, rolled.DECIDED_BY), 11: ("full", 4, rolled.DECIDED_BY)}
+
+
 @pytest.mark.parametrize("arch", ARCHS)
 def test_a_cubin_given_as_it_is_says_unknown_where_counting_cannot_decide(arch: str) -> None:
     """The corpus' cubin read as a user's cubin (no source compiled here, no rolled build to

@@ -95,3 +95,54 @@ def test_an_instantiated_template_is_rolled_with_its_instantiation(
     (kernel,) = kernels(sassview("check", path, *args, "--json")).values()
     (loop,) = kernel["analysis"]["loops"]
     assert (loop["source_line"], claim(loop), loop["decided_by"]) == (3, "full 4", DECIDED)
+
+
+HELD_HEADER = """#pragma once
+__device__ constexpr unsigned four() { return 4; }  // a bound no constant reading evaluates
+__device__ __forceinline__ void copy4(float4* d, const float4* s, unsigned n) {
+  for (unsigned v = 0; v < four(); ++v) d[v * n] = s[v * n];
+}
+"""
+HELD_KERNEL_PY = '''import sassview as sv
+
+sv.cuda(r"""#include "held.cuh"
+typedef unsigned int uint;
+__global__ void held(const float4* __restrict__ s, float4* __restrict__ d) {
+  copy4(d + threadIdx.x, s + threadIdx.x, blockDim.x);
+  for (uint v = 4; v < 4 + four(); ++v) d[v * blockDim.x + threadIdx.x] = s[v * blockDim.x];
+}
+void launch(const float4* s, float4* d) { held<<<1, 32>>>(s, d); }
+""", arch="sm_80")
+'''
+
+
+def test_cxx_held_in_a_kernel_py_that_nvcc_compiles_gets_its_rolled_builds(
+    tmp_path: Path,
+) -> None:
+    """The host launch sends the string to nvcc, which reads files: the rolled string is
+    written for it as a file under a `#line` naming the kernel file, its header beside it
+    rolled too. SASS (sm_80, nvcc 13.5): line 7 is 4 LDG.E.128 and 4 STG.E.128 and no branch
+    back, line 4 of held.cuh inlined at line 6 the same: 4 copies of one float4 copy each,
+    where the count of words read 16. Warm, neither build compiles again."""
+    (tmp_path / "held.cuh").write_text(HELD_HEADER)
+    (tmp_path / "kernel.py").write_text(HELD_KERNEL_PY)
+    env = {"SASSVIEW_CACHE_DIR": str(tmp_path / "cache")}
+    cold = sassview("-v", "check", tmp_path / "kernel.py", "--json", env=env)
+    assert json.loads(cold.stdout)["programs"][0]["compiler"] == "nvcc"
+    (kernel,) = kernels(cold).values()
+    got = {
+        (Path(e["file"]).name, e["source_line"]): (claim(e), e["decided_by"])
+        for e in kernel["analysis"]["loops"]
+    }
+    assert got == {
+        ("kernel.py", 7): ("full 4", DECIDED),
+        ("held.cuh", 4): ("full 4", DECIDED),
+    }
+    assert "rolled build: compiled" in cold.stderr
+    (model,) = (tmp_path / "cache").glob("v*/model")
+    shutil.rmtree(model)  # the census asks its builds again, from the cache
+    warm = sassview("-v", "check", tmp_path / "kernel.py", "--json", env=env)
+    assert warm.returncode == 0, warm.stderr
+    assert "rolled build: cache hit" in warm.stderr
+    assert "compiled " not in warm.stderr, warm.stderr
+    assert warm.stdout == cold.stdout

@@ -12,16 +12,17 @@ made it. nvcc compiles (whole programs): the same files are written rolled into 
 directory in the same layout, each under a `#line` naming the file it replaces, and compiled
 with the real build's options, host compiler and instantiations (cuda_rolled_nvcc.py). C++
 held in a kernel.py string is rolled at its lines of the kernel file and compiled under a
-`#line` naming it (`_kernel_py_rolled`). Instantiations appended by `--instantiate` are
-replayed by both. Cached like any compile, keyed by the rolled texts, the options, the
-architecture and the tool versions (an nvcc build's also by its real PTX, which every file it
-read decides): a warm check compiles nothing.
+`#line` naming it (`_kernel_py_rolled`); nvcc's is the main file of that private directory.
+Instantiations appended by `--instantiate` are replayed by both. Cached like any compile,
+keyed by the rolled texts, the options, the architecture and the tool versions (an nvcc
+build's also by its real PTX, which every file it read decides): a warm check compiles
+nothing.
 
 How it can be wrong: a header included by another name than its path from the main file's
 directory (through `-I`) is read from disk unrolled: its loops are then alike in both builds
 and the census says nothing from them. A rolled build that fails to compile is no evidence:
 None, and the census keeps its counts; so is one whose stored release is gone or was added
-again with other files since, and C++ held in a kernel.py (its text is not a file's).
+again with other files since.
 """
 
 from __future__ import annotations
@@ -56,14 +57,22 @@ def rolled_build(
     text = rolled_source(artifacts.source_text, parity)
     headers = _rolled_headers(main, artifacts.inputs, parity, flips or {})
     if artifacts.compiler == "nvcc":
-        from sassview.frontends.cuda_rolled_nvcc import nvcc_rolled
-
-        build = nvcc_rolled(artifacts, main, text, headers)
-        if build is None:
-            return None
-        key, compile_ = build
-        return cached_rolled(artifacts, key, text, compile_)
+        return _nvcc_rolled(artifacts, main, text, headers)
     return _nvrtc_rolled(artifacts, main, text, headers)
+
+
+def _nvcc_rolled(
+    artifacts: Artifacts, main: Path, text: str, headers: list[tuple[str, bytes]]
+) -> Artifacts | None:
+    """`text` (the rolled main file) and its rolled `headers` compiled by nvcc as the real
+    build was (cuda_rolled_nvcc.py), through the cache."""
+    from sassview.frontends.cuda_rolled_nvcc import nvcc_rolled
+
+    build = nvcc_rolled(artifacts, main, text, headers)
+    if build is None:
+        return None
+    key, compile_ = build
+    return cached_rolled(artifacts, key, text, compile_)
 
 
 def _kernel_py_rolled(
@@ -74,17 +83,21 @@ def _kernel_py_rolled(
     blank) rolled, compiled under `#line 1` naming the kernel file, so its line table is the
     real build's (which a `#line` at the string's first line pointed into the kernel file).
     None where the real build's line table does not name the kernel file (a string not found in
-    it, compiled at its own lines) or nvcc built it (nvcc reads a file, this text is none)."""
-    if artifacts.compiler != "nvrtc" or f'"{main}"' not in (artifacts.ptx or ""):
+    it, compiled at its own lines). nvcc, which reads files, is handed it as a file standing
+    for the kernel file in the private tree cuda_rolled_nvcc.py writes (under the same `#line`).
+    """
+    if f'"{main}"' not in (artifacts.ptx or ""):
         return None
     text = rolled_source(artifacts.stages["cuda_source"], parity)
     if "\n" in str(main) or "\r" in str(main):
         return None
+    headers = _rolled_headers(main, artifacts.inputs, parity, flips)
+    if artifacts.compiler == "nvcc":
+        return _nvcc_rolled(artifacts, main, text, headers)
     quoted = str(main).replace("\\", "\\\\").replace('"', '\\"')
     from sassview.frontends.cuda import STRING_SOURCE_NAME
 
     unit = f'#line 1 "{quoted}"\n{text}'
-    headers = _rolled_headers(main, artifacts.inputs, parity, flips)
     return _nvrtc_rolled(artifacts, main, text, headers, unit, STRING_SOURCE_NAME)
 
 

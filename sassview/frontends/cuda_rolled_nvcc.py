@@ -3,12 +3,14 @@
 nvcc reads files, not texts in memory: the rolled main file and every file the real build read
 from under its directory (rolled where it has loops, as it was elsewhere) are written into a
 private directory in the same layout, each opened by `#line 1 "<the file it replaces>"`, so
-the line tables name the user's files and lines. Includes resolve as before: a quoted include
-first beside the including file (its copy), then the real build's `-I` directories, then the
-main file's own directory (appended last, for a `"../x.h"` that leaves the copied tree). The
-compile is the real one's: its options (nvcc.py's fixed ones aside), its host compiler, its
-`--instantiate` appendix (in nvcc.py's wrapper), through `nvcc_compile`, whose every argument
-passes the shell check (nvcc_shell.py); the private directory's name is tempfile's own.
+the line tables name the user's files and lines (C++ held in a kernel.py string is written as
+the kernel file: its text at its lines there, the others blank). Includes resolve as before: a
+quoted include first beside the including file (its copy), then the real build's `-I`
+directories, then the main file's own directory (appended last, for a `"../x.h"` that leaves
+the copied tree). The compile is the real one's: its options (nvcc.py's fixed ones aside), its
+host compiler, its `--instantiate` appendix (in nvcc.py's wrapper), through `nvcc_compile`,
+whose every argument passes the shell check (nvcc_shell.py); the private directory's name is
+tempfile's own.
 
 How it can be wrong: a file path with a line break cannot be named by `#line` (no rolled
 build then); `__FILE__` reads the user's path as before, but a `#include` computed from it, or

@@ -263,6 +263,7 @@ def _side(ctx: AnalysisContext, parity: int, flips: Flips) -> RolledSide | None:
     ident = (
         art.source_path,
         art.source_text,
+        art.stages.get("cuda_source"),  # two strings of one kernel.py share the rest
         art.options,
         art.arch,
         art.inputs,
