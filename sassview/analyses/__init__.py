@@ -18,6 +18,7 @@ this package is in one list or the other):
 | launches | the launch's block, read from the host code (occupancy, memory use) |
 | sm_limits, tcgen05_idesc | tables: per-SM limits; tcgen05 instruction descriptors |
 | tile_loops | Triton's own IR on its loops, for the census |
+| spins | what a short retry loop waits on: the partitions' and the census' one reading |
 """
 
 from __future__ import annotations
@@ -93,6 +94,7 @@ HELPERS: Mapping[str, str] = MappingProxyType(
         "tile_loops": "what Triton's IR says about its loops",
         "merge_runs": "runs of narrow accesses at consecutive offsets that could be one wide one",
         "param_names": "kernel parameters' names by their constant-bank offsets",
+        "spins": "what a short retry loop waits on (partitions, loop census)",
     }
 )
 

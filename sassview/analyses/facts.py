@@ -18,6 +18,8 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, ClassVar, NamedTuple, Protocol, TypeVar
 
+from sassview.analyses.spins import SPIN_KINDS
+
 
 class Record(Mapping[str, Any]):
     """Subclass as `@dataclass(frozen=True, slots=True, eq=False)`. eq=False keeps the
@@ -58,9 +60,12 @@ class Row(NamedTuple):
 
 
 # A loop no loop statement explains, where it is named (loops/entry.py's `place`); several
-# at one place are numbered as main and remainder loops are (`asm/compiler loop 2 of 5`).
+# at one place are numbered as main and remainder loops are (`asm/compiler loop 2 of 5`). A
+# retry loop ptxas made of one PTX instruction is named by what it retries instead
+# (`setmaxnreg retry loop 2 of 5`: analyses/spins.py).
 NO_STATEMENT = "asm/compiler loop"
-_NUMBERED = re.compile(re.escape(NO_STATEMENT) + r" \d+ of \d+")
+_UNEXPLAINED = (NO_STATEMENT, *(f"{kind} loop" for kind in SPIN_KINDS))
+_NUMBERED = re.compile("(" + "|".join(map(re.escape, _UNEXPLAINED)) + r") \d+ of \d+")
 
 
 def once_each(texts: Iterable[str]) -> list[str]:
@@ -69,10 +74,10 @@ def once_each(texts: Iterable[str]) -> list[str]:
     Loops that differ only by their number (`asm/compiler loop 1 of 5` .. `5 of 5`) are alike:
     said once, unnumbered, with their count; one alone keeps its number."""
     said = list(texts)
-    seen = Counter(_NUMBERED.sub(NO_STATEMENT, text) for text in said)
+    seen = Counter(_NUMBERED.sub(r"\1", text) for text in said)
     out: dict[str, None] = {}
     for text in said:
-        alike = _NUMBERED.sub(NO_STATEMENT, text)
+        alike = _NUMBERED.sub(r"\1", text)
         n = seen[alike]
         out[text if n == 1 else f"{alike} (x{n} loops alike)"] = None
     return list(out)

@@ -25,15 +25,14 @@ as `other` partitions with no loops and are left out of the findings.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
 from typing import Any
 
 from sassview.analyses.base import AnalysisContext, Annotation, Findings, Severity
 from sassview.analyses.records import Partition, WarpPartitionFacts, partition_text
 from sassview.analyses.records_compute import loop_place
+from sassview.analyses.spins import spin_kind
 from sassview.graph.dominators import immediate_dominators
 from sassview.graph.loops import Loop
-from sassview.ir import SassInstruction
 
 _ROLES = (
     ("mma", ("UTCHMMA", "UTCQMMA", "UTCIMMA", "UTCOMMA", "HGMMA", "HMMA", "IMMA", "QGMMA")),
@@ -68,7 +67,7 @@ def run(ctx: AnalysisContext) -> Findings:
         if any(b is not None and b.index in loop.blocks for b in dispatch):
             slot["spins"].setdefault("dispatch loop of the worker warps", []).append(loop)
             continue
-        spin = _spin(
+        spin = spin_kind(
             kernel.instructions[j]
             for b in loop.blocks
             for j in range(cfg.blocks[b].first, cfg.blocks[b].last + 1)
@@ -120,23 +119,6 @@ def _owners(ctx: AnalysisContext, entries: list[int]) -> dict[int, int]:
         if node in targets:
             owner[block] = node
     return owner
-
-
-# The retry loops ptxas and Triton's lowering leave, by what they wait for.
-_SPINS: tuple[tuple[str, Callable[[SassInstruction], bool]], ...] = (
-    ("mbarrier wait", lambda i: i.opcode == "SYNCS" and "PHASECHK" in i.modifiers),
-    ("setmaxnreg retry", lambda i: i.opcode == "USETMAXREG"),
-    ("tensor-memory alloc retry", lambda i: i.opcode == "UTCATOMSWS"),
-)
-
-
-def _spin(body: Iterable[SassInstruction]) -> str | None:
-    """What a short loop spins on (an mbarrier's phase, a register reallocation, a
-    tensor-memory allocation), or None for a loop of the kernel's own."""
-    ops = list(body)
-    if len(ops) > 6:
-        return None
-    return next((kind for kind, test in _SPINS if any(test(i) for i in ops)), None)
 
 
 def _role(opcodes: set[str]) -> str:

@@ -122,7 +122,7 @@ class Census(Measure):
                 notes += describe(entry, main.addresses, rest)
             else:
                 notes += describe(entry, self.code_of(k), [])
-        loose = numbered([_loose(lp, self._chain(lp)) for lp in self.loose])
+        loose = numbered([_loose(lp, self._chain(lp), self.retries) for lp in self.loose])
         for lp, entry in zip(self.loose, loose, strict=True):
             entries.append(entry)
             notes += describe(entry, lp.addresses, [])
@@ -385,7 +385,7 @@ def numbered(loose: list[LoopEntry]) -> list[LoopEntry]:
     numbered in address order (`ordinal`), so that no two read as one loop said twice."""
     places: dict[tuple[object, ...], list[LoopEntry]] = {}
     for e in loose:
-        places.setdefault((e.line, e.file, e.inlined_at), []).append(e)
+        places.setdefault((e.line, e.file, e.inlined_at, e.spin), []).append(e)
     ordinal: dict[int, tuple[int, int]] = {}
     for alike in (v for v in places.values() if len(v) > 1):
         ranked = sorted(alike, key=lambda e: (e.first_address is None, e.first_address or 0))
@@ -393,7 +393,7 @@ def numbered(loose: list[LoopEntry]) -> list[LoopEntry]:
     return [replace(e, ordinal=ordinal[id(e)]) if id(e) in ordinal else e for e in loose]
 
 
-def _loose(loop: Loop, sites: tuple[SourceLoc, ...]) -> LoopEntry:
+def _loose(loop: Loop, sites: tuple[SourceLoc, ...], retries: dict[int, str]) -> LoopEntry:
     src = loop.source
     return LoopEntry(
         line=src.line if src else None,
@@ -408,4 +408,5 @@ def _loose(loop: Loop, sites: tuple[SourceLoc, ...]) -> LoopEntry:
         blocks=tuple(sorted(loop.blocks)),
         first_address=loop.first_address,
         instructions=len(loop.addresses),
+        spin=retries.get(loop.index),
     )

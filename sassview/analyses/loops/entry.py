@@ -39,6 +39,7 @@ class _LoopJsonExtra(TypedDict, total=False):
     """The keys of `LoopJson` only some loops have (Python 3.10 has no NotRequired)."""
 
     requested_by: str  # where not a C++ pragma
+    spin: str  # a retry loop ptxas made of one PTX instruction: what it retries (schema 5)
     triton_factor: int | None
     ptxas_factor: int | None
 
@@ -78,7 +79,7 @@ LoopKey = Literal[
     "remainder", "first_address", "instructions", "tensor_ops", "statement", "sass_loops",
     "remainder_loops", "kind", "factor", "copies", "ptx_factor", "trip_count", "inlined_at",
     "parent", "back_edges", "fallbacks", "decided_by", "summary", "requested_by",
-    "triton_factor", "ptxas_factor",
+    "triton_factor", "ptxas_factor", "spin",
 ]  # fmt: skip
 
 
@@ -119,19 +120,30 @@ class LoopEntry:
     # A loop of no statement among others at its place (line, file, call sites: an asm
     # statement's loops copied by unrolling): (n, of), in address order; None where alone
     ordinal: tuple[int, int] | None = None
+    # A loop of no statement that ptxas made of one PTX instruction it retries: what it retries
+    # ("setmaxnreg retry": analyses/spins.py), its name where the others' is NO_STATEMENT; the
+    # line table gives it the line of the statement around it, which it is no copy of
+    spin: str | None = None
 
     @property
     def place(self) -> str:
         """`line 14 (census.cuh, inlined at line 73)`, `loop` for one no line explains; a loop
         no statement explains says so (`line 28 (asm/compiler loop)`): it shares its line with
         the statement's own loop, if any, and must not read as that one; several at one place
-        are numbered (`line 28 (asm/compiler loop 2 of 5)`), as a statement's loops are."""
+        are numbered (`line 28 (asm/compiler loop 2 of 5)`), as a statement's loops are; a retry
+        loop ptxas made is named by what it retries (`line 48 (setmaxnreg retry loop 1 of 5)`)."""
         if self.statement:
             return self.site
-        unexplained = NO_STATEMENT + (
+        unexplained = self.unexplained + (
             f" {self.ordinal[0]} of {self.ordinal[1]}" if self.ordinal else ""
         )
         return unexplained if self.line is None else self._at([unexplained])
+
+    @property
+    def unexplained(self) -> str:
+        """What a loop of no statement is: `setmaxnreg retry loop` (`spin`), else
+        `asm/compiler loop`."""
+        return f"{self.spin} loop" if self.spin else NO_STATEMENT
 
     @property
     def site(self) -> str:
@@ -179,7 +191,7 @@ class LoopEntry:
         if self.inlined_at:
             where += "@" + "<".join(str(c.line) for c in self.inlined_at)
         if not self.statement:
-            text = NO_STATEMENT
+            text = self.unexplained
         elif self.kind == "gone":
             text = NO_CODE
         elif self.kind == "full":
@@ -226,6 +238,8 @@ class LoopEntry:
         }
         if self.requested is not None and self.requested_by != "pragma":
             out["requested_by"] = self.requested_by
+        if self.spin is not None:
+            out["spin"] = self.spin
         for key, value in self.extra:
             out[key] = value
         return out
@@ -325,6 +339,8 @@ def diverged(fallbacks: tuple[int, ...]) -> str:
 
 
 def _made(e: LoopEntry) -> str:
+    if e.spin is not None:
+        return "ptxas' retry of one PTX instruction (no loop statement)"
     if not e.statement:
         return "a loop of inline asm or made by the compiler (no loop statement)"
     if e.kind == "gone":
@@ -421,5 +437,6 @@ _LOOP_KEYS: tuple[LoopKey, ...] = (
     "fallbacks",  # the copies a diverged warp runs instead (BRA.DIV), not counted
     "decided_by",  # what settled copies / factor: "count" or "rolled build" (loops/rolled.py)
     "summary",  # the loop in words (LoopEntry.summary): what `check` prints
+    "spin",  # a retry loop ptxas made (no statement): what it retries (schema 5)
     "triton_factor",
 )

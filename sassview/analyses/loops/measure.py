@@ -15,9 +15,10 @@ from collections.abc import Iterable
 from sassview.analyses.loops.listing import Listing
 from sassview.analyses.loops.ratios import Counts, copies_of, pool, ratio, steady_ratio
 from sassview.analyses.loops.tree import STATEMENT, Key, Tree
+from sassview.analyses.spins import ptxas_retry
 from sassview.analyses.tile_loops import divides_most
 from sassview.graph.loops import Loop
-from sassview.ir import SourceLoc
+from sassview.ir import SassInstruction, SourceLoc
 from sassview.parse.inline_asm import CallSites
 
 
@@ -39,6 +40,7 @@ class Measure:
         self._regions: dict[int | None, list[int]] = {}
         self.groups: dict[Key, list[Loop]] = {}
         self.loose: list[Loop] = []
+        self.retries: dict[int, str] = {}  # loose loops ptxas made of one PTX instruction
         self.copies: dict[Key, int | None] = {}  # of the full entries
         self.mains: dict[Key, Loop] = {}  # the main SASS loop of each rolled entry
         # SASS loops as unrolled as the main one: loop versions, or the loops of two call
@@ -64,6 +66,11 @@ class Measure:
         taken: dict[int, Key] = {}
         found = {lp.index: self._holder_and_name(lp) for lp in loops}
         for lp in sorted(loops, key=lambda lp: -lp.depth):
+            retry = self._ptxas_retry(lp)
+            if retry is not None:  # a setmaxnreg retry at a K loop's `for`: no copy of it
+                self.retries[lp.index] = retry
+                self.loose.append(lp)
+                continue
             if self._inline_asm_only(lp):  # an mbarrier spin loop: no statement's, listed apart
                 self.loose.append(lp)
                 continue
@@ -127,6 +134,19 @@ class Measure:
             return False
         lines = [n for i in self.region(loop) if (n := self.listing.ptx_lines[i]) is not None]
         return bool(lines) and all(map(self.asm.inside, lines))
+
+    def _ptxas_retry(self, loop: Loop) -> str | None:
+        """What `loop` retries, where ptxas made it of one PTX instruction (analyses/spins.py:
+        a `setmaxnreg.inc`'s USETMAXREG.TRY_ALLOC and its branch back); None for any other
+        loop. Its line is the statement's around it, but none of its code is."""
+        if any(o.parent == loop.index for o in self.listing.loops):
+            return None
+        trip = self.region(loop)
+        body = [x for i in trip if isinstance(x := self.ins[i], SassInstruction)]
+        if len(body) < len(trip):  # the PTX listing: its loops are the PTX's own
+            return None
+        lines = self.listing.ptx_lines
+        return ptxas_retry(body, [lines[i] for i in trip] if lines else [])
 
     def _statement_key(self, loc: SourceLoc) -> Key | None:
         """The entry of the loop statement a frame of `loc` is on (its header lines)."""
