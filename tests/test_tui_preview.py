@@ -90,7 +90,12 @@ def test_a_key_that_lists_the_kernels_waits_for_the_whole_load() -> None:
             await pilot.press("K")  # while only the first kernel is in
             assert not isinstance(app.screen, PickerScreen)
             release.set()
-            await _until(pilot, lambda: isinstance(app.screen, PickerScreen))
+            # The picker becomes the screen before its list is mounted: wait for both (under
+            # load, query_one in between raised NoMatches).
+            await _until(
+                pilot,
+                lambda: isinstance(app.screen, PickerScreen) and bool(app.screen.query(OptionList)),
+            )
             assert app.screen.query_one(OptionList).option_count == 3
 
     asyncio.run(go())
