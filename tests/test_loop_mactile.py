@@ -18,10 +18,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.loop_marks import named_place
 from helpers.mactile_corpus import (
     ARCHS,
     ASKED,
@@ -51,10 +51,7 @@ def inspection(arch: str, kernel: str) -> Inspection:
     return inspect_kernel(p, p.kernel(kernel))
 
 
-def _named(e: LoopEntry) -> tuple[tuple[str, int], tuple[tuple[str, int], ...]] | None:
-    if not e.file or not e.line:
-        return None
-    return (Path(e.file).name, e.line), tuple((Path(c.file).name, c.line) for c in e.inlined_at)
+_named = named_place
 
 
 def _want(row: dict[str, Any]) -> tuple[tuple[str, int], tuple[tuple[str, int], ...]]:

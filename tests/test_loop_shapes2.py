@@ -16,10 +16,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.loop_marks import named_place
 from helpers.shapes2_corpus import (
     ARCHS,
     DEFINES,
@@ -49,10 +49,7 @@ def inspection(arch: str, kernel: str) -> Inspection:
     return inspect_kernel(p, p.kernel(kernel))
 
 
-def _named(e: LoopEntry) -> tuple[tuple[str, int], tuple[tuple[str, int], ...]] | None:
-    if not e.file or not e.line:
-        return None
-    return (Path(e.file).name, e.line), tuple((Path(c.file).name, c.line) for c in e.inlined_at)
+_named = named_place
 
 
 def entries_at(arch: str, kernel: str, loop: str, at: list[str]) -> list[LoopEntry]:

@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
+
+Place = tuple[tuple[str, int], tuple[tuple[str, int], ...]]  # (file name, line), call sites
 
 
 def source_marks(directory: Path, names: tuple[str, ...]) -> dict[str, tuple[str, int]]:
@@ -18,3 +21,10 @@ def source_marks(directory: Path, names: tuple[str, ...]) -> dict[str, tuple[str
             if m:
                 found[m.group(1)] = (name, number)
     return found
+
+
+def named_place(e: Any) -> Place | None:
+    """A census entry's place as the marks name it: (file name, line) and its call sites'."""
+    if not e.file or not e.line:
+        return None
+    return (Path(e.file).name, e.line), tuple((Path(c.file).name, c.line) for c in e.inlined_at)
