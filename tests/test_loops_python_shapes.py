@@ -203,22 +203,20 @@ def test_no_sass_loop_at_tritons_factor_leaves_the_factor_unknown(
     assert claim(e).startswith(f"a loop remains, unroll {FACTOR_UNKNOWN}")
 
 
-@pytest.mark.xfail(
-    reason="without the TTIR the largest factor stands: the remainder's x4 (docs/analyses.md)",
-    strict=True,
-)
-def test_without_ttir_the_pipelined_loop_is_still_the_main_one() -> None:
+def test_without_ttir_a_remainder_unrolled_more_leaves_the_factor_unknown() -> None:
     """The rule needs Triton's TTIR (its unrolled loop and remainder); a recording of the PTX
-    and cubin alone reads the staged loop by the largest factor. The strict mark fails the
-    day it is met."""
+    and cubin alone has two SASS loops, the pipelined x2 and its remainder x4 by ptxas, and
+    nothing to say which is main: no number, not the remainder's x4 (it read x4 before)."""
     from dataclasses import replace
 
     import sassview
 
-    p = recorded("ts_staged_unroll.sm_80")
-    bare = sassview.from_artifacts(replace(p.artifacts, stages={}))
-    e = entry_at(statements(bare), "ts_staged_unroll", "ts_su_loop")
-    assert e is not None and e.factor == 2
+    for arch in ARCHS:
+        p = recorded(f"ts_staged_unroll.{arch}")
+        bare = sassview.from_artifacts(replace(p.artifacts, stages={}))
+        e = entry_at(statements(bare), "ts_staged_unroll", "ts_su_loop")
+        assert e is not None and e.kind == "rolled" and e.factor is None, arch
+        assert claim(e).startswith(f"a loop remains, unroll {FACTOR_UNKNOWN}")
 
 
 # --- live compiles ---------------------------------------------------------------------------

@@ -27,7 +27,8 @@ the body's math beside the main loop is a straight-line remainder. But where Tri
 holds the statement's loop unrolled and the remainder loop it put after it, only a SASS loop
 whose PTX loop measures at Triton's factor can be the main one (ptxas leaves the loop Triton
 pipelined, `num_stages=3`, as it is and unrolls the remainder x4: the larger factor is the
-remainder's); with none, the factor is unknown.
+remainder's); with none, the factor is unknown. Without the TTIR, where the SASS loop of the
+largest factor comes from a PTX loop unrolled less than another's, the factor is unknown too.
 
 Bounds that are a Triton kernel's constexprs are read with their compiled values, in the
 kernel's own function (`files.python_constexprs`): `tl.static_range(STAGES)` has STAGES copies.
@@ -35,8 +36,8 @@ kernel's own function (`files.python_constexprs`): `tl.static_range(STAGES)` has
 How it can be wrong: a PTX loop unrolled with no remainder loop beside it, whose counter's step
 is no number over the source's (`range(0, K, BLOCK_K)` with no constexprs known: a recorded
 program), reads as not unrolled; a program without its TTIR (a recording of PTX and cubin
-alone) takes the largest factor for the main loop, the remainder's where ptxas unrolled only
-the remainder; an outer body with no math or memory of its own beside its inner rolled loops
+alone) takes the largest factor for the main loop where the PTX loops' factors do not
+contradict it; an outer body with no math or memory of its own beside its inner rolled loops
 is read by their straight-line trips (three read x3), as before; a request
 written with a name (`loop_unroll_factor=UNROLL`, a constexpr) is not read; the DSL's helpers
 have no call chain, so a helper called twice has one entry with both sites' code; a fully
@@ -131,6 +132,8 @@ class _TileCensus(Census):
             rated.append((total, before, lp))
         made = self._triton_unrolled(key)
         mains = rated if made is None else [r for r in rated if r[1] == made]
+        if made is None and self._ir_unrolls() and _rankings_disagree(rated):
+            mains = []  # no TTIR settles which loop is main (`_rankings_disagree`)
         if not mains:  # no SASS loop is the one Triton unrolled: which is main is not known
             first = min(loops, key=lambda lp: lp.first_address)
             self.versions[key], self._before[key] = [], None
@@ -255,6 +258,16 @@ class _TileCensus(Census):
         if self._mlir is None:
             self._mlir = triton_loops(art.stages, self.files.main)
         return self._mlir.get(self.tree.loop(key).line, [])
+
+
+def _rankings_disagree(rated: list[tuple[int | None, int | None, Loop]]) -> bool:
+    """Whether the SASS loop of the largest factor comes from a PTX loop unrolled less than
+    another's: ptxas unrolled a remainder more than the loop before it was unrolled (Triton's
+    pipelined loop at x2, its remainder x4 by ptxas). Only the TTIR tells which is main."""
+    if len(rated) < 2 or any(total is None or before is None for total, before, _ in rated):
+        return False
+    top = max(rated, key=lambda r: (r[0] or 0, -r[2].first_address))
+    return (top[1] or 0) < max(before or 0 for _, before, _ in rated)
 
 
 def _counter_step(loop: Loop, by_line: dict[int, PtxInstruction]) -> int | None:
