@@ -13,7 +13,7 @@ import pytest
 from helpers.loop_marks import source_marks
 
 import sassview
-from sassview.analyses.loops.entry import LoopEntry
+from sassview.analyses.loops.entry import LoopEntry, claim
 from sassview.inspection import inspect_kernel
 from sassview.ir import Program
 
@@ -60,6 +60,10 @@ def test_a_remainder_read_above_one_iteration_leaves_the_factor_unknown(
 ) -> None:
     e = entry(stem, arch, kernel, mark)
     assert (e.kind, e.factor, e.remainder, e.decided_by) == ("rolled", None, True, "count"), was
+    # the claim says why, and what would settle it
+    assert e.unknown_why and e.unknown_why.startswith("remainder's lines x"), e.unknown_why
+    assert f"unroll factor unknown ({e.unknown_why})" in claim(e)
+    assert e.unknown_why.endswith("the source would settle it")
 
 
 @pytest.mark.parametrize("arch", ARCHS)
@@ -69,6 +73,18 @@ def test_an_unroll_by_2_whose_loads_are_its_copies_is_not_read_as_rolled(arch: s
     (or a stencil's neighbours: the lines cannot say)."""
     e = entry("census", arch, "bodies", "bd_if")
     assert (e.kind, e.factor) == ("rolled", None), "was: not unrolled"
+    assert e.unknown_why is not None and e.unknown_why.startswith("a line at two offsets")
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_a_factor_with_no_remainder_beside_it_says_it_is_unknown_and_why(arch: str) -> None:
+    """copies.cu's grid-stride int4 copy, one 16-byte copy a trip: its lines read x4 (words), the
+    same as an unroll by 4 would; with no remainder loop the cubin cannot tell them apart."""
+    e = entry("copies", arch, "copy_i4_stride", "cv_i4")
+    assert (e.kind, e.factor, e.remainder) == ("rolled", None, False)
+    assert e.unknown_why == (
+        "lines x4 a trip and no remainder: x4 or 4 of a pattern; the source would settle it"
+    )
 
 
 @pytest.mark.parametrize("arch", ARCHS)
@@ -89,6 +105,7 @@ def test_what_the_cubin_decides_still_stands(
 ) -> None:
     e = entry(stem, arch, kernel, mark)
     assert (e.kind, e.factor, e.remainder) == ("rolled", factor, remainder)
+    assert e.unknown_why is None
 
 
 @pytest.mark.parametrize("arch", ARCHS)

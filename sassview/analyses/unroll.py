@@ -128,22 +128,35 @@ def _ptxas_copies(instructions: tuple[SassInstruction, ...], indices: list[int])
 
 def _measure(
     loops: list[Loop], counts_of: Callable[[Loop], Counts], ptxas_of: Callable[[Loop], int | None]
-) -> tuple[int | None, Loop, list[Loop], Counts]:
-    """(factor, main loop, remainder loops, the main loop's counts) of one source loop.
+) -> tuple[int | None, Loop, list[Loop], str | None]:
+    """(factor, main loop, remainder loops, why the factor is unknown) of one source loop.
     `ptxas_of`: ptxas' own copies of each PTX line in one trip of a loop (None without PTX
     lines), which a remainder's reading must match to be its iterations (`_iterations`)."""
     measured = [(_factor(c), lp, c) for lp in loops for c in [counts_of(lp)]]
-    known = True
+    doubt = None
     if len(measured) > 1:  # the smallest is one iteration's worth: measure the others against it
         r, ref_loop, ref = min(measured, key=lambda m: sum(c for k, c in m[2].items() if k[2]))
-        known = _iterations(r, ptxas_of(ref_loop))
+        ptxas = ptxas_of(ref_loop)
+        if not _iterations(r, ptxas):
+            doubt = _REMAINDER_UNREAD.format(r=r, ptxas=ptxas)
         measured = [
             (r if lp is ref_loop else (_ratio(c, ref) or 0) * (r or 1) or g, lp, c)
             for g, lp, c in measured
         ]
-    f, main, counts = max(measured, key=lambda m: (m[0] or 0, -m[1].first_address))
+    f, main, _ = max(measured, key=lambda m: (m[0] or 0, -m[1].first_address))
     rest = [lp for g, lp, _ in measured if lp is not main and (g or 0) < (f or 0)]
-    return (f if known or not rest else None), main, rest, counts
+    if doubt is None or not rest:
+        return f, main, rest, None
+    return None, main, rest, doubt
+
+
+# Why a bare cubin's factor is unknown (`LoopEntry.unknown_why`), in few words (a `check` row
+# holds every loop's) ending on what would settle it: the source, whose build can be rolled
+# and the compiler asked (loops/rolled.py). docs/analyses.md says each at length.
+_SETTLE = "the source would settle it"
+_REMAINDER_UNREAD = "remainder's lines x{r} a trip, ptxas' x{ptxas}: " + _SETTLE
+_NO_REMAINDER = "lines x{f} a trip and no remainder: x{f} or {f} of a pattern; " + _SETTLE
+_TWO_OFFSETS = "a line at two offsets of one base: x1 or x2; " + _SETTLE
 
 
 def _iterations(reading: int | None, ptxas: int | None) -> bool:
@@ -219,21 +232,23 @@ def _by_line(ctx: AnalysisContext) -> Findings:
             src = instructions[i].source
             return src.line if src and at and (src.file, src.line) != at else None
 
-        f, loop, rest, _ = _measure(
+        f, loop, rest, why = _measure(
             group,
             lambda lp: _count(instructions, region(lp), other_lines),
             lambda lp: _ptxas_copies(instructions, region(lp)),
         )
         if f is not None and f > 1 and not rest:
-            f = None  # no source to roll and ask (loops/rolled.py): see the module's docstring
+            # no source to roll and ask (loops/rolled.py): see the module's docstring
+            f, why = None, _NO_REMAINDER.format(f=f)
         if f == 1 and not rest and _copies_by_offset(instructions, region(loop), other_lines):
-            f = None  # one iteration or two, the lines cannot say: see _copies_by_offset
+            f, why = None, _TWO_OFFSETS  # one iteration or two: see _copies_by_offset
         requested, ptxas = _ptx_request(ctx, region(loop))
         entry = LoopEntry(
             line=at[1] if at else None,
             file=at[0] if at else None,
             kind="rolled",
             factor=f,
+            unknown_why=why,
             remainder=bool(rest),
             requested=requested,
             requested_by="ptx",

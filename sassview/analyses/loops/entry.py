@@ -89,6 +89,9 @@ class LoopEntry:
     file: str | None
     kind: Kind
     factor: int | None = None  # rolled: source iterations per trip of the main SASS loop
+    # rolled, factor None: why it is not known, in words ending on what would settle it (the
+    # bare-cubin reading: analyses/unroll.py); None where not said
+    unknown_why: str | None = None
     ptx_factor: int | None = None  # rolled: NVVM's factor, of the PTX loop (C++; else None)
     remainder: bool = False  # rolled: iterations left to a remainder loop or straight-line code
     copies: int | None = None  # full: copies of the body per execution of the statement
@@ -350,7 +353,8 @@ def _made(e: LoopEntry) -> str:
         count = COPIES_UNKNOWN if n is None else f"{n} {'copy' if n == 1 else 'copies'}"
         return f"fully unrolled ({count}, no loop left)"
     if e.factor is None:
-        return f"a loop remains, unroll {FACTOR_UNKNOWN}"
+        why = f" ({e.unknown_why})" if e.unknown_why else ""
+        return f"a loop remains, unroll {FACTOR_UNKNOWN}{why}"
     text = "not unrolled" if e.factor == 1 else f"unrolled by {e.factor}"
     text += by_whom(e.ptx_factor, e.factor, e.unroller)
     if e.remainder:
