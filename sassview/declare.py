@@ -97,14 +97,24 @@ def cuda(
     include_dirs: Sequence[str | Path] = (),
     options: Sequence[str] = (),
     variants: Mapping[str, Sequence[Any]] | None = None,
+    compiler: str = "auto",
 ) -> Declaration:
     """CUDA C++ held in a Python string. `variants` keys are macros (`TILE`) or options
-    (`-maxrregcount`, `--use_fast_math` with values [False, True])."""
+    (`-maxrregcount`, `--use_fast_math` with values [False, True]); `compiler`: "auto" (NVRTC,
+    or nvcc for host code and host headers), "nvrtc" or "nvcc", as `sv.cuda_file` takes it."""
     if not isinstance(source, str) or "__global__" not in source:
         raise InputError(
             "sassview.cuda() needs CUDA C++ source text with a __global__ kernel",
             "for a .cu file use sassview.cuda_file('kernel.cu', ...)",
         )
+    from sassview.frontends.build_options import BuildOptions
+
+    try:  # the keywords read as every way in reads them: the same errors, said here
+        BuildOptions.of(options=options, compiler=compiler)
+    except InputError as exc:
+        raise InputError(f"sv.cuda(): {exc.message}", exc.hint) from None
+    # "compiler" only where asked: the settings of every other declaration stay as they were
+    chosen = {} if compiler == "auto" else {"compiler": compiler}
     return register_declaration(
         Declaration(
             "cuda",
@@ -117,6 +127,7 @@ def cuda(
                     "include_dirs": tuple(map(str, include_dirs)),
                     "options": tuple(options),
                     "file": False,
+                    **chosen,
                 }
             ),
             _variants(variants),

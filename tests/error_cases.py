@@ -309,6 +309,13 @@ CASES: list[Case] = [
         ("NVRTC rejected an option",),
     ),
     Case(
+        "target-in-options",
+        "compile errors",
+        "an extra option that chooses the target (-X --gpu-architecture=sm_90)",
+        lambda t: ["check", VECADD, "-a", "sm_80", "-X", "--gpu-architecture=sm_90"],
+        ("chooses the target", "--arch (-a sm_90a)"),
+    ),
+    Case(
         "ptx-syntax-error",
         "compile errors",
         "PTX that does not assemble",

@@ -319,3 +319,18 @@ def test_guessed_types_read_annotations_that_name_a_type_and_else_the_name() -> 
     assert [guess_type(n) for n in ("N_CTX", "stride_qm", "row_size", "sm_scale", "Mean")] == [
         "i32", "i32", "i32", "fp32", "?",
     ]  # fmt: skip
+
+
+def test_a_cuda_string_takes_the_compiler_it_names(tmp_path: Path) -> None:
+    """`sv.cuda(..., compiler="nvcc")` builds the string with nvcc, as `sv.cuda_file` would
+    (it took NVRTC, the command line's --compiler is only noted for a kernel.py); a compiler
+    that is none is the declaration's error, named at its line."""
+    text = SAXPY_FILE.replace('variants={"UNROLL": [1, 4]})', 'compiler="nvcc")')
+    text = text.replace("#pragma unroll UNROLL\n", "")
+    env = {"SASSVIEW_CACHE_DIR": str(tmp_path / "c")}
+    done = run("check", write(tmp_path, text), "--arch", "sm_80", env=env)
+    assert done.returncode == 0, done.stderr
+    assert "· nvcc ·" in done.stdout.splitlines()[0]
+    bad = run("check", write(tmp_path, text.replace('"nvcc"', '"gcc"')), env=env)
+    assert bad.returncode == 2
+    assert "sv.cuda(): compiler='gcc' is not a compiler" in bad.stderr

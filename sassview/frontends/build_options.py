@@ -111,6 +111,27 @@ def _strings(values: Sequence[str]) -> tuple[str, ...]:
     return tuple(values)
 
 
+# The compiler options that choose the target, which sassview sets from --arch (`arch=`): given
+# as an extra option they would quietly compile another target than the one asked and named.
+_TARGET_OPTIONS = (
+    "-arch", "--gpu-architecture", "-gencode", "--generate-code", "-code", "--gpu-code",
+)  # fmt: skip
+
+
+def _compiler_options(values: Sequence[str]) -> tuple[str, ...]:
+    """The extra options as given, but one choosing the target: an InputError naming --arch."""
+    options = _strings(values)
+    for option in options:
+        name = option.split("=", 1)[0].split(None, 1)[0] if option.strip() else option
+        if name in _TARGET_OPTIONS:
+            raise InputError(
+                f"option {option!r} chooses the target, which sassview sets from the arch",
+                "give the target as --arch (-a sm_90a), or arch= in the API; the options are for"
+                " the rest (-X=-maxrregcount=32)",
+            )
+    return options
+
+
 def _where(value: bool | str | Path) -> bool | Path:
     return value if isinstance(value, bool) else Path(value)
 
@@ -127,7 +148,7 @@ def _same(value: Any) -> Any:
 _READERS: dict[str, Any] = {
     "defines": define_list,
     "include_dirs": _paths,
-    "options": _strings,
+    "options": _compiler_options,
     "compiler": _same,
     "host_compiler": _same,
     "instantiate": _strings,

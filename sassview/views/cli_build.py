@@ -147,7 +147,8 @@ def file_build(path: Path, build: BuildOptions) -> FileBuild:
     # --toolchain applies to a kernel.py too (its CUDA C++ and Triton declarations).
     if path.suffix not in CUDA_SUFFIXES and build != BuildOptions(toolchain=build.toolchain):
         where = (
-            "a kernel.py declares its own (sv.cuda_file(..., defines=..., options=...))"
+            "a kernel.py declares its own (sv.cuda(..., compiler='nvcc'),"
+            " sv.cuda_file(..., defines=..., options=...))"
             if path.suffix == ".py"
             else "it is not compiled from C++"
         )
