@@ -1,61 +1,23 @@
-"""The labelled corpus tests/data/loops/shapes2.cu as record_shapes2.py recorded it (NVRTC,
-sm_80 and sm_90a, -DSPLIT=2 -DROWS=2): the real build's program, the rolled builds the census
-asks (loops/rolled.py), the hand labels (labels_shapes2.json) and the `// @name` marks that
-place them. Read by tests/test_loop_shapes2.py and benchmarks/loop_copies_accuracy.py alike,
-so that the benchmark imports no test module."""
+"""The labelled corpus tests/data/loops/shapes2.cu as record_shapes2.py recorded it (-DSPLIT=2
+-DROWS=2), with the rolled builds the census asks, tagged by the headers whose depths they
+count one more (`shapes2.rolled0_shapes21`). A `RecordedCorpus` (recorded_corpus.py)."""
 
 from __future__ import annotations
 
-import json
-from collections.abc import Mapping
-from functools import cache
 from pathlib import Path
 
-import sassview
-from helpers.loop_marks import source_marks
-from sassview.ir import Artifacts, Program
-from sassview.parse.rolled_source import rolled_source
+from helpers.recorded_corpus import ARCHS, DATA, RecordedCorpus
 
-DATA = Path(__file__).parent.parent / "data" / "loops"
-SOURCE = DATA / "shapes2.cu"
-FILES = ("shapes2.cu", "shapes2.cuh")
-ARCHS = ("sm_80", "sm_90a")
+
+def _tag(flips: tuple[tuple[str, int], ...]) -> str:
+    return "".join(f"_{Path(f).stem}{d}" for f, d in flips)
+
+
 DEFINES = ("SPLIT=2", "ROWS=2")  # as record_shapes2.py compiles it
-LABELS = json.loads((DATA / "labels_shapes2.json").read_text())["loops"]
-
-
-def _recorded(stem: str, arch: str, text: str) -> Artifacts:
-    return Artifacts(
-        kind="cuda",
-        arch=arch,
-        source_path=str(SOURCE),
-        source_text=text,
-        ptx=(DATA / f"{stem}.ptx").read_text(),
-        cubin=(DATA / f"{stem}.cubin").read_bytes(),
-        compile_log=(DATA / f"{stem}.log").read_text() if stem.count(".") == 1 else "",
-        options=(f"--gpu-architecture={arch}", "-lineinfo", *(f"-D{d}" for d in DEFINES)),
-    )
-
-
-def recorded_variant(art: Artifacts, parity: int, flips: Mapping[str, int]) -> Artifacts | None:
-    """The rolled build record_shapes2.py kept for these flips (by file name: the recorded
-    line tables name the tree they were recorded in); None for another program's artifacts
-    or flips it was never asked."""
-    if art.source_path != str(SOURCE):
-        return None
-    tag = "".join(f"_{Path(f).stem}{d}" for f, d in sorted(flips.items()))
-    stem = f"shapes2.rolled{parity}{tag}.{art.arch}"
-    if not (DATA / f"{stem}.cubin").exists():
-        return None
-    return _recorded(stem, art.arch, rolled_source(SOURCE.read_text(), parity))
-
-
-@cache
-def marks() -> dict[str, tuple[str, int]]:
-    """`// @name` -> (file name, line)."""
-    return source_marks(DATA, FILES)
-
-
-@cache
-def program(arch: str) -> Program:
-    return sassview.from_artifacts(_recorded(f"shapes2.{arch}", arch, SOURCE.read_text()))
+CORPUS = RecordedCorpus("shapes2", ("shapes2.cuh",), defines=DEFINES, rolled=_tag)
+SOURCE, FILES, LABELS = CORPUS.source, CORPUS.files, CORPUS.labels
+recorded_variant, marks, program = CORPUS.recorded_variant, CORPUS.marks, CORPUS.program
+__all__ = [
+    "ARCHS", "DATA", "DEFINES", "FILES", "LABELS", "SOURCE", "marks", "program",
+    "recorded_variant",
+]  # fmt: skip
