@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 
 class SourceLoc(NamedTuple):

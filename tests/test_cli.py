@@ -29,7 +29,7 @@ def test_check_json_is_one_document_with_schema_version() -> None:
     done = sassview("check", EXAMPLE, "--arch", "sm_80,sm_90a", "--json")
     assert done.returncode == 0, done.stderr
     doc = json.loads(done.stdout)
-    assert doc["schema_version"] == 5
+    assert doc["schema_version"] == 6
     assert [p["arch"] for p in doc["programs"]] == ["sm_80", "sm_90a"]
     f4 = next(k for k in doc["programs"][1]["kernels"] if k["name"] == "add_f4")
     assert f4["resources"]["registers"] > 0

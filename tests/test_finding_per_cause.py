@@ -77,10 +77,11 @@ def test_the_unroll_matcher_shows_the_one_finding() -> None:
 
 def test_inline_asm_loops_at_one_place_are_numbered_in_every_view() -> None:
     """Three retry loops of one asm statement (inlined at one call in a loop unrolled 3 times)
-    read `asm/compiler loop 1 of 3` .. `3 of 3`, in address order, in the findings, the TUI's
-    loop labels and the export; check's rows still fold them as alike."""
+    read `mbarrier wait loop 1 of 3` .. `3 of 3` (what they wait on: analyses/spins.py), in
+    address order, in the findings, the TUI's loop labels and the export; check's rows still
+    fold them as alike."""
     wait, call = MARKS["wait"][1], MARKS["call"][1]
-    place = f"line {wait} (three_waits.cu, inlined at line {call}, asm/compiler loop"
+    place = f"line {wait} (three_waits.cu, inlined at line {call}, mbarrier wait loop"
     kernel = checked("three_waits.cu")
     notes = [a for a in kernel["annotations"] if a["kind"] == "unroll" and place in a["message"]]
     names = [a["message"].split(": ")[0] for a in sorted(notes, key=lambda a: a["loops"])]
@@ -94,7 +95,7 @@ def test_inline_asm_loops_at_one_place_are_numbered_in_every_view() -> None:
     schedule = [r for r in text.splitlines() if r.startswith("  schedule")]
     assert len(schedule) == 1 and schedule[0].endswith("(x3 loops alike)"), schedule
     (loops_row,) = [r for r in text.splitlines() if r.startswith("  loops")]
-    assert loops_row.count("asm/compiler loop") == 1 and "(x3 loops alike)" in loops_row
+    assert loops_row.count("mbarrier wait loop") == 1 and "(x3 loops alike)" in loops_row
 
 
 WS_FILE = """\
@@ -140,4 +141,4 @@ def test_warp_partitions_name_their_loops_as_the_loops_row_does(tmp_path: Path) 
     said = [a["message"] for a in kernel["annotations"] if a["kind"] == "warp-partition"]
     assert said == analysis["partitions"]
     schedule = " ".join(s["text"] for s in analysis["schedule"])
-    assert f"line {dot} {inlined[:-1]}, asm/compiler loop" in schedule
+    assert f"line {dot} {inlined[:-1]}, mbarrier wait loop" in schedule

@@ -33,7 +33,7 @@ def check_json(*args: str | Path) -> list[dict[str, Any]]:
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     doc = json.loads(done.stdout)
-    assert doc["schema_version"] == 5
+    assert doc["schema_version"] == 6
     return [a for p in doc["programs"] for k in p["kernels"] for a in k["annotations"]]
 
 

@@ -11,6 +11,7 @@ from conftest import run_sassview
 
 import sassview
 from sassview import export
+from sassview.analyses.loops.entry import UnrollFacts
 from sassview.analyses.records import Partition, WarpPartitionFacts
 from sassview.inspection import inspect_program
 
@@ -77,3 +78,29 @@ def test_the_partitions_are_records_the_export_writes_field_by_field(tmp_path: P
     written = json.loads(export.render(insp, "json"))["facts"]["warp_partitions"]["partitions"]
     assert written == [dict(p) for p in parts]
     assert all(list(w) == sorted(f.name for f in dataclasses.fields(Partition)) for w in written)
+
+
+def test_the_schedule_rows_name_the_loops_of_no_statement_as_the_partitions_do(
+    tmp_path: Path,
+) -> None:
+    """The worker warps' jump-table loop and the lowering's inline-asm mbarrier waits: the
+    partition rows said "dispatch loop of the worker warps" and "mbarrier waits" while every
+    loop row and schedule row called both "asm/compiler loop". One word for each now
+    (analyses/spins.py, `loose_kind`), in the partitions, the schedule rows and the loops'
+    JSON (`waits`, schema 6)."""
+    pytest.importorskip("triton")
+    path = tmp_path / "kernel.py"
+    path.write_text(WS_FILE.format(data=str(DATA / "frontends")))
+    done = run_sassview("check", path, "--json", "-k", "ws_matmul")
+    assert done.returncode == 0, done.stderr
+    (kernel,) = json.loads(done.stdout)["programs"][0]["kernels"]
+    default = kernel["analysis"]["partitions"][0]
+    assert f"1 worker dispatch at line {K_LOOP}" in default and "mbarrier wait" in default
+    rows = [r["text"] if isinstance(r, dict) else r for r in kernel["analysis"]["schedule"]]
+    named = " ".join(str(r) for r in rows)
+    assert f"line {K_LOOP} (worker dispatch loop)" in named
+    assert "(mbarrier wait loop" in named
+    assert "asm/compiler loop" not in named
+    (insp,) = inspect_program(sassview.load_kernel_file(path)[1][0])
+    waits = {e.waits for e in insp.typed_facts(UnrollFacts).entries}
+    assert {"worker dispatch", "mbarrier wait"} <= waits

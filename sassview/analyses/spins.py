@@ -21,6 +21,9 @@ from sassview.ir import SassInstruction
 SETMAXNREG_RETRY = "setmaxnreg retry"
 TMEM_ALLOC_RETRY = "tensor-memory alloc retry"
 MBARRIER_WAIT = "mbarrier wait"
+# The loop a warp-specialized kernel's worker warps run around its jump table (`BRX`/`JMX`),
+# each trip sending them to their partition's code: no loop statement's either.
+WORKER_DISPATCH = "worker dispatch"
 
 # The retry loops ptxas and the frontends' lowering leave, by what they wait for.
 _SPINS: tuple[tuple[str, Callable[[SassInstruction], bool]], ...] = (
@@ -42,6 +45,18 @@ def spin_kind(body: Iterable[SassInstruction]) -> str | None:
     if len(ops) > _MOST:
         return None
     return next((kind for kind, test in _SPINS if any(test(i) for i in ops)), None)
+
+
+def dispatches(body: Iterable[SassInstruction]) -> bool:
+    """Whether a loop holds a jump table's branch (`BRX`, `JMX`): the worker warps' dispatch."""
+    return any(i.opcode in ("BRX", "JMX") for i in body)
+
+
+def loose_kind(body: Sequence[SassInstruction], whole: Iterable[SassInstruction]) -> str | None:
+    """What a loop of no statement waits on or runs, by which every view names it: a spin
+    (`spin_kind` of one trip, `body`), else the worker warps' dispatch (a jump table anywhere
+    in `whole`, its nested loops too); None for one that is neither."""
+    return spin_kind(body) or (WORKER_DISPATCH if dispatches(whole) else None)
 
 
 def ptxas_retry(body: Sequence[SassInstruction], ptx_lines: Sequence[int | None]) -> str | None:

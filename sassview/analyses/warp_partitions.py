@@ -30,7 +30,7 @@ from typing import Any
 from sassview.analyses.base import AnalysisContext, Annotation, Findings, Severity
 from sassview.analyses.records import Partition, WarpPartitionFacts, partition_text
 from sassview.analyses.records_compute import loop_place
-from sassview.analyses.spins import spin_kind
+from sassview.analyses.spins import WORKER_DISPATCH, spin_kind
 from sassview.graph.dominators import immediate_dominators
 from sassview.graph.loops import Loop
 
@@ -65,7 +65,7 @@ def run(ctx: AnalysisContext) -> Findings:
     for loop in ctx.loops:
         slot = slot_of(loop.header)
         if any(b is not None and b.index in loop.blocks for b in dispatch):
-            slot["spins"].setdefault("dispatch loop of the worker warps", []).append(loop)
+            slot["spins"].setdefault(WORKER_DISPATCH, []).append(loop)
             continue
         spin = spin_kind(
             kernel.instructions[j]

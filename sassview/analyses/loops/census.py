@@ -122,7 +122,9 @@ class Census(Measure):
                 notes += describe(entry, main.addresses, rest)
             else:
                 notes += describe(entry, self.code_of(k), [])
-        loose = numbered([_loose(lp, self._chain(lp), self.retries) for lp in self.loose])
+        loose = numbered(
+            [_loose(lp, self._chain(lp), self.retries, self.waits) for lp in self.loose]
+        )
         for lp, entry in zip(self.loose, loose, strict=True):
             entries.append(entry)
             notes += describe(entry, lp.addresses, [])
@@ -385,7 +387,7 @@ def numbered(loose: list[LoopEntry]) -> list[LoopEntry]:
     numbered in address order (`ordinal`), so that no two read as one loop said twice."""
     places: dict[tuple[object, ...], list[LoopEntry]] = {}
     for e in loose:
-        places.setdefault((e.line, e.file, e.inlined_at, e.spin), []).append(e)
+        places.setdefault((e.line, e.file, e.inlined_at, e.unexplained), []).append(e)
     ordinal: dict[int, tuple[int, int]] = {}
     for alike in (v for v in places.values() if len(v) > 1):
         ranked = sorted(alike, key=lambda e: (e.first_address is None, e.first_address or 0))
@@ -393,7 +395,9 @@ def numbered(loose: list[LoopEntry]) -> list[LoopEntry]:
     return [replace(e, ordinal=ordinal[id(e)]) if id(e) in ordinal else e for e in loose]
 
 
-def _loose(loop: Loop, sites: tuple[SourceLoc, ...], retries: dict[int, str]) -> LoopEntry:
+def _loose(
+    loop: Loop, sites: tuple[SourceLoc, ...], retries: dict[int, str], waits: dict[int, str]
+) -> LoopEntry:
     src = loop.source
     return LoopEntry(
         line=src.line if src else None,
@@ -409,4 +413,5 @@ def _loose(loop: Loop, sites: tuple[SourceLoc, ...], retries: dict[int, str]) ->
         first_address=loop.first_address,
         instructions=len(loop.addresses),
         spin=retries.get(loop.index),
+        waits=waits.get(loop.index),
     )

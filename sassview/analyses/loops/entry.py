@@ -40,6 +40,7 @@ class _LoopJsonExtra(TypedDict, total=False):
 
     requested_by: str  # where not a C++ pragma
     spin: str  # a retry loop ptxas made of one PTX instruction: what it retries (schema 5)
+    waits: str  # another loop of no statement: what it waits on or runs (schema 6)
     triton_factor: int | None
     ptxas_factor: int | None
 
@@ -79,7 +80,7 @@ LoopKey = Literal[
     "remainder", "first_address", "instructions", "tensor_ops", "statement", "sass_loops",
     "remainder_loops", "kind", "factor", "copies", "ptx_factor", "trip_count", "inlined_at",
     "parent", "back_edges", "fallbacks", "decided_by", "summary", "requested_by",
-    "triton_factor", "ptxas_factor", "spin",
+    "triton_factor", "ptxas_factor", "spin", "waits",
 ]  # fmt: skip
 
 
@@ -127,6 +128,10 @@ class LoopEntry:
     # ("setmaxnreg retry": analyses/spins.py), its name where the others' is NO_STATEMENT; the
     # line table gives it the line of the statement around it, which it is no copy of
     spin: str | None = None
+    # A loop of no statement otherwise, named by what it waits on or runs (analyses/spins.py,
+    # `loose_kind`): "mbarrier wait" (an inline asm's try-wait loop), "worker dispatch" (the
+    # jump table of a warp-specialized kernel's worker warps), as the warp partitions name it
+    waits: str | None = None
 
     @property
     def place(self) -> str:
@@ -144,9 +149,10 @@ class LoopEntry:
 
     @property
     def unexplained(self) -> str:
-        """What a loop of no statement is: `setmaxnreg retry loop` (`spin`), else
-        `asm/compiler loop`."""
-        return f"{self.spin} loop" if self.spin else NO_STATEMENT
+        """What a loop of no statement is: `setmaxnreg retry loop` (`spin`), `mbarrier wait
+        loop` (`waits`), else `asm/compiler loop`."""
+        kind = self.spin or self.waits
+        return f"{kind} loop" if kind else NO_STATEMENT
 
     @property
     def site(self) -> str:
@@ -243,6 +249,8 @@ class LoopEntry:
             out["requested_by"] = self.requested_by
         if self.spin is not None:
             out["spin"] = self.spin
+        if self.waits is not None:
+            out["waits"] = self.waits
         for key, value in self.extra:
             out[key] = value
         return out
@@ -442,5 +450,6 @@ _LOOP_KEYS: tuple[LoopKey, ...] = (
     "decided_by",  # what settled copies / factor: "count" or "rolled build" (loops/rolled.py)
     "summary",  # the loop in words (LoopEntry.summary): what `check` prints
     "spin",  # a retry loop ptxas made (no statement): what it retries (schema 5)
+    "waits",  # another loop of no statement: what it waits on or runs (schema 6)
     "triton_factor",
 )

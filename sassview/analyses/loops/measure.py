@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from sassview.analyses.loops.listing import Listing
 from sassview.analyses.loops.ratios import Counts, copies_of, pool, ratio, steady_ratio
 from sassview.analyses.loops.tree import STATEMENT, Key, Tree
-from sassview.analyses.spins import ptxas_retry
+from sassview.analyses.spins import loose_kind, ptxas_retry
 from sassview.analyses.tile_loops import divides_most
 from sassview.graph.loops import Loop
 from sassview.ir import SassInstruction, SourceLoc
@@ -41,12 +41,16 @@ class Measure:
         self.groups: dict[Key, list[Loop]] = {}
         self.loose: list[Loop] = []
         self.retries: dict[int, str] = {}  # loose loops ptxas made of one PTX instruction
+        self.waits: dict[int, str] = {}  # the other loose loops by what they wait on or run
         self.copies: dict[Key, int | None] = {}  # of the full entries
         self.mains: dict[Key, Loop] = {}  # the main SASS loop of each rolled entry
         # SASS loops as unrolled as the main one: loop versions, or the loops of two call
         # sites the line table gives one inline context
         self.versions: dict[Key, list[Loop]] = {}
         self._assign()
+        for lp in self.loose:
+            if lp.index not in self.retries and (kind := self._loose_kind(lp)) is not None:
+                self.waits[lp.index] = kind
 
     def region(self, loop: Loop | None) -> list[int]:
         """Instruction indices of one trip of `loop` (without its nested loops), or of the code
@@ -125,6 +129,20 @@ class Measure:
         """Whether the statement of `key` may be a SASS loop's (a Python loop unrolled while
         the kernel is traced may not: see loops/python.py)."""
         return not self.tree.loop(key).static
+
+    def _loose_kind(self, loop: Loop) -> str | None:
+        """What a loop of no statement waits on or runs (analyses/spins.py, `loose_kind`): an
+        inline asm's mbarrier try-wait loop, the worker warps' dispatch loop. None in a PTX
+        listing (its loops are the PTX's own)."""
+        blocks = self.listing.cfg.blocks
+        whole = [
+            self.ins[i] for b in loop.blocks for i in range(blocks[b].first, blocks[b].last + 1)
+        ]
+        sass = [x for x in whole if isinstance(x, SassInstruction)]
+        if len(sass) < len(whole):
+            return None
+        trip = [x for i in self.region(loop) if isinstance(x := self.ins[i], SassInstruction)]
+        return loose_kind(trip, sass)
 
     def _inline_asm_only(self, loop: Loop) -> bool:
         """Whether every instruction of one trip of `loop` (nested loops aside) with a PTX line
