@@ -139,6 +139,9 @@ def test_the_template_scope_names_its_type_arguments() -> None:
         ("int i = 1; i <= kVec; ++i", 4),
         ("int i = 0; i < Dir::Down; ++i", 3),
         ("int i = 0; i < sizeof(Unknown); ++i", None),
+        ("uint o = 0; o + kVec <= kLast; o += kVec", 2),  # stops before a partial tile
+        ("uint o = 0; o + kLast <= kVec; o += kLast", 0),
+        ("uint o = 0; o + n <= kLast; o += kVec", None),
     ],
 )
 def test_headers_read_with_the_constants(header: str, trips: int | None) -> None:

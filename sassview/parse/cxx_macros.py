@@ -358,3 +358,90 @@ def _node(node: ast.AST, names: Mapping[str, int]) -> int | None:
 
 
 __all__ = ["Includes", "Macros", "Override", "include_dirs"]
+
+
+# Function-like macros of one expression (`#define CEIL_DIV(M, N) (((M) + (N)-1) / (N))`):
+# a use in a constant (`constexpr int WMITER = CEIL_DIV(BM, WM);`) or a loop header is
+# replaced as the preprocessor replaces it, so the constant is read. Bodies with statements,
+# `#`/`##`, a variadic or continued definition, or two definitions (or an #undef) anywhere
+# are left alone: no value there, never a guess.
+_FUNCTION_DEFINE = re.compile(r"^[ \t]*#[ \t]*(define|undef)[ \t]+(\w+)(\(([^)]*)\))?(.*)$", re.M)
+_NOT_AN_EXPRESSION = re.compile(r"[;{}#\\]|\b(?:for|while|do|if|return|goto)\b")
+ExpressionMacros = dict[str, tuple[tuple[str, ...], str]]  # name -> (parameters, body)
+
+
+def expression_macros(texts: Iterable[str]) -> ExpressionMacros:
+    """The function-like macros of one expression defined once across `texts`."""
+    found: ExpressionMacros = {}
+    left_out: set[str] = set()
+    for text in texts:
+        for m in _FUNCTION_DEFINE.finditer(text):
+            name, params = m.group(2), m.group(4)
+            if m.group(1) == "undef" or m.group(3) is None:
+                left_out.update([name] if m.group(1) == "undef" else ())
+                continue
+            body = _COMMENT.sub("", m.group(5)).strip()
+            names = tuple(p.strip() for p in params.split(",")) if params.strip() else ()
+            if not body or _NOT_AN_EXPRESSION.search(body) or any(
+                not p.isidentifier() for p in names
+            ):
+                left_out.add(name)
+                continue
+            if found.setdefault(name, (names, body)) != (names, body):
+                left_out.add(name)
+    return {n: d for n, d in found.items() if n not in left_out}
+
+
+def expand_expression_macros(text: str, macros: ExpressionMacros) -> str:
+    """`text` with each use of `macros` outside directives replaced by its body, arguments
+    substituted (each parenthesised, as its parameter is in a well-written body), uses inside
+    a body too (eight levels); a use whose arguments run past its line is left as written,
+    so every line keeps its number."""
+    if not macros:
+        return text
+    use = re.compile(r"\b(" + "|".join(map(re.escape, sorted(macros))) + r")\s*\(")
+    lines = text.split("\n")
+    for i, line in enumerate(lines):
+        if _DIRECTIVE.match(line) or not use.search(line):
+            continue
+        for _ in range(8):
+            new = _expand_line(line, use, macros)
+            if new == line:
+                break
+            line = new
+        lines[i] = line
+    return "\n".join(lines)
+
+
+def _expand_line(line: str, use: re.Pattern[str], macros: ExpressionMacros) -> str:
+    out, pos = [], 0
+    while (m := use.search(line, pos)) is not None:
+        args, close = _arguments(line, m.end())
+        params, body = macros[m.group(1)]
+        if args is None or len(args) != len(params) and (params or args != [""]):
+            out.append(line[pos : m.end()])
+            pos = m.end()
+            continue
+        given = dict(zip(params, args, strict=False))
+        sub = re.sub(r"\b\w+\b", lambda w: f"({given[w[0]]})" if w[0] in given else w[0], body)
+        out.append(line[pos : m.start()] + f"({sub})")
+        pos = close + 1
+    return "".join(out) + line[pos:]
+
+
+def _arguments(line: str, start: int) -> tuple[list[str] | None, int]:
+    """The top-level comma-separated arguments from `start` (just past the `(`) to its `)`
+    on this line, and the `)`'s position; None where the line ends first."""
+    depth, args, begin = 0, [], start
+    for pos in range(start, len(line)):
+        c = line[pos]
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            if depth == 0:
+                return [*args, line[begin:pos].strip()], pos
+            depth -= 1
+        elif c == "," and depth == 0:
+            args.append(line[begin:pos].strip())
+            begin = pos + 1
+    return None, len(line)
