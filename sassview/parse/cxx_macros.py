@@ -11,7 +11,8 @@ A walk over the directives, not a preprocessor: an `#include` is followed only i
 the caller has (`Includes`: those the line table names, found as the compiler finds them), each
 walked once at its first `#include` in translation-unit order, so a header sees what its
 includer defined ahead of the include (`#define WARPSIZE 32` before `#include
-"block_reduce.cuh"`); no function-like macro is expanded, and a condition is decided only from
+"block_reduce.cuh"`); a function-like macro is expanded only where a loop or a constant uses
+one of a single expression (`expand_expression_macros`), and a condition is decided only from
 integer literals, `defined(NAME)`, the names defined so far and `__CUDA_ARCH__`.
 
 How it can be wrong: a condition it cannot decide (a name no file read here defines, a
@@ -382,8 +383,10 @@ def expression_macros(texts: Iterable[str]) -> ExpressionMacros:
                 continue
             body = _COMMENT.sub("", m.group(5)).strip()
             names = tuple(p.strip() for p in params.split(",")) if params.strip() else ()
-            if not body or _NOT_AN_EXPRESSION.search(body) or any(
-                not p.isidentifier() for p in names
+            if (
+                not body
+                or _NOT_AN_EXPRESSION.search(body)
+                or any(not p.isidentifier() for p in names)
             ):
                 left_out.add(name)
                 continue
@@ -422,17 +425,22 @@ def _expand_line(line: str, use: re.Pattern[str], macros: ExpressionMacros) -> s
             out.append(line[pos : m.end()])
             pos = m.end()
             continue
-        given = dict(zip(params, args, strict=False))
-        sub = re.sub(r"\b\w+\b", lambda w: f"({given[w[0]]})" if w[0] in given else w[0], body)
+        sub = _substituted(body, dict(zip(params, args, strict=False)))
         out.append(line[pos : m.start()] + f"({sub})")
         pos = close + 1
     return "".join(out) + line[pos:]
 
 
+def _substituted(body: str, given: dict[str, str]) -> str:
+    """`body` with each parameter named in `given` replaced by its argument, parenthesised."""
+    return re.sub(r"\b\w+\b", lambda w: f"({given[w[0]]})" if w[0] in given else w[0], body)
+
+
 def _arguments(line: str, start: int) -> tuple[list[str] | None, int]:
     """The top-level comma-separated arguments from `start` (just past the `(`) to its `)`
     on this line, and the `)`'s position; None where the line ends first."""
-    depth, args, begin = 0, [], start
+    depth, begin = 0, start
+    args: list[str] = []
     for pos in range(start, len(line)):
         c = line[pos]
         if c in "([{":
