@@ -32,6 +32,8 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from sassview.memo import memoized
+
 # One logical directive: `#`, name, the rest (continuations joined by the caller)
 _DIRECTIVE = re.compile(r"^\s*#\s*(\w+)\s*(.*)$", re.S)
 _DEFINE_BODY = re.compile(r"(\w+)(\()?\s*(.*)$", re.S)
@@ -400,8 +402,15 @@ def expand_expression_macros(text: str, macros: ExpressionMacros) -> str:
     substituted (each parenthesised, as its parameter is in a well-written body), uses inside
     a body too (eight levels); a use whose arguments run past its line is left as written,
     so every line keeps its number."""
-    if not macros:
+    if not macros or not text:
         return text
+    return _expanded(text, tuple(sorted(macros.items())))
+
+
+@memoized(16)
+def _expanded(text: str, items: tuple[tuple[str, tuple[tuple[str, ...], str]], ...]) -> str:
+    """`expand_expression_macros`, once a text (a census reads a source once a kernel)."""
+    macros = dict(items)
     use = re.compile(r"\b(" + "|".join(map(re.escape, sorted(macros))) + r")\s*\(")
     lines = text.split("\n")
     for i, line in enumerate(lines):
