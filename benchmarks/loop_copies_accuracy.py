@@ -1,7 +1,8 @@
 """Right / wrong / unknown loop claims on the recorded labelled corpora: copies.cu
 (tests/helpers/copies_corpus.py, tested by tests/test_loop_copies.py), shapes2.cu
-(tests/helpers/shapes2_corpus.py, tested by tests/test_loop_shapes2.py) and mactile.cu
-(tests/helpers/mactile_corpus.py, tested by tests/test_loop_mactile.py).
+(tests/helpers/shapes2_corpus.py, tested by tests/test_loop_shapes2.py), mactile.cu
+(tests/helpers/mactile_corpus.py, tested by tests/test_loop_mactile.py) and tutor.cu
+(tests/helpers/tutor_corpus.py, tested by tests/test_loop_tutor.py).
 
     python benchmarks/loop_copies_accuracy.py
 
@@ -9,10 +10,12 @@ For each corpus, sm_80 and sm_90a, the census of the recorded real build (readin
 rolled builds, as the tests do, and once with no rolled build at all) against the hand labels,
 and the labels' `before` column (what the census said before: copies.cu's at 69b3583, before
 the rolled builds; shapes2.cu's at ef7f075, before that corpus; mactile.cu's at 566a2f7, before
-a helper template's arguments were read at its call site). A claim is one label row on
-one arch: unknown where the census gives no number, wrong where it gives another (or the line
-has no entry, or more than one), right where every labelled key holds (`tensor_ops` too). An
-accuracy count, not a timing: it prints, it does not assert (the tests do).
+a helper template's arguments were read at its call site; tutor.cu's at a588a9a, before
+`o + STRIDE <= BM` tests, expression macros and a compare naming a nested statement were
+read). A claim is one label row on one arch: unknown where the census gives no number, wrong
+where it gives another (or the line has no entry, or more than one), right where every
+labelled key holds (`tensor_ops` too). An accuracy count, not a timing: it prints, it does not
+assert (the tests do).
 """
 
 from __future__ import annotations
@@ -71,6 +74,7 @@ def main() -> None:
         copies_corpus,
         mactile_corpus,
         shapes2_corpus,
+        tutor_corpus,
     )
 
     from sassview.analyses.loops import rolled
@@ -79,6 +83,7 @@ def main() -> None:
         ("copies.cu", copies_corpus),
         ("shapes2.cu", shapes2_corpus),
         ("mactile.cu", mactile_corpus),
+        ("tutor.cu", tutor_corpus),
     )
     for name, corpus in corpora:
         before: Counter[str] = Counter()

@@ -8,9 +8,16 @@ from __future__ import annotations
 import pytest
 
 from sassview.parse.cxx_constants import bind_struct, file_constants
-from sassview.parse.cxx_macros import Macros
+from sassview.parse.cxx_macros import Macros, expand_expression_macros, expression_macros
 from sassview.parse.cxx_templates import template_scope
-from sassview.parse.source_loops import blanked, bound, integer_macros, source_loops, trip_count
+from sassview.parse.source_loops import (
+    blanked,
+    bound,
+    constant_expression,
+    integer_macros,
+    source_loops,
+    trip_count,
+)
 
 
 def _walk(text: str, options: tuple[str, ...] = ()) -> Macros:
@@ -139,6 +146,9 @@ def test_the_template_scope_names_its_type_arguments() -> None:
         ("int i = 1; i <= kVec; ++i", 4),
         ("int i = 0; i < Dir::Down; ++i", 3),
         ("int i = 0; i < sizeof(Unknown); ++i", None),
+        ("uint o = 0; o + kVec <= kLast; o += kVec", 2),  # stops before a partial tile
+        ("uint o = 0; o + kLast <= kVec; o += kLast", 0),
+        ("uint o = 0; o + n <= kLast; o += kVec", None),
     ],
 )
 def test_headers_read_with_the_constants(header: str, trips: int | None) -> None:
@@ -245,3 +255,21 @@ def test_a_header_no_include_reaches_is_walked_ahead_with_the_final_values() -> 
         (), "sm_80", (("/p/inc/tile.cuh", TILE_HEADER),), ("/p/k.cu", through)
     )
     assert macros.at("/p/inc/tile.cuh", 2) == {} and names["TILE"] == 16
+
+
+def test_an_expression_macro_is_replaced_at_its_uses_and_lines_kept() -> None:
+    text = (
+        "#define DIV_UP(a, b) (((a) + (b)-1) / (b))\n"
+        "#define STMT(x) do { x; } while (0)\n"
+        "#define TWICE(x) (2 * (x))\n"
+        "#define TWICE(x) (3 * (x))\n"
+        "constexpr int W = DIV_UP(BM, 32);\n"
+        "int s = DIV_UP(n,\n"
+        "  4);\n"
+    )
+    found = expression_macros([text])
+    assert set(found) == {"DIV_UP"}  # statements and two definitions are left alone
+    out = expand_expression_macros(text, found).split("\n")
+    assert len(out) == len(text.split("\n")) and out[:4] == text.split("\n")[:4]
+    assert constant_expression(out[4].split("=", 1)[1].rstrip(";"), {"BM": 96}) == 3
+    assert out[5] == "int s = DIV_UP(n,"  # arguments past the line: as written

@@ -11,7 +11,8 @@ A walk over the directives, not a preprocessor: an `#include` is followed only i
 the caller has (`Includes`: those the line table names, found as the compiler finds them), each
 walked once at its first `#include` in translation-unit order, so a header sees what its
 includer defined ahead of the include (`#define WARPSIZE 32` before `#include
-"block_reduce.cuh"`); no function-like macro is expanded, and a condition is decided only from
+"block_reduce.cuh"`); a function-like macro is expanded only where a loop or a constant uses
+one of a single expression (`expand_expression_macros`), and a condition is decided only from
 integer literals, `defined(NAME)`, the names defined so far and `__CUDA_ARCH__`.
 
 How it can be wrong: a condition it cannot decide (a name no file read here defines, a
@@ -30,6 +31,8 @@ import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+
+from sassview.memo import memoized
 
 # One logical directive: `#`, name, the rest (continuations joined by the caller)
 _DIRECTIVE = re.compile(r"^\s*#\s*(\w+)\s*(.*)$", re.S)
@@ -358,3 +361,104 @@ def _node(node: ast.AST, names: Mapping[str, int]) -> int | None:
 
 
 __all__ = ["Includes", "Macros", "Override", "include_dirs"]
+
+
+# Function-like macros of one expression (`#define CEIL_DIV(M, N) (((M) + (N)-1) / (N))`):
+# a use in a constant (`constexpr int WMITER = CEIL_DIV(BM, WM);`) or a loop header is
+# replaced as the preprocessor replaces it, so the constant is read. Bodies with statements,
+# `#`/`##`, a variadic or continued definition, or two definitions (or an #undef) anywhere
+# are left alone: no value there, never a guess.
+_FUNCTION_DEFINE = re.compile(r"^[ \t]*#[ \t]*(define|undef)[ \t]+(\w+)(\(([^)]*)\))?(.*)$", re.M)
+_NOT_AN_EXPRESSION = re.compile(r"[;{}#\\]|\b(?:for|while|do|if|return|goto)\b")
+ExpressionMacros = dict[str, tuple[tuple[str, ...], str]]  # name -> (parameters, body)
+
+
+def expression_macros(texts: Iterable[str]) -> ExpressionMacros:
+    """The function-like macros of one expression defined once across `texts`."""
+    found: ExpressionMacros = {}
+    left_out: set[str] = set()
+    for text in texts:
+        for m in _FUNCTION_DEFINE.finditer(text):
+            name, params = m.group(2), m.group(4)
+            if m.group(1) == "undef" or m.group(3) is None:
+                left_out.update([name] if m.group(1) == "undef" else ())
+                continue
+            body = _COMMENT.sub("", m.group(5)).strip()
+            names = tuple(p.strip() for p in params.split(",")) if params.strip() else ()
+            if (
+                not body
+                or _NOT_AN_EXPRESSION.search(body)
+                or any(not p.isidentifier() for p in names)
+            ):
+                left_out.add(name)
+                continue
+            if found.setdefault(name, (names, body)) != (names, body):
+                left_out.add(name)
+    return {n: d for n, d in found.items() if n not in left_out}
+
+
+def expand_expression_macros(text: str, macros: ExpressionMacros) -> str:
+    """`text` with each use of `macros` outside directives replaced by its body, arguments
+    substituted (each parenthesised, as its parameter is in a well-written body), uses inside
+    a body too (eight levels); a use whose arguments run past its line is left as written,
+    so every line keeps its number."""
+    if not macros or not text:
+        return text
+    return _expanded(text, tuple(sorted(macros.items())))
+
+
+@memoized(16)
+def _expanded(text: str, items: tuple[tuple[str, tuple[tuple[str, ...], str]], ...]) -> str:
+    """`expand_expression_macros`, once a text (a census reads a source once a kernel)."""
+    macros = dict(items)
+    use = re.compile(r"\b(" + "|".join(map(re.escape, sorted(macros))) + r")\s*\(")
+    lines = text.split("\n")
+    for i, line in enumerate(lines):
+        if _DIRECTIVE.match(line) or not use.search(line):
+            continue
+        for _ in range(8):
+            new = _expand_line(line, use, macros)
+            if new == line:
+                break
+            line = new
+        lines[i] = line
+    return "\n".join(lines)
+
+
+def _expand_line(line: str, use: re.Pattern[str], macros: ExpressionMacros) -> str:
+    out, pos = [], 0
+    while (m := use.search(line, pos)) is not None:
+        args, close = _arguments(line, m.end())
+        params, body = macros[m.group(1)]
+        if args is None or len(args) != len(params) and (params or args != [""]):
+            out.append(line[pos : m.end()])
+            pos = m.end()
+            continue
+        sub = _substituted(body, dict(zip(params, args, strict=False)))
+        out.append(line[pos : m.start()] + f"({sub})")
+        pos = close + 1
+    return "".join(out) + line[pos:]
+
+
+def _substituted(body: str, given: dict[str, str]) -> str:
+    """`body` with each parameter named in `given` replaced by its argument, parenthesised."""
+    return re.sub(r"\b\w+\b", lambda w: f"({given[w[0]]})" if w[0] in given else w[0], body)
+
+
+def _arguments(line: str, start: int) -> tuple[list[str] | None, int]:
+    """The top-level comma-separated arguments from `start` (just past the `(`) to its `)`
+    on this line, and the `)`'s position; None where the line ends first."""
+    depth, begin = 0, start
+    args: list[str] = []
+    for pos in range(start, len(line)):
+        c = line[pos]
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            if depth == 0:
+                return [*args, line[begin:pos].strip()], pos
+            depth -= 1
+        elif c == "," and depth == 0:
+            args.append(line[begin:pos].strip())
+            begin = pos + 1
+    return None, len(line)

@@ -199,7 +199,8 @@ def _request(lines: list[str], line: int, macros: Mapping[str, int]) -> tuple[Re
 _FOR_HEADER = re.compile(
     r"^\s*(?:(?:const\s+)?(?:unsigned\s+|signed\s+)?(?:int|long|short|char|size_t|auto|"
     r"uint|index_t|int\d+_t|uint\d+_t)\s+|(?:const\s+)?(?:unsigned|signed)\s+)?"  # or `unsigned s`
-    r"(\w+)\s*=\s*([^;]+);\s*(\w+)\s*(<=|<|>=|>|!=)\s*([^;]+);\s*(.+?)\s*$",
+    r"(\w+)\s*=\s*([^;]+);\s*(\w+)\s*(?:\+\s*([^;<>=!]+?)\s*)?(<=|<|>=|>|!=)\s*([^;]+);"
+    r"\s*(.+?)\s*$",
     re.S,
 )
 
@@ -287,12 +288,17 @@ def _dotted(node: ast.AST) -> str | None:
 
 
 def trip_count(header: str, macros: Mapping[str, int]) -> int | None:
-    """Iterations of `for (v = A; v < B; v += S)` when A, B and S are constants."""
+    """Iterations of `for (v = A; v < B; v += S)` when A, B and S are constants; the test
+    may add a constant to the variable (`v + W <= B`, a tile loop that stops before a partial
+    tile: the test `v <= B - W`)."""
     m = _FOR_HEADER.match(header)
     if not m or m.group(1) != m.group(3):
         return None
-    var, init, op, bound, step = m.group(1), m.group(2), m.group(4), m.group(5), m.group(6)
+    var, init, op, bound, step = m.group(1), m.group(2), m.group(5), m.group(6), m.group(7)
     start, end = constant_expression(init, macros), constant_expression(bound, macros)
+    if m.group(4) is not None and end is not None:
+        added = constant_expression(m.group(4), macros)
+        end = None if added is None else end - added
     step_text = step.replace(" ", "")
     if step_text in (f"++{var}", f"{var}++"):
         delta: int | None = 1

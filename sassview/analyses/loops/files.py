@@ -47,7 +47,14 @@ from sassview.analyses.memory import line_keys
 from sassview.ir import Artifacts
 from sassview.memo import memoized
 from sassview.parse.cxx_constants import FileConstants, bind_struct, file_constants
-from sassview.parse.cxx_macros import Includes, Macros, include_dirs
+from sassview.parse.cxx_macros import (
+    ExpressionMacros,
+    Includes,
+    Macros,
+    expand_expression_macros,
+    expression_macros,
+    include_dirs,
+)
 from sassview.parse.cxx_templates import (
     FunctionTemplate,
     TemplateScope,
@@ -105,6 +112,13 @@ class SourceFiles:
         cxx = [n for n in sorted(set(names) - {self.main}) if self._cxx or not n.endswith(".py")]
         if self._cxx:  # the headers that went in with no code here (a config struct's .cuh)
             pre += [(str(p), _read(p)) for p in included(art, self._main_text, cxx)]
+        # An expression macro's uses read as the preprocessor replaces them (`CEIL_DIV(BM, WM)`)
+        self._texts: dict[str, str] = {}
+        self._expand: ExpressionMacros = {}
+        if self._cxx:
+            raw = [t for _, t in pre] + [self._raw(n) for n in cxx] + [self._main_text]
+            self._expand = expression_macros(raw)
+            pre = [(n, expand_expression_macros(t, self._expand)) for n, t in pre]
         walked = (*pre, *((n, self.text(n)) for n in cxx))
         self.macros, self._constants, self._macros = read_constants(
             tuple(art.options), art.arch, walked, self._unit(art)
@@ -114,13 +128,21 @@ class SourceFiles:
         """(name, text) of the file the translation unit starts at, its macros walked last,
         into its `#include`s as they come: the main file, or, where the kernel has no code in
         it (a kernel defined in the header it includes), the source compiled."""
+        text = expand_expression_macros(self._main_text, self._expand)
         if self.main and (self._cxx or not self.main.endswith(".py")):
-            return self.main, self._main_text
+            return self.main, text
         if self._cxx and art.source_path and self._main_text:
-            return art.source_path, self._main_text
+            return art.source_path, text
         return None
 
     def text(self, file: str) -> str:
+        """The file's text, each use of an expression macro replaced (`_expand`)."""
+        found = self._texts.get(file)
+        if found is None:
+            found = self._texts[file] = expand_expression_macros(self._raw(file), self._expand)
+        return found
+
+    def _raw(self, file: str) -> str:
         if file == self.main:
             return self._main_text
         for path in candidates(file, self._rebase):

@@ -106,8 +106,25 @@ class Measure:
         if lca is None:
             return None, None
         around = self.tree.ancestors(lca)
-        named = (self._statement_key(loc) for loc in self.listing.candidates(lp))
-        return lca, next((k for k in named if k in around), None)
+        named = [k for loc in self.listing.candidates(lp) if (k := self._statement_key(loc))]
+        up = next((k for k in named if k in around), None)
+        if up is not None or len(self.listing.loops) < 2:
+            return lca, up
+        # A compare naming a statement inside the holder: ptxas moved code of the holder's
+        # own lines into the loop (the `if (t + 1 < n)` around a prefetch loop in a
+        # double-buffered K loop, its index arithmetic), so the code's holder is the K loop;
+        # the loop is the named statement's where no other SASS loop names it.
+        inner = [k for k in named if k != lca and lca in self.tree.ancestors(k)]
+        return lca, next((k for k in inner if self._names_alone(lp, k)), None)
+
+    def _names_alone(self, lp: Loop, key: Key) -> bool:
+        """Whether no SASS loop but `lp` has a back-edge compare on `key`'s statement."""
+        for o in self.listing.loops:
+            if o.index != lp.index and any(
+                self._statement_key(loc) == key for loc in self.listing.candidates(o)
+            ):
+                return False
+        return True
 
     def _named_around(
         self, lp: Loop, key: Key, found: dict[int, tuple[Key | None, Key | None]]
