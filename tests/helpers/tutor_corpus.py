@@ -1,55 +1,16 @@
 """The labelled corpus tests/data/loops/tutor.cu (tutorial SGEMM shapes: tile loops that stop
 before a partial tile, macro-sized constexpr counts, a double-buffered prefetch) as
-record_tutor.py recorded it (NVRTC, sm_80 and sm_90a): the program, the hand labels
-(labels_tutor.json) and the `// @name` marks that place them. Read by tests/test_loop_tutor.py
-and benchmarks/loop_copies_accuracy.py alike, so that the benchmark imports no test module."""
+record_tutor.py recorded it: no rolled build was recorded (the census asked none when it was),
+so each one asked is noted in ASKED. A `RecordedCorpus` (recorded_corpus.py)."""
 
 from __future__ import annotations
 
-import json
-from collections.abc import Mapping
-from functools import cache
-from pathlib import Path
+from helpers.recorded_corpus import ARCHS, DATA, RecordedCorpus
 
-import sassview
-from helpers.loop_marks import source_marks
-from sassview.ir import Artifacts, Program
-
-DATA = Path(__file__).parent.parent / "data" / "loops"
-SOURCE = DATA / "tutor.cu"
-FILES = ("tutor.cu", "tutor.cuh")
-ARCHS = ("sm_80", "sm_90a")
-LABELS = json.loads((DATA / "labels_tutor.json").read_text())["loops"]
-ASKED: list[tuple[str, int, dict[str, int]]] = []  # the rolled builds the census asked for
-
-
-def _recorded(arch: str) -> Artifacts:
-    stem = f"tutor.{arch}"
-    return Artifacts(
-        kind="cuda",
-        arch=arch,
-        source_path=str(SOURCE),
-        source_text=SOURCE.read_text(),
-        ptx=(DATA / f"{stem}.ptx").read_text(),
-        cubin=(DATA / f"{stem}.cubin").read_bytes(),
-        compile_log=(DATA / f"{stem}.log").read_text(),
-        options=(f"--gpu-architecture={arch}", "-lineinfo"),
-    )
-
-
-def recorded_variant(art: Artifacts, parity: int, flips: Mapping[str, int]) -> Artifacts | None:
-    """None, noted in ASKED: no rolled build was recorded (the census asked none of this
-    corpus when it was recorded; a claim resting on one would be stale here)."""
-    ASKED.append((art.arch, parity, dict(flips)))
-    return None
-
-
-@cache
-def marks() -> dict[str, tuple[str, int]]:
-    """`// @name` -> (file name, line)."""
-    return source_marks(DATA, FILES)
-
-
-@cache
-def program(arch: str) -> Program:
-    return sassview.from_artifacts(_recorded(arch))
+CORPUS = RecordedCorpus("tutor", ("tutor.cuh",))
+SOURCE, FILES, LABELS, ASKED = CORPUS.source, CORPUS.files, CORPUS.labels, CORPUS.asked
+recorded_variant, marks, program = CORPUS.recorded_variant, CORPUS.marks, CORPUS.program
+__all__ = [
+    "ARCHS", "ASKED", "DATA", "FILES", "LABELS", "SOURCE", "marks", "program",
+    "recorded_variant",
+]  # fmt: skip
