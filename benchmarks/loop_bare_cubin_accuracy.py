@@ -10,8 +10,9 @@ Corpora: census.cu (labels.json), copies.cu (labels_copies.json), shapes2.cu
 (labels_shapes2.json), mactile.cu (labels_mactile.json), tutor.cu (labels_tutor.json), the
 real build of each on sm_80 and sm_90a. A claim is one label row on one arch: "no claim"
 where the line has no entry (with no source beside the cubin, a loop unrolled away leaves
-none), unknown where the census gives no number, wrong where it gives another (or more than one entry), right where every labelled key
-it gives holds (`MAIN` always). An accuracy count: it prints, it does not assert (the tests do).
+none), unknown where the census gives no number, wrong where it gives another (or more than
+one entry), right where every labelled key it gives holds (`MAIN` always). An accuracy count:
+it prints, it does not assert (the tests do).
 """
 
 from __future__ import annotations
