@@ -48,12 +48,15 @@ from sassview.ir import Artifacts
 from sassview.memo import memoized
 from sassview.parse.cxx_constants import FileConstants, bind_struct, file_constants
 from sassview.parse.cxx_macros import Includes, Macros, include_dirs
+from sassview.parse.cxx_deduce import argument_type, deduce
 from sassview.parse.cxx_templates import (
+    Call,
     FunctionTemplate,
     TemplateScope,
-    call_arguments,
+    call_at,
     enclosing_template,
     parameter_name,
+    split_top,
     template_scope,
 )
 from sassview.parse.python_loops import bound_python, python_source_loops
@@ -230,31 +233,42 @@ class SourceFiles:
 
     def _arguments(self, callee: FunctionTemplate, sites: Sites) -> _Context:
         """The template arguments of `callee` at its call site `sites[0]` (the one it was
-        inlined at), evaluated with what holds there; a parameter left open is None."""
-        written = None
+        inlined at), evaluated with what holds there: those written, then those the call's
+        arguments deduce (`sassview.parse.cxx_deduce`), then the defaults of those no
+        function parameter names; a parameter left open is None."""
+        call, text = None, ""
         caller: _Context = ({}, {})
         if sites:
             (file, line), outer = sites[0], sites[1:]
-            written = call_arguments(blanked(self.text(file)), line, callee.name)
-            caller = self._context(file, line, outer) if written is not None else caller
+            text = blanked(self.text(file))
+            call = call_at(text, line, callee.name)
+            caller = self._context(file, line, outer) if call is not None else caller
         env = _with(self._macros, caller[0])
+        written = call.template or () if call is not None else ()
+        deduced = _deduced(callee, call, text, env, caller[1]) if call is not None else ({}, {})
         names: dict[str, int | None] = {}
         types: dict[str, str] = {}
         for n, parameter in enumerate(callee.parameters):
             name, is_type, default = parameter_name(parameter)
             if name is None:
                 break  # a pack: what follows is not read
-            # no call read: a default may not be what was used (the arguments deduced)
-            given = written is not None and n < len(written)
-            text = "" if written is None else written[n] if given else default
-            if is_type:
-                if text:
-                    types[name] = caller[1].get(text, text)
-                continue
-            # an argument is the caller's expression; a default may name earlier parameters
-            names[name] = (
-                constant_expression(text, env if given else _with(env, names)) if text else None
-            )
+            if n < len(written):  # an argument is the caller's expression
+                if is_type:
+                    types[name] = caller[1].get(written[n], written[n])
+                else:
+                    names[name] = constant_expression(written[n], env)
+            elif name in deduced[0] or name in deduced[1]:
+                names.update({name: deduced[0][name]} if name in deduced[0] else {})
+                types.update({name: deduced[1][name]} if name in deduced[1] else {})
+            elif call is not None and default and not _named_by(name, callee.arguments):
+                # a default may name earlier parameters; one a function parameter names may
+                # have been deduced where this reading deduced nothing
+                if is_type:
+                    types[name] = default
+                else:
+                    names[name] = constant_expression(default, _with(env, names))
+            elif not is_type:
+                names[name] = None
         return names, types
 
     def at(self, file: str, line: int) -> dict[str, int | None]:
@@ -285,6 +299,36 @@ class SourceFiles:
 
     def statement(self, file: str, line: int) -> int | None:
         return self._scan(file)[2].get(line)
+
+
+def _deduced(
+    callee: FunctionTemplate, call: Call, text: str, env: dict[str, int], types: dict[str, str]
+) -> tuple[dict[str, int | None], dict[str, str]]:
+    """What the arguments of `call` deduce of `callee`'s parameters, evaluated with the
+    caller's constants `env` and type parameters `types` (`Frag<M, 4>` -> `Frag<3, 4>`)."""
+    found = deduce(callee, list(call.arguments), lambda a: argument_type(text, call.position, a))
+    values: dict[str, int | None] = {n: constant_expression(v, env) for n, v in found.values.items()}
+    return values, {n: _type_here(t, env, types) for n, t in found.types.items()}
+
+
+def _type_here(text: str, env: dict[str, int], types: dict[str, str]) -> str:
+    """A type as written in the caller, with its type parameters and constant template
+    arguments put in: `Cfg` -> `GemmCfg`, `Frag<M, 4>` -> `Frag<3, 4>` where M is 3."""
+    text = types.get(text, text)
+    base, _, rest = text.partition("<")
+    if not rest:
+        return text
+    out = []
+    for arg in split_top(rest.rsplit(">", 1)[0], angles=True):
+        value = constant_expression(arg, env)
+        out.append(str(value) if value is not None else types.get(arg, arg))
+    return f"{base.strip()}<{', '.join(out)}>"
+
+
+def _named_by(name: str, arguments: Sequence[str]) -> bool:
+    """Whether a function parameter's declaration names template parameter `name`."""
+    word = re.compile(r"\b" + re.escape(name) + r"\b")
+    return any(word.search(a) for a in arguments)
 
 
 _CONSTEXPR_VALUE = re.compile(r"(\w+)=(-?\d+|True|False)(?=,|$)")
