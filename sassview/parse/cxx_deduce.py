@@ -45,10 +45,11 @@ _QUALIFIERS = re.compile(
 )
 _BUILTIN = re.compile(r"^(?:(?:unsigned|signed|long|short)\s+)+(?:int|char|long|double)?\b")
 _NAME = re.compile(r"^(?:::)?(?:\w+\s*::\s*)*\w+")
-_NOT_A_TYPE = frozenset(
-    "return if else for while do switch case goto delete new throw using typedef sizeof "
-    "template operator co_return co_yield break continue default".split()
-)
+_NOT_A_TYPE = frozenset({
+    "return", "if", "else", "for", "while", "do", "switch", "case", "goto", "delete", "new",
+    "throw", "using", "typedef", "sizeof", "template", "operator", "co_return", "co_yield",
+    "break", "continue", "default",
+})  # fmt: skip
 # A declarator: `* const p`, `acc[8][4] = {}`, `(&acc)[TM][TN]`, `f{}`.
 _DECLARATOR = re.compile(
     r"^(?P<ptr>(?:[*&]\s*(?:const\b|__restrict__\b)?\s*)*)"
@@ -328,7 +329,9 @@ def _pairs(
     return _template_pairs(parameter.type, argument.type, names)
 
 
-def _template_pairs(parameter: str, argument: str, names: dict[str, bool]) -> list[tuple[str, str, bool]]:
+def _template_pairs(
+    parameter: str, argument: str, names: dict[str, bool]
+) -> list[tuple[str, str, bool]]:
     """`Frag<M, N>` against `Frag<3, 4>` -> [('M', '3'), ('N', '4')]: one template's two
     instantiations, by its last name (a namespace written on one side only)."""
     p_base, _, p_rest = parameter.partition("<")

@@ -294,7 +294,10 @@ def call_at(blanked: str, line: int, name: str) -> Call | None:
             continue
         arguments = tuple(split_top(blanked[at + 1 : shut], angles=True))
         found.append(Call(template, arguments, begin + m.start()))
-    if not found or any((f.template, f.arguments) != (found[0].template, found[0].arguments) for f in found):
+    first = found[0] if found else None
+    if first is None or any(
+        (f.template, f.arguments) != (first.template, first.arguments) for f in found
+    ):
         return None
     return found[0]
 

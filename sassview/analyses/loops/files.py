@@ -47,8 +47,8 @@ from sassview.analyses.memory import line_keys
 from sassview.ir import Artifacts
 from sassview.memo import memoized
 from sassview.parse.cxx_constants import FileConstants, bind_struct, file_constants
-from sassview.parse.cxx_macros import Includes, Macros, include_dirs
 from sassview.parse.cxx_deduce import argument_type, deduce
+from sassview.parse.cxx_macros import Includes, Macros, include_dirs
 from sassview.parse.cxx_templates import (
     Call,
     FunctionTemplate,
@@ -307,7 +307,9 @@ def _deduced(
     """What the arguments of `call` deduce of `callee`'s parameters, evaluated with the
     caller's constants `env` and type parameters `types` (`Frag<M, 4>` -> `Frag<3, 4>`)."""
     found = deduce(callee, list(call.arguments), lambda a: argument_type(text, call.position, a))
-    values: dict[str, int | None] = {n: constant_expression(v, env) for n, v in found.values.items()}
+    values: dict[str, int | None] = {
+        n: constant_expression(v, env) for n, v in found.values.items()
+    }
     return values, {n: _type_here(t, env, types) for n, t in found.types.items()}
 
 
