@@ -8,13 +8,15 @@ arguments; only integral non-type parameters (`int TILE`, `unsigned N = 4`, `boo
 bound, to the instantiation's integer arguments (`16`, `16u`, `true`).
 
 A device function template's arguments are read at its call site instead
-(`function_templates`, `call_arguments`): `mac_tile<BK, BM, BN>(...)` as written there, for the
-caller to evaluate with the constants that hold on that line (analyses/loops/files.py).
+(`function_templates`, `call_at`): `mac_tile<BK, BM, BN>(...)` as written there, for the
+caller to evaluate with the constants that hold on that line (analyses/loops/files.py), and the
+call's function arguments, for those it deduces (`mac_tile(acc, ...)`,
+`sassview.parse.cxx_deduce`).
 
 How it can be wrong: a kernel template defined twice under #if, or overloaded with the same
 parameter count, binds the first definition's names; a parameter named like a macro shadows
-it inside the kernel's body only. A call site whose arguments are deduced (`mac_tile(acc,
-...)`) or written on another line than the one the line table names gives none.
+it inside the kernel's body only. A call written on another line than the one the line table
+names gives none.
 """
 
 from __future__ import annotations

@@ -35,7 +35,9 @@ with memory, one per step of a butterfly whose combine may be a compare and sele
 Code is placed by its inline chain as the PTX gives it (`listing.chained_sources`): ptxas' line
 table gives the code of two call sites of one helper (two identical calls, two instantiations
 of a template) the first site's chain, the PTX instruction each SASS instruction came from has
-its own. How it can be wrong: code ptxas moved to another line than its PTX instruction's keeps
+its own; and it starts no row where only the file changes (a header loop on line 4 inlined at
+a call on line 4 reads as the call's line), the PTX's `.loc` has the header. How it can be
+wrong: code ptxas moved to another line than its PTX instruction's keeps
 ptxas' chain. A loop with one SASS loop, no remainder and every body statement of k > 1
 instructions of one opcode reads k times its factor. A constant trip count is trusted over the
 SASS (a loop whose copies ptxas folded still reads its trip count). Peeled iterations read as a

@@ -10,9 +10,11 @@ A template kernel's integral parameters hold inside its definition's body
 A device function template's hold in its body at one inline context (`loop_at`): the arguments
 written at its call site (`mac_tile<BK, BM, BN>(...)`), evaluated with the constants that hold
 there (the kernel's own template arguments, its constexpr locals, the macros, a caller's
-arguments in turn where the call is itself in a function template inlined further out). A
-parameter no call site gives a number (deduced arguments, a run-time expression) is no
-constant in the body, whatever a file-wide name of the same name is. A template body's
+arguments in turn where the call is itself in a function template inlined further out), and
+those the call's arguments deduce (`outer_acc(acc, ...)` with `float acc[8][4]` there:
+`sassview.parse.cxx_deduce`). A parameter no call site gives a number (an argument whose
+declaration is not read, a run-time expression) is no constant in the body, whatever a
+file-wide name of the same name is. A template body's
 constexpr locals are read again with its arguments (`constexpr int HALF = ROWS / 2;`).
 
 The files a compile includes ahead of the source (`--include-before`, `--included-by`'s

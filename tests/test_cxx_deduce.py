@@ -1,0 +1,151 @@
+"""A device template's arguments deduced from a call's arguments (parse/cxx_deduce.py): what
+each shape of function parameter reads from the declaration its argument names, and what stays
+open (never a guess)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import sassview
+from sassview.analyses.loops import rolled
+from sassview.inspection import inspect_kernel
+from sassview.parse.cxx_deduce import Declared, argument_type, declaration, declared, deduce
+from sassview.parse.cxx_templates import call_at, function_templates
+from sassview.parse.source_loops import blanked
+
+HELPERS = """\
+template <int TM, int TN> __device__ void tile(float (&acc)[TM][TN], const float* a) {}
+template <int N> __device__ float row(const float (&x)[N]) { return 0; }
+template <int M, int N> __device__ void frag(const Frag<M, N>& f, Frag<M, N>* g) {}
+template <class Cfg> __device__ void cfg(Cfg c, const float* p) {}
+template <class T> __device__ void fwd(T&& t) {}
+template <class T> __device__ void ptr(T* t) {}
+template <int N> __device__ void tag(cuda::std::integral_constant<int, N>) {}
+"""
+
+
+def _callee(name: str):  # type: ignore[no-untyped-def]
+    return next(t for t in function_templates(blanked(HELPERS)) if t.name == name)
+
+
+def _deduce(name: str, body: str, call: str) -> tuple[dict[str, str], dict[str, str]]:
+    """Deduce `name`'s arguments at `call` (the last line of `body`, in a kernel)."""
+    text = blanked(f"{HELPERS}__global__ void k(float* out, int n) {{\n{body}\n  {call};\n}}\n")
+    line = text.count("\n") - 1
+    found = call_at(text, line, name)
+    assert found is not None, call
+    got = deduce(
+        _callee(name), list(found.arguments), lambda a: argument_type(text, found.position, a)
+    )
+    return got.values, got.types
+
+
+def test_declarations_of_each_shape() -> None:
+    assert declaration("float lo[2][4] = {}, hi[4][1]") == [
+        ("lo", Declared("float", ("2", "4"))),
+        ("hi", Declared("float", ("4", "1"))),
+    ]
+    assert declaration("const float (&acc)[R][C]") == [("acc", Declared("float", ("R", "C"), 0, 1))]
+    assert declaration("__shared__ float As[BK][64]") == [("As", Declared("float", ("BK", "64")))]
+    assert declaration("const Frag<M, 4>* __restrict__ f") == [("f", Declared("Frag<M, 4>", (), 1))]
+    assert declaration("unsigned int n = 4") == [("n", Declared("unsigned int"))]
+    assert declaration("return s") == [] and declaration("acc[m][n] = 0") == []
+
+
+def test_array_extents_by_reference() -> None:
+    assert _deduce("tile", "  float acc[8][4] = {};", "tile(acc, out)") == (
+        {"TM": "8", "TN": "4"},
+        {},
+    )
+    assert _deduce("row", "  float r[BM * 2];", "row(r)") == ({"N": "BM * 2"}, {})
+    # a row of a 2-D array: one extent dropped; a pointer is no array
+    assert _deduce("row", "  float t[3][6];", "row(t[1])") == ({"N": "6"}, {})
+    assert _deduce("row", "  float* p = out;", "row(p)") == ({}, {})
+
+
+def test_struct_templates_and_type_parameters() -> None:
+    got = _deduce("frag", "  Frag<M, 4> f;", "frag(f, &f)")
+    assert got == ({"M": "M", "N": "4"}, {})  # the caller evaluates M
+    assert _deduce("cfg", "  const Tile44 c;", "cfg(c, out)") == ({}, {"Cfg": "Tile44"})
+    assert _deduce("cfg", "", "cfg(Int<3>{}, out)") == ({}, {"Cfg": "Int<3>"})
+    assert _deduce("tag", "", "tag(cuda::std::integral_constant<int, 6>{})") == ({"N": "6"}, {})
+    assert _deduce("ptr", "  Frag<2, 2> f;", "ptr(&f)") == ({}, {"T": "Frag<2, 2>"})
+
+
+def test_what_is_not_read_stays_open() -> None:
+    """A member, a call's result, a cast, `auto`, an alias, a forwarding reference, an array
+    decaying to a pointer: nothing deduced."""
+    for body, call in (
+        ("  S s;", "row(s.v)"),
+        ("", "row(pick(out))"),
+        ("", "row(*reinterpret_cast<float(*)[4]>(out))"),
+        ("  auto r = make();", "row(r)"),
+        ("  Row4 r;", "row(r)"),  # `using Row4 = float[4];`: the alias is not read
+        ("  Tile44 c;", "fwd(c)"),
+        ("  float v[4];", "ptr(v)"),
+    ):
+        name = call.split("(")[0]
+        assert _deduce(name, body, call) == ({}, {}), call
+
+
+def test_the_visible_declaration_is_the_innermost() -> None:
+    text = blanked(
+        "__device__ float g[16];\n"
+        "__global__ void k(float (&p)[2]) {\n"
+        "  float a[4];\n"
+        "  { float a[8]; }\n"  # a closed block: not visible below
+        "  for (int i = 0; i < 2; ++i) { float b[3]; }\n"
+        "  if (true) {\n"
+        "    float a[6];\n"
+        "    use(a, g, p);\n"
+        "  }\n"
+        "  use(a, g, p);\n"
+        "}\n"
+    )
+    inner, outer = text.index("use(a"), text.rindex("use(a")
+    assert declared(text, inner, "a") == Declared("float", ("6",))
+    assert declared(text, outer, "a") == Declared("float", ("4",))
+    assert declared(text, outer, "g") == Declared("float", ("16",))
+    assert declared(text, outer, "p") == Declared("float", ("2",), 0, 1)
+    assert declared(text, outer, "b") is None
+
+
+def test_a_template_parameter_two_arguments_read_apart_is_left_out() -> None:
+    helper = "template <int N> __device__ void two(const float (&x)[N], const float (&y)[N]) {}\n"
+    text = blanked(helper + "__global__ void k() {\n  float a[4], b[8];\n  two(a, b);\n}\n")
+    found = call_at(text, 4, "two")
+    assert found is not None
+    (callee,) = function_templates(text)
+    got = deduce(callee, list(found.arguments), lambda a: argument_type(text, found.position, a))
+    assert got.values == {}
+
+
+DEFAULTED = """struct S { float v[8]; };
+template <int N = 4>
+__device__ __forceinline__ float total(const float (&x)[N]) {
+  float s = 0.f;
+  for (int i = 0; i < N; ++i) s += x[i];
+  return s;
+}
+__global__ void k(const float* in, float* out) {
+  S s;
+  for (int i = 0; i < 8; ++i) s.v[i] = in[i * 32 + threadIdx.x];
+  out[threadIdx.x] = total(s.v);
+}
+"""
+
+
+@pytest.mark.compile
+def test_a_default_is_not_taken_for_a_parameter_the_call_deduces(tmp_path: Path) -> None:
+    """`total(s.v)` deduces N = 8 from a member this reading does not follow: the default 4 is
+    not what was used (SASS, sm_80: 8 FADD at line 5, no branch), so the trip count is not 4;
+    the count or a rolled build may still say 8."""
+    (tmp_path / "k.cu").write_text(DEFAULTED)
+    real = sassview.compile(path=tmp_path / "k.cu", arch="sm_80")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(rolled, "build_variant", rolled._compile)
+        entries = inspect_kernel(real, real.kernel("k")).facts("unroll")["entries"]
+    (mine,) = [e for e in entries if e.line == 5]
+    assert mine.trip_count is None and mine.copies in (8, None)
