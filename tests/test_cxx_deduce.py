@@ -75,14 +75,14 @@ def test_struct_templates_and_type_parameters() -> None:
 
 
 def test_what_is_not_read_stays_open() -> None:
-    """A member, a call's result, a cast, `auto`, an alias, a forwarding reference, an array
-    decaying to a pointer: nothing deduced."""
+    """A member, a call's result, a cast, `auto` of a call, a type no alias visible names, a
+    forwarding reference, an array decaying to a pointer: nothing deduced."""
     for body, call in (
         ("  S s;", "row(s.v)"),
         ("", "row(pick(out))"),
         ("", "row(*reinterpret_cast<float(*)[4]>(out))"),
         ("  auto r = make();", "row(r)"),
-        ("  Row4 r;", "row(r)"),  # `using Row4 = float[4];`: the alias is not read
+        ("  Row4 r;", "row(r)"),  # no alias of Row4 in sight
         ("  Tile44 c;", "fwd(c)"),
         ("  float v[4];", "ptr(v)"),
     ):
@@ -149,3 +149,24 @@ def test_a_default_is_not_taken_for_a_parameter_the_call_deduces(tmp_path: Path)
         entries = inspect_kernel(real, real.kernel("k")).facts("unroll")["entries"]
     (mine,) = [e for e in entries if e.line == 5]
     assert mine.trip_count is None and mine.copies in (8, None)
+
+
+def test_aliases_and_auto_name_the_type() -> None:
+    """`using` and `typedef` where the call sees them (a variable's extents first, the
+    alias' after), `auto` of a braced temporary."""
+    aliases = "  using Tile = Frag<2, 4>;\n  typedef float Row6[6];\n"
+    assert _deduce("frag", aliases + "  Tile t;", "frag(t, &t)") == ({"M": "2", "N": "4"}, {})
+    assert _deduce("row", aliases + "  Row6 r;", "row(r)") == ({"N": "6"}, {})
+    assert _deduce("tile", aliases + "  Row6 r[3];", "tile(r, out)") == ({"TM": "3", "TN": "6"}, {})
+    assert _deduce("frag", "  auto f = Frag<3, 1>{};", "frag(f, &f)") == ({"M": "3", "N": "1"}, {})
+
+
+def test_a_headers_declaration_is_read_where_it_alone_has_one() -> None:
+    header = blanked("typedef float Row5[5];\n__device__ float table[7];\n")
+    other = blanked("typedef float Row5[9];\n")
+    text = blanked("__global__ void k() {\n  Row5 r;\n  use(r, table);\n}\n")
+    at = text.index("use(")
+    assert declared(text, at, "r", (header,)) == Declared("float", ("5",))
+    assert declared(text, at, "table", (header,)) == Declared("float", ("7",))
+    assert declared(text, at, "r", (header, other)) == Declared("Row5")  # two readings: none
+    assert declared(text, at, "r") == Declared("Row5")

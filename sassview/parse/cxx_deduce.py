@@ -20,19 +20,23 @@ parameter against the argument given for it:
 An argument is read where it is a name (`acc`), a name's address (`&f`), a name subscripted
 (`acc[m]`) or a braced temporary of a type (`Int<3>{}`); its declaration is the one visible at
 the call (the innermost block first, then the enclosing function's parameters and the blocks
-around it, then file scope). The extents and type arguments are the caller's expressions, for
-the caller to evaluate with the constants that hold at the call (analyses/loops/files.py).
+around it, then file scope; then the file scope of the unit's other files, where one of them
+alone declares it), `auto f = Frag<3, 2>{};` too, its type through the aliases visible there
+(`using Frag24 = Frag<2, 4>;`, `typedef float Row5[5];`, a header's). The extents and type
+arguments are the caller's expressions, for the caller to evaluate with the constants that hold
+at the call (analyses/loops/files.py).
 
-How it can be wrong: a type named by an alias (`using`, `typedef`) or `auto`, a member
-(`s.acc`), a call's result or a cast gives nothing (the parameter stays unknown, never a
-guess); so do a parameter pack and a forwarding reference (`T&&`, deduced as a reference); a
-name declared in a macro's expansion is not seen.
+How it can be wrong: a member (`s.acc`), a call's result, a cast or an `auto` of anything but a
+braced temporary gives nothing (the parameter stays unknown, never a guess); so do a parameter
+pack, a forwarding reference (`T&&`, deduced as a reference) and an array passed to a pointer;
+a name declared in a macro's expansion, or in a namespace other than the call's, is not seen
+(a header's file-scope declaration is read whatever namespace it is in).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from sassview.memo import memoized
@@ -166,8 +170,10 @@ def _initializer(text: str) -> bool:
     name (`Frag<3, 4> f{`), not a struct's or a statement's head (`struct Tile {`, `else {`)."""
     cut = max(text.rfind(";"), text.rfind("}"), text.rfind("{"))
     head = text[cut + 1 :].strip()
-    if not head or head[-1] in ")>":
+    if not head or head[-1] == ")":
         return False
+    if head[-1] == ">":  # `auto f = Frag<3, 2>{`, not `struct Tile<int> {`
+        return "=" in head
     if head[-1] in "=,]":
         return True
     if ")" in head or _BLOCK_HEAD.match(head):  # `void f() const {`, `struct Tile {`
@@ -187,22 +193,96 @@ def _brace_end(text: str, start: int) -> int:
     return len(text) - 1
 
 
-def declared(blanked: str, position: int, name: str) -> Declared | None:
+def declared(
+    blanked: str, position: int, name: str, elsewhere: Sequence[str] = ()
+) -> Declared | None:
     """What `name` is declared as where `position` is (the last declaration of it in the
-    innermost block that has one, its head's parameters after its statements)."""
+    innermost block that has one, its head's parameters after its statements; then the file
+    scope of each of `elsewhere`, the other files of the unit: a header's), its type through
+    the aliases visible there (`using Tile = Frag<2, 4>;`, `typedef float Row6[6];`)."""
+    here = _declared(blanked, position, name)
+    if here is None:
+        found = {d[1] for text in elsewhere if (d := _declared(text, len(text), name))}
+        here = (True, found.pop()) if len(found) == 1 else None
+    return _resolved(blanked, position, here[1], elsewhere) if here and here[1] else None
+
+
+_AUTO = re.compile(r"^(?:(?:const|constexpr|static)\s+)*auto\s*&?\s*(\w+)\s*=\s*(.+)$", re.S)
+_USING = re.compile(r"^using\s+(\w+)\s*=\s*(.+)$", re.S)
+
+
+def _declared(blanked: str, position: int, name: str) -> tuple[bool, Declared | None] | None:
+    """(found, what) of the innermost declaration of `name`: (True, None) for one not read
+    (`auto r = make();`: it hides any further out), None where there is none."""
     for statements, head in visible_scopes(blanked, position):
-        found = None
+        found: tuple[bool, Declared | None] | None = None
         for statement in _statements(statements):
+            auto = _AUTO.match(statement)
+            if auto is not None and auto.group(1) != name:
+                continue
+            if auto is not None:  # `auto f = Frag<3, 2>{};`
+                braced = _BRACED.match(auto.group(2).strip())
+                found = (True, Declared(_spaced(braced.group("type"))) if braced else None)
+                continue
             for n, d in declaration(statement):
                 if n == name:
-                    found = d
+                    found = (True, d)
         if found is not None:
             return found
         for parameter in _head_parameters(head):
             for n, d in declaration(parameter):
                 if n == name:
-                    return d
+                    return True, d
     return None
+
+
+def _resolved(
+    blanked: str, position: int, found: Declared, elsewhere: Sequence[str], depth: int = 0
+) -> Declared:
+    """`found` with its type's alias put in (its extents after the variable's own)."""
+    alias = None
+    if depth < 4 and re.fullmatch(r"\w+", found.type):
+        alias = _alias(blanked, position, found.type)
+        if alias is None:
+            hits = {a for t in elsewhere if (a := _alias(t, len(t), found.type)) is not None}
+            alias = hits.pop() if len(hits) == 1 else None
+    if alias is None:
+        return found
+    merged = Declared(
+        alias.type, found.dims + alias.dims, found.pointers + alias.pointers, found.reference
+    )
+    return _resolved(blanked, position, merged, elsewhere, depth + 1)
+
+
+def _alias(blanked: str, position: int, name: str) -> Declared | None:
+    """What a `using name = ...;` or `typedef ... name;` visible at `position` names."""
+    for statements, _ in visible_scopes(blanked, position):
+        found = None
+        for statement in _statements(statements):
+            using = _USING.match(statement)
+            if using is not None and using.group(1) == name:
+                found = _type_id(using.group(2))
+            elif statement.startswith("typedef "):
+                found = next((d for n, d in declaration(statement[8:]) if n == name), found)
+        if found is not None:
+            return found
+    return None
+
+
+def _type_id(text: str) -> Declared | None:
+    """A type as an alias names it: `Frag<2, 4>`, `float[6]`, `const Tile*`."""
+    m = re.match(r"^(.*?)\s*((?:\[[^\[\]]*\]\s*)*)$", text.strip(), re.S)
+    if m is None:
+        return None
+    got = declaration(m.group(1) + " unnamed_")
+    if len(got) != 1:
+        return None
+    d = got[0][1]
+    return Declared(d.type, tuple(x.strip() for x in _DIM.findall(m.group(2))), d.pointers)
+
+
+def _spaced(text: str) -> str:
+    return re.sub(r"\s+", " ", text).strip()
 
 
 def _statements(text: str) -> list[str]:
@@ -247,9 +327,11 @@ def _head_parameters(head: str) -> list[str]:
     return split_top(inside, angles=True)
 
 
-def argument_type(blanked: str, position: int, argument: str) -> Declared | None:
+def argument_type(
+    blanked: str, position: int, argument: str, elsewhere: Sequence[str] = ()
+) -> Declared | None:
     """What a call's argument is, where it is one of the shapes read (see the module
-    docstring); None for any other expression."""
+    docstring); None for any other expression. `elsewhere`: the unit's other files (`declared`)."""
     text = argument.strip()
     braced = _BRACED.match(text)
     if braced is not None:
@@ -262,7 +344,7 @@ def argument_type(blanked: str, position: int, argument: str) -> Declared | None
         text, drop = sub.group("name"), len(_DIM.findall(sub.group("subs")))
     if not re.fullmatch(r"\w+", text) or (address and drop):
         return None
-    found = declared(blanked, position, text)
+    found = declared(blanked, position, text, elsewhere)
     if found is None or len(found.dims) < drop:
         return None
     return Declared(found.type, found.dims[drop:], found.pointers + address)

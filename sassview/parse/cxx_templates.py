@@ -274,7 +274,8 @@ class Call:
 def call_at(blanked: str, line: int, name: str) -> Call | None:
     """The call of `name` that starts on `line` (`mac_tile<BK, BM, BN>(acc, ...)`,
     `outer_acc(acc, a, b)`, its arguments on the lines after too); None where there is no such
-    call there, or two calls with other arguments."""
+    call there, or two calls with other template arguments (two with other function arguments
+    give none of those: which call an inline chain is, the line does not say)."""
     starts = _line_starts(blanked)
     if not 1 <= line <= len(starts):
         return None
@@ -297,11 +298,11 @@ def call_at(blanked: str, line: int, name: str) -> Call | None:
         arguments = tuple(split_top(blanked[at + 1 : shut], angles=True))
         found.append(Call(template, arguments, begin + m.start()))
     first = found[0] if found else None
-    if first is None or any(
-        (f.template, f.arguments) != (first.template, first.arguments) for f in found
-    ):
+    if first is None or any(f.template != first.template for f in found):
         return None
-    return found[0]
+    if any(f.arguments != first.arguments for f in found):  # `f<1>(a); f<1>(b);`: none deduce
+        return Call(first.template, (), first.position)
+    return first
 
 
 def call_arguments(blanked: str, line: int, name: str) -> list[str] | None:

@@ -111,6 +111,8 @@ class SourceFiles:
         if self._cxx:  # the headers that went in with no code here (a config struct's .cuh)
             pre += [(str(p), _read(p)) for p in included(art, self._main_text, cxx)]
         walked = (*pre, *((n, self.text(n)) for n in cxx))
+        self._units = dict(walked)  # where a deduced argument's declaration may be
+        self._blanked: dict[str, str] = {}
         self.macros, self._constants, self._macros = read_constants(
             tuple(art.options), art.arch, walked, self._unit(art)
         )
@@ -247,7 +249,10 @@ class SourceFiles:
             caller = self._context(file, line, outer) if call is not None else caller
         env = _with(self._macros, caller[0])
         written = call.template or () if call is not None else ()
-        deduced = _deduced(callee, call, text, env, caller[1]) if call is not None else ({}, {})
+        deduced: tuple[dict[str, int | None], dict[str, str]] = ({}, {})
+        if call is not None:  # a declaration may be a header's: an alias, a file-scope array
+            others = self._elsewhere(sites[0][0])
+            deduced = _deduced(callee, call, text, env, caller[1], others)
         names: dict[str, int | None] = {}
         types: dict[str, str] = {}
         for n, parameter in enumerate(callee.parameters):
@@ -272,6 +277,14 @@ class SourceFiles:
             elif not is_type:
                 names[name] = None
         return names, types
+
+    def _elsewhere(self, file: str) -> tuple[str, ...]:
+        """The blanked text of every file of the unit but `file` (the main one too)."""
+        names = [n for n in (*self._units, self.main or "") if n and n != file]
+        for n in names:
+            if n not in self._blanked:
+                self._blanked[n] = blanked(self._units.get(n) or self.text(n))
+        return tuple(self._blanked[n] for n in names)
 
     def at(self, file: str, line: int) -> dict[str, int | None]:
         """The names whose value at `line` of `file` is not the file-wide one: a macro before
@@ -304,11 +317,21 @@ class SourceFiles:
 
 
 def _deduced(
-    callee: FunctionTemplate, call: Call, text: str, env: dict[str, int], types: dict[str, str]
+    callee: FunctionTemplate,
+    call: Call,
+    text: str,
+    env: dict[str, int],
+    types: dict[str, str],
+    elsewhere: Sequence[str] = (),
 ) -> tuple[dict[str, int | None], dict[str, str]]:
     """What the arguments of `call` deduce of `callee`'s parameters, evaluated with the
-    caller's constants `env` and type parameters `types` (`Frag<M, 4>` -> `Frag<3, 4>`)."""
-    found = deduce(callee, list(call.arguments), lambda a: argument_type(text, call.position, a))
+    caller's constants `env` and type parameters `types` (`Frag<M, 4>` -> `Frag<3, 4>`);
+    `elsewhere`: the unit's other files, for a declaration not in the caller's."""
+    found = deduce(
+        callee,
+        list(call.arguments),
+        lambda a: argument_type(text, call.position, a, elsewhere),
+    )
     values: dict[str, int | None] = {
         n: constant_expression(v, env) for n, v in found.values.items()
     }

@@ -1,7 +1,7 @@
 // A labelled corpus for tests/test_loop_deduce.py: deduce.cuh's helpers called with their
 // template arguments deduced from the arguments (arrays by reference, 1-D and 2-D, a tag, a
-// config object, a struct template by reference and by pointer), and a header loop on the
-// same line number as its call. `// @name` marks a loop statement or a call site;
+// config object, a struct template by reference and by pointer, types by a header's aliases),
+// and a header loop on the same line number as its call. `// @name` marks a loop statement or a call site;
 // labels_deduce.json holds what the SASS of each loop is.
 #include "deduce.cuh"
 
@@ -83,4 +83,18 @@ __global__ void step_given(float* __restrict__ p, float s) {
   for (int i = 0; i < 8; ++i) v[i] = p[i * 32 + threadIdx.x];  // @sg_ld
   scale_every<2>(v, s);  // @sg_every
   for (int i = 0; i < 8; ++i) p[i * 32 + 4096 + threadIdx.x] = v[i];  // @sg_st
+}
+
+// Types named through the header's aliases, and an `auto` of a braced temporary.
+__global__ void aliased(const float* __restrict__ in, float* __restrict__ out) {
+  Frag24 t;
+  frag_load(&t, in + threadIdx.x);  // @al_load
+  frag_store(t, out + threadIdx.x);  // @al_store
+  Row5 r;
+  for (int i = 0; i < 5; ++i) r[i] = in[i * 64 + 4096 + threadIdx.x];  // @al_r
+  out[8192 + threadIdx.x] = sum_sq(r);  // @al_sum
+  auto f = Frag<4, 2>{};
+  frag_load(&f, in + 8192 + threadIdx.x);  // @al_auto_load
+  frag_rows(f, in + 12288 + threadIdx.x);  // @al_auto_rows
+  frag_store(f, out + 12288 + threadIdx.x);  // @al_auto_store
 }

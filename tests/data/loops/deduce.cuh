@@ -117,3 +117,7 @@ template <class F>
 __device__ __forceinline__ void frag_rows(F& f, const float* in) {
   for (int m = 0; m < F::ROWS; ++m) f.v[m][0] += in[m * 32];  // @fr_m
 }
+
+// A fragment's type and a row's by the names a config header gives them.
+using Frag24 = Frag<2, 4>;
+typedef float Row5[5];
