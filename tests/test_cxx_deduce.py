@@ -75,8 +75,9 @@ def test_struct_templates_and_type_parameters() -> None:
 
 
 def test_what_is_not_read_stays_open() -> None:
-    """A member, a call's result, a cast, `auto` of a call, a type no alias visible names, a
-    forwarding reference, an array decaying to a pointer: nothing deduced."""
+    """A member of a struct not defined here, a call's result, a cast, `auto` of a call, a type
+    no alias visible names, a forwarding reference, an array decaying to a pointer: nothing
+    deduced."""
     for body, call in (
         ("  S s;", "row(s.v)"),
         ("", "row(pick(out))"),
@@ -170,3 +171,22 @@ def test_a_headers_declaration_is_read_where_it_alone_has_one() -> None:
     assert declared(text, at, "table", (header,)) == Declared("float", ("7",))
     assert declared(text, at, "r", (header, other)) == Declared("Row5")  # two readings: none
     assert declared(text, at, "r") == Declared("Row5")
+
+
+def test_a_data_member_is_read_in_its_structs_definition() -> None:
+    """`f.v` of `Frag<3, 2> f`, a row of it, `p->r` of a plain struct; a struct defined twice
+    gives nothing."""
+    structs = (
+        "template <int M, int N> struct Frag {\n  static constexpr int ROWS = M;\n"
+        "  __device__ float at(int i) const { float t[9]; return v[0][i]; }\n"
+        "  float v[M][N];\n};\nstruct Acc { float r[6]; };\n"
+    )
+    body = "  Frag<3, 2> f;\n  Acc a;\n  Acc* p = &a;"
+    text = blanked(structs + HELPERS + f"__global__ void k(float* out) {{\n{body}\n  use();\n}}\n")
+    at = text.index("use();")
+    assert argument_type(text, at, "f.v") == Declared("float", ("(3)", "(2)"))
+    assert argument_type(text, at, "f.v[1]") == Declared("float", ("(2)",))
+    assert argument_type(text, at, "p->r") == Declared("float", ("6",))
+    assert argument_type(text, at, "a->r") is None and argument_type(text, at, "f.t") is None
+    twice = blanked(structs + "struct Acc { float r[4]; };\n" + text[len(structs) :])
+    assert argument_type(twice, twice.index("use();"), "p->r") is None

@@ -18,19 +18,23 @@ parameter against the argument given for it:
   agree.
 
 An argument is read where it is a name (`acc`), a name's address (`&f`), a name subscripted
-(`acc[m]`) or a braced temporary of a type (`Int<3>{}`); its declaration is the one visible at
-the call (the innermost block first, then the enclosing function's parameters and the blocks
-around it, then file scope; then the file scope of the unit's other files, where one of them
-alone declares it), `auto f = Frag<3, 2>{};` too, its type through the aliases visible there
-(`using Frag24 = Frag<2, 4>;`, `typedef float Row5[5];`, a header's). The extents and type
-arguments are the caller's expressions, for the caller to evaluate with the constants that hold
-at the call (analyses/loops/files.py).
+(`acc[m]`), a data member (`f.v`, `p->v[m]`: its declaration in the one definition of the
+object's struct, its template arguments put in: `float v[M][N]` of `Frag<3, 2>` is
+`float v[(3)][(2)]`) or a braced temporary of a type (`Int<3>{}`); its declaration is the one
+visible at the call (the innermost block first, then the enclosing function's parameters and
+the blocks around it, then file scope; then the file scope of the unit's other files, where one
+of them alone declares it), `auto f = Frag<3, 2>{};` too, its type through the aliases visible
+there (`using Frag24 = Frag<2, 4>;`, `typedef float Row5[5];`, a header's). The extents and
+type arguments are the caller's expressions, for the caller to evaluate with the constants that
+hold at the call (analyses/loops/files.py).
 
-How it can be wrong: a member (`s.acc`), a call's result, a cast or an `auto` of anything but a
-braced temporary gives nothing (the parameter stays unknown, never a guess); so do a parameter
-pack, a forwarding reference (`T&&`, deduced as a reference) and an array passed to a pointer;
-a name declared in a macro's expansion, or in a namespace other than the call's, is not seen
-(a header's file-scope declaration is read whatever namespace it is in).
+How it can be wrong: a call's result, a cast, an `auto` of anything but a braced temporary, a
+member of a struct defined twice (under `#if`) or reached through a base class gives nothing
+(the parameter stays unknown, never a guess); so do a parameter pack, a forwarding reference
+(`T&&`, deduced as a reference) and an array passed to a pointer; a name declared in a macro's
+expansion, or in a namespace other than the call's, is not seen (a header's file-scope
+declaration is read whatever namespace it is in); a struct's member extents naming the
+struct's own constants (`float v[ROWS]`) are not evaluated.
 """
 
 from __future__ import annotations
@@ -63,7 +67,7 @@ _DECLARATOR = re.compile(
 )
 _DIM = re.compile(r"\[([^\[\]]*)\]")
 _BRACED = re.compile(r"^(?P<type>(?:::)?(?:\w+\s*::\s*)*\w+\s*(?:<.*>)?)\s*\{[^{}]*\}$", re.S)
-_SUBSCRIPTS = re.compile(r"^(?P<name>\w+)\s*(?P<subs>(?:\[[^\[\]]*\]\s*)+)$")
+_SUBSCRIPTS = re.compile(r"^(?P<name>\w+(?:\s*(?:\.|->)\s*\w+)?)\s*(?P<subs>(?:\[[^\[\]]*\]\s*)+)$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -342,12 +346,65 @@ def argument_type(
     sub = _SUBSCRIPTS.match(text)
     if sub is not None:
         text, drop = sub.group("name"), len(_DIM.findall(sub.group("subs")))
-    if not re.fullmatch(r"\w+", text) or (address and drop):
+    member = _MEMBER.fullmatch(text)
+    if member is not None and not address:  # `f.v`, `f->v[m]`
+        found = _member(blanked, position, member, elsewhere)
+    elif re.fullmatch(r"\w+", text) and not (address and drop):
+        found = declared(blanked, position, text, elsewhere)
+    else:
         return None
-    found = declared(blanked, position, text, elsewhere)
     if found is None or len(found.dims) < drop:
         return None
     return Declared(found.type, found.dims[drop:], found.pointers + address)
+
+
+_MEMBER = re.compile(r"(?P<object>\w+)\s*(?P<arrow>\.|->)\s*(?P<member>\w+)")
+
+
+def _member(
+    blanked: str, position: int, m: re.Match[str], elsewhere: Sequence[str]
+) -> Declared | None:
+    """What a data member is, in the struct its object is declared as (`Frag<3, 4> f`:
+    `float v[M][N]` of `template <int M, int N> struct Frag`, as `float v[3][4]`)."""
+    owner = declared(blanked, position, m.group("object"), elsewhere)
+    if owner is None or owner.dims or owner.pointers != (m.group("arrow") == "->"):
+        return None
+    base, _, rest = owner.type.partition("<")
+    bodies = {b for t in (blanked, *elsewhere) for b in _struct_bodies(t, base.split("::")[-1])}
+    if len(bodies) != 1:
+        return None  # none, or two definitions of that name: which one is not known here
+    params, body = bodies.pop()
+    given = split_top(rest.rsplit(">", 1)[0], angles=True) if rest else []
+    if len(given) != len(params):
+        return None
+    found = next(
+        (d for st in _statements(body) for n, d in declaration(st) if n == m.group("member")),
+        None,
+    )
+    if found is None:
+        return None
+    put = {p: f"({g})" for p, g in zip(params, given, strict=True) if p}
+
+    def bound(text: str) -> str:
+        return re.sub(r"\b\w+\b", lambda w: put.get(w.group(0), w.group(0)), text)
+
+    return Declared(bound(found.type), tuple(map(bound, found.dims)), found.pointers)
+
+
+_STRUCT_HEAD = r"(?:template\s*<(?P<params>[^{};]*)>\s*)?\b(?:struct|class)\s+"
+_STRUCT_TAIL = r"\s*(?:final\s*)?(?::[^{;]*)?\{"
+
+
+def _struct_bodies(blanked: str, name: str) -> list[tuple[tuple[str | None, ...], str]]:
+    """(template parameter names, the body's own statements) of each definition of struct
+    `name` in `blanked`; a member function's body left out."""
+    out = []
+    for m in re.finditer(_STRUCT_HEAD + re.escape(name) + _STRUCT_TAIL, blanked):
+        params = split_top(m.group("params") or "", angles=True)
+        end = _brace_end(blanked, m.end() - 1)
+        statements = visible_scopes(blanked, end)[0][0]  # the struct's block, innermost
+        out.append((tuple(parameter_name(p)[0] for p in params), statements))
+    return out
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,8 +1,8 @@
 // A labelled corpus for tests/test_loop_deduce.py: deduce.cuh's helpers called with their
 // template arguments deduced from the arguments (arrays by reference, 1-D and 2-D, a tag, a
-// config object, a struct template by reference and by pointer, types by a header's aliases),
-// and a header loop on the same line number as its call. `// @name` marks a loop statement or a call site;
-// labels_deduce.json holds what the SASS of each loop is.
+// config object, a struct template by reference and by pointer, types by a header's aliases,
+// data members), and a header loop on the same line number as its call. `// @name` marks a
+// loop statement or a call site; labels_deduce.json holds what the SASS of each loop is.
 #include "deduce.cuh"
 
 // The call on line 12, as scale_col's loop is on line 12 of deduce.cuh: ptxas' line table
@@ -97,4 +97,20 @@ __global__ void aliased(const float* __restrict__ in, float* __restrict__ out) {
   frag_load(&f, in + 8192 + threadIdx.x);  // @al_auto_load
   frag_rows(f, in + 12288 + threadIdx.x);  // @al_auto_rows
   frag_store(f, out + 12288 + threadIdx.x);  // @al_auto_store
+}
+
+// A struct's data members as the arguments: a plain struct's array, a struct template's 2-D
+// member and a row of it.
+struct Sums {
+  float r[6];
+};
+
+__global__ void members(const float* __restrict__ in, float* __restrict__ out) {
+  Frag<2, 3> f;
+  frag_load(&f, in + threadIdx.x);  // @mb_load
+  Sums s;
+  for (int i = 0; i < 6; ++i) s.r[i] = in[i * 64 + 4096 + threadIdx.x];  // @mb_r
+  out[threadIdx.x] = sum_sq(s.r);  // @mb_sum
+  out[32 + threadIdx.x] = sum_sq(f.v[1]);  // @mb_row
+  store_tile(f.v, out + 4096 + threadIdx.x, 128);  // @mb_store
 }
