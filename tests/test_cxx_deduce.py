@@ -11,8 +11,15 @@ import pytest
 import sassview
 from sassview.analyses.loops import rolled
 from sassview.inspection import inspect_kernel
-from sassview.parse.cxx_deduce import Declared, argument_type, declaration, declared, deduce
-from sassview.parse.cxx_templates import call_at, function_templates
+from sassview.parse.cxx_deduce import (
+    Declared,
+    argument_type,
+    declaration,
+    declared,
+    deduce,
+    enclosing_function,
+)
+from sassview.parse.cxx_templates import call_at, calls_on, function_templates
 from sassview.parse.source_loops import blanked
 
 HELPERS = """\
@@ -124,6 +131,7 @@ def test_a_template_parameter_two_arguments_read_apart_is_left_out() -> None:
 
 
 DEFAULTED = """struct S { float v[8]; };
+__device__ __forceinline__ S& pick(S& s) { return s; }
 template <int N = 4>
 __device__ __forceinline__ float total(const float (&x)[N]) {
   float s = 0.f;
@@ -133,22 +141,22 @@ __device__ __forceinline__ float total(const float (&x)[N]) {
 __global__ void k(const float* in, float* out) {
   S s;
   for (int i = 0; i < 8; ++i) s.v[i] = in[i * 32 + threadIdx.x];
-  out[threadIdx.x] = total(s.v);
+  out[threadIdx.x] = total(pick(s).v);
 }
 """
 
 
 @pytest.mark.compile
 def test_a_default_is_not_taken_for_a_parameter_the_call_deduces(tmp_path: Path) -> None:
-    """`total(s.v)` deduces N = 8 from a member this reading does not follow: the default 4 is
-    not what was used (SASS, sm_80: 8 FADD at line 5, no branch), so the trip count is not 4;
-    the count or a rolled build may still say 8."""
+    """`total(pick(s).v)` deduces N = 8 from a call's result this reading does not follow: the
+    default 4 is not what was used (SASS, sm_80: 8 FADD at line 6, no branch), so the trip count
+    is not 4; the count or a rolled build may still say 8."""
     (tmp_path / "k.cu").write_text(DEFAULTED)
     real = sassview.compile(path=tmp_path / "k.cu", arch="sm_80")
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(rolled, "build_variant", rolled._compile)
         entries = inspect_kernel(real, real.kernel("k")).facts("unroll")["entries"]
-    (mine,) = [e for e in entries if e.line == 5]
+    (mine,) = [e for e in entries if e.line == 6]
     assert mine.trip_count is None and mine.copies in (8, None)
 
 
@@ -190,3 +198,17 @@ def test_a_data_member_is_read_in_its_structs_definition() -> None:
     assert argument_type(text, at, "a->r") is None and argument_type(text, at, "f.t") is None
     twice = blanked(structs + "struct Acc { float r[4]; };\n" + text[len(structs) :])
     assert argument_type(twice, twice.index("use();"), "p->r") is None
+
+
+def test_the_function_around_a_place_and_the_calls_on_a_line() -> None:
+    text = blanked(
+        "template <int N> __device__ float f(const float (&x)[N]) {\n"
+        "  for (int i = 0; i < N; ++i) {\n    s += x[i];\n  }\n}\n"
+        "__device__ void g() { if (true) { h(); } }\n"
+        "__global__ void k() {\n  y = f(a) + f(b);\n  z = f<2>(c);\n}\n"
+    )
+    assert enclosing_function(text, text.index("s +=")) == "f"
+    assert enclosing_function(text, text.index("h()")) == "g"
+    assert enclosing_function(text, 0) is None
+    assert [c.arguments for c in calls_on(text, 8, "f")] == [("a",), ("b",)]
+    assert [c.template for c in calls_on(text, 9, "f")] == [("2",)]

@@ -181,3 +181,39 @@ def test_a_header_loop_on_its_calls_line_number_in_a_kernel_py(tmp_path: Path) -
     got = [(Path(e.file or "").name, e.line, e.kind, e.copies) for e in entries]
     assert got == [("same.cuh", 4, "full", 4)]
     assert [(Path(c.file).name, c.line) for c in entries[0].inlined_at] == [("kernel.py", 4)]
+
+
+TWO_CALLS = """template <int N>
+__device__ __forceinline__ float sum_sq(const float (&x)[N]) {
+  float s = 0.f;
+  for (int i = 0; i < N; ++i) s = fmaf(x[i], x[i], s);
+  return s;
+}
+__device__ __forceinline__ float sum4(const float* a) {
+  float s = 0.f;
+  for (int i = 0; i < 4; ++i) s += a[i * 32];
+  return s;
+}
+__global__ void two(const float* in, float* out) {
+  float r[6], q[4];
+  for (int i = 0; i < 6; ++i) r[i] = in[i * 32 + threadIdx.x];
+  for (int i = 0; i < 4; ++i) q[i] = in[i * 64 + 4096 + threadIdx.x];
+  out[threadIdx.x] = sum_sq(r) + sum_sq(q);
+  out[64 + threadIdx.x] = sum4(in) + sum4(in + 1024);
+}
+"""
+
+
+@pytest.mark.compile
+def test_two_calls_on_one_line_are_not_counted_as_one(tmp_path: Path) -> None:
+    """`sum_sq(r) + sum_sq(q)` (N = 6 and 4): the line table and the PTX's `.loc` give both
+    calls' 10 FFMA one inline context (NVRTC writes the statement's column for both), which
+    read "10 copies" (counted, then settled alike by the rolled build). Now no count: copies
+    unknown. sum4's constant 4 is each call's, and stands."""
+    (tmp_path / "two.cu").write_text(TWO_CALLS)
+    real = sassview.compile(path=tmp_path / "two.cu", arch="sm_80")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(rolled, "build_variant", rolled._compile)
+        entries = inspect_kernel(real, real.kernel("two")).facts("unroll")["entries"]
+    got = {e.line: (e.kind, e.copies) for e in entries if e.inlined_at}
+    assert got == {4: ("full", None), 9: ("full", 4)}

@@ -81,6 +81,7 @@ class Declared:
     reference: int = 0  # `&` 1, `&&` 2 (a forwarding reference where `type` is a parameter)
 
 
+@memoized(4096)
 def declaration(text: str) -> list[tuple[str, Declared]]:
     """(name, what it is declared as) for each declarator of one declaration statement or
     function parameter, `float lo[2][4] = {}, hi[4][1]` -> [('lo', float[2][4]), ('hi',
@@ -218,26 +219,48 @@ _USING = re.compile(r"^using\s+(\w+)\s*=\s*(.+)$", re.S)
 def _declared(blanked: str, position: int, name: str) -> tuple[bool, Declared | None] | None:
     """(found, what) of the innermost declaration of `name`: (True, None) for one not read
     (`auto r = make();`: it hides any further out), None where there is none."""
-    for statements, head in visible_scopes(blanked, position):
-        found: tuple[bool, Declared | None] | None = None
-        for statement in _statements(statements):
-            auto = _AUTO.match(statement)
-            if auto is not None and auto.group(1) != name:
-                continue
-            if auto is not None:  # `auto f = Frag<3, 2>{};`
-                braced = _BRACED.match(auto.group(2).strip())
-                found = (True, Declared(_spaced(braced.group("type"))) if braced else None)
-                continue
-            for n, d in declaration(statement):
-                if n == name:
-                    found = (True, d)
-        if found is not None:
-            return found
-        for parameter in _head_parameters(head):
-            for n, d in declaration(parameter):
-                if n == name:
-                    return True, d
+    for names, _ in _scopes(blanked, position):
+        if name in names:
+            return True, names[name]
     return None
+
+
+_Scope = tuple[dict[str, Declared | None], dict[str, Declared | None]]
+
+
+@memoized(64)
+def _scopes(blanked: str, position: int) -> tuple[_Scope, ...]:
+    """Each block open at `position`, innermost first: (its names as declared, its head's
+    parameters after its statements; its aliases)."""
+    out = []
+    for statements, head in visible_scopes(blanked, position):
+        names: dict[str, Declared | None] = {}
+        aliases: dict[str, Declared | None] = {}
+        for parameter in _head_parameters(head):
+            names.update(declaration(parameter))
+        inner: dict[str, Declared | None] = {}
+        for statement in _statements(statements):
+            _read_statement(statement, inner, aliases)
+        out.append(({**names, **inner}, aliases))
+    return tuple(out)
+
+
+def _read_statement(
+    statement: str, names: dict[str, Declared | None], aliases: dict[str, Declared | None]
+) -> None:
+    """The names one statement declares into `names`, the aliases into `aliases`."""
+    auto = _AUTO.match(statement)
+    if auto is not None:  # `auto f = Frag<3, 2>{};`
+        braced = _BRACED.match(auto.group(2).strip())
+        names[auto.group(1)] = Declared(_spaced(braced.group("type"))) if braced else None
+        return
+    using = _USING.match(statement)
+    if using is not None:
+        aliases[using.group(1)] = _type_id(using.group(2))
+    elif statement.startswith("typedef "):
+        aliases.update(declaration(statement[8:]))
+    else:
+        names.update(declaration(statement))
 
 
 def _resolved(
@@ -260,16 +283,9 @@ def _resolved(
 
 def _alias(blanked: str, position: int, name: str) -> Declared | None:
     """What a `using name = ...;` or `typedef ... name;` visible at `position` names."""
-    for statements, _ in visible_scopes(blanked, position):
-        found = None
-        for statement in _statements(statements):
-            using = _USING.match(statement)
-            if using is not None and using.group(1) == name:
-                found = _type_id(using.group(2))
-            elif statement.startswith("typedef "):
-                found = next((d for n, d in declaration(statement[8:]) if n == name), found)
-        if found is not None:
-            return found
+    for _, aliases in _scopes(blanked, position):
+        if name in aliases:
+            return aliases[name]
     return None
 
 
@@ -289,6 +305,7 @@ def _spaced(text: str) -> str:
     return re.sub(r"\s+", " ", text).strip()
 
 
+@memoized(256)
 def _statements(text: str) -> list[str]:
     """`text` split at each `;` outside parentheses (a `for` header keeps its own)."""
     out, depth, start = [], 0, 0
@@ -329,6 +346,34 @@ def _head_parameters(head: str) -> list[str]:
     if not words or words[-1] in _NOT_A_TYPE or words[-1] in ("while", "switch", "catch"):
         return []
     return split_top(inside, angles=True)
+
+
+def enclosing_function(blanked: str, position: int) -> str | None:
+    """The name of the function whose body holds `position` (a template's or not; a lambda's
+    or a struct's member function: the innermost), None at file scope."""
+    for _, head in visible_scopes(blanked, position):
+        close = head.rstrip().rfind(")")
+        if close < 0 or head[close + 1 :].strip() not in ("", "const", "override"):
+            continue
+        n = _open_paren(head, close)
+        words: list[str] = re.findall(r"\w+", head[:n]) if n is not None else []
+        if words and words[-1] not in _NOT_A_TYPE and words[-1] not in ("while", "switch", "catch"):
+            return words[-1]
+    return None
+
+
+def _open_paren(text: str, close: int) -> int | None:
+    """The `(` matching the `)` at `close`."""
+    depth, n = 0, close
+    while n >= 0:
+        if text[n] == ")":
+            depth += 1
+        elif text[n] == "(":
+            depth -= 1
+            if depth == 0:
+                return n
+        n -= 1
+    return None
 
 
 def argument_type(
@@ -485,4 +530,12 @@ def _template_pairs(
     return [(g, h, names[g]) for g, h in zip(given, have, strict=True) if g in names]
 
 
-__all__ = ["Declared", "Deduced", "argument_type", "declaration", "declared", "deduce"]
+__all__ = [
+    "Declared",
+    "Deduced",
+    "argument_type",
+    "declaration",
+    "declared",
+    "deduce",
+    "enclosing_function",
+]

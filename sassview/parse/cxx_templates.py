@@ -276,9 +276,20 @@ def call_at(blanked: str, line: int, name: str) -> Call | None:
     `outer_acc(acc, a, b)`, its arguments on the lines after too); None where there is no such
     call there, or two calls with other template arguments (two with other function arguments
     give none of those: which call an inline chain is, the line does not say)."""
+    found = calls_on(blanked, line, name)
+    first = found[0] if found else None
+    if first is None or any(f.template != first.template for f in found):
+        return None
+    if any(f.arguments != first.arguments for f in found):  # `f<1>(a); f<1>(b);`: none deduce
+        return Call(first.template, (), first.position)
+    return first
+
+
+def calls_on(blanked: str, line: int, name: str) -> list[Call]:
+    """Every call of `name` that starts on `line`, in order."""
     starts = _line_starts(blanked)
     if not 1 <= line <= len(starts):
-        return None
+        return []
     begin = starts[line - 1]
     end = starts[line] if line < len(starts) else len(blanked)
     found: list[Call] = []
@@ -297,12 +308,7 @@ def call_at(blanked: str, line: int, name: str) -> Call | None:
             continue
         arguments = tuple(split_top(blanked[at + 1 : shut], angles=True))
         found.append(Call(template, arguments, begin + m.start()))
-    first = found[0] if found else None
-    if first is None or any(f.template != first.template for f in found):
-        return None
-    if any(f.arguments != first.arguments for f in found):  # `f<1>(a); f<1>(b);`: none deduce
-        return Call(first.template, (), first.position)
-    return first
+    return found
 
 
 def call_arguments(blanked: str, line: int, name: str) -> list[str] | None:
@@ -358,6 +364,7 @@ __all__ = [
     "TemplateScope",
     "call_arguments",
     "call_at",
+    "calls_on",
     "enclosing_template",
     "function_templates",
     "parameter_name",

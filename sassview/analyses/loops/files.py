@@ -49,13 +49,14 @@ from sassview.analyses.memory import line_keys
 from sassview.ir import Artifacts
 from sassview.memo import memoized
 from sassview.parse.cxx_constants import FileConstants, bind_struct, file_constants
-from sassview.parse.cxx_deduce import argument_type, deduce
+from sassview.parse.cxx_deduce import argument_type, deduce, enclosing_function
 from sassview.parse.cxx_macros import Includes, Macros, include_dirs
 from sassview.parse.cxx_templates import (
     Call,
     FunctionTemplate,
     TemplateScope,
     call_at,
+    calls_on,
     enclosing_template,
     parameter_name,
     split_top,
@@ -113,6 +114,8 @@ class SourceFiles:
         walked = (*pre, *((n, self.text(n)) for n in cxx))
         self._units = dict(walked)  # where a deduced argument's declaration may be
         self._blanked: dict[str, str] = {}
+        self._merged: dict[tuple[str, int, tuple[str, int]], bool] = {}  # `merged`'s
+        self._given: dict[tuple[FunctionTemplate, Sites], _Context] = {}  # `_arguments`'
         self.macros, self._constants, self._macros = read_constants(
             tuple(art.options), art.arch, walked, self._unit(art)
         )
@@ -205,6 +208,22 @@ class SourceFiles:
             self._loops_at[(file, index, sites)] = found
         return found
 
+    def merged(self, file: str, index: int, sites: Sites) -> bool:
+        """Whether loop `index` of `file` inlined at `sites` is the code of two calls on one
+        line (`sum_sq(r) + sum_sq(q)`): the line table has no columns, and one inline context
+        holds both calls' copies (the PTX's `.loc` names both by the same line and column)."""
+        if not sites:
+            return False
+        found = self._merged.get((file, index, sites[0]))
+        if found is None:
+            text = blanked(self.text(file))
+            end = text.find("\n", _offset(text, self.loops(file)[index].line))
+            name = enclosing_function(text, end if end >= 0 else len(text))  # the loop line's end
+            there, call = sites[0]
+            found = name is not None and len(calls_on(blanked(self.text(there)), call, name)) > 1
+            self._merged[(file, index, sites[0])] = found
+        return found
+
     def _callee(self, file: str, line: int) -> FunctionTemplate | None:
         """The function template (not the kernel's) whose body holds `line`."""
         callee = enclosing_template(blanked(self.text(file)), line)
@@ -239,7 +258,13 @@ class SourceFiles:
         """The template arguments of `callee` at its call site `sites[0]` (the one it was
         inlined at), evaluated with what holds there: those written, then those the call's
         arguments deduce (`sassview.parse.cxx_deduce`), then the defaults of those no
-        function parameter names; a parameter left open is None."""
+        function parameter names; a parameter left open is None. Once per call site."""
+        found = self._given.get((callee, sites))
+        if found is None:
+            found = self._given[(callee, sites)] = self._read_arguments(callee, sites)
+        return dict(found[0]), dict(found[1])
+
+    def _read_arguments(self, callee: FunctionTemplate, sites: Sites) -> _Context:
         call, text = None, ""
         caller: _Context = ({}, {})
         if sites:
@@ -350,6 +375,16 @@ def _type_here(text: str, env: dict[str, int], types: dict[str, str]) -> str:
         value = constant_expression(arg, env)
         out.append(str(value) if value is not None else types.get(arg, arg))
     return f"{base.strip()}<{', '.join(out)}>"
+
+
+def _offset(text: str, line: int) -> int:
+    """Where 1-based `line` of `text` starts."""
+    at = 0
+    for _ in range(line - 1):
+        at = text.find("\n", at) + 1
+        if at == 0:
+            return len(text)
+    return at
 
 
 def _named_by(name: str, arguments: Sequence[str]) -> bool:
