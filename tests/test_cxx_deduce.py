@@ -148,16 +148,52 @@ __global__ void k(const float* in, float* out) {
 
 @pytest.mark.compile
 def test_a_default_is_not_taken_for_a_parameter_the_call_deduces(tmp_path: Path) -> None:
-    """`total(pick(s).v)` deduces N = 8 from a call's result this reading does not follow: the
-    default 4 is not what was used (SASS, sm_80: 8 FADD at line 6, no branch), so the trip count
-    is not 4; the count or a rolled build may still say 8."""
+    """`total(pick(s).v)` deduces N = 8 from a call's result the source reading does not
+    follow, and the default 4 is not what was used (SASS, sm_80: 8 FADD at line 6, no branch):
+    the PTX names the instantiation NVVM inlined, `_Z5totalILi8EEfRAT__Kf`, and that gives 8."""
     (tmp_path / "k.cu").write_text(DEFAULTED)
     real = sassview.compile(path=tmp_path / "k.cu", arch="sm_80")
+    text = blanked(DEFAULTED)
+    (total,) = [t for t in function_templates(text) if t.name == "total"]
+    call = call_at(text, 12, "total")
+    assert call is not None
+    read = deduce(total, list(call.arguments), lambda a: argument_type(text, call.position, a))
+    assert read.values == {}  # the source alone: open
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(rolled, "build_variant", rolled._compile)
         entries = inspect_kernel(real, real.kernel("k")).facts("unroll")["entries"]
     (mine,) = [e for e in entries if e.line == 6]
-    assert mine.trip_count is None and mine.copies in (8, None)
+    assert (mine.trip_count, mine.copies) == (8, 8)
+
+
+PTX = """\t.loc\t2 37 3, function_name $L__info_string0, inlined_at 1 45 3
+\tfma.rn.f32 \t%f1, %f2, %f2, %f3;
+\t.loc\t2 37 3, function_name $L__info_string1, inlined_at 1 46 3
+\tfma.rn.f32 \t%f4, %f5, %f5, %f6;
+\t.file\t1 "/k/deduce.cu"
+\t.file\t2 "/k/deduce.cuh"
+\t.section\t.debug_str
+\t{
+$L__info_string0:
+.b8 95,90,54,115,117,109,95,115,113,73,76,105,54,69,69,102,82,65,84,95,95,75,102
+.b8 0
+$L__info_string1:
+.b8 95,90,54,115,117,109,95,115,113,73,76,105,52,69,69,102,82,65,84,95,95,75,102,0
+\t}
+"""
+
+
+def test_the_ptx_names_each_inlined_instantiation() -> None:
+    """`.loc ..., function_name $L__info_stringN, inlined_at F L C`: the symbol in
+    `.debug_str` (split over `.b8` lines) is the function inlined at that call."""
+    from sassview.parse.ptx_inlined import symbols_at
+
+    at = ("/k/deduce.cu", 45)
+    assert symbols_at(PTX, (1, 99), "/k/deduce.cuh", (35, 38), at) == {"_Z6sum_sqILi6EEfRAT__Kf"}
+    assert symbols_at(PTX, (1, 99), "/k/deduce.cuh", (35, 38), ("/k/deduce.cu", 46)) == {
+        "_Z6sum_sqILi4EEfRAT__Kf"
+    }
+    assert symbols_at(PTX, (3, 99), "/k/deduce.cuh", (35, 38), at) == set()  # another kernel's
 
 
 def test_aliases_and_auto_name_the_type() -> None:

@@ -12,7 +12,8 @@ written at its call site (`mac_tile<BK, BM, BN>(...)`), evaluated with the const
 there (the kernel's own template arguments, its constexpr locals, the macros, a caller's
 arguments in turn where the call is itself in a function template inlined further out), and
 those the call's arguments deduce (`outer_acc(acc, ...)` with `float acc[8][4]` there:
-`sassview.parse.cxx_deduce`). A parameter no call site gives a number (an argument whose
+`sassview.parse.cxx_deduce`), and over these the arguments of the instantiation the PTX names
+as inlined at that call (`sassview.parse.ptx_inlined`: `_Z6sum_sqILi6EE...`). A parameter no call site gives a number (an argument whose
 declaration is not read, a run-time expression) is no constant in the body, whatever a
 file-wide name of the same name is. A template body's
 constexpr locals are read again with its arguments (`constexpr int HALF = ROWS / 2;`).
@@ -58,10 +59,14 @@ from sassview.parse.cxx_templates import (
     call_at,
     calls_on,
     enclosing_template,
+    integer_argument,
+    mangled_arguments,
+    mangled_identifier,
     parameter_name,
     split_top,
     template_scope,
 )
+from sassview.parse.ptx_inlined import symbols_at
 from sassview.parse.python_loops import bound_python, python_source_loops
 from sassview.parse.source_loops import (
     SourceLoop,
@@ -116,6 +121,11 @@ class SourceFiles:
         self._blanked: dict[str, str] = {}
         self._merged: dict[tuple[str, int, tuple[str, int]], bool] = {}  # `merged`'s
         self._given: dict[tuple[FunctionTemplate, Sites], _Context] = {}  # `_arguments`'
+        # The kernel's PTX, where NVVM names each function it inlined (`_compiled`)
+        self._ptx = art.ptx or ""
+        function = ctx.kernel.ptx
+        lines = [i.line for i in function.instructions] if function else []
+        self._ptx_lines = (min(lines), max(lines)) if lines and self._cxx else None
         self.macros, self._constants, self._macros = read_constants(
             tuple(art.options), art.arch, walked, self._unit(art)
         )
@@ -245,7 +255,7 @@ class SourceFiles:
             names.update(self._body_locals(file, scope.lines, line, names))
         callee = self._callee(file, line)
         if callee is not None:
-            given, given_types = self._arguments(callee, sites)
+            given, given_types = self._arguments(file, callee, sites)
             names.update(given)
             types.update(given_types)
             for name, argument in given_types.items():
@@ -254,15 +264,43 @@ class SourceFiles:
             names.update(self._body_locals(file, callee.lines, line, names))
         return names, types
 
-    def _arguments(self, callee: FunctionTemplate, sites: Sites) -> _Context:
+    def _arguments(self, file: str, callee: FunctionTemplate, sites: Sites) -> _Context:
         """The template arguments of `callee` at its call site `sites[0]` (the one it was
         inlined at), evaluated with what holds there: those written, then those the call's
         arguments deduce (`sassview.parse.cxx_deduce`), then the defaults of those no
         function parameter names; a parameter left open is None. Once per call site."""
         found = self._given.get((callee, sites))
         if found is None:
-            found = self._given[(callee, sites)] = self._read_arguments(callee, sites)
+            found = self._read_arguments(callee, sites)
+            compiled = self._compiled(file, callee, sites)
+            found = self._given[(callee, sites)] = (
+                {**found[0], **compiled[0]},
+                {**found[1], **compiled[1]},
+            )
         return dict(found[0]), dict(found[1])
+
+    def _compiled(self, file: str, callee: FunctionTemplate, sites: Sites) -> _Context:
+        """The template arguments of the instantiation NVVM inlined at `sites[0]`, by the
+        symbol its PTX names it by (`sassview.parse.ptx_inlined`: `_Z6sum_sqILi6EE...` is
+        `sum_sq<6>`), where one symbol of `callee` is there and its arguments read."""
+        if not sites or not self._ptx_lines:
+            return {}, {}
+        found = symbols_at(self._ptx, self._ptx_lines, file, callee.lines, sites[0])
+        symbol = next(iter(found)) if len(found) == 1 else ""
+        arguments = mangled_arguments(symbol) if symbol else None
+        if mangled_identifier(symbol) != callee.name or arguments is None:
+            return {}, {}
+        names: dict[str, int | None] = {}
+        types: dict[str, str] = {}
+        for parameter, argument in zip(callee.parameters, arguments, strict=False):
+            name, is_type, _ = parameter_name(parameter)
+            if name is None:
+                break
+            if is_type:
+                types[name] = argument
+            else:
+                names[name] = integer_argument(argument)
+        return names, types
 
     def _read_arguments(self, callee: FunctionTemplate, sites: Sites) -> _Context:
         call, text = None, ""
