@@ -1,8 +1,9 @@
 """Right / wrong / unknown loop claims on the recorded labelled corpora: copies.cu
 (tests/helpers/copies_corpus.py, tested by tests/test_loop_copies.py), shapes2.cu
 (tests/helpers/shapes2_corpus.py, tested by tests/test_loop_shapes2.py), mactile.cu
-(tests/helpers/mactile_corpus.py, tested by tests/test_loop_mactile.py) and tutor.cu
-(tests/helpers/tutor_corpus.py, tested by tests/test_loop_tutor.py).
+(tests/helpers/mactile_corpus.py, tested by tests/test_loop_mactile.py), tutor.cu
+(tests/helpers/tutor_corpus.py, tested by tests/test_loop_tutor.py) and deduce.cu
+(tests/helpers/deduce_corpus.py, tested by tests/test_loop_deduce.py).
 
     python benchmarks/loop_copies_accuracy.py
 
@@ -12,10 +13,11 @@ and the labels' `before` column (what the census said before: copies.cu's at 69b
 the rolled builds; shapes2.cu's at ef7f075, before that corpus; mactile.cu's at 566a2f7, before
 a helper template's arguments were read at its call site; tutor.cu's at a588a9a, before
 `o + STRIDE <= BM` tests, expression macros and a compare naming a nested statement were
-read). A claim is one label row on one arch: unknown where the census gives no number, wrong
-where it gives another (or the line has no entry, or more than one), right where every
-labelled key holds (`tensor_ops` too). An accuracy count, not a timing: it prints, it does not
-assert (the tests do).
+read; deduce.cu's at a588a9a, before deduced arguments were read and a header loop on its
+call's line number placed). A claim is one label row on one arch: unknown where the census
+gives no number, wrong where it gives another (or the line has no entry, or more than one),
+right where every labelled key holds (`tensor_ops` too). An accuracy count, not a timing:
+it prints, it does not assert (the tests do).
 """
 
 from __future__ import annotations
@@ -72,6 +74,7 @@ def _entries(corpus: Any, arch: str, row: dict[str, Any]) -> list[Any]:
 def main() -> None:
     from helpers import (  # the corpora as recorded (tests/helpers)
         copies_corpus,
+        deduce_corpus,
         mactile_corpus,
         shapes2_corpus,
         tutor_corpus,
@@ -84,6 +87,7 @@ def main() -> None:
         ("shapes2.cu", shapes2_corpus),
         ("mactile.cu", mactile_corpus),
         ("tutor.cu", tutor_corpus),
+        ("deduce.cu", deduce_corpus),
     )
     for name, corpus in corpora:
         before: Counter[str] = Counter()

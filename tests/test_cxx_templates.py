@@ -10,6 +10,7 @@ import sassview as sv
 from sassview.inspection import inspect_program
 from sassview.parse.cxx_templates import (
     call_arguments,
+    call_at,
     enclosing_template,
     parameter_name,
     template_arguments,
@@ -68,6 +69,9 @@ def test_a_helper_templates_arguments_are_read_at_its_call_site() -> None:
     assert call_arguments(text, 7, "mac") is None  # two calls, two argument lists
     assert call_arguments(text, 8, "mac") is None  # deduced
     assert call_arguments(text, 9, "mac") == ["1", "2"]  # two calls alike
+    deduced, two = call_at(text, 8, "mac"), call_at(text, 9, "mac")
+    assert deduced is not None and (deduced.template, deduced.arguments) == (None, ("acc",))
+    assert two is not None and two.arguments == ()  # `(a)` and `(b)`: neither is read
     one = blanked("  mac<BK, (BM > 2 ? 2 : 1), sizeof(float)>(acc);\n")
     assert call_arguments(one, 1, "mac") == ["BK", "(BM > 2 ? 2 : 1)", "sizeof(float)"]
 

@@ -356,7 +356,7 @@ def bind_struct(
     base, _, rest = text.partition("<")
     s = constants.structs.get(base.split("::")[-1].strip())
     if s is None:
-        return out
+        return out | _integral_constant(parameter, base, rest)
     args: dict[str, int] = {}
     if rest:
         given = split_top(rest.rsplit(">", 1)[0], angles=True)
@@ -370,6 +370,19 @@ def bind_struct(
     for member, value in s.evaluate({**names, **constants.names}, args).items():
         out[f"{parameter}::{member}"] = value
     return out
+
+
+def _integral_constant(parameter: str, base: str, rest: str) -> dict[str, int]:
+    """`{P::value: 6}` for `P` bound to the standard library's `integral_constant<int, 6>`
+    (std::, cuda::std::; `bool_constant<true>` too), no struct of the source."""
+    from sassview.parse.cxx_templates import integer_argument
+
+    name = base.split("::")[-1].strip()
+    given = split_top(rest.rsplit(">", 1)[0], angles=True) if rest else []
+    if (name, len(given)) not in (("integral_constant", 2), ("bool_constant", 1)):
+        return {}
+    value = integer_argument(given[-1])
+    return {} if value is None else {f"{parameter}::value": value}
 
 
 __all__ = ["FileConstants", "Scope", "StructConstants", "bind_struct", "file_constants"]

@@ -8,13 +8,15 @@ arguments; only integral non-type parameters (`int TILE`, `unsigned N = 4`, `boo
 bound, to the instantiation's integer arguments (`16`, `16u`, `true`).
 
 A device function template's arguments are read at its call site instead
-(`function_templates`, `call_arguments`): `mac_tile<BK, BM, BN>(...)` as written there, for the
-caller to evaluate with the constants that hold on that line (analyses/loops/files.py).
+(`function_templates`, `call_at`): `mac_tile<BK, BM, BN>(...)` as written there, for the
+caller to evaluate with the constants that hold on that line (analyses/loops/files.py), and the
+call's function arguments, for those it deduces (`mac_tile(acc, ...)`,
+`sassview.parse.cxx_deduce`).
 
 How it can be wrong: a kernel template defined twice under #if, or overloaded with the same
 parameter count, binds the first definition's names; a parameter named like a macro shadows
-it inside the kernel's body only. A call site whose arguments are deduced (`mac_tile(acc,
-...)`) or written on another line than the one the line table names gives none.
+it inside the kernel's body only. A call written on another line than the one the line table
+names gives none.
 """
 
 from __future__ import annotations
@@ -214,11 +216,13 @@ def _matching_brace(text: str, start: int) -> int:
 @dataclass(frozen=True, slots=True)
 class FunctionTemplate:
     """A function template's definition: its name, its parameters as written (`int BK`,
-    `typename Cfg`, `int kWarp = 32`) and the lines of its body (first, last; 1-based)."""
+    `typename Cfg`, `int kWarp = 32`), the lines of its body (first, last; 1-based) and its
+    function parameters as written (`float (&acc)[TM][TN]`, `const float* a`)."""
 
     name: str
     parameters: tuple[str, ...]
     lines: tuple[int, int]
+    arguments: tuple[str, ...] = ()
 
 
 _FUNCTION_TEMPLATE = re.compile(r"template\s*<([^;{}]*?)>[^;{}]*?\b(\w+)\s*\(")
@@ -240,7 +244,9 @@ def function_templates(blanked: str) -> tuple[FunctionTemplate, ...]:
         first = blanked.count("\n", 0, body) + 1
         parameters = tuple(split_top(m.group(1), angles=True))
         last = first + blanked.count("\n", body, end)
-        out.append(FunctionTemplate(m.group(2), parameters, (first, last)))
+        close = matching_paren(blanked, m.end() - 1)
+        arguments = tuple(split_top(blanked[m.end() : close], angles=True))
+        out.append(FunctionTemplate(m.group(2), parameters, (first, last), arguments))
     return tuple(out)
 
 
@@ -253,22 +259,64 @@ def enclosing_template(blanked: str, line: int) -> FunctionTemplate | None:
     return found
 
 
+@dataclass(frozen=True, slots=True)
+class Call:
+    """A call of a function template as written: its template arguments (None where none are
+    written: all deduced or defaulted; `f<8>(...)`: the first written, the rest deduced), its
+    function arguments, and where its name starts in the text (what is declared there is
+    what its arguments name)."""
+
+    template: tuple[str, ...] | None
+    arguments: tuple[str, ...]
+    position: int
+
+
+def call_at(blanked: str, line: int, name: str) -> Call | None:
+    """The call of `name` that starts on `line` (`mac_tile<BK, BM, BN>(acc, ...)`,
+    `outer_acc(acc, a, b)`, its arguments on the lines after too); None where there is no such
+    call there, or two calls with other template arguments (two with other function arguments
+    give none of those: which call an inline chain is, the line does not say)."""
+    found = calls_on(blanked, line, name)
+    first = found[0] if found else None
+    if first is None or any(f.template != first.template for f in found):
+        return None
+    if any(f.arguments != first.arguments for f in found):  # `f<1>(a); f<1>(b);`: none deduce
+        return Call(first.template, (), first.position)
+    return first
+
+
+def calls_on(blanked: str, line: int, name: str) -> list[Call]:
+    """Every call of `name` that starts on `line`, in order."""
+    starts = _line_starts(blanked)
+    if not 1 <= line <= len(starts):
+        return []
+    begin = starts[line - 1]
+    end = starts[line] if line < len(starts) else len(blanked)
+    found: list[Call] = []
+    for m in re.finditer(r"(?<![\w.])(?<!->)" + re.escape(name) + r"\s*([<(])", blanked[begin:end]):
+        at = begin + m.start(1)
+        template = None
+        if m.group(1) == "<":
+            close = _closing_angle(blanked, at)
+            paren = re.match(r"\s*\(", blanked[close + 1 :]) if close is not None else None
+            if close is None or paren is None:
+                continue
+            template = tuple(split_top(blanked[at + 1 : close], angles=True))
+            at = close + paren.end()
+        shut = matching_paren(blanked, at)
+        if shut < 0:
+            continue
+        arguments = tuple(split_top(blanked[at + 1 : shut], angles=True))
+        found.append(Call(template, arguments, begin + m.start()))
+    return found
+
+
 def call_arguments(blanked: str, line: int, name: str) -> list[str] | None:
     """The template arguments written at a call of `name` that starts on `line`
     (`mac_tile<BK, BM, BN>(` -> ['BK', 'BM', 'BN']; `warp_max<>(` -> []); None where there is
-    no such call there, or two calls with other arguments."""
-    starts = _line_starts(blanked)
-    if not 1 <= line <= len(starts):
-        return None
-    begin = starts[line - 1]
-    end = starts[line] if line < len(starts) else len(blanked)
-    found: list[list[str]] = []
-    for m in re.finditer(r"\b" + re.escape(name) + r"\s*<", blanked[begin:end]):
-        close = _closing_angle(blanked, begin + m.end() - 1)
-        if close is None or not re.match(r"\s*\(", blanked[close + 1 :]):
-            continue
-        found.append(split_top(blanked[begin + m.end() : close], angles=True))
-    return found[0] if found and all(f == found[0] for f in found) else None
+    no such call there (or none written), or two calls with other arguments."""
+    call = call_at(blanked, line, name)
+    return list(call.template) if call is not None and call.template is not None else None
 
 
 @memoized(16)
@@ -311,9 +359,12 @@ def parameter_name(parameter: str) -> tuple[str | None, bool, str]:
 
 
 __all__ = [
+    "Call",
     "FunctionTemplate",
     "TemplateScope",
     "call_arguments",
+    "call_at",
+    "calls_on",
     "enclosing_template",
     "function_templates",
     "parameter_name",

@@ -35,7 +35,11 @@ with memory, one per step of a butterfly whose combine may be a compare and sele
 Code is placed by its inline chain as the PTX gives it (`listing.chained_sources`): ptxas' line
 table gives the code of two call sites of one helper (two identical calls, two instantiations
 of a template) the first site's chain, the PTX instruction each SASS instruction came from has
-its own. How it can be wrong: code ptxas moved to another line than its PTX instruction's keeps
+its own; and it starts no row where only the file changes (a header loop on line 4 inlined at
+a call on line 4 reads as the call's line), the PTX's `.loc` has the header. Two calls of one
+helper on one line are one inline context in both (no columns tell them apart): their
+statement's copies are its trip count, or unknown (`SourceFiles.merged`). How it can be
+wrong: code ptxas moved to another line than its PTX instruction's keeps
 ptxas' chain. A loop with one SASS loop, no remainder and every body statement of k > 1
 instructions of one opcode reads k times its factor. A constant trip count is trusted over the
 SASS (a loop whose copies ptxas folded still reads its trip count). Peeled iterations read as a
@@ -174,6 +178,8 @@ class Census(Measure):
         order = sorted(keys, key=self._order)
         single = [k for k, m in measured.items() if not m[1]]  # no remainder loop beside
         open_ = open_entries(self, order, self.factors, remainders, single)
+        # two calls on one line are one inline context in the rolled builds too
+        open_ = [k for k in open_ if not self.files.merged(*k)]
         if not open_:
             return set()
         asked = Variants(self.ctx, flips(self, order, self.files.main))
@@ -219,7 +225,10 @@ class Census(Measure):
         steps, with k shuffles of each offset a run, is k values reduced in one loop (a
         float2: 10 FADD on one line for 5 steps), not 5k copies. Other counts stand: the
         shuffles can miss a step ptxas folded or gave another inline chain (a Welford
-        triple's, beside a float2's, shows 4 offsets of its 5 steps)."""
+        triple's, beside a float2's, shows 4 offsets of its 5 steps). None for a statement two
+        calls on one line hold (`SourceFiles.merged`): the count is both calls'."""
+        if self.files.merged(*key):
+            return None
         found = super().measured_copies(key, factors)
         where = self.runs(key, factors)
         shuffles = self.shuffle_steps(self.region(where[1]), key) if where else None

@@ -10,9 +10,12 @@ A template kernel's integral parameters hold inside its definition's body
 A device function template's hold in its body at one inline context (`loop_at`): the arguments
 written at its call site (`mac_tile<BK, BM, BN>(...)`), evaluated with the constants that hold
 there (the kernel's own template arguments, its constexpr locals, the macros, a caller's
-arguments in turn where the call is itself in a function template inlined further out). A
-parameter no call site gives a number (deduced arguments, a run-time expression) is no
-constant in the body, whatever a file-wide name of the same name is. A template body's
+arguments in turn where the call is itself in a function template inlined further out), and
+those the call's arguments deduce (`outer_acc(acc, ...)` with `float acc[8][4]` there:
+`sassview.parse.cxx_deduce`), and over these the arguments of the instantiation the PTX names
+as inlined at that call (`sassview.parse.ptx_inlined`: `_Z6sum_sqILi6EE...`). A parameter no
+call site gives a number (an argument whose declaration is not read, a run-time expression) is
+no constant in the body, whatever a file-wide name of the same name is. A template body's
 constexpr locals are read again with its arguments (`constexpr int HALF = ROWS / 2;`).
 
 The files a compile includes ahead of the source (`--include-before`, `--included-by`'s
@@ -47,6 +50,7 @@ from sassview.analyses.memory import line_keys
 from sassview.ir import Artifacts
 from sassview.memo import memoized
 from sassview.parse.cxx_constants import FileConstants, bind_struct, file_constants
+from sassview.parse.cxx_deduce import argument_type, deduce, enclosing_function
 from sassview.parse.cxx_macros import (
     ExpressionMacros,
     Includes,
@@ -56,13 +60,20 @@ from sassview.parse.cxx_macros import (
     include_dirs,
 )
 from sassview.parse.cxx_templates import (
+    Call,
     FunctionTemplate,
     TemplateScope,
-    call_arguments,
+    call_at,
+    calls_on,
     enclosing_template,
+    integer_argument,
+    mangled_arguments,
+    mangled_identifier,
     parameter_name,
+    split_top,
     template_scope,
 )
+from sassview.parse.ptx_inlined import symbols_at
 from sassview.parse.python_loops import bound_python, python_source_loops
 from sassview.parse.source_loops import (
     SourceLoop,
@@ -120,6 +131,15 @@ class SourceFiles:
             self._expand = expression_macros(raw)
             pre = [(n, expand_expression_macros(t, self._expand)) for n, t in pre]
         walked = (*pre, *((n, self.text(n)) for n in cxx))
+        self._units = dict(walked)  # where a deduced argument's declaration may be
+        self._blanked: dict[str, str] = {}
+        self._merged: dict[tuple[str, int, tuple[str, int]], bool] = {}  # `merged`'s
+        self._given: dict[tuple[FunctionTemplate, Sites], _Context] = {}  # `_arguments`'
+        # The kernel's PTX, where NVVM names each function it inlined (`_compiled`)
+        self._ptx = art.ptx or ""
+        function = ctx.kernel.ptx
+        lines = [i.line for i in function.instructions] if function else []
+        self._ptx_lines = (min(lines), max(lines)) if lines and self._cxx else None
         self.macros, self._constants, self._macros = read_constants(
             tuple(art.options), art.arch, walked, self._unit(art)
         )
@@ -220,6 +240,22 @@ class SourceFiles:
             self._loops_at[(file, index, sites)] = found
         return found
 
+    def merged(self, file: str, index: int, sites: Sites) -> bool:
+        """Whether loop `index` of `file` inlined at `sites` is the code of two calls on one
+        line (`sum_sq(r) + sum_sq(q)`): the line table has no columns, and one inline context
+        holds both calls' copies (the PTX's `.loc` names both by the same line and column)."""
+        if not sites:
+            return False
+        found = self._merged.get((file, index, sites[0]))
+        if found is None:
+            text = blanked(self.text(file))
+            end = text.find("\n", _offset(text, self.loops(file)[index].line))
+            name = enclosing_function(text, end if end >= 0 else len(text))  # the loop line's end
+            there, call = sites[0]
+            found = name is not None and len(calls_on(blanked(self.text(there)), call, name)) > 1
+            self._merged[(file, index, sites[0])] = found
+        return found
+
     def _callee(self, file: str, line: int) -> FunctionTemplate | None:
         """The function template (not the kernel's) whose body holds `line`."""
         callee = enclosing_template(blanked(self.text(file)), line)
@@ -241,7 +277,7 @@ class SourceFiles:
             names.update(self._body_locals(file, scope.lines, line, names))
         callee = self._callee(file, line)
         if callee is not None:
-            given, given_types = self._arguments(callee, sites)
+            given, given_types = self._arguments(file, callee, sites)
             names.update(given)
             types.update(given_types)
             for name, argument in given_types.items():
@@ -250,34 +286,90 @@ class SourceFiles:
             names.update(self._body_locals(file, callee.lines, line, names))
         return names, types
 
-    def _arguments(self, callee: FunctionTemplate, sites: Sites) -> _Context:
+    def _arguments(self, file: str, callee: FunctionTemplate, sites: Sites) -> _Context:
         """The template arguments of `callee` at its call site `sites[0]` (the one it was
-        inlined at), evaluated with what holds there; a parameter left open is None."""
-        written = None
+        inlined at), evaluated with what holds there: those written, then those the call's
+        arguments deduce (`sassview.parse.cxx_deduce`), then the defaults of those no
+        function parameter names; a parameter left open is None. Once per call site."""
+        found = self._given.get((callee, sites))
+        if found is None:
+            found = self._read_arguments(callee, sites)
+            compiled = self._compiled(file, callee, sites)
+            found = self._given[(callee, sites)] = (
+                {**found[0], **compiled[0]},
+                {**found[1], **compiled[1]},
+            )
+        return dict(found[0]), dict(found[1])
+
+    def _compiled(self, file: str, callee: FunctionTemplate, sites: Sites) -> _Context:
+        """The template arguments of the instantiation NVVM inlined at `sites[0]`, by the
+        symbol its PTX names it by (`sassview.parse.ptx_inlined`: `_Z6sum_sqILi6EE...` is
+        `sum_sq<6>`), where one symbol of `callee` is there and its arguments read."""
+        if not sites or not self._ptx_lines:
+            return {}, {}
+        found = symbols_at(self._ptx, self._ptx_lines, file, callee.lines, sites[0])
+        symbol = next(iter(found)) if len(found) == 1 else ""
+        arguments = mangled_arguments(symbol) if symbol else None
+        if mangled_identifier(symbol) != callee.name or arguments is None:
+            return {}, {}
+        names: dict[str, int | None] = {}
+        types: dict[str, str] = {}
+        for parameter, argument in zip(callee.parameters, arguments, strict=False):
+            name, is_type, _ = parameter_name(parameter)
+            if name is None:
+                break
+            if is_type:
+                types[name] = argument
+            else:
+                names[name] = integer_argument(argument)
+        return names, types
+
+    def _read_arguments(self, callee: FunctionTemplate, sites: Sites) -> _Context:
+        call, text = None, ""
         caller: _Context = ({}, {})
         if sites:
             (file, line), outer = sites[0], sites[1:]
-            written = call_arguments(blanked(self.text(file)), line, callee.name)
-            caller = self._context(file, line, outer) if written is not None else caller
+            text = blanked(self.text(file))
+            call = call_at(text, line, callee.name)
+            caller = self._context(file, line, outer) if call is not None else caller
         env = _with(self._macros, caller[0])
+        written = call.template or () if call is not None else ()
+        deduced: tuple[dict[str, int | None], dict[str, str]] = ({}, {})
+        if call is not None:  # a declaration may be a header's: an alias, a file-scope array
+            others = self._elsewhere(sites[0][0])
+            deduced = _deduced(callee, call, text, env, caller[1], others)
         names: dict[str, int | None] = {}
         types: dict[str, str] = {}
         for n, parameter in enumerate(callee.parameters):
             name, is_type, default = parameter_name(parameter)
             if name is None:
                 break  # a pack: what follows is not read
-            # no call read: a default may not be what was used (the arguments deduced)
-            given = written is not None and n < len(written)
-            text = "" if written is None else written[n] if given else default
-            if is_type:
-                if text:
-                    types[name] = caller[1].get(text, text)
-                continue
-            # an argument is the caller's expression; a default may name earlier parameters
-            names[name] = (
-                constant_expression(text, env if given else _with(env, names)) if text else None
-            )
+            if n < len(written):  # an argument is the caller's expression
+                if is_type:
+                    types[name] = caller[1].get(written[n], written[n])
+                else:
+                    names[name] = constant_expression(written[n], env)
+            elif name in deduced[0] or name in deduced[1]:
+                names.update({name: deduced[0][name]} if name in deduced[0] else {})
+                types.update({name: deduced[1][name]} if name in deduced[1] else {})
+            elif call is not None and default and not _named_by(name, callee.arguments):
+                # a default may name earlier parameters; one a function parameter names may
+                # have been deduced where this reading deduced nothing
+                if is_type:
+                    types[name] = default
+                else:
+                    names[name] = constant_expression(default, _with(env, names))
+            elif not is_type:
+                names[name] = None
         return names, types
+
+    def _elsewhere(self, file: str) -> tuple[str, ...]:
+        """The blanked text of every file of the unit but `file` (the main one too)."""
+        names = [n for n in (*self._units, self.main or "") if n and n != file]
+        for n in names:
+            if n not in self._blanked:
+                self._blanked[n] = blanked(self._units.get(n) or self.text(n))
+        return tuple(self._blanked[n] for n in names)
 
     def at(self, file: str, line: int) -> dict[str, int | None]:
         """The names whose value at `line` of `file` is not the file-wide one: a macro before
@@ -307,6 +399,58 @@ class SourceFiles:
 
     def statement(self, file: str, line: int) -> int | None:
         return self._scan(file)[2].get(line)
+
+
+def _deduced(
+    callee: FunctionTemplate,
+    call: Call,
+    text: str,
+    env: dict[str, int],
+    types: dict[str, str],
+    elsewhere: Sequence[str] = (),
+) -> tuple[dict[str, int | None], dict[str, str]]:
+    """What the arguments of `call` deduce of `callee`'s parameters, evaluated with the
+    caller's constants `env` and type parameters `types` (`Frag<M, 4>` -> `Frag<3, 4>`);
+    `elsewhere`: the unit's other files, for a declaration not in the caller's."""
+    found = deduce(
+        callee,
+        list(call.arguments),
+        lambda a: argument_type(text, call.position, a, elsewhere),
+    )
+    values: dict[str, int | None] = {
+        n: constant_expression(v, env) for n, v in found.values.items()
+    }
+    return values, {n: _type_here(t, env, types) for n, t in found.types.items()}
+
+
+def _type_here(text: str, env: dict[str, int], types: dict[str, str]) -> str:
+    """A type as written in the caller, with its type parameters and constant template
+    arguments put in: `Cfg` -> `GemmCfg`, `Frag<M, 4>` -> `Frag<3, 4>` where M is 3."""
+    text = types.get(text, text)
+    base, _, rest = text.partition("<")
+    if not rest:
+        return text
+    out = []
+    for arg in split_top(rest.rsplit(">", 1)[0], angles=True):
+        value = constant_expression(arg, env)
+        out.append(str(value) if value is not None else types.get(arg, arg))
+    return f"{base.strip()}<{', '.join(out)}>"
+
+
+def _offset(text: str, line: int) -> int:
+    """Where 1-based `line` of `text` starts."""
+    at = 0
+    for _ in range(line - 1):
+        at = text.find("\n", at) + 1
+        if at == 0:
+            return len(text)
+    return at
+
+
+def _named_by(name: str, arguments: Sequence[str]) -> bool:
+    """Whether a function parameter's declaration names template parameter `name`."""
+    word = re.compile(r"\b" + re.escape(name) + r"\b")
+    return any(word.search(a) for a in arguments)
 
 
 _CONSTEXPR_VALUE = re.compile(r"(\w+)=(-?\d+|True|False)(?=,|$)")

@@ -81,24 +81,30 @@ def chained_sources(kernel: Kernel) -> list[SourceLoc | None]:
     """Each SASS instruction's location, with the inline chain of the PTX instruction it came
     from where ptxas' line table gives another: ptxas names the code of a helper inlined at two
     call sites (or two instantiations of one template) by the first site's chain, the PTX's
-    `.loc ... inlined_at` tells them apart. Only where the innermost file and line agree. Read
-    through `AnalysisContext.shared`: computed once per kernel."""
+    `.loc ... inlined_at` tells them apart. Only where the innermost line agrees: with the file
+    too, the call sites are the PTX's; with another file, the whole location is (ptxas starts
+    a row of its line table where the line number changes, not the file: a header's loop at
+    line 4 inlined at a call on line 4 of the main file reads as the call's line, its chain
+    lost). Read through `AnalysisContext.shared`: computed once per kernel."""
     ptx = kernel.ptx
     by_line = {p.line: p.source for p in ptx.instructions if p.source} if ptx else {}
     out: list[SourceLoc | None] = []
     for i in kernel.instructions:
         src = i.source
         there = by_line.get(i.ptx_line) if i.ptx_line is not None else None
-        if (
-            src is not None
-            and there is not None
-            and there.inlined_at is not None
-            and (there.file, there.line) == (src.file, src.line)
-            and _sites(there) != _sites(src)
-        ):
-            src = src._replace(inlined_at=_plain(there.inlined_at))
+        if src is not None and there is not None and there.line == src.line:
+            src = _from_ptx(src, there)
         out.append(src)
     return out
+
+
+def _from_ptx(src: SourceLoc, there: SourceLoc) -> SourceLoc:
+    """`src` (ptxas' row) with what the PTX's `.loc` of the same line says instead."""
+    if there.file != src.file:  # a row ptxas did not start: the PTX's place, its own chain
+        return SourceLoc(there.file, there.line, src.column, _plain(there.inlined_at))
+    if there.inlined_at is not None and _sites(there) != _sites(src):
+        return src._replace(inlined_at=_plain(there.inlined_at))
+    return src
 
 
 def _sites(loc: SourceLoc) -> tuple[tuple[str, int], ...]:
