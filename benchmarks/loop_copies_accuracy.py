@@ -1,7 +1,8 @@
 """Right / wrong / unknown loop claims on the recorded labelled corpora: copies.cu
 (tests/helpers/copies_corpus.py, tested by tests/test_loop_copies.py), shapes2.cu
-(tests/helpers/shapes2_corpus.py, tested by tests/test_loop_shapes2.py) and mactile.cu
-(tests/helpers/mactile_corpus.py, tested by tests/test_loop_mactile.py).
+(tests/helpers/shapes2_corpus.py, tested by tests/test_loop_shapes2.py), mactile.cu
+(tests/helpers/mactile_corpus.py, tested by tests/test_loop_mactile.py) and hopper.cu
+(tests/helpers/hopper_corpus.py, tested by tests/test_loop_hopper.py).
 
     python benchmarks/loop_copies_accuracy.py
 
@@ -9,7 +10,8 @@ For each corpus, sm_80 and sm_90a, the census of the recorded real build (readin
 rolled builds, as the tests do, and once with no rolled build at all) against the hand labels,
 and the labels' `before` column (what the census said before: copies.cu's at 69b3583, before
 the rolled builds; shapes2.cu's at ef7f075, before that corpus; mactile.cu's at 566a2f7, before
-a helper template's arguments were read at its call site). A claim is one label row on
+a helper template's arguments were read at its call site; hopper.cu's at a588a9a, before
+that corpus). A claim is one label row on
 one arch: unknown where the census gives no number, wrong where it gives another (or the line
 has no entry, or more than one), right where every labelled key holds (`tensor_ops` too). An
 accuracy count, not a timing: it prints, it does not assert (the tests do).
@@ -69,6 +71,7 @@ def _entries(corpus: Any, arch: str, row: dict[str, Any]) -> list[Any]:
 def main() -> None:
     from helpers import (  # the corpora as recorded (tests/helpers)
         copies_corpus,
+        hopper_corpus,
         mactile_corpus,
         shapes2_corpus,
     )
@@ -79,6 +82,7 @@ def main() -> None:
         ("copies.cu", copies_corpus),
         ("shapes2.cu", shapes2_corpus),
         ("mactile.cu", mactile_corpus),
+        ("hopper.cu", hopper_corpus),
     )
     for name, corpus in corpora:
         before: Counter[str] = Counter()

@@ -107,13 +107,13 @@ TESTS = Path(__file__).parent
 
 
 def recorded_listings() -> list[Any]:
-    """Every recorded CUDA C++ compile with its source: this corpus, copies.cu's and
-    mactile.cu's, the
+    """Every recorded CUDA C++ compile with its source: this corpus, copies.cu's,
+    mactile.cu's and hopper.cu's, the
     parser corpus (tests/corpus), the analyses' (tests/data/analyses) and the unroll tests'
     (tests/data/graph)."""
     out = [
         pytest.param(DATA / f"{stem}.cu", DATA, f"{stem}.{a}", a, id=f"{stem}-{a}")
-        for stem in ("census", "copies", "mactile")  # tests/test_loop_copies.py, _mactile.py
+        for stem in ("census", "copies", "mactile", "hopper")  # tests/test_loop_<stem>.py
         for a in ARCHS
     ]
     for meta_path in sorted(

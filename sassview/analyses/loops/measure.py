@@ -226,12 +226,11 @@ class Measure:
             self.versions[key] = [lp for lp in loops if lp is not main and lp not in rest]
             return f, main, rest, False
         main, c = counted[0]
-        outer = self.listing.loops[main.parent] if main.parent is not None else None
-        tail = pool(self.counts(self.region(outer), key))
+        tail = self.tail(key, main)
         # Straight-line copies of the body beside the loop: NVVM's remainder unrolled (one
         # iteration's worth each, so the ratio is the factor) or ptxas' tail of its own
         # unrolling (several: the ratio is no whole number, the factor is counted below).
-        straight = bool(tail) and 2 * len([p for p in c if p in tail]) >= len(c)
+        straight = self.beside(key, main)
         r = ratio(c, tail) if straight else None
         if r is not None and r >= 2:
             return r, main, [], True
@@ -246,6 +245,19 @@ class Measure:
         f = divides_most(normal) if normal else None
         # A loop not unrolled leaves no remainder: code beside it is a peeled iteration.
         return f, main, [], straight and (f or 1) > 1
+
+    def tail(self, key: Key, main: Loop) -> Counts:
+        """The entry's counts outside its main SASS loop, in the loop around it (or the
+        kernel's straight-line code)."""
+        outer = self.listing.loops[main.parent] if main.parent is not None else None
+        return pool(self.counts(self.region(outer), key))
+
+    def beside(self, key: Key, main: Loop) -> bool:
+        """Whether straight-line copies of the entry's body lie beside its main SASS loop (a
+        remainder, where the loop is unrolled)."""
+        c = pool(self.counts(self.region(main), key))
+        tail = self.tail(key, main)
+        return bool(tail) and 2 * len([p for p in c if p in tail]) >= len(c)
 
     def measured_copies(self, key: Key, factors: dict[Key, int | None]) -> int | None:
         """Copies of a full entry with no constant trip count: its own code's counts over the
