@@ -5,7 +5,8 @@ first HGMMA a later step's descriptor line, and schedules the first HMMA between
 copies), and run-time loops over 16-byte register packs whose inner loop runs to a member of
 a struct template reached through a typedef (`h8::count`: no constant the census reads),
 one of which ptxas unrolls by 4 (the outer factor and the inner copies are one count in the
-SASS: the rolled builds split them).
+SASS: the rolled builds split them); and a pack's shared float atomicAdds, each a CAS retry
+loop ptxas makes of one PTX atomic (no copy of the statement around it).
 
 The listings were recorded by tests/data/loops/record_hopper.py (NVRTC, sm_80 and sm_90a):
 the real build, whose SASS the labels in labels_hopper.json were read from by hand, and the
@@ -48,7 +49,9 @@ def _want(row: dict[str, Any]) -> tuple[tuple[str, int], tuple[tuple[str, int], 
 
 
 def _here(entries: list[LoopEntry], row: dict[str, Any]) -> list[LoopEntry]:
-    return [e for e in entries if named_place(e) == _want(row)]
+    """The entries at the row's place, but ptxas' retry loops (named by what they retry, no
+    claim about the statement: `test_the_atomic_retries_are_ptxas_loops_apart`)."""
+    return [e for e in entries if named_place(e) == _want(row) and e.spin is None]
 
 
 def _id(arch: str, row: dict[str, Any]) -> str:
@@ -81,10 +84,19 @@ def test_the_pack_loops_were_settled_by_the_compiler() -> None:
     """The pack loops' numbers come from the rolled builds (no constant bounds them here)."""
     for arch in ARCHS:
         for row in LABELS:
-            if row["kernel"] == "tile_peeled<2>" or row["loop"] == "ps_red":
+            if row["kernel"] in ("tile_peeled<2>", "pack_atomic") or row["loop"] == "ps_red":
                 continue
             (e,) = _here(list(inspection(arch, row["kernel"]).facts("unroll")["entries"]), row)
             assert e.decided_by == "rolled build", (arch, e.tag())
+
+
+def test_the_atomic_retries_are_ptxas_loops_apart() -> None:
+    """The 8 CAS retry loops of pt_add's shared atomicAdds are ptxas' own, each its own entry
+    named by what it retries, and none is the statement's."""
+    for arch in ARCHS:
+        entries = inspection(arch, "pack_atomic").facts("unroll")["entries"]
+        retries = [e for e in entries if e.spin == "atomic CAS retry"]
+        assert len(retries) == 8 and not any(e.statement for e in retries), arch
 
 
 @pytest.mark.compile

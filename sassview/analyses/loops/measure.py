@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from sassview.analyses.loops.listing import Listing
 from sassview.analyses.loops.ratios import Counts, copies_of, pool, ratio, steady_ratio
 from sassview.analyses.loops.tree import STATEMENT, Key, Tree
-from sassview.analyses.spins import ptxas_retry
+from sassview.analyses.spins import ATOMIC_CAS_RETRY, ptxas_retry
 from sassview.analyses.tile_loops import divides_most
 from sassview.graph.loops import Loop
 from sassview.ir import SassInstruction, SourceLoc
@@ -47,14 +47,23 @@ class Measure:
         # sites the line table gives one inline context
         self.versions: dict[Key, list[Loop]] = {}
         self._assign()
+        self._regions.clear()  # read before the retries were known
 
     def region(self, loop: Loop | None) -> list[int]:
         """Instruction indices of one trip of `loop` (without its nested loops), or of the code
-        outside every loop."""
+        outside every loop. A CAS retry loop ptxas made of one atomic is the atomic, one trip
+        of it: its statement's code, counted where the atomic is (8 copies of a shared
+        `atomicAdd` on a float, each its own retry loop)."""
         key = loop.index if loop else None
         if key not in self._regions:
             cfg, loops = self.listing.cfg, self.listing.loops
-            inner = {k for o in loops if loop is None or o.parent == key for k in o.blocks}
+            inner = {
+                k
+                for o in loops
+                if (loop is None or o.parent == key)
+                and self.retries.get(o.index) != ATOMIC_CAS_RETRY
+                for k in o.blocks
+            }
             own = loop.blocks if loop else {b.index for b in cfg.blocks if b.reachable}
             spans = (cfg.blocks[k] for k in sorted(own - inner))
             self._regions[key] = [i for b in spans for i in range(b.first, b.last + 1)]

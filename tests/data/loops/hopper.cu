@@ -61,3 +61,20 @@ __global__ void pack_axpy(const float* __restrict__ x, float* __restrict__ y, fl
     *reinterpret_cast<f4*>(y + i) = py;
   }
 }
+
+// Column sums of packs: registers over the rows, then one shared atomicAdd per element, which
+// ptxas makes a CAS retry loop each (no instruction adds a float to shared memory).
+__global__ void pack_atomic(const __half* __restrict__ x, float* __restrict__ out, int rows) {
+  __shared__ float col[32 * h8::count];
+  float acc[h8::count];
+  for (int k = 0; k < h8::count; ++k) acc[k] = 0.f;  // @pt_zero
+  for (int r = threadIdx.y; r < rows; r += blockDim.y) {  // @pt_r
+    const h8 p = load16<h8>(x + (r * 32 + threadIdx.x) * h8::count);
+    for (int k = 0; k < h8::count; ++k) acc[k] += __half2float(p[k]);  // @pt_k
+  }
+  for (int k = 0; k < h8::count; ++k) atomicAdd(&col[threadIdx.x + k * 32], acc[k]);  // @pt_add
+  __syncthreads();
+  if (threadIdx.y == 0) {
+    for (int k = 0; k < h8::count; ++k) out[threadIdx.x + k * 32] = col[threadIdx.x + k * 32];  // @pt_out
+  }
+}
