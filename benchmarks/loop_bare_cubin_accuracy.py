@@ -8,11 +8,12 @@ SASS, embedded PTX if any and line tables), against the hand labels of the same 
 
 Corpora: census.cu (labels.json), copies.cu (labels_copies.json), shapes2.cu
 (labels_shapes2.json), mactile.cu (labels_mactile.json), tutor.cu (labels_tutor.json),
-deduce.cu (labels_deduce.json), the real build of each on sm_80 and sm_90a. A claim is one
-label row on one arch: "no claim" where the line has no entry (with no source beside the
-cubin, a loop unrolled away leaves none), unknown where the census gives no number, wrong
-where it gives another (or more than one entry), right where every labelled key it gives
-holds (`MAIN` always). An accuracy count: it prints, it does not assert (the tests do).
+deduce.cu (labels_deduce.json), hopper.cu (labels_hopper.json), the real build of each on
+sm_80 and sm_90a. A claim is one label row on one arch: "no claim" where the line has no
+entry (with no source beside the cubin, a loop unrolled away leaves none), unknown where the
+census gives no number, wrong where it gives another (or more than one entry), right where
+every labelled key it gives holds (`MAIN` always). An accuracy count: it prints, it does not
+assert (the tests do).
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ CORPORA = (
     ("mactile", "labels_mactile.json"),
     ("tutor", "labels_tutor.json"),
     ("deduce", "labels_deduce.json"),
+    ("hopper", "labels_hopper.json"),
 )
 
 

@@ -108,12 +108,12 @@ TESTS = Path(__file__).parent
 
 def recorded_listings() -> list[Any]:
     """Every recorded CUDA C++ compile with its source: this corpus, copies.cu's,
-    mactile.cu's, tutor.cu's and deduce.cu's, the
+    mactile.cu's, tutor.cu's, deduce.cu's and hopper.cu's, the
     parser corpus (tests/corpus), the analyses' (tests/data/analyses) and the unroll tests'
     (tests/data/graph)."""
     out = [
         pytest.param(DATA / f"{stem}.cu", DATA, f"{stem}.{a}", a, id=f"{stem}-{a}")
-        for stem in ("census", "copies", "mactile", "tutor", "deduce")  # test_loop_<stem>.py
+        for stem in ("census", "copies", "mactile", "tutor", "deduce", "hopper")  # test_loop_<stem>
         for a in ARCHS
     ]
     for meta_path in sorted(

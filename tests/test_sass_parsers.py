@@ -120,6 +120,7 @@ def test_call_to_noinline_function_resolves_through_labels() -> None:
         ("!PT", OperandKind.REGISTER, [Register("P", None)], {"negated": True}),
         ("-|R2|", OperandKind.REGISTER, [Register("R", 2)], {"negated": True, "absolute": True}),
         ("R6.reuse", OperandKind.REGISTER, [Register("R", 6)], {"reuse": True}),
+        ("R4.reuse.H0_H0", OperandKind.REGISTER, [Register("R", 4)], {"reuse": True}),
         ("UR5", OperandKind.REGISTER, [Register("UR", 5)], {}),
         ("0x3a0", OperandKind.IMMEDIATE, [], {"value": 0x3A0}),
         ("-0x8", OperandKind.IMMEDIATE, [], {"value": -8}),

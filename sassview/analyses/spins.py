@@ -3,7 +3,9 @@ the loop census and every view share.
 
 ptxas makes a loop of one PTX instruction that may have to be retried: `setmaxnreg.inc`
 (`USETMAXREG.TRY_ALLOC` until the CTA's pool has the registers), `tcgen05.alloc`
-(`UTCATOMSWS` until the tensor memory is free); an mbarrier try-wait is retried by the code
+(`UTCATOMSWS` until the tensor memory is free), an atomic with no instruction of its own
+(`atom.shared.add.f32`: load, add, `ATOMS.CAST.SPIN` until no other thread wrote between); an
+mbarrier try-wait is retried by the code
 around it (inline asm, Triton's lowering) or by ptxas. Such a loop is no copy of any loop
 statement, though the line table gives it the line of the statement around it (a Triton
 partition's setmaxnreg at its K loop's `for`).
@@ -21,6 +23,9 @@ from sassview.ir import SassInstruction
 SETMAXNREG_RETRY = "setmaxnreg retry"
 TMEM_ALLOC_RETRY = "tensor-memory alloc retry"
 MBARRIER_WAIT = "mbarrier wait"
+# ptxas' loop around a shared-memory float atomicAdd it cannot issue as one atomic (LDS, FADD,
+# `ATOMS.CAST.SPIN`, branch back): a copy of the statement's code, counted with it (measure.py)
+ATOMIC_CAS_RETRY = "atomic CAS retry"
 # The loop a warp-specialized kernel's worker warps run around its jump table (`BRX`/`JMX`),
 # each trip sending them to their partition's code: no loop statement's either.
 WORKER_DISPATCH = "worker dispatch"
@@ -30,6 +35,7 @@ _SPINS: tuple[tuple[str, Callable[[SassInstruction], bool]], ...] = (
     (MBARRIER_WAIT, lambda i: i.opcode == "SYNCS" and "PHASECHK" in i.modifiers),
     (SETMAXNREG_RETRY, lambda i: i.opcode == "USETMAXREG"),
     (TMEM_ALLOC_RETRY, lambda i: i.opcode == "UTCATOMSWS"),
+    (ATOMIC_CAS_RETRY, lambda i: i.opcode == "ATOMS" and "CAST" in i.modifiers),
 )
 SPIN_KINDS = tuple(kind for kind, _ in _SPINS)
 # Retries of an instruction no loop statement can hold: PTX has one instruction for each, and

@@ -200,9 +200,10 @@ def _general_operand(text: str) -> Operand:
     negated = absolute = False
     if body[:1] in "-!~" and len(body) > 1 and not _INT.match(body) and not _FLOAT.match(body):
         negated, body = True, body[1:]
-    reuse = body.endswith(".reuse")  # before |..|: nvdisasm prints |R0|.reuse
+    # before |..|: nvdisasm prints |R0|.reuse; and before a half's swizzle, R4.reuse.H0_H0
+    reuse = body.endswith(".reuse") or ".reuse." in body
     if reuse:
-        body = body[: -len(".reuse")]
+        body = body.removesuffix(".reuse").replace(".reuse.", ".", 1)
     if len(body) > 2 and body[0] == "|" and body[-1] == "|":
         absolute, body = True, body[1:-1]
 

@@ -186,6 +186,10 @@ class Census(Measure):
         done = decide(self, open_, order, self.factors, asked)
         if done & set(self.groups):
             self.nvvm = self._nvvm_factors()
+        for k in done & set(self.groups):  # a factor the builds raised: its straight remainder
+            main, rest, straight = measured[k]
+            if not rest and not straight and (self.factors.get(k) or 1) > 1:
+                measured[k] = (main, rest, self.beside(k, main))
         return done
 
     def _nvvm_factors(self) -> dict[Key, int | None]:
@@ -310,13 +314,15 @@ class Census(Measure):
 
     def _others_body(self, index: int, key: Key) -> bool:
         """Whether instruction `index` is the code of another full entry beside `key` (neither
-        inside it nor around it): that entry's own copies. A rolled entry's line outside its
-        SASS loops is where ptxas put what it moved (the peeled tile's HGMMA on the K loop's
-        row)."""
+        inside it nor around it): that entry's own copies; or of a full entry around `key`,
+        its own statements between `key`'s copies (the peeled first k-step's HGMMA before a
+        `for (k = 1; ...)` loop of three in the m loop around both). A rolled entry's line
+        outside its SASS loops is where ptxas put what it moved (the peeled tile's HGMMA on
+        the K loop's row)."""
         k = self.key[index]
-        if k is None or k in self.groups:
+        if k is None or k in self.groups or k == key:
             return False
-        return key not in self.tree.around(k) and k not in self.tree.around(key)
+        return key not in self.tree.around(k)
 
     @property
     def _opcodes(self) -> dict[int, str]:

@@ -88,9 +88,13 @@ def chained_sources(kernel: Kernel) -> list[SourceLoc | None]:
     lost). Read through `AnalysisContext.shared`: computed once per kernel."""
     ptx = kernel.ptx
     by_line = {p.line: p.source for p in ptx.instructions if p.source} if ptx else {}
+    mma_lines = _mma_lines(kernel)
     out: list[SourceLoc | None] = []
-    for i in kernel.instructions:
+    for n, i in enumerate(kernel.instructions):
         src = i.source
+        if n in mma_lines and (moved := by_line.get(mma_lines[n])) is not None:
+            out.append(_plain_chain(moved))
+            continue
         there = by_line.get(i.ptx_line) if i.ptx_line is not None else None
         if src is not None and there is not None and there.line == src.line:
             src = _from_ptx(src, there)
@@ -105,6 +109,65 @@ def _from_ptx(src: SourceLoc, there: SourceLoc) -> SourceLoc:
     if there.inlined_at is not None and _sites(there) != _sites(src):
         return src._replace(inlined_at=_plain(there.inlined_at))
     return src
+
+
+def _mma_lines(kernel: Kernel) -> dict[int, int]:
+    """SASS index -> PTX line, for the MMA instructions ptxas' line table gives the line of
+    another PTX instruction (the first HGMMA of a tile given the line of a descriptor add of
+    the next k-step, so its k-step read as one of the loop's; or each HGMMA of a tile the
+    line of the one after it). wgmma issue in PTX order (ptxas does not reorder them; it
+    interleaves independent mma.sync chains), so where the SASS holds as many HGMMA as the
+    PTX wgmma (ptxas copied none), the n-th in address order is the n-th PTX one; else each
+    MMA off the PTX's MMA lines takes the one such line no other SASS MMA came from between
+    the PTX lines of the MMAs before and after it. Left as they are where none or several
+    fit."""
+    from sassview.analyses.tensor_cores import path_of
+
+    ptx = kernel.ptx
+    if ptx is None:
+        return {}
+    lines = sorted(p.line for p in ptx.instructions if _ptx_mma(p))
+    mmas = [(n, i.ptx_line) for n, i in enumerate(kernel.instructions) if path_of(i.opcode)]
+    if not lines or not mmas:
+        return {}
+    ordered = all(path_of(kernel.instructions[n].opcode) == "wgmma" for n, _ in mmas)
+    if ordered and len(lines) == len(mmas):
+        return {n: want for (n, line), want in zip(mmas, lines, strict=True) if line != want}
+    return _free_mma_lines(lines, mmas)
+
+
+def _free_mma_lines(lines: list[int], mmas: list[tuple[int, int | None]]) -> dict[int, int]:
+    from bisect import bisect_left, bisect_right
+
+    known = set(lines)
+    taken = {line for _, line in mmas if line in known}
+    out: dict[int, int] = {}
+    for at, (n, line) in enumerate(mmas):
+        if line in known:
+            continue
+        before = next((ln for _, ln in reversed(mmas[:at]) if ln in known), None)
+        after = next((ln for _, ln in mmas[at + 1 :] if ln in known), None)
+        lo = bisect_right(lines, before) if before is not None else 0
+        hi = bisect_left(lines, after) if after is not None else len(lines)
+        free = [ln for ln in lines[lo:hi] if ln not in taken]
+        if len(free) == 1:
+            out[n] = free[0]
+            taken.add(free[0])
+    return out
+
+
+def _ptx_mma(p: PtxInstruction) -> bool:
+    """A PTX tensor-core MMA: mma.sync, wgmma.mma_async, tcgen05.mma."""
+    first = p.modifiers[0] if p.modifiers else ""
+    return (
+        p.opcode == "mma"
+        or (p.opcode == "wgmma" and first == "mma_async")
+        or (p.opcode == "tcgen05" and first.startswith("mma"))
+    )
+
+
+def _plain_chain(loc: SourceLoc) -> SourceLoc:
+    return SourceLoc(loc.file, loc.line, loc.column, _plain(loc.inlined_at))
 
 
 def _sites(loc: SourceLoc) -> tuple[tuple[str, int], ...]:

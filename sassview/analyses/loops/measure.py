@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from sassview.analyses.loops.listing import Listing
 from sassview.analyses.loops.ratios import Counts, copies_of, pool, ratio, steady_ratio
 from sassview.analyses.loops.tree import STATEMENT, Key, Tree
-from sassview.analyses.spins import loose_kind, ptxas_retry
+from sassview.analyses.spins import ATOMIC_CAS_RETRY, loose_kind, ptxas_retry
 from sassview.analyses.tile_loops import divides_most
 from sassview.graph.loops import Loop
 from sassview.ir import SassInstruction, SourceLoc
@@ -48,17 +48,26 @@ class Measure:
         # sites the line table gives one inline context
         self.versions: dict[Key, list[Loop]] = {}
         self._assign()
+        self._regions.clear()  # read before the retries were known
         for lp in self.loose:
             if lp.index not in self.retries and (kind := self._loose_kind(lp)) is not None:
                 self.waits[lp.index] = kind
 
     def region(self, loop: Loop | None) -> list[int]:
         """Instruction indices of one trip of `loop` (without its nested loops), or of the code
-        outside every loop."""
+        outside every loop. A CAS retry loop ptxas made of one atomic is the atomic, one trip
+        of it: its statement's code, counted where the atomic is (8 copies of a shared
+        `atomicAdd` on a float, each its own retry loop)."""
         key = loop.index if loop else None
         if key not in self._regions:
             cfg, loops = self.listing.cfg, self.listing.loops
-            inner = {k for o in loops if loop is None or o.parent == key for k in o.blocks}
+            inner = {
+                k
+                for o in loops
+                if (loop is None or o.parent == key)
+                and self.retries.get(o.index) != ATOMIC_CAS_RETRY
+                for k in o.blocks
+            }
             own = loop.blocks if loop else {b.index for b in cfg.blocks if b.reachable}
             spans = (cfg.blocks[k] for k in sorted(own - inner))
             self._regions[key] = [i for b in spans for i in range(b.first, b.last + 1)]
@@ -261,12 +270,11 @@ class Measure:
             self.versions[key] = [lp for lp in loops if lp is not main and lp not in rest]
             return f, main, rest, False
         main, c = counted[0]
-        outer = self.listing.loops[main.parent] if main.parent is not None else None
-        tail = pool(self.counts(self.region(outer), key))
+        tail = self.tail(key, main)
         # Straight-line copies of the body beside the loop: NVVM's remainder unrolled (one
         # iteration's worth each, so the ratio is the factor) or ptxas' tail of its own
         # unrolling (several: the ratio is no whole number, the factor is counted below).
-        straight = bool(tail) and 2 * len([p for p in c if p in tail]) >= len(c)
+        straight = self.beside(key, main)
         r = ratio(c, tail) if straight else None
         if r is not None and r >= 2:
             return r, main, [], True
@@ -281,6 +289,19 @@ class Measure:
         f = divides_most(normal) if normal else None
         # A loop not unrolled leaves no remainder: code beside it is a peeled iteration.
         return f, main, [], straight and (f or 1) > 1
+
+    def tail(self, key: Key, main: Loop) -> Counts:
+        """The entry's counts outside its main SASS loop, in the loop around it (or the
+        kernel's straight-line code)."""
+        outer = self.listing.loops[main.parent] if main.parent is not None else None
+        return pool(self.counts(self.region(outer), key))
+
+    def beside(self, key: Key, main: Loop) -> bool:
+        """Whether straight-line copies of the entry's body lie beside its main SASS loop (a
+        remainder, where the loop is unrolled)."""
+        c = pool(self.counts(self.region(main), key))
+        tail = self.tail(key, main)
+        return bool(tail) and 2 * len([p for p in c if p in tail]) >= len(c)
 
     def measured_copies(self, key: Key, factors: dict[Key, int | None]) -> int | None:
         """Copies of a full entry with no constant trip count: its own code's counts over the

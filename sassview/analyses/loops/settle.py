@@ -29,20 +29,44 @@ def open_entries(
     lines to set beside one rolled iteration, so `decide` could not settle it and no build
     is made for it); full ones with no count, or counted (no constant trip count) over
     memory wider than a word (a float4 copy counted as its 4 words where no math is there
-    to say)."""
+    to say); and a full entry counted with no constant trip count straight inside a rolled
+    one, with that rolled one: one trip's count of the inner body is the inner copies times
+    the outer factor, which counting alone cannot split (an `x128::size` loop, 8 copies, in
+    a loop ptxas unrolled by 4 read as 32 copies in a loop not unrolled)."""
+    keys = list(keys)
     out = []
     wide = _wide_memory(real)
     alone = set(single)
+    nested = _uncounted_in_rolled(real, keys)
+    around_nested = {real.tree.parent(k) for k in nested}
     for k in keys:
         if k in real.groups:
             f = factors.get(k)
-            asked = undecided(f, remainders.get(k, False)) or (
-                k in wide and k in alone and (f or 0) > 1
+            asked = (
+                undecided(f, remainders.get(k, False))
+                or (k in wide and k in alone and (f or 0) > 1)
+                or k in around_nested
             )
             if asked and own_signature(real, real.region(real.mains[k]), k):
                 out.append(k)
-        elif real.copies.get(k) is None or (real.tree.loop(k).trip_count is None and k in wide):
+        elif (
+            real.copies.get(k) is None
+            or (real.tree.loop(k).trip_count is None and k in wide)
+            or k in nested
+        ):
             out.append(k)
+    return out
+
+
+def _uncounted_in_rolled(real: Measure, keys: list[Key]) -> set[Key]:
+    """The full entries counted with no constant trip count whose parent is a rolled entry."""
+    out = set()
+    for k in keys:
+        parent = real.tree.parent(k)
+        if k in real.groups or parent is None or parent not in real.groups:
+            continue
+        if real.tree.loop(k).trip_count is None and real.copies.get(k) is not None:
+            out.add(k)
     return out
 
 
