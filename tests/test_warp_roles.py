@@ -64,12 +64,12 @@ def test_wait_loops_are_counted_per_role() -> None:
     acquire = line_of("mainloop.producer_acquire(producer)")
     tail = line_of("mainloop.producer_tail(producer)")
     assert [(w["kind"], w["line"], w["loops"]) for w in producer["waits"]] == [
-        ("mbarrier", acquire, 1),
-        ("mbarrier", tail, 4),  # producer_tail waits on each of the 4 stages
+        ("mbarrier wait", acquire, 1),
+        ("mbarrier wait", tail, 4),  # producer_tail waits on each of the 4 stages
     ]
     assert [(w["kind"], w["line"], w["loops"]) for w in consumer["waits"]] == [
-        ("setmaxnreg", line_of("setmaxregister_increase(232)"), 1),  # ptxas' retry loop
-        ("mbarrier", line_of("mainloop.consumer_wait(reader)"), 1),
+        ("setmaxnreg retry", line_of("setmaxregister_increase(232)"), 1),  # ptxas' retry loop
+        ("mbarrier wait", line_of("mainloop.consumer_wait(reader)"), 1),
     ]
 
 
@@ -89,7 +89,7 @@ def test_check_prints_loops_and_findings_by_role() -> None:
         f"{consumer.last_line}, setmaxnreg 232): line {consumer_loop}: not unrolled (asked: "
         f"unroll=1) [counted in the SASS]; line {consumer_loop + 3}: fully unrolled (copies "
         "unknown, no loop left); "
-        f"setmaxnreg wait at line {consumer.first_line}; mbarrier wait at line "
+        f"setmaxnreg retry at line {consumer.first_line}; mbarrier wait at line "
         f"{consumer_loop + 1}",
     ]
     assert "a loop of inline asm" not in text

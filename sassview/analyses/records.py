@@ -383,7 +383,7 @@ def _count(n: int, word: str) -> str:
 class RoleWait(Record):
     """The wait loops of one kind at one line of a role."""
 
-    kind: str  # "mbarrier" or "setmaxnreg" (wait_kind)
+    kind: str  # "mbarrier wait" or "setmaxnreg retry" (wait_kind: analyses/spins.py's words)
     line: int
     loops: int  # how many SASS loops wait there
     sass_loops: list[int]  # their loop indices
@@ -435,7 +435,7 @@ def role_loops(loops: list[dict[str, Any]], roles: list[dict[str, Any]]) -> list
             count = sum(w["loops"] for w in found)
             plural = "s" if len(found) > 1 else ""
             own.append(
-                f"{kind} wait{'s' if count > 1 else ''} at line{plural} {where}"
+                f"{_count(count, kind).split(' ', 1)[1]} at line{plural} {where}"
                 + (f" ({count} loops)" if count > len(found) else "")
             )
         regs = f", setmaxnreg {role['setmaxnreg']}" if role["setmaxnreg"] else ""

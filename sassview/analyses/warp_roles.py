@@ -28,6 +28,7 @@ from typing import Any
 
 from sassview.analyses.base import AnalysisContext, Findings
 from sassview.analyses.records import RoleWait, WarpRole, WarpRoleFacts
+from sassview.analyses.spins import MBARRIER_WAIT, SETMAXNREG_RETRY
 from sassview.ir import SassInstruction
 from sassview.memo import memoized
 
@@ -102,14 +103,15 @@ def _line_of(loop: Any, by_address: dict[int, SassInstruction], path: str) -> in
 
 
 def wait_kind(instructions: list[SassInstruction]) -> str | None:
-    """ "mbarrier" for a try-wait loop, "setmaxnreg" for a register-allocation retry loop, None
-    for any other loop."""
+    """ "mbarrier wait" for a try-wait loop, "setmaxnreg retry" for a register-allocation retry
+    loop (the words of analyses/spins.py, which the census and the warp partitions name them
+    by), None for any other loop."""
     opcodes = {i.opcode for i in instructions}
     if "USETMAXREG" in opcodes and opcodes <= _WAIT_FILLER | {"USETMAXREG"}:
-        return "setmaxnreg"
+        return SETMAXNREG_RETRY
     tries = any(i.opcode == "SYNCS" and "PHASECHK" in i.modifiers for i in instructions)
     if tries and opcodes <= _WAIT_FILLER | {"SYNCS"}:
-        return "mbarrier"
+        return MBARRIER_WAIT
     return None
 
 
