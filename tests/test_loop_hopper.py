@@ -18,52 +18,31 @@ nvdisasm only, but the one marked `compile`.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from functools import cache
 from typing import Any
 
 import pytest
-from helpers.hopper_corpus import ARCHS, LABELS, SOURCE, marks, program, recorded_variant
-from helpers.loop_marks import named_place
+from helpers.hopper_corpus import ARCHS, CORPUS, LABELS
 
-import sassview
 from sassview.analyses.loops import rolled
-from sassview.analyses.loops.entry import LoopEntry
-from sassview.inspection import Inspection, inspect_kernel
 
 
 @pytest.fixture(autouse=True, scope="module")
 def _recorded_builds() -> Iterator[None]:
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(rolled, "build_variant", recorded_variant)
+        mp.setattr(rolled, "build_variant", CORPUS.recorded_variant)
         yield
 
 
-@cache
-def inspection(arch: str, kernel: str) -> Inspection:
-    p = program(arch)
-    return inspect_kernel(p, p.kernel(kernel))
-
-
-def _want(row: dict[str, Any]) -> tuple[tuple[str, int], tuple[tuple[str, int], ...]]:
-    return marks()[row["loop"]], tuple(marks()[m] for m in row.get("at", []))
-
-
-def _here(entries: list[LoopEntry], row: dict[str, Any]) -> list[LoopEntry]:
+def _here(arch: str, row: dict[str, Any]) -> list[Any]:
     """The entries at the row's place, but ptxas' retry loops (named by what they retry, no
     claim about the statement: `test_the_atomic_retries_are_ptxas_loops_apart`)."""
-    return [e for e in entries if named_place(e) == _want(row) and e.spin is None]
+    return CORPUS.here(CORPUS.inspection(arch, row["kernel"]).facts("unroll")["entries"], row)
 
 
-def _id(arch: str, row: dict[str, Any]) -> str:
-    return f"{arch}-{row['kernel']}-{row['loop']}"
-
-
-@pytest.mark.parametrize(
-    ("arch", "row"), [pytest.param(a, r, id=_id(a, r)) for a in ARCHS for r in LABELS]
-)
+@pytest.mark.parametrize(("arch", "row"), CORPUS.label_params())
 def test_each_label_holds(arch: str, row: dict[str, Any]) -> None:
     """One entry at the loop's line, and it says what the SASS holds."""
-    here = _here(list(inspection(arch, row["kernel"]).facts("unroll")["entries"]), row)
+    here = _here(arch, row)
     label = row.get(arch, row["label"])
     assert len(here) == 1, [e.tag() for e in here]
     assert {k: getattr(here[0], k) for k in label} == label, row["why"]
@@ -71,13 +50,7 @@ def test_each_label_holds(arch: str, row: dict[str, Any]) -> None:
 
 def test_every_loop_with_code_is_labelled() -> None:
     """Each statement entry of each kernel (but the gone ones) is a labelled row."""
-    labelled = {(r["kernel"], *_want(r)) for r in LABELS}
-    for arch in ARCHS:
-        for k in program(arch).kernels:
-            name = k.display_name.split("(")[0]
-            for e in inspection(arch, name).facts("unroll")["entries"]:
-                if e.kind != "gone" and e.statement:
-                    assert (name, *(named_place(e) or ((), ()))) in labelled, (arch, e.tag())
+    assert not CORPUS.unlabelled(statements_only=True)
 
 
 def test_the_pack_loops_were_settled_by_the_compiler() -> None:
@@ -86,7 +59,7 @@ def test_the_pack_loops_were_settled_by_the_compiler() -> None:
         for row in LABELS:
             if row["kernel"] in ("tile_peeled<2>", "pack_atomic") or row["loop"] == "ps_red":
                 continue
-            (e,) = _here(list(inspection(arch, row["kernel"]).facts("unroll")["entries"]), row)
+            (e,) = _here(arch, row)
             assert e.decided_by == "rolled build", (arch, e.tag())
 
 
@@ -94,7 +67,7 @@ def test_the_atomic_retries_are_ptxas_loops_apart() -> None:
     """The 8 CAS retry loops of pt_add's shared atomicAdds are ptxas' own, each its own entry
     named by what it retries, and none is the statement's."""
     for arch in ARCHS:
-        entries = inspection(arch, "pack_atomic").facts("unroll")["entries"]
+        entries = CORPUS.inspection(arch, "pack_atomic").facts("unroll")["entries"]
         retries = [e for e in entries if e.spin == "atomic CAS retry"]
         assert len(retries) == 8 and not any(e.statement for e in retries), arch
 
@@ -103,14 +76,4 @@ def test_the_atomic_retries_are_ptxas_loops_apart() -> None:
 @pytest.mark.parametrize("arch", ARCHS)
 def test_the_live_compile_is_the_recorded_one(arch: str) -> None:
     """Compiled again, with the rolled builds live: every label still holds."""
-    real = sassview.compile(path=SOURCE, arch=arch, compiler="nvrtc")
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(rolled, "build_variant", rolled._compile)
-        wrong = []
-        for row in LABELS:
-            entries = inspect_kernel(real, real.kernel(row["kernel"])).facts("unroll")["entries"]
-            here = _here(list(entries), row)
-            label = row.get(arch, row["label"])
-            if len(here) != 1 or {k: getattr(here[0], k) for k in label} != label:
-                wrong.append((row["loop"], [e.tag() for e in here]))
-    assert not wrong
+    assert not CORPUS.live_wrong(arch)

@@ -44,7 +44,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from sassview.memo import memoized
-from sassview.parse.cxx_templates import FunctionTemplate, parameter_name, split_top
+from sassview.parse.cxx_templates import (
+    FunctionTemplate,
+    matching_brace,
+    parameter_name,
+    split_top,
+)
 
 _QUALIFIERS = re.compile(
     r"^(?:(?:const|constexpr|static|volatile|register|extern|inline|__shared__|__device__|"
@@ -149,7 +154,7 @@ def visible_scopes(blanked: str, position: int) -> tuple[tuple[str, str], ...]:
         levels[-1].append(blanked[start:at])
         start = m.end()
         if ch == "{" and (parens or _initializer("".join(levels[-1]))):
-            skip_to = _brace_end(blanked, at) + 1
+            skip_to = matching_brace(blanked, at) + 1
             levels[-1].append("{}")
             start = skip_to
         elif ch == "{":
@@ -184,18 +189,6 @@ def _initializer(text: str) -> bool:
     if ")" in head or _BLOCK_HEAD.match(head):  # `void f() const {`, `struct Tile {`
         return False
     return bool(declaration(head))
-
-
-def _brace_end(text: str, start: int) -> int:
-    depth = 0
-    for n in range(start, len(text)):
-        if text[n] == "{":
-            depth += 1
-        elif text[n] == "}":
-            depth -= 1
-            if depth == 0:
-                return n
-    return len(text) - 1
 
 
 def declared(
@@ -446,7 +439,7 @@ def _struct_bodies(blanked: str, name: str) -> list[tuple[tuple[str | None, ...]
     out = []
     for m in re.finditer(_STRUCT_HEAD + re.escape(name) + _STRUCT_TAIL, blanked):
         params = split_top(m.group("params") or "", angles=True)
-        end = _brace_end(blanked, m.end() - 1)
+        end = matching_brace(blanked, m.end() - 1)
         statements = visible_scopes(blanked, end)[0][0]  # the struct's block, innermost
         out.append((tuple(parameter_name(p)[0] for p in params), statements))
     return out

@@ -161,7 +161,7 @@ def template_scope(blanked: str, display_name: str) -> TemplateScope | None:
         body = _body_start(blanked, m.end() - 1)
         if body is None:
             continue  # a declaration: the definition comes later
-        end = _matching_brace(blanked, body)
+        end = matching_brace(blanked, body)
         first = blanked.count("\n", 0, body) + 1
         return TemplateScope(
             _bind(parameters, arguments),
@@ -201,7 +201,9 @@ def _body_start(text: str, paren: int) -> int | None:
     return found.start() if found is not None and found.group() == "{" else None
 
 
-def _matching_brace(text: str, start: int) -> int:
+def matching_brace(text: str, start: int) -> int:
+    """The index of the `}` closing the `{` at `start` (in text whose comments and strings are
+    blanked), else the text's last index."""
     depth = 0
     for n in range(start, len(text)):
         if text[n] == "{":
@@ -240,7 +242,7 @@ def function_templates(blanked: str) -> tuple[FunctionTemplate, ...]:
         body = _body_start(blanked, m.end() - 1)
         if body is None:
             continue
-        end = _matching_brace(blanked, body)
+        end = matching_brace(blanked, body)
         first = blanked.count("\n", 0, body) + 1
         parameters = tuple(split_top(m.group(1), angles=True))
         last = first + blanked.count("\n", body, end)

@@ -14,4 +14,4 @@ def _tag(flips: tuple[tuple[str, int], ...]) -> str:
 CORPUS = RecordedCorpus("copies", ("copies.cuh",), rolled=_tag)
 SOURCE, LABELS = CORPUS.source, CORPUS.labels
 recorded_variant, marks, program = CORPUS.recorded_variant, CORPUS.marks, CORPUS.program
-__all__ = ["ARCHS", "DATA", "LABELS", "SOURCE", "marks", "program", "recorded_variant"]
+__all__ = ["ARCHS", "CORPUS", "DATA", "LABELS", "SOURCE", "marks", "program", "recorded_variant"]

@@ -13,6 +13,7 @@ CORPUS = RecordedCorpus("deduce", ("deduce.cuh",))
 SOURCE, FILES, LABELS, ASKED = CORPUS.source, CORPUS.files, CORPUS.labels, CORPUS.asked
 recorded_variant, marks, program = CORPUS.recorded_variant, CORPUS.marks, CORPUS.program
 __all__ = [
+    "CORPUS",
     "ARCHS", "ASKED", "DATA", "FILES", "LABELS", "SOURCE", "marks", "program",
     "recorded_variant",
 ]  # fmt: skip

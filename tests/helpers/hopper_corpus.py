@@ -18,6 +18,7 @@ CORPUS = RecordedCorpus("hopper", ("hopper.cuh",), defines=DEFINES, rolled=_tag)
 SOURCE, FILES, LABELS = CORPUS.source, CORPUS.files, CORPUS.labels
 recorded_variant, marks, program = CORPUS.recorded_variant, CORPUS.marks, CORPUS.program
 __all__ = [
+    "CORPUS",
     "ARCHS", "DATA", "DEFINES", "FILES", "LABELS", "SOURCE", "marks", "program",
     "recorded_variant",
 ]  # fmt: skip

@@ -11,6 +11,7 @@ CORPUS = RecordedCorpus("mactile", ("mactile.cuh",))
 SOURCE, FILES, LABELS, ASKED = CORPUS.source, CORPUS.files, CORPUS.labels, CORPUS.asked
 recorded_variant, marks, program = CORPUS.recorded_variant, CORPUS.marks, CORPUS.program
 __all__ = [
+    "CORPUS",
     "ARCHS", "ASKED", "DATA", "FILES", "LABELS", "SOURCE", "marks", "program",
     "recorded_variant",
 ]  # fmt: skip

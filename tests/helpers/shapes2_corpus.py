@@ -18,6 +18,7 @@ CORPUS = RecordedCorpus("shapes2", ("shapes2.cuh",), defines=DEFINES, rolled=_ta
 SOURCE, FILES, LABELS = CORPUS.source, CORPUS.files, CORPUS.labels
 recorded_variant, marks, program = CORPUS.recorded_variant, CORPUS.marks, CORPUS.program
 __all__ = [
+    "CORPUS",
     "ARCHS", "DATA", "DEFINES", "FILES", "LABELS", "SOURCE", "marks", "program",
     "recorded_variant",
 ]  # fmt: skip
